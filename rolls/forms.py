@@ -1,0 +1,70 @@
+"""The roll form: which trait, what the character tries, and the choices that change the pool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from rolls.systems.sixes import ATTRIBUTES
+from tabletop.models import Character
+
+
+class SixesRollForm(forms.Form):
+    """One tap picks the trait: an attribute alone, or a skill (which brings its attribute)."""
+
+    intent = forms.CharField(label="What do you try?", max_length=200, required=False)
+    trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
+    item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
+    helper = forms.ModelChoiceField(queryset=Character.objects.none(), required=False, label="A friend helps (+1 die)")
+    need = forms.TypedChoiceField(
+        label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
+    )
+    threat = forms.BooleanField(label="The Trouble threatens a Condition", required=False)
+
+    def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.character = character
+        sheet = character.sheet
+        choices = [(a, f"{a} alone") for a in ATTRIBUTES]
+        choices += [(f"skill-{i}", s["name"]) for i, s in enumerate(sheet.get("skills", []))]
+        self.fields["trait"].choices = choices
+        self.fields["helper"].queryset = Character.objects.filter(campaign_id=character.campaign_id).exclude(
+            pk=character.pk
+        )
+        self.fields["helper"].empty_label = "Nobody"
+        if sheet.get("item"):
+            self.fields["item"].label = f"{sheet['item']} (+2 dice)"
+        else:
+            del self.fields["item"]
+
+    def trait_rows(self) -> list[dict[str, Any]]:
+        """Per attribute: its score and its skills, as (value, name, level, pool), for a grid of
+        one-tap choices."""
+        sheet = self.character.sheet
+        rows = []
+        for attribute in ATTRIBUTES:
+            score = sheet["attributes"][attribute]
+            skills = [
+                (f"skill-{i}", s["name"], s["level"], score + s["level"])
+                for i, s in enumerate(sheet.get("skills", []))
+                if s["attribute"] == attribute
+            ]
+            rows.append({"attribute": attribute, "score": score, "skills": skills})
+        return rows
+
+    def engine_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        trait: str = data["trait"]
+        skill = ""
+        attribute = trait
+        if trait.startswith("skill-"):
+            skill = trait.removeprefix("skill-")
+            attribute = self.character.sheet["skills"][int(skill)]["attribute"]
+        return {
+            "attribute": attribute,
+            "skill": skill,
+            "item": bool(data.get("item")),
+            "need": data["need"],
+            "threat": bool(data.get("threat")),
+        }

@@ -1,0 +1,77 @@
+"""The roll log: append-only.
+
+A ``Roll`` names who rolled what; its dice live in ``LogEntry`` rows, one for the roll and one
+for each follow-up, each holding the whole state after it. Entries are never edited, so the
+chain of a roll is its history, and every entry carries a per-campaign sequence number that a
+reconnecting page uses to ask for what it missed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from tabletop.models import Campaign, Character, PlaySession
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public", "Everyone sees it"
+    SECRET = "secret", "GM only (secret)"
+    BLIND = "blind", "Blind: only the GM sees the result"
+
+
+class Roll(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
+    session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="rolls")
+    character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, related_name="rolls")
+    # Kept as written at the time, so history reads the same after a rename or a deletion.
+    character_name = models.CharField(max_length=60)
+    roller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    helper = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls_helped"
+    )
+    helper_name = models.CharField(max_length=60, blank=True)
+    system = models.CharField(max_length=16)
+    intent = models.CharField(max_length=200, blank=True)
+    trait = models.CharField(max_length=80, blank=True)  # "Mind + Comprehend"
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["character", "-id"])]
+
+    def __str__(self) -> str:
+        return f"{self.character_name}: {self.trait or 'roll'}"
+
+
+class LogEntry(models.Model):
+    class Kind(models.TextChoices):
+        ROLL = "roll", "Roll"
+        FOLLOW_UP = "follow-up", "Follow-up"
+        EVENT = "event", "Table event"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, null=True, blank=True, related_name="entries")
+    action = models.CharField(max_length=32)  # "roll", "push", "luck", "session-start", ...
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    state = models.JSONField(null=True, blank=True)  # the roll's whole state after this entry
+    text = models.CharField(max_length=300, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.action}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Append-only: an entry is written once and never changed.
+        if self.pk is not None:
+            raise ValueError("Log entries are never edited.")
+        super().save(*args, **kwargs)

@@ -1,0 +1,139 @@
+"""Writes to the roll log. Each function is one transaction: it locks what it spends,
+appends log entries with the campaign's next sequence numbers and broadcasts on commit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+
+from rolls.live import broadcast_entry
+from rolls.models import LogEntry, Roll, Visibility
+from rolls.systems import RulesError, get_system
+from rolls.systems.base import Rng
+from rolls.tables import adapter_for
+from tabletop.models import Campaign, Character
+
+
+def append_entry(
+    *,
+    campaign_id: int,
+    kind: str,
+    action: str,
+    actor: AbstractBaseUser | None,
+    roll: Roll | None = None,
+    state: dict[str, Any] | None = None,
+    text: str = "",
+) -> LogEntry:
+    """Append one entry with the next sequence number. Call inside a transaction: the UPDATE
+    locks the campaign row until commit, so sequence numbers never repeat or skip."""
+    Campaign.objects.filter(pk=campaign_id).update(last_seq=F("last_seq") + 1)
+    seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
+    entry = LogEntry.objects.create(
+        campaign_id=campaign_id, seq=seq, kind=kind, action=action, actor=actor, roll=roll, state=state, text=text
+    )
+    broadcast_entry(campaign_id, seq)
+    return entry
+
+
+def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str, text: str) -> LogEntry:
+    with transaction.atomic():
+        return append_entry(campaign_id=campaign.pk, kind=LogEntry.Kind.EVENT, action=action, actor=actor, text=text)
+
+
+def _locked(character: Character) -> Character:
+    return Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+
+
+def roll_create(
+    *,
+    character: Character,
+    roller: AbstractBaseUser,
+    data: Mapping[str, Any],
+    helper: Character | None,
+    intent: str,
+    rng: Rng,
+) -> Roll:
+    """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
+    the table refuse, and then nothing is written."""
+    system = get_system(character.campaign.system)
+    adapter = adapter_for(system.slug)
+    with transaction.atomic():
+        character = _locked(character)
+        campaign = character.campaign
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("The GM has not started a play session yet.")
+        adapter.check_can_roll(character)
+        if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
+            raise RulesError("A character cannot help themself; choose another character at this table.")
+        request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
+        request = system.parse_request(request_data)
+        state = system.roll(request, rng)
+        roll = Roll.objects.create(
+            campaign=campaign,
+            session=session,
+            character=character,
+            character_name=character.name,
+            roller=roller,
+            helper=helper,
+            helper_name=helper.name if helper else "",
+            system=system.slug,
+            intent=intent.strip()[:200],
+            trait=trait[:80],
+            visibility=Visibility.PUBLIC,
+        )
+        append_entry(
+            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=roller, roll=roll, state=state
+        )
+        return roll
+
+
+def current_state(roll: Roll) -> dict[str, Any]:
+    entry = roll.entries.order_by("-seq").first()
+    assert entry is not None and entry.state is not None
+    return entry.state
+
+
+def is_latest(roll: Roll) -> bool:
+    """Whether this is its character's most recent roll (a push must follow the roll)."""
+    if roll.character_id is None:
+        return False
+    latest = Roll.objects.filter(character_id=roll.character_id).order_by("-id").values_list("id", flat=True).first()
+    return latest == roll.pk
+
+
+def follow_up_apply(
+    *,
+    roll: Roll,
+    actor: AbstractBaseUser,
+    action: str,
+    params: Mapping[str, Any],
+    rng: Rng,
+) -> LogEntry:
+    """Apply one follow-up to a roll and spend what it costs, under the character's row lock;
+    raises RulesError (and writes nothing) when the rules refuse."""
+    if roll.character_id is None:
+        raise RulesError("This roll's character is gone; it can no longer be followed up.")
+    system = get_system(roll.system)
+    adapter = adapter_for(system.slug)
+    with transaction.atomic():
+        # The lock comes first: two taps on "Luck" queue here, and the second sees the first.
+        character = _locked(roll.character)  # type: ignore[arg-type]
+        state = current_state(roll)
+        resources = adapter.resources(character, latest=is_latest(roll))
+        applied = system.apply(state, action, params, resources, rng)
+        changed = adapter.spend(character, applied.costs)
+        if changed:
+            character.save(update_fields=changed)
+        return append_entry(
+            campaign_id=roll.campaign_id,
+            kind=LogEntry.Kind.FOLLOW_UP,
+            action=action,
+            actor=actor,
+            roll=roll,
+            state=applied.state,
+        )

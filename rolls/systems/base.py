@@ -1,0 +1,291 @@
+"""The protocol every dice system implements, and the small helpers they share.
+
+The rules engine knows nothing of HTTP or the database. A system turns a plain mapping into a
+validated, immutable *request*; rolls it with an injected random source into a *state* (plain
+JSON-able data: the request, then one *step* per roll or follow-up); evaluates a state into an
+*outcome*; lists the follow-ups the rules allow right now; applies one, returning a new state
+and the resources it costs; and computes exact odds by enumeration.
+
+States are never edited: ``apply`` returns a new state with one more step, so "you cannot go
+back to the earlier result" holds by construction, and the whole chain stays readable.
+
+Resources (Luck points, Pride, Endurance...) live on the character sheet, outside the engine.
+The caller passes what the character has now as a plain mapping (``resources``); the engine
+decides what is allowed and reports what an action costs in ``Applied.costs``; the caller
+spends it under a row lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar, Protocol
+
+State = dict[str, Any]
+"""A roll's state: ``{"system": slug, "request": {...}, "steps": [{"action": ..., ...}, ...]}``."""
+
+
+class Rng(Protocol):
+    """The random source: ``random.SystemRandom()`` in the app, ``random.Random(seed)`` in tests."""
+
+    def randint(self, a: int, b: int) -> int: ...
+
+
+class RulesError(ValueError):
+    """A request or follow-up that the rules do not allow. ``str(error)`` is shown to the player
+    as it is, so it must be a whole sentence a player understands."""
+
+
+# --------------------------------------------------------------------------------------------
+# Values the engine hands to the table
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die as the card draws it."""
+
+    face: int
+    hit: bool = False  # counts toward success (a six in sixes, a Star in stars, part of a set...)
+    new: bool = False  # rolled in this step (rerolled, drama die, ...)
+    dropped: bool = False  # rolled but not kept (disadvantage, negative dice, a reroll's loser)
+    label: str = ""  # tiny caption under the die when it needs one ("drama", "d3: 2")
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One link of the chain as the card shows it: "Rolled", "Pushed (checked Scared)", ..."""
+
+    action: str
+    title: str
+    dice: tuple[Die, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a state means now.
+
+    ``success`` is None when there is nothing to meet (an opposed roll that waits for the other
+    side, a bid not yet made). ``tone`` picks the card's colour: "success", "failure",
+    "catastrophe", "amazing" or "neutral". ``key`` is the result in the command line's terms
+    (the number of sixes, the largest group, the result value, the best bid, the Stars).
+    """
+
+    success: bool | None
+    headline: str
+    key: str
+    tone: str = "neutral"
+    details: tuple[str, ...] = ()
+    margin: int = 0  # successes beyond those needed, Stars, degree... whatever buys effects
+
+
+@dataclass(frozen=True)
+class Param:
+    """A choice a follow-up needs before it can be applied (the Condition a push checks...)."""
+
+    name: str
+    label: str
+    choices: tuple[str, ...] = ()  # empty: a free integer in [minimum, maximum]
+    minimum: int = 0
+    maximum: int = 0
+    multiple: bool = False  # several of ``choices`` at once (the dice a bid spends): a list
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A follow-up the rules allow right now, as a button on the card.
+
+    ``chance_before``/``chance_after`` are the exact chances of success without and with it,
+    when there is a difficulty to meet (None otherwise), so the button can say "42% -> 67%".
+    """
+
+    action: str
+    label: str
+    cost: str = ""
+    params: tuple[Param, ...] = ()
+    chance_before: Fraction | None = None
+    chance_after: Fraction | None = None
+    gm_only: bool = False  # only the GM may apply it (approve a miracle, ...)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The result of a follow-up: the new state and what it costs the character.
+
+    ``costs`` uses the resource names of ``resources`` (``{"luck": 1}``, ``{"endurance": 5}``,
+    ``{"condition": "Scared"}``, ``{"pride": 1}``); the table spends them under a row lock.
+    """
+
+    state: State
+    costs: Mapping[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------------------------
+# The protocol
+
+
+class DiceSystem(ABC):
+    """One dice system. Subclasses are stateless; each module exposes one instance, ``system``."""
+
+    slug: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, in our own words, for the campaign form
+    result_name: ClassVar[str] = "result"  # what ``Outcome.key`` counts, for odds tables
+
+    # -- requests -----------------------------------------------------------------------------
+    @abstractmethod
+    def parse_request(self, data: Mapping[str, Any]) -> Any:
+        """Validate a plain mapping (form fields, JSON, CLI flags) into the system's frozen
+        request dataclass. Raises RulesError with a clear message for anything impossible."""
+
+    def request_dict(self, request: Any) -> dict[str, Any]:
+        """The request as plain JSON-able data; ``parse_request`` of it gives it back."""
+        return asdict(request)
+
+    # -- rolling ------------------------------------------------------------------------------
+    @abstractmethod
+    def roll(self, request: Any, rng: Rng) -> State:
+        """Roll a validated request: the first state, with one step."""
+
+    @abstractmethod
+    def evaluate(self, state: State) -> Outcome:
+        """What the state means now (after every step in it)."""
+
+    @abstractmethod
+    def view(self, state: State) -> tuple[StepView, ...]:
+        """Every step of the chain as the card draws it, first roll first."""
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    @abstractmethod
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """The follow-ups the rules allow now, given what the character has (``resources``)."""
+
+    @abstractmethod
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        """Apply one follow-up. Raises RulesError when the rules do not allow it now, or when
+        ``params`` are missing or invalid. Never mutates ``state``."""
+
+    # -- odds ---------------------------------------------------------------------------------
+    @abstractmethod
+    def outcomes(self, request: Any) -> dict[str, Fraction]:
+        """The exact distribution of ``Outcome.key`` for a fresh roll of ``request``."""
+
+    @abstractmethod
+    def chance(self, request: Any) -> Fraction | None:
+        """The exact chance of success of a fresh roll, or None when there is nothing to meet."""
+
+    # -- command line -------------------------------------------------------------------------
+    @abstractmethod
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Flags that describe a request in the system's own words (``--dice N`` at least)."""
+
+    @abstractmethod
+    def request_from_cli(self, options: argparse.Namespace) -> Any:
+        """Build and validate a request from the parsed flags (raises RulesError)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers shared by the systems
+
+
+def new_state(system: DiceSystem, request: Any, first_step: dict[str, Any]) -> State:
+    return {"system": system.slug, "request": system.request_dict(request), "steps": [first_step]}
+
+
+def with_step(state: State, step: dict[str, Any]) -> State:
+    """A new state with one more step; the old state is left as it was."""
+    new = copy.deepcopy(state)
+    new["steps"].append(step)
+    return new
+
+
+def roll_dice(rng: Rng, count: int) -> list[int]:
+    return [rng.randint(1, 6) for _ in range(count)]
+
+
+def steps_of(state: State, action: str) -> list[dict[str, Any]]:
+    return [step for step in state["steps"] if step["action"] == action]
+
+
+def get_int(
+    data: Mapping[str, Any], key: str, label: str, minimum: int, maximum: int, default: int | None = None
+) -> int:
+    """An integer field, inside [minimum, maximum], with a message that names the field."""
+    raw = data.get(key, default)
+    if raw is None or raw == "":
+        if default is not None:
+            return default
+        raise RulesError(f"{label} is missing.")
+    if isinstance(raw, bool):
+        raise RulesError(f"{label} must be a whole number.")
+    value: int | None
+    try:
+        if isinstance(raw, str):
+            value = int(raw.strip())
+        else:
+            # Any number type (float, Decimal, Fraction) must be whole: 1.5 dice is no pool.
+            value = int(raw) if raw == int(raw) else None
+    except (TypeError, ValueError, OverflowError):
+        value = None
+    if value is None:
+        raise RulesError(f"{label} must be a whole number.")
+    if not minimum <= value <= maximum:
+        raise RulesError(f"{label} must be between {minimum} and {maximum} (got {value}).")
+    return value
+
+
+def get_bool(data: Mapping[str, Any], key: str, default: bool = False) -> bool:
+    """A checkbox: absent, "", "0", "false", "off" are False; "1", "true", "on", True are True."""
+    raw = data.get(key, default)
+    if isinstance(raw, bool):
+        return raw
+    if raw is None:
+        return default
+    text = str(raw).strip().lower()
+    if text in ("", "0", "false", "off", "no"):
+        return False
+    if text in ("1", "true", "on", "yes"):
+        return True
+    raise RulesError(f"The choice {key!r} must be yes or no.")
+
+
+def get_choice(
+    data: Mapping[str, Any], key: str, label: str, choices: Sequence[str], default: str | None = None
+) -> str:
+    raw = data.get(key, default)
+    if raw is None or raw == "":
+        if default is not None:
+            return default
+        raise RulesError(f"{label} is missing.")
+    text = str(raw).strip().lower()
+    lowered = {choice.lower(): choice for choice in choices}
+    if text not in lowered:
+        raise RulesError(f"{label} must be one of: {', '.join(choices)}.")
+    return lowered[text]
+
+
+def percent(chance: Fraction | None) -> str:
+    """A chance as the card prints it: "42%", "<1%", ">99%", "100%"."""
+    if chance is None:
+        return "-"
+    if chance == 0:
+        return "0%"
+    if chance == 1:
+        return "100%"
+    value = float(chance) * 100
+    if value < 1:
+        return "<1%"
+    if value > 99:
+        return ">99%"
+    return f"{value:.0f}%"

@@ -1,0 +1,835 @@
+"""`doubles`: the best die, or the best matching dice added up.
+
+Two dice, plus Ability levels and bonus dice, minus Weaknesses and penalties, plus one per
+helper. The result is the highest die, or the sum of the best group of matching dice when
+that is higher; ones never add. Below one die the roll turns to negative dice: roll two or
+more and keep the lowest. Beat the Difficulty Number (or the other side) to succeed. Drama
+dice (5 Endurance each) may be bought after the roll; a miracle (30 Endurance, the GM may
+refuse) guarantees success.
+
+Rules choices where the document leaves room (also on the in-app rules page):
+
+- **A tie does not beat (DBL-7).** To beat a Difficulty Number the result must be higher
+  than it: 6 against Challenging (6) fails. The miracle's "succeed by at least one" reads
+  the same way, and in an opposed roll equal results are a standoff that neither side wins.
+- **Amazing Success (DBL-8)** is a result of 13 or more (above Nigh Impossible, 12), whatever
+  the Difficulty Number, and in opposed rolls too. A miracle's guaranteed minimum is not a
+  result the dice showed, so only the dice (the six miracle dice included) can make it amazing.
+- **Catastrophe (DBL-15, DBL-16).** With one die or more, every die showing 1 is a
+  catastrophe. On negative dice the kept die is the lowest, so it is a 1 exactly when any
+  die rolled shows a 1: that is the catastrophe. Either way a catastrophe's result is 1.
+- **Drama dice on a positive pool (DBL-10)** join the dice and everything is read again:
+  they can make a new pair, and they can lift a roll of all ones out of its catastrophe.
+- **Drama dice on negative dice (DBL-10).** More dice that keep the lowest could only hurt,
+  so a drama die works for the player: it joins the dice, the pool keeps as many dice as it
+  rolled, and those are the highest ones; the result is the lowest of them. In short, each
+  drama die that beats the lowest die in play replaces it. A 1 pushed out this way no longer
+  makes a catastrophe. Duplicates still never add.
+- **Buying drama dice.** Any number at a time, as often as the Endurance lasts, up to 10 on
+  one roll. Not while a miracle waits for the GM, and after an approved miracle only when
+  the degree of success matters.
+- **Miracles (DBL-11).** Asked once per roll, when the roll has not succeeded yet or the
+  degree matters. The request waits for the GM: approving costs the 30 Endurance, refusing
+  costs nothing and the roll stands (it cannot be asked again). After approval the result is
+  at least the Difficulty Number plus one; when the degree matters six more dice join the
+  roll first (on negative dice, as drama dice do). A miracle even overrides a catastrophe.
+  In an opposed roll the miracle side wins by at least one (see ``opposed``).
+- **Caps.** Each Ability and Weakness level is 0-6, at most six of each; bonus and penalty
+  dice 0-10; helpers 0-6. The net pool must be between -8 (ten dice, keep the lowest) and
+  20 dice.
+- **Declarations (DBL-12)** are a request flag; the card says whether the declared thing is
+  now something the character can do.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from math import comb
+from typing import Any
+
+from .base import (
+    Applied,
+    DiceSystem,
+    Die,
+    FollowUp,
+    Outcome,
+    Param,
+    Rng,
+    RulesError,
+    State,
+    StepView,
+    get_bool,
+    get_int,
+    new_state,
+    roll_dice,
+    steps_of,
+    with_step,
+)
+from .dice import Counts, binomial, counts_of
+
+BASE_DICE = 2  # DBL-1
+MAX_POOL = 20
+MIN_POOL = -8  # ten dice, keep the lowest
+MAX_LEVEL = 6
+MAX_TRAITS = 6  # Abilities (or Weaknesses) on one roll
+MAX_SITUATIONAL = 10
+MAX_HELPERS = 6
+DRAMA_COST = 5  # Endurance per drama die
+MAX_DRAMA = 10  # drama dice on one roll
+MIRACLE_COST = 30
+MIRACLE_DICE = 6
+AMAZING_ABOVE = 12
+
+DIFFICULTIES: dict[str, int] = {
+    "Easy": 2,
+    "Moderate": 4,
+    "Challenging": 6,
+    "Difficult": 8,
+    "Very Difficult": 10,
+    "Nigh Impossible": 12,
+}
+DN_NAMES = {dn: name for name, dn in DIFFICULTIES.items()}
+OPPOSED_WORDS = ("none", "opposed")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading dice
+
+
+def negative_keep(net: int) -> int:
+    """DBL-6: how many dice a pool of ``net`` <= 0 rolls (and keeps in play): 2 at zero, +1 below."""
+    return BASE_DICE - net
+
+
+def rolled_dice(net: int) -> int:
+    return net if net >= 1 else negative_keep(net)
+
+
+def face_value(face: int, count: int) -> int:
+    """DBL-4, DBL-5: what ``count`` dice showing ``face`` are worth (0 when none shows)."""
+    if count == 0:
+        return 0
+    if face == 1 or count == 1:
+        return face
+    return face * count
+
+
+def positive_result(counts: Counts) -> int:
+    """DBL-4: the highest single die or the best group added up, whichever is higher."""
+    return max(face_value(face, count) for face, count in zip(range(1, 7), counts, strict=True))
+
+
+def negative_result(counts: Counts, keep: int) -> int:
+    """DBL-6 with drama dice: the lowest of the ``keep`` highest dice."""
+    seen = 0
+    for face in range(6, 0, -1):
+        seen += counts[face - 1]
+        if seen >= keep:
+            return face
+    raise ValueError("fewer dice than the pool keeps")  # pragma: no cover - callers roll enough
+
+
+def is_amazing(result: int) -> bool:
+    """DBL-8: above the highest Difficulty Number."""
+    return result > AMAZING_ABOVE
+
+
+def beats(result: int, dn: int) -> bool:
+    """DBL-7: a tie does not beat."""
+    return result > dn
+
+
+# --------------------------------------------------------------------------------------------
+# The request
+
+
+@dataclass(frozen=True)
+class DoublesRequest:
+    abilities: tuple[int, ...] = ()
+    bonus: int = 0
+    weaknesses: tuple[int, ...] = ()
+    penalty: int = 0
+    helpers: int = 0
+    dn: int | None = None  # None: an opposed roll
+    degree_matters: bool = False
+    declaration: bool = False
+    dice: int | None = None  # the net pool given directly, instead of its parts
+
+    @property
+    def net(self) -> int:
+        """DBL-1..3, DBL-14: the net pool (<= 0 means negative dice)."""
+        if self.dice is not None:
+            return self.dice
+        return (
+            BASE_DICE + sum(self.abilities) + self.bonus - sum(self.weaknesses) - self.penalty + self.helpers
+        )
+
+
+def _levels(data: Mapping[str, Any], key: str, label: str) -> tuple[int, ...]:
+    """Levels as a list (or a comma-separated string); one number alone is their total."""
+    raw = data.get(key)
+    if raw is None or raw == "":
+        return ()
+    if isinstance(raw, str):
+        items: list[Any] = [part.strip() for part in raw.split(",")]
+    elif isinstance(raw, Iterable) and not isinstance(raw, Mapping):
+        items = list(raw)
+    else:
+        items = [raw]
+    if len(items) == 1:
+        # A single total stands for several traits together.
+        return (get_int({key: items[0]}, key, f"The {label} total", 0, MAX_TRAITS * MAX_LEVEL),)
+    if len(items) > MAX_TRAITS:
+        raise RulesError(f"At most {MAX_TRAITS} {label} levels can count on one roll.")
+    return tuple(get_int({key: item}, key, f"Each {label} level", 0, MAX_LEVEL) for item in items)
+
+
+def parse_dn(raw: Any) -> int | None:
+    """A Difficulty Number by number or by name; None (or "none", "opposed") for an opposed roll."""
+    choices = ", ".join(f"{name} ({dn})" for name, dn in DIFFICULTIES.items())
+    message = f"The Difficulty Number must be one of {choices}, or none for an opposed roll."
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        text = " ".join(raw.strip().lower().replace("_", " ").replace("-", " ").split())
+        if text in ("", *OPPOSED_WORDS):
+            return None
+        named = {name.lower(): dn for name, dn in DIFFICULTIES.items()}
+        if text in named:
+            return named[text]
+        if not text.isdecimal():
+            raise RulesError(message)
+        value = int(text)
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        value = raw
+    elif isinstance(raw, float) and raw.is_integer():
+        value = int(raw)
+    else:
+        raise RulesError(message)
+    if value not in DN_NAMES:
+        raise RulesError(message)
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a state
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the dice of a state say, with the miracle applied."""
+
+    dice: tuple[int, ...]  # every die rolled, in order: the roll, then drama and miracle dice
+    dice_result: int
+    result: int  # after a miracle's guaranteed minimum
+    catastrophe: bool
+    miracle: str  # "", "pending", "approved", "refused"
+    used: frozenset[int]  # indexes of the dice that make the result
+    dropped: frozenset[int]  # indexes of the dice not in play (negative dice)
+
+
+def read_dice(dice: tuple[int, ...], net: int) -> tuple[int, frozenset[int], frozenset[int]]:
+    """The result of ``dice`` rolled for a pool of ``net``, the dice that make it, the dropped ones."""
+    counts = counts_of(dice)
+    if net >= 1:
+        result = positive_result(counts)
+        best_face = max(
+            (face for face in range(1, 7) if counts[face - 1]),
+            key=lambda face: (face_value(face, counts[face - 1]), face),
+        )
+        if best_face == 1 or counts[best_face - 1] == 1:
+            # A single die (ones never add, so one 1 stands for a roll of all ones).
+            used = frozenset({dice.index(best_face)})
+        else:
+            used = frozenset(i for i, face in enumerate(dice) if face == best_face)
+        return result, used, frozenset()
+    keep = negative_keep(net)
+    order = sorted(range(len(dice)), key=lambda i: (-dice[i], i))
+    in_play = order[:keep]
+    kept = in_play[-1]
+    return dice[kept], frozenset({kept}), frozenset(i for i in range(len(dice)) if i != kept)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact odds
+
+
+@cache
+def _pascal(rows: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(comb(n, k) for k in range(n + 1)) for n in range(rows + 1))
+
+
+@cache
+def _ways_within(dice: int, limits: tuple[int, ...]) -> int:
+    """How many of the 6**dice ordered rolls show face f at most ``limits[f - 1]`` times.
+
+    Faces are added one at a time: ``ways[t]`` counts the orderings of t dice among the faces
+    so far, and a new face taking ``c`` of them has C(t, c) places to go."""
+    pascal = _pascal(dice)
+    ways = [1] + [0] * dice
+    for limit in limits[:-1]:
+        ways = [
+            sum(row[count] * ways[total - count] for count in range(min(limit, total) + 1))
+            for total, row in enumerate(pascal)
+        ]
+    # The last face only matters for the full roll.
+    return sum(pascal[dice][count] * ways[dice - count] for count in range(min(limits[-1], dice) + 1))
+
+
+def _limit(face: int, already: int, ceiling: int, dice: int) -> int:
+    """How many of ``dice`` new dice may show ``face`` while that face stays worth at most
+    ``ceiling`` (-1 when the dice already there are worth more). Values only grow with the
+    count, so the allowed counts are 0..limit."""
+    if face_value(face, already) > ceiling:
+        return -1
+    extra = 0
+    while extra < dice and face_value(face, already + extra + 1) <= ceiling:
+        extra += 1
+    return extra
+
+
+def _possible_results(dice: int, already: Counts) -> list[int]:
+    total = sum(already) + dice
+    values = {face_value(face, count) for face in range(1, 7) for count in range(1, total + 1)}
+    return sorted(values)
+
+
+@cache
+def positive_distribution(
+    dice: int, already: Counts = (0, 0, 0, 0, 0, 0)
+) -> tuple[tuple[int, Fraction], ...]:
+    """The exact result distribution when ``dice`` more dice join the dice ``already`` on the
+    table, on a positive pool. Counted face by face (P(result <= r) for every possible r), so a
+    twenty-die pool costs milliseconds instead of enumerating 53,130 multisets."""
+    if dice == 0:
+        return ((positive_result(already), Fraction(1)),)
+    total = 6**dice
+    found: list[tuple[int, Fraction]] = []
+    below = 0
+    for ceiling in _possible_results(dice, already):
+        # Ones last: they never add, so their limit is nearly always every die (cheapest last).
+        limits = tuple(_limit(face, already[face - 1], ceiling, dice) for face in (2, 3, 4, 5, 6, 1))
+        ways = 0 if min(limits) < 0 else _ways_within(dice, limits)
+        if ways > below:
+            found.append((ceiling, Fraction(ways - below, total)))
+            below = ways
+    return tuple(found)
+
+
+@cache
+def negative_distribution(
+    dice: int, keep: int, already: Counts = (0, 0, 0, 0, 0, 0)
+) -> tuple[tuple[int, Fraction], ...]:
+    """The exact result distribution on negative dice: the lowest of the ``keep`` highest dice
+    once ``dice`` more dice join those ``already`` rolled. The result is at least v exactly
+    when ``keep`` dice show v or more, so each tail is a binomial sum."""
+    at_least = []
+    for value in range(1, 8):
+        have = sum(already[value - 1 :])
+        missing = max(0, keep - have)
+        tail = binomial(dice, Fraction(7 - value, 6))
+        at_least.append(sum(tail[missing:], Fraction(0)))
+    found = []
+    for value in range(1, 7):
+        chance = at_least[value - 1] - at_least[value]
+        if chance:
+            found.append((value, chance))
+    return tuple(found)
+
+
+def result_distribution(net: int, extra: int = 0, already: tuple[int, ...] = ()) -> dict[int, Fraction]:
+    """The exact distribution of the dice result for a pool of ``net`` when ``extra`` drama (or
+    miracle) dice join. ``already`` holds dice on the table: then only the missing dice roll."""
+    counts = counts_of(already)
+    if not already:
+        fresh = rolled_dice(net) + extra
+    else:
+        fresh = extra
+    if net >= 1:
+        return dict(positive_distribution(fresh, counts))
+    return dict(negative_distribution(fresh, negative_keep(net), counts))
+
+
+def chance_to_beat(distribution: Mapping[int, Fraction], dn: int) -> Fraction:
+    return sum((chance for value, chance in distribution.items() if beats(value, dn)), Fraction(0))
+
+
+# --------------------------------------------------------------------------------------------
+# The system
+
+
+class Doubles(DiceSystem):
+    slug = "doubles"
+    name = "Doubles"
+    summary = (
+        "Keep the best die or add up matching dice; beat the Difficulty Number. Drama dice and miracles."
+    )
+    result_name = "result"
+
+    # -- requests -----------------------------------------------------------------------------
+    def parse_request(self, data: Mapping[str, Any]) -> DoublesRequest:
+        abilities = _levels(data, "abilities", "Ability")
+        weaknesses = _levels(data, "weaknesses", "Weakness")
+        bonus = get_int(data, "bonus", "Bonus dice", 0, MAX_SITUATIONAL, default=0)
+        penalty = get_int(data, "penalty", "Penalty dice", 0, MAX_SITUATIONAL, default=0)
+        helpers = get_int(data, "helpers", "Helpers", 0, MAX_HELPERS, default=0)
+        dn = parse_dn(data.get("dn"))
+        degree_matters = get_bool(data, "degree_matters")
+        declaration = get_bool(data, "declaration")
+        dice: int | None = None
+        if data.get("dice") not in (None, ""):
+            if abilities or weaknesses or bonus or penalty or helpers:
+                raise RulesError(
+                    "Give either the net number of dice or its parts (Abilities, bonuses...), not both."
+                )
+            dice = get_int(data, "dice", "The number of dice", MIN_POOL, MAX_POOL)
+        request = DoublesRequest(
+            abilities, bonus, weaknesses, penalty, helpers, dn, degree_matters, declaration, dice
+        )
+        if request.net > MAX_POOL:
+            raise RulesError(f"A roll has at most {MAX_POOL} dice; this one adds up to {request.net}.")
+        if request.net < MIN_POOL:
+            raise RulesError(
+                f"The penalties bring the pool to {request.net}; the table stops at {MIN_POOL} "
+                f"({negative_keep(MIN_POOL)} dice, keep the lowest)."
+            )
+        return request
+
+    def request_dict(self, request: DoublesRequest) -> dict[str, Any]:
+        data = super().request_dict(request)
+        # Lists, so that a state read back from JSON compares equal to the one written.
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
+
+    # -- rolling ------------------------------------------------------------------------------
+    def roll(self, request: DoublesRequest, rng: Rng) -> State:
+        step = {"action": "roll", "net": request.net, "dice": roll_dice(rng, rolled_dice(request.net))}
+        return new_state(self, request, step)
+
+    @staticmethod
+    def _all_dice(state: State) -> tuple[int, ...]:
+        return tuple(face for step in state["steps"] for face in step.get("dice", ()))
+
+    @staticmethod
+    def _miracle(state: State) -> str:
+        for step in reversed(state["steps"]):
+            if step["action"] == "miracle":
+                return "pending"
+            if step["action"] == "miracle_approve":
+                return "approved"
+            if step["action"] == "miracle_refuse":
+                return "refused"
+        return ""
+
+    def read(self, state: State) -> Reading:
+        """The state's dice read by the rules, with the miracle's minimum applied."""
+        request = self.parse_request(state["request"])
+        dice = self._all_dice(state)
+        dice_result, used, dropped = read_dice(dice, request.net)
+        miracle = self._miracle(state)
+        result = dice_result
+        if miracle == "approved" and request.dn is not None:
+            result = max(result, request.dn + 1)  # DBL-11: success by at least one
+        catastrophe = dice_result == 1 and miracle != "approved"
+        return Reading(dice, dice_result, result, catastrophe, miracle, used, dropped)
+
+    def evaluate(self, state: State) -> Outcome:
+        request = self.parse_request(state["request"])
+        reading = self.read(state)
+        result, dn = reading.result, request.dn
+        amazing = is_amazing(reading.dice_result)
+        details: list[str] = []
+        drama = sum(len(step["dice"]) for step in steps_of(state, "drama"))
+        if drama:
+            details.append(f"{drama} drama {'die' if drama == 1 else 'dice'} bought.")
+        if reading.miracle == "pending":
+            details.append("A miracle is asked for: the GM approves or refuses it.")
+        elif reading.miracle == "approved":
+            details.append("Miracle: the action succeeds by at least one, whatever the dice.")
+        elif reading.miracle == "refused":
+            details.append("The GM refused the miracle; the dice stand.")
+        if result > reading.dice_result:
+            details.append(f"The dice showed {reading.dice_result}; the miracle makes it {result}.")
+
+        success: bool | None
+        if dn is None:
+            success = None
+            headline = f"Result {result}: compare with the other side's roll"
+            margin = 0
+        else:
+            success = beats(result, dn)
+            margin = result - dn
+            verb = "beats" if success else "does not beat"
+            headline = f"Result {result} {verb} {DN_NAMES[dn]} ({dn})"
+        if reading.catastrophe:
+            tone = "catastrophe"
+            headline = f"Catastrophe! Result {result}"
+            details.append("Every die that counts shows 1: a catastrophic failure.")
+        elif amazing and success is not False:
+            tone = "amazing"
+            headline = f"Amazing Success! Result {result}" + (f" against {DN_NAMES[dn]} ({dn})" if dn else "")
+            details.append("Above the highest Difficulty Number: something beyond what was aimed for.")
+            if dn is None:
+                details.append("If the other side is not amazing too, the winner may inflict a Complication.")
+        elif success is None:
+            tone = "neutral"
+        else:
+            tone = "success" if success else "failure"
+        if request.declaration and success is not None:
+            details.append(
+                "Declaration: it is now something the character can explicitly do."
+                if success
+                else "Declaration: it does not hold."
+            )
+        return Outcome(
+            success=success,
+            headline=headline,
+            key=str(result),
+            tone=tone,
+            details=tuple(details),
+            margin=max(0, margin),
+        )
+
+    def view(self, state: State) -> tuple[StepView, ...]:
+        request = self.parse_request(state["request"])
+        reading = self.read(state)
+        views = []
+        index = 0
+        for step in state["steps"]:
+            action = step["action"]
+            faces = step.get("dice", ())
+            label = {"drama": "drama", "miracle_approve": "miracle"}.get(action, "")
+            dice = tuple(
+                Die(
+                    face,
+                    hit=index + i in reading.used,
+                    new=action != "roll",
+                    dropped=index + i in reading.dropped,
+                    label=label,
+                )
+                for i, face in enumerate(faces)
+            )
+            index += len(faces)
+            if action == "roll":
+                net = request.net
+                if net >= 1:
+                    title = f"Rolled {net} {'die' if net == 1 else 'dice'}"
+                else:
+                    title = f"Rolled {len(faces)} negative dice ({net}), keeping the lowest"
+                views.append(StepView(action, title, dice, _pool_note(request)))
+            elif action == "drama":
+                cost = DRAMA_COST * len(faces)
+                views.append(StepView(action, f"Drama: {len(faces)} more dice for {cost} Endurance", dice))
+            elif action == "miracle":
+                views.append(StepView(action, "Asked for a miracle", note="The GM decides."))
+            elif action == "miracle_approve":
+                note = "Six dice join the roll: the degree matters." if faces else ""
+                views.append(StepView(action, f"Miracle approved: {MIRACLE_COST} Endurance", dice, note))
+            else:
+                views.append(StepView(action, "The GM refused the miracle"))
+        return tuple(views)
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    def _check(
+        self, state: State, action: str, params: Mapping[str, Any], resources: Mapping[str, Any]
+    ) -> int:
+        """Raise RulesError unless ``action`` is allowed now; the drama dice count when it is."""
+        request = self.parse_request(state["request"])
+        miracle = self._miracle(state)
+        endurance = _endurance(resources)
+        if action == "drama":
+            if miracle == "pending":
+                raise RulesError("A miracle is waiting for the GM; buy drama dice once it is settled.")
+            if miracle == "approved" and not request.degree_matters:
+                raise RulesError(
+                    "The miracle already makes this roll succeed; more dice would change nothing."
+                )
+            bought = sum(len(step["dice"]) for step in steps_of(state, "drama"))
+            room = MAX_DRAMA - bought
+            if room <= 0:
+                raise RulesError(f"A roll takes at most {MAX_DRAMA} drama dice.")
+            affordable = endurance // DRAMA_COST
+            if affordable < 1:
+                raise RulesError(f"A drama die costs {DRAMA_COST} Endurance, and there is not enough left.")
+            count = get_int(params, "count", "The number of drama dice", 1, min(room, affordable), default=1)
+            return count
+        if action == "miracle":
+            if miracle:
+                raise RulesError("A miracle has been asked for on this roll already.")
+            if self.evaluate(state).success and not request.degree_matters:
+                raise RulesError("This roll succeeds already; a miracle would change nothing.")
+            if endurance < MIRACLE_COST:
+                raise RulesError(f"A miracle costs {MIRACLE_COST} Endurance, and there is not enough left.")
+            return 0
+        if action in ("miracle_approve", "miracle_refuse"):
+            if miracle != "pending":
+                raise RulesError("No miracle is waiting for the GM on this roll.")
+            if action == "miracle_approve" and endurance < MIRACLE_COST:
+                raise RulesError(f"A miracle costs {MIRACLE_COST} Endurance, and there is not enough left.")
+            return 0
+        raise RulesError(f"{action!r} is not a follow-up in this system.")
+
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        request = self.parse_request(state["request"])
+        now = self.evaluate(state)
+        before = None if now.success is None else Fraction(int(now.success))
+        allowed: list[FollowUp] = []
+        for action in ("drama", "miracle", "miracle_approve", "miracle_refuse"):
+            try:
+                self._check(state, action, {}, resources)
+            except RulesError:
+                continue
+            if action == "drama":
+                bought = sum(len(step["dice"]) for step in steps_of(state, "drama"))
+                most = min(MAX_DRAMA - bought, _endurance(resources) // DRAMA_COST)
+                allowed.append(
+                    FollowUp(
+                        "drama",
+                        "Buy drama dice",
+                        cost=f"{DRAMA_COST} Endurance per die",
+                        params=(Param("count", "Drama dice", minimum=1, maximum=most),),
+                        chance_before=before,
+                        chance_after=self.drama_chances(state, 1).get(1),
+                    )
+                )
+            elif action == "miracle":
+                allowed.append(
+                    FollowUp(
+                        "miracle",
+                        "Ask for a miracle",
+                        cost=f"{MIRACLE_COST} Endurance if the GM approves",
+                        chance_before=before,
+                        chance_after=None if request.dn is None else Fraction(1),
+                    )
+                )
+            elif action == "miracle_approve":
+                allowed.append(
+                    FollowUp(
+                        "miracle_approve", "Approve the miracle", f"{MIRACLE_COST} Endurance", gm_only=True
+                    )
+                )
+            else:
+                allowed.append(FollowUp("miracle_refuse", "Refuse the miracle", gm_only=True))
+        return allowed
+
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        count = self._check(state, action, params, resources)
+        if action == "drama":
+            step = {"action": "drama", "dice": roll_dice(rng, count)}
+            return Applied(with_step(state, step), {"endurance": DRAMA_COST * count})
+        if action == "miracle":
+            return Applied(with_step(state, {"action": "miracle"}))
+        if action == "miracle_refuse":
+            return Applied(with_step(state, {"action": "miracle_refuse"}))
+        degree = self.parse_request(state["request"]).degree_matters
+        step = {"action": "miracle_approve", "dice": roll_dice(rng, MIRACLE_DICE if degree else 0)}
+        return Applied(with_step(state, step), {"endurance": MIRACLE_COST})
+
+    def drama_chances(self, state: State, up_to: int) -> dict[int, Fraction]:
+        """The exact chance of success after buying 1..``up_to`` more drama dice on this roll,
+        given the dice already on the table (empty for an opposed roll)."""
+        request = self.parse_request(state["request"])
+        reading = self.read(state)
+        if request.dn is None:
+            return {}
+        if reading.miracle == "approved":
+            return dict.fromkeys(range(1, up_to + 1), Fraction(1))
+        return {
+            count: chance_to_beat(result_distribution(request.net, count, reading.dice), request.dn)
+            for count in range(1, up_to + 1)
+        }
+
+    # -- odds ---------------------------------------------------------------------------------
+    def outcomes(self, request: DoublesRequest) -> dict[str, Fraction]:
+        return {str(value): chance for value, chance in result_distribution(request.net).items()}
+
+    def chance(self, request: DoublesRequest) -> Fraction | None:
+        if request.dn is None:
+            return None
+        return chance_to_beat(result_distribution(request.net), request.dn)
+
+    def chance_with_drama(self, request: DoublesRequest, count: int) -> Fraction | None:
+        """The chance of success of a fresh roll when ``count`` drama dice will be bought."""
+        if request.dn is None:
+            return None
+        if not 0 <= count <= MAX_DRAMA:
+            raise RulesError(f"A roll takes between 0 and {MAX_DRAMA} drama dice.")
+        return chance_to_beat(result_distribution(request.net, count), request.dn)
+
+    def chance_of_catastrophe(self, request: DoublesRequest) -> Fraction:
+        """DBL-15, DBL-16: a fresh roll's chance of a catastrophe (a result of 1)."""
+        return result_distribution(request.net).get(1, Fraction(0))
+
+    def chance_of_amazing(self, request: DoublesRequest) -> Fraction:
+        """DBL-8: a fresh roll's chance of an Amazing Success."""
+        return sum(
+            (chance for value, chance in result_distribution(request.net).items() if is_amazing(value)),
+            Fraction(0),
+        )
+
+    # -- command line -------------------------------------------------------------------------
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--dice",
+            type=int,
+            help=f"net pool after every modifier, {MIN_POOL} to {MAX_POOL} (0 or less: negative dice)",
+        )
+        parser.add_argument(
+            "--ability", type=int, action="append", dest="abilities", help="an Ability's level (repeat)"
+        )
+        parser.add_argument("--bonus", type=int, default=0, help="situational bonus dice")
+        parser.add_argument(
+            "--weakness", type=int, action="append", dest="weaknesses", help="a Weakness's level (repeat)"
+        )
+        parser.add_argument("--penalty", type=int, default=0, help="situational penalty dice")
+        parser.add_argument("--helpers", type=int, default=0, help="characters teaming up: +1 die each")
+        parser.add_argument(
+            "--dn",
+            help="Difficulty Number: 2-12 or its name (Easy ... 'Nigh Impossible'); none for an opposed roll",
+        )
+        parser.add_argument("--degree-matters", action="store_true", help="the degree of success matters")
+        parser.add_argument("--declaration", action="store_true", help="the player declared this challenge")
+
+    def request_from_cli(self, options: argparse.Namespace) -> DoublesRequest:
+        keys = (
+            "dice",
+            "abilities",
+            "bonus",
+            "weaknesses",
+            "penalty",
+            "helpers",
+            "dn",
+            "degree_matters",
+            "declaration",
+        )
+        return self.parse_request({key: getattr(options, key, None) for key in keys})
+
+    def cli_extra_odds(self, request: DoublesRequest) -> dict[str, Fraction]:
+        """Extra lines for ``manage.py odds``: drama dice, catastrophe and Amazing Success."""
+        extra: dict[str, Fraction] = {}
+        for count in (1, 2, 3):
+            chance = self.chance_with_drama(request, count)
+            if chance is not None:
+                extra[f"with {count} drama {'die' if count == 1 else 'dice'}"] = chance
+        extra["catastrophe"] = self.chance_of_catastrophe(request)
+        extra["Amazing Success"] = self.chance_of_amazing(request)
+        return extra
+
+
+def _pool_note(request: DoublesRequest) -> str:
+    """How the pool was built, for the card: "2 + Abilities 3 - penalty 1 + helpers 1 = 5"."""
+    if request.dice is not None:
+        return ""
+    parts = [
+        ("+", "Abilities", sum(request.abilities)),
+        ("+", "bonus", request.bonus),
+        ("-", "Weaknesses", sum(request.weaknesses)),
+        ("-", "penalty", request.penalty),
+        ("+", "helpers", request.helpers),
+    ]
+    terms = [f" {sign} {label} {value}" for sign, label, value in parts if value]
+    return f"{BASE_DICE}{''.join(terms)} = {request.net}" if terms else ""
+
+
+def _endurance(resources: Mapping[str, Any]) -> int:
+    try:
+        return max(0, int(resources.get("endurance", 0) or 0))
+    except (TypeError, ValueError, OverflowError):
+        raise RulesError("The character's Endurance must be a whole number.") from None
+
+
+# --------------------------------------------------------------------------------------------
+# The table around the dice
+
+
+@dataclass(frozen=True)
+class Opposed:
+    """The end of an opposed roll: ``winner`` is "a", "b" or None for a standoff."""
+
+    winner: str | None
+    margin: int
+    complication: bool  # DBL-9: the winner may inflict a Complication on the loser
+    note: str
+
+
+def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b: bool = False) -> Opposed:
+    """DBL-7, DBL-9, DBL-11: who beats whom in an opposed roll.
+
+    Equal results are a standoff: neither side beats the other. A side with an approved
+    miracle (and an opponent without one) wins by at least one whatever the dice. The winner
+    may inflict a Complication when their result is amazing and the loser's is not."""
+    for value in (result_a, result_b):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RulesError("Each side's result must be a whole number of at least 1.")
+    a, b = result_a, result_b
+    if miracle_a and not miracle_b:
+        a = max(a, b + 1)
+    elif miracle_b and not miracle_a:
+        b = max(b, a + 1)
+    if a == b:
+        return Opposed(None, 0, False, f"Standoff at {a}: neither side beats the other.")
+    winner, high, low = ("a", a, b) if a > b else ("b", b, a)
+    # Amazing is what the dice showed, not a miracle's floor.
+    shown = {"a": result_a, "b": result_b}
+    loser_shown = shown["b" if winner == "a" else "a"]
+    complication = is_amazing(shown[winner]) and not is_amazing(loser_shown)
+    note = f"{high} beats {low}."
+    if complication:
+        note += " Amazing Success against an ordinary one: the winner may inflict a Complication."
+    return Opposed(winner, high - low, complication, note)
+
+
+@dataclass(frozen=True)
+class ExtendedAction:
+    """DBL-13: successes to reach before a number of failures, all against one Difficulty Number.
+
+    Immutable: ``record`` returns the tally with one more roll in it."""
+
+    dn: int
+    successes_needed: int
+    failures_allowed: int  # the failure that reaches this number ends the action
+    successes: int = 0
+    failures: int = 0
+
+    def __post_init__(self) -> None:
+        if self.dn not in DN_NAMES:
+            raise RulesError("An extended action needs one of the Difficulty Numbers 2 to 12.")
+        if not 1 <= self.successes_needed <= 20 or not 1 <= self.failures_allowed <= 20:
+            raise RulesError("An extended action needs 1 to 20 successes, and ends after 1 to 20 failures.")
+
+    @property
+    def status(self) -> str:
+        """ "won", "lost" or "going"."""
+        if self.successes >= self.successes_needed:
+            return "won"
+        if self.failures >= self.failures_allowed:
+            return "lost"
+        return "going"
+
+    def record(self, success: bool) -> ExtendedAction:
+        if self.status != "going":
+            raise RulesError(f"This extended action is over: it is {self.status}.")
+        if success:
+            return ExtendedAction(
+                self.dn, self.successes_needed, self.failures_allowed, self.successes + 1, self.failures
+            )
+        return ExtendedAction(
+            self.dn, self.successes_needed, self.failures_allowed, self.successes, self.failures + 1
+        )
+
+    def record_result(self, result: int) -> ExtendedAction:
+        """Record one roll's result against the action's Difficulty Number."""
+        return self.record(beats(result, self.dn))
+
+
+system = Doubles()

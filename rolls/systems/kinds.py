@@ -1,0 +1,315 @@
+"""`kinds`: look for dice showing the same face.
+
+Rules choices where the document leaves room (also on the in-app rules page):
+
+- **Six or more of a kind (KIN-5).** The grades stop at five of a kind, so a group of six or
+  more is still an Impossible Success: nothing is graded above Impossible.
+- **A group is one Success (KIN-5, KIN-7).** Four of a kind is one Extreme Success, never two
+  Basic ones; a player who wants two tasks needs two different faces that each show twice or
+  more (5-5-3-3 is two Basic Successes, 5-5-5-5 is one Extreme Success).
+- **Advantage against Disadvantage (KIN-2, KIN-3).** When the Fortune Master hands out both,
+  they cancel one for one first; what is left is added (never past 9 dice) or removed (never
+  below 2 dice). A pool that is already below 2 dice is never made bigger by Disadvantage: a
+  one-die pool with Disadvantage rolls its one die (and cannot succeed).
+- **The size of a pool.** Nine dice is the most any roll may have: the document stops
+  Advantage there, and a Skill plus its Field above nine is refused rather than rolled. A pool
+  needs at least one die before Advantage; Skill and Field are each 0-9 Diamonds.
+- **No Challenge named.** A roll with no Challenge level still succeeds with any Success and
+  is an Accident without one; the card then only names the grades rolled.
+- **Falling short (KIN-6, KIN-8).** A Success below the Challenge's grade does not pass it, so
+  the Challenge ends in an Accident; the lower Success is still listed (it may accomplish
+  another, easier task, KIN-7).
+- **Extra Success (KIN-9).** When the best Success is graded above the Challenge, the card
+  says the Fortune Master may grant an advantage; the margin is the number of grades above.
+- **Follow-ups.** The document has none, so the engine offers none.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from .base import (
+    Applied,
+    DiceSystem,
+    Die,
+    FollowUp,
+    Outcome,
+    Rng,
+    RulesError,
+    State,
+    StepView,
+    get_bool,
+    get_choice,
+    get_int,
+    new_state,
+    roll_dice,
+)
+from .dice import Counts, counts_of, distribution
+
+MAX_DICE = 9  # KIN-2: Advantage never goes past nine dice; no roll has more
+MIN_AFTER_DISADVANTAGE = 2  # KIN-3
+MAX_STEPS = 3  # up to three Advantages or Disadvantages
+MAX_DIAMONDS = 9
+
+# Grade index = group size - 1, so a pair is 1 (Basic) ... five or more is 4 (Impossible).
+GRADES = ("", "Basic", "Critical", "Extreme", "Impossible")
+LEVELS = ("none", "basic", "critical", "extreme", "impossible")
+SIZE_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+def grade_of(size: int) -> int:
+    """KIN-5: the grade of a group of ``size`` dice of one face (0: no Success)."""
+    if size < 2:
+        return 0
+    return min(size - 1, len(GRADES) - 1)
+
+
+def level_grade(level: str) -> int:
+    """The grade a Challenge level asks for; ``none`` asks for any Success (Basic)."""
+    return max(1, LEVELS.index(level))
+
+
+def pool_after(dice: int, net: int) -> int:
+    """KIN-2, KIN-3: the pool after a net Advantage (> 0) or Disadvantage (< 0)."""
+    if net > 0:
+        return max(dice, min(MAX_DICE, dice + net))
+    if net < 0:
+        # Never below two, and never bigger than it was (a one-die pool stays one die).
+        return min(dice, max(MIN_AFTER_DISADVANTAGE, dice + net))
+    return dice
+
+
+@dataclass(frozen=True)
+class KindsRequest:
+    dice: int  # Skill + Field Diamonds, before Advantage and Disadvantage
+    skill: int | None = None
+    field: int | None = None
+    advantage: int = 0
+    disadvantage: int = 0
+    level: str = "none"
+    danger: bool = False
+
+    @property
+    def net(self) -> int:
+        return self.advantage - self.disadvantage
+
+    @property
+    def pool(self) -> int:
+        return pool_after(self.dice, self.net)
+
+
+@dataclass(frozen=True)
+class Group:
+    """One Success: ``size`` dice showing ``face``."""
+
+    face: int
+    size: int
+
+    @property
+    def grade(self) -> int:
+        return grade_of(self.size)
+
+    @property
+    def name(self) -> str:
+        return GRADES[self.grade]
+
+
+def groups_of(dice: list[int] | tuple[int, ...]) -> list[Group]:
+    """KIN-4, KIN-7: every Success in the dice, best first (bigger groups, then higher faces)."""
+    counts = counts_of(dice)
+    found = [Group(face, size) for face, size in zip(range(1, 7), counts, strict=True) if size >= 2]
+    return sorted(found, key=lambda group: (group.size, group.face), reverse=True)
+
+
+def largest_group(counts: Counts) -> int:
+    """The result key: the most dice showing one face (1 when nothing pairs, 0 for no dice)."""
+    return max(counts)
+
+
+def _passes(grade: int) -> str:
+    names = [GRADES[g] for g in range(1, grade + 1)]
+    if len(names) == 1:
+        return f"passes a {names[0]} Challenge"
+    return f"passes {', '.join(names[:-1])} and {names[-1]} Challenges"
+
+
+class Kinds(DiceSystem):
+    slug = "kinds"
+    name = "Kinds"
+    summary = "Skill plus Field dice; two or more of a kind is a Success, bigger groups grade higher."
+    result_name = "largest group"
+
+    # -- requests -----------------------------------------------------------------------------
+    def parse_request(self, data: Mapping[str, Any]) -> KindsRequest:
+        advantage = get_int(data, "advantage", "Advantage", 0, MAX_STEPS, default=0)
+        disadvantage = get_int(data, "disadvantage", "Disadvantage", 0, MAX_STEPS, default=0)
+        level = get_choice(data, "level", "The Challenge level", LEVELS, default="none")
+        danger = get_bool(data, "danger")
+        has_parts = any(data.get(key) not in (None, "") for key in ("skill", "field"))
+        if data.get("dice") not in (None, ""):
+            dice = get_int(data, "dice", "The number of dice", 1, MAX_DICE)
+            skill = field = None
+            if has_parts:
+                skill = get_int(data, "skill", "The Skill's Diamonds", 0, MAX_DIAMONDS, default=0)
+                field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
+                if skill + field != dice:
+                    raise RulesError(
+                        f"The Skill and Field Diamonds make {skill + field} dice, not {dice}; "
+                        "give either the dice or the Diamonds."
+                    )
+        elif has_parts:
+            skill = get_int(data, "skill", "The Skill's Diamonds", 0, MAX_DIAMONDS, default=0)
+            field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
+            dice = skill + field
+            if dice < 1:
+                raise RulesError(
+                    "The Skill and its Field have no Diamonds between them: there is nothing to roll."
+                )
+            if dice > MAX_DICE:
+                raise RulesError(f"A Skill and its Field give at most {MAX_DICE} dice (got {dice}).")
+        else:
+            raise RulesError("Give the Skill and Field Diamonds, or the number of dice.")
+        return KindsRequest(dice, skill, field, advantage, disadvantage, level, danger)
+
+    # -- rolling ------------------------------------------------------------------------------
+    def roll(self, request: KindsRequest, rng: Rng) -> State:
+        return new_state(self, request, {"action": "roll", "dice": roll_dice(rng, request.pool)})
+
+    @staticmethod
+    def _dice(state: State) -> list[int]:
+        return list(state["steps"][-1]["dice"])
+
+    def evaluate(self, state: State) -> Outcome:
+        request = self.parse_request(state["request"])
+        dice = self._dice(state)
+        groups = groups_of(dice)
+        needed = level_grade(request.level)
+        named = request.level != "none"
+        best = groups[0].grade if groups else 0
+        key = str(max(counts_of(dice)) or 1)
+
+        details = [
+            f"{group.name} Success ({SIZE_WORDS[group.size]} {group.face}s): {_passes(group.grade)}."
+            for group in groups
+        ]
+        if len(groups) > 1:
+            details.append(f"{len(groups)} Successes in one roll: each may accomplish its own task.")
+        success = best >= needed
+        if success:
+            headline = f"{GRADES[best]} Success"
+            if named:
+                headline += f": passes the {GRADES[needed]} Challenge"
+            tone = "success"
+            if best > needed and named:
+                details.append("Higher than the Challenge needed: the Fortune Master may grant an advantage.")
+        else:
+            if groups:
+                headline = (
+                    f"{GRADES[best]} Success falls short of the {GRADES[needed]} Challenge: an Accident"
+                )
+            else:
+                headline = "No Success: an Accident"
+            tone = "failure"
+            details.append("The Fortune Master describes a consequence other than the one hoped for.")
+            if request.danger:
+                details.append("This Challenge is a Danger: the Accident can hurt the Adventurer.")
+        return Outcome(
+            success=success,
+            headline=headline,
+            key=key,
+            tone=tone,
+            details=tuple(details),
+            margin=max(0, best - needed) if success else 0,
+        )
+
+    def view(self, state: State) -> tuple[StepView, ...]:
+        request = self.parse_request(state["request"])
+        views = []
+        for step in state["steps"]:
+            counts = counts_of(step["dice"])
+            dice = tuple(Die(face, hit=counts[face - 1] >= 2) for face in step["dice"])
+            note = ""
+            if request.pool != request.dice:
+                change = request.pool - request.dice
+                note = f"{request.dice} dice, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
+            views.append(StepView(step["action"], f"Rolled {len(dice)} dice", dice, note))
+        return tuple(views)
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        return []
+
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        raise RulesError("This system has no follow-ups: the roll stands as it fell.")
+
+    # -- odds ---------------------------------------------------------------------------------
+    def outcomes(self, request: KindsRequest) -> dict[str, Fraction]:
+        return dict(_largest_group_distribution(request.pool))
+
+    def chance(self, request: KindsRequest) -> Fraction:
+        return _chance_of_group(request.pool, level_grade(request.level) + 1)
+
+    def chance_by_advantage(self, request: KindsRequest) -> dict[int, Fraction]:
+        """The chance of passing the request's Challenge for each net Advantage -3..+3 (negative:
+        Disadvantage), with the same Skill and Field: what the roll form shows beside the dice."""
+        size = level_grade(request.level) + 1
+        return {
+            net: _chance_of_group(pool_after(request.dice, net), size)
+            for net in range(-MAX_STEPS, MAX_STEPS + 1)
+        }
+
+    # -- command line -------------------------------------------------------------------------
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--dice", type=int, help=f"dice from the Skill and Field Diamonds, 1-{MAX_DICE}")
+        parser.add_argument("--skill", type=int, help="Diamonds of the Skill (instead of --dice)")
+        parser.add_argument("--field", type=int, help="Diamonds of the Field (instead of --dice)")
+        parser.add_argument(
+            "--advantage", type=int, default=0, help="Advantages, 0-3: +1 die each, at most 9"
+        )
+        parser.add_argument(
+            "--disadvantage", type=int, default=0, help="Disadvantages, 0-3: -1 die each, at least 2"
+        )
+        parser.add_argument("--level", default="none", help="the Challenge: " + ", ".join(LEVELS))
+        parser.add_argument("--danger", action="store_true", help="the Challenge can hurt (a Danger)")
+
+    def request_from_cli(self, options: argparse.Namespace) -> KindsRequest:
+        keys = ("dice", "skill", "field", "advantage", "disadvantage", "level", "danger")
+        return self.parse_request({key: getattr(options, key, None) for key in keys})
+
+    def cli_extra_odds(self, request: KindsRequest) -> dict[str, Fraction]:
+        """Extra lines for ``manage.py odds``: the chance at each net Advantage."""
+        return {
+            f"with net Advantage {net:+d}": chance
+            for net, chance in self.chance_by_advantage(request).items()
+            if net
+        }
+
+
+@cache
+def _largest_group_distribution(pool: int) -> tuple[tuple[str, Fraction], ...]:
+    found = distribution(pool, lambda counts: str(largest_group(counts) or 1))
+    return tuple(sorted(found.items(), key=lambda item: int(item[0])))
+
+
+@cache
+def _chance_of_group(pool: int, size: int) -> Fraction:
+    """P(some face shows on at least ``size`` of ``pool`` dice)."""
+    return sum(
+        (chance for key, chance in _largest_group_distribution(pool) if int(key) >= size),
+        Fraction(0),
+    )
+
+
+system = Kinds()

@@ -1,0 +1,562 @@
+"""`sets`: spend matching dice.
+
+Rules choices where the document leaves room (also on the in-app rules page):
+
+- **The pool (SET-1, SET-11).** Pool = derived stat + bonus dice - penalty dice + one die per
+  significant helper + one die for every full three lesser helpers (six lesser helpers give
+  two dice; one or two left over give nothing). The Judge decides whether help counts; the
+  request carries only the helpers the Judge accepted.
+- **Caps.** At most 15 dice after every modifier (stat and penalty 0-15, bonus 0-10, five
+  significant helpers, fifteen lesser ones). A pool of zero or fewer dice is refused: with no
+  dice nobody can make a set, so there is nothing to roll, and the Judge narrates the failure.
+  A single die may be rolled, though it can never make a set.
+- **A set in a bid (SET-3, SET-6, SET-7).** The dice a bid spends are grouped by face; every
+  face in the bid must show on two dice or more (one die is never a set). Each face group is
+  one set: Size = the largest group + 1 for every other group, Face = the lowest die bid.
+  Splitting one face into two pairs inside the same bid would only lower its Size, so we never
+  read a bid that way; spending "part of a set" means leaving some of its dice unspent, for a
+  later critical.
+- **The best bid** (the odds and the result key) bids every set together, whole: no other bid
+  reaches that Size, so it is the strongest one the roll allows.
+- **Meeting a Bar (SET-5).** A larger Size meets the Bar whatever the Faces; an equal Size
+  needs a Face at or above the Bar's. A rolled Face is rolled by the server right after the
+  pool, with the same random source, and kept in the roll step.
+- **Opposed rolls (SET-4, SET-10).** No Bar. After the bid the table records the other side's
+  bid (``opposition``); larger Size, then higher Face, then the attacker wins. Until then the
+  roll has no success or failure, so no critical can be chosen. The winner spends further
+  sets first (``spending_order``).
+- **Criticals (SET-8, SET-9).** Only after the bid, from dice not spent yet; each critical
+  spends exactly one set (dice of one face, two or more). A success may buy critical hits and
+  critical effects, a failure defy death, flinch and clean break. Critical hits, critical
+  effects and flinches may be bought again with further sets (one more damage compared, one
+  more effect, one less damage); defy death and clean break once per roll, since a second one
+  changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from math import comb
+from typing import Any
+
+from .base import (
+    Applied,
+    DiceSystem,
+    Die,
+    FollowUp,
+    Outcome,
+    Param,
+    Rng,
+    RulesError,
+    State,
+    StepView,
+    get_bool,
+    get_int,
+    new_state,
+    roll_dice,
+    steps_of,
+    with_step,
+)
+from .dice import FACES, counts_of
+
+MAX_POOL = 15
+MAX_STAT = 15
+MAX_BONUS = 10
+MAX_PENALTY = 15
+MAX_ASSISTS = 5
+MAX_LESSER_ASSISTS = 15
+LESSER_PER_DIE = 3  # SET-11: three lesser helpers together count as one significant helper
+
+BAR_LEVELS: dict[int, str] = {2: "Apprentice", 3: "Journeyman", 4: "Master"}
+SUCCESS_CRITICALS = ("critical_hit", "critical_effect")
+FAILURE_CRITICALS = ("defy_death", "flinch", "clean_break")
+ONCE_PER_ROLL = ("defy_death", "clean_break")
+CRITICAL_LABELS = {
+    "critical_hit": "Critical hit",
+    "critical_effect": "Critical effect",
+    "defy_death": "Defy death",
+    "flinch": "Flinch",
+    "clean_break": "Clean break",
+}
+SHORT_LABELS = {"bid": "bid", "critical_hit": "hit", "critical_effect": "effect", "defy_death": "defy"}
+SHORT_LABELS |= {"flinch": "flinch", "clean_break": "break"}  # captions under the spent dice
+EFFECTS = ("none", "bonus", "penalty")  # what a critical effect may do to a later roll
+
+
+@dataclass(frozen=True, order=True)
+class Bid:
+    """A Size and a Face. Ordered as SET-4 compares them: Size first, then Face."""
+
+    size: int
+    face: int
+
+    def __str__(self) -> str:
+        return f"{self.size}x{self.face}"
+
+
+def score_bid(faces: Iterable[int]) -> Bid:
+    """SET-3/6/7: the Bid that these dice make together, or RulesError if they make none."""
+    groups: dict[int, int] = defaultdict(int)
+    for face in faces:
+        groups[face] += 1
+    if not groups:
+        raise RulesError("Choose the dice of a set to spend.")
+    single = sorted(face for face, count in groups.items() if count < 2)
+    if single:
+        raise RulesError(f"A set needs two or more matching dice; the {single[0]} has no match in this bid.")
+    return Bid(max(groups.values()) + len(groups) - 1, min(groups))
+
+
+def best_bid(faces: Iterable[int]) -> Bid | None:
+    """The strongest bid a roll allows: every set together, whole (None without any set)."""
+    counts = counts_of(tuple(faces))
+    return _best_from_counts(counts)
+
+
+def _best_from_counts(counts: Sequence[int]) -> Bid | None:
+    sets = [(face, count) for face, count in zip(FACES, counts, strict=True) if count >= 2]
+    if not sets:
+        return None
+    return Bid(max(count for _, count in sets) + len(sets) - 1, min(face for face, _ in sets))
+
+
+def meets_bar(bid: Bid | None, bar: Bid) -> bool:
+    """SET-5: a larger Size always meets the Bar; an equal Size needs the Face or higher."""
+    return bid is not None and bid >= bar
+
+
+def compare_bids(attacker: Bid | None, defender: Bid | None) -> str:
+    """SET-4: "attacker" or "defender", whoever wins: Size, then Face, ties to the attacker.
+    A side without a set (None) loses to any set; two sides without one tie."""
+    if defender is None or (attacker is not None and attacker >= defender):
+        return "attacker"
+    return "defender"
+
+
+def spending_order(attacker: Bid | None, defender: Bid | None) -> tuple[str, str]:
+    """SET-10: who spends further sets first (the winner), then the other side."""
+    winner = compare_bids(attacker, defender)
+    return (winner, "defender" if winner == "attacker" else "attacker")
+
+
+@cache
+def best_bid_distribution(dice: int) -> dict[Bid | None, Fraction]:
+    """The exact distribution of ``best_bid`` for ``dice`` d6.
+
+    The best bid depends only on the largest set, the number of sets and the lowest face in a
+    set, so instead of enumerating every multiset (``dice.distribution``, slower for big
+    pools) this walks the faces once, tracking those three and the dice placed so far, with
+    integer counts of ordered rolls: 15 dice take a few milliseconds, once.
+    """
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 1}
+    for face in FACES:
+        nxt: dict[tuple[int, int, int, int], int] = defaultdict(int)
+        for (placed, largest, sets, lowest), ways in states.items():
+            free = dice - placed
+            for count in range(free + 1) if face < 6 else (free,):
+                if count >= 2:
+                    key = (placed + count, max(largest, count), sets + 1, lowest or face)
+                else:
+                    key = (placed + count, largest, sets, lowest)
+                nxt[key] += ways * comb(free, count)
+        states = nxt
+    weights: dict[Bid | None, int] = defaultdict(int)
+    for (_, largest, sets, lowest), ways in states.items():
+        weights[Bid(largest + sets - 1, lowest) if sets else None] += ways
+    total = 6**dice
+    return {bid: Fraction(ways, total) for bid, ways in weights.items()}
+
+
+def chance_against_bar(dice: int, size: int, face: int | None) -> Fraction:
+    """P(the best bid of ``dice`` dice meets a Bar); ``face`` None: a rolled Face (1-6)."""
+    distribution = best_bid_distribution(dice)
+    faces = FACES if face is None else (face,)
+    hits = sum(
+        (p for bar_face in faces for bid, p in distribution.items() if meets_bar(bid, Bid(size, bar_face))),
+        Fraction(0),
+    )
+    return hits / len(faces)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetsRequest:
+    dice: int  # the pool after every modifier
+    stat: int | None = None  # None: the pool was given directly
+    bonus: int = 0
+    penalty: int = 0
+    assists: int = 0  # significant helpers the Judge accepted
+    lesser_assists: int = 0
+    bar_size: int | None = 2  # None: an opposed roll
+    bar_face: int | None = None  # None: rolled at roll time (or no Bar at all)
+    attacker: bool = True  # opposed: the attacker wins a tie
+
+    @property
+    def opposed(self) -> bool:
+        return self.bar_size is None
+
+
+def _parse_bar_size(data: Mapping[str, Any]) -> int:
+    raw = data.get("bar_size", 2)
+    if isinstance(raw, str) and raw.strip().lower() in (name.lower() for name in BAR_LEVELS.values()):
+        return next(size for size, name in BAR_LEVELS.items() if name.lower() == raw.strip().lower())
+    try:
+        return get_int(data, "bar_size", "The Bar's Size", 2, 4, default=2)
+    except RulesError:
+        raise RulesError("The Bar is Apprentice (Size 2), Journeyman (3) or Master (4).") from None
+
+
+def _parse_bar_face(data: Mapping[str, Any]) -> int | None:
+    raw = data.get("bar_face")
+    if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "rolled", "roll", "random")):
+        return None
+    try:
+        return get_int(data, "bar_face", "The Bar's Face", 1, 6)
+    except RulesError:
+        raise RulesError("The Bar's Face is a number from 1 to 6, or rolled.") from None
+
+
+def _parse_indices(raw: Any) -> list[int]:
+    """Die indices from a list (of numbers or digit strings), one number, or "0,2,3"."""
+    if isinstance(raw, str):
+        items: list[Any] = [part.strip() for part in raw.split(",") if part.strip()]
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        items = [raw]
+    elif isinstance(raw, (list, tuple)):
+        items = list(raw)
+    else:
+        items = []
+    indices = []
+    for item in items:
+        if isinstance(item, int) and not isinstance(item, bool):
+            indices.append(item)
+        elif isinstance(item, str) and item.strip().isdigit():
+            indices.append(int(item.strip()))
+        else:
+            raise RulesError("Choose dice by their numbers on the card.")
+    if not indices:
+        raise RulesError("Choose the dice of a set to spend.")
+    if len(set(indices)) != len(indices):
+        raise RulesError("Each die can be chosen only once.")
+    return indices
+
+
+class Sets(DiceSystem):
+    slug = "sets"
+    name = "Sets"
+    summary = "Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets."
+    result_name = "best bid"
+
+    # -- requests -----------------------------------------------------------------------------
+    def parse_request(self, data: Mapping[str, Any]) -> SetsRequest:
+        opposed = get_bool(data, "opposed")
+        attacker = get_bool(data, "attacker", default=True)
+        bar_size = None if opposed else _parse_bar_size(data)
+        bar_face = None if opposed else _parse_bar_face(data)
+        if data.get("stat") in (None, ""):
+            dice = get_int(data, "dice", "The number of dice", 1, MAX_POOL)
+            return SetsRequest(dice, None, 0, 0, 0, 0, bar_size, bar_face, attacker)
+        stat = get_int(data, "stat", "The derived stat", 0, MAX_STAT)
+        bonus = get_int(data, "bonus", "Bonus dice", 0, MAX_BONUS, default=0)
+        penalty = get_int(data, "penalty", "Penalty dice", 0, MAX_PENALTY, default=0)
+        assists = get_int(data, "assists", "Significant helpers", 0, MAX_ASSISTS, default=0)
+        lesser = get_int(data, "lesser_assists", "Lesser helpers", 0, MAX_LESSER_ASSISTS, default=0)
+        dice = stat + bonus - penalty + assists + lesser // LESSER_PER_DIE
+        if dice < 1:
+            raise RulesError("The penalties leave no dice to roll, so no set can be made: the action fails.")
+        if dice > MAX_POOL:
+            raise RulesError(f"That makes {dice} dice; the most the table rolls is {MAX_POOL}.")
+        return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker)
+
+    # -- rolling ------------------------------------------------------------------------------
+    def roll(self, request: SetsRequest, rng: Rng) -> State:
+        step: dict[str, Any] = {"action": "roll", "dice": roll_dice(rng, request.dice)}
+        if not request.opposed and request.bar_face is None:
+            step["bar_face"] = rng.randint(1, 6)
+        return new_state(self, request, step)
+
+    @staticmethod
+    def _dice(state: State) -> list[int]:
+        return list(state["steps"][0]["dice"])
+
+    @staticmethod
+    def _bar(state: State) -> Bid | None:
+        request = state["request"]
+        if request["bar_size"] is None:
+            return None
+        face = request["bar_face"] or state["steps"][0]["bar_face"]
+        return Bid(request["bar_size"], face)
+
+    @staticmethod
+    def _spent(state: State) -> set[int]:
+        return {index for step in state["steps"][1:] for index in step.get("dice", ())}
+
+    def _unspent_sets(self, state: State) -> list[int]:
+        """Indices of unspent dice that still have an unspent match: what a set can use."""
+        dice, spent = self._dice(state), self._spent(state)
+        free = [i for i in range(len(dice)) if i not in spent]
+        return [i for i in free if sum(dice[j] == dice[i] for j in free) >= 2]
+
+    def _success(self, state: State) -> bool | None:
+        """Whether the roll succeeded, or None while that is not known yet."""
+        bids = steps_of(state, "bid")
+        bar = self._bar(state)
+        if bar is None:
+            opposition = steps_of(state, "opposition")
+            return opposition[0]["won"] if opposition else None
+        if not bids:
+            # Without any set no bid is possible: the roll has failed already.
+            return False if best_bid(self._dice(state)) is None else None
+        return meets_bar(Bid(bids[0]["size"], bids[0]["face"]), bar)
+
+    def evaluate(self, state: State) -> Outcome:
+        dice = self._dice(state)
+        best = best_bid(dice)
+        key = "none" if best is None else str(best)
+        bar = self._bar(state)
+        success = self._success(state)
+        bids = steps_of(state, "bid")
+        bid = Bid(bids[0]["size"], bids[0]["face"]) if bids else None
+        against = f" against the {BAR_LEVELS[bar.size]} Bar {bar}" if bar else ""
+        if bid is None:
+            headline = f"No set{against}" if best is None else f"Best bid {best}{against}"
+        elif bar is not None:
+            headline = (
+                f"Bid {bid} {'meets' if success else 'falls short of'} the {BAR_LEVELS[bar.size]} Bar {bar}"
+            )
+        elif success is None:
+            headline = f"Bid {bid}: waiting for the other side's bid"
+        else:
+            theirs = steps_of(state, "opposition")[0]
+            headline = f"Bid {bid} {'wins against' if success else 'loses to'} {theirs['bid']}"
+        details: list[str] = []
+        if best is None and bar is None and bid is None:
+            details.append("No set to spend: any set on the other side wins.")
+        if success is not None and bar is None:
+            details.append(
+                "You spend further sets first." if success else "The other side spends further sets first."
+            )
+        details.extend(self._critical_details(state))
+        free = counts_of(tuple(dice[i] for i in range(len(dice)) if i not in self._spent(state)))
+        tone = "neutral" if success is None else ("success" if success else "failure")
+        return Outcome(success, headline, key, tone, tuple(details), margin=sum(c // 2 for c in free))
+
+    @staticmethod
+    def _critical_details(state: State) -> list[str]:
+        details = []
+        for step in state["steps"]:
+            action = step["action"]
+            if action not in CRITICAL_LABELS:
+                continue
+            line = f"{CRITICAL_LABELS[action]} with {step['bid']}"
+            if action == "critical_effect" and step["effect"] != "none":
+                line += f" (a one-die {step['effect']} on a later roll)"
+            details.append(line + ".")
+        flinches = len(steps_of(state, "flinch"))
+        if flinches:
+            details.append(f"Incoming damage reduced by {flinches}.")
+        return details
+
+    def view(self, state: State) -> tuple[StepView, ...]:
+        dice = self._dice(state)
+        counts = counts_of(dice)
+        spent_by: dict[int, str] = {}
+        for step in state["steps"][1:]:
+            for index in step.get("dice", ()):
+                spent_by[index] = SHORT_LABELS[step["action"]]
+        first = state["steps"][0]
+        rolled = tuple(
+            Die(face, hit=counts[face - 1] >= 2, new=True, label=spent_by.get(i, ""))
+            for i, face in enumerate(dice)
+        )
+        bar = self._bar(state)
+        title = f"Rolled {len(dice)} {'die' if len(dice) == 1 else 'dice'}"
+        if bar is not None:
+            title += f" against the {BAR_LEVELS[bar.size]} Bar {bar}"
+        note = f"The Bar's Face was rolled: {first['bar_face']}." if "bar_face" in first else ""
+        views = [StepView("roll", title, rolled, note)]
+        success = self._success(state)
+        for step in state["steps"][1:]:
+            action = step["action"]
+            if action == "opposition":
+                views.append(
+                    StepView(
+                        action, f"The other side bid {step['bid']}", (), "Won." if step["won"] else "Lost."
+                    )
+                )
+                continue
+            spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
+            if action == "bid":
+                note = "" if success is None else ("Success." if success else "Failure.")
+                views.append(StepView(action, f"Bid {step['bid']}", spent, note))
+            else:
+                note = (
+                    f"A one-die {step['effect']} on a later roll."
+                    if step.get("effect", "none") != "none"
+                    else ""
+                )
+                views.append(StepView(action, f"{CRITICAL_LABELS[action]}: spent {step['bid']}", spent, note))
+        return tuple(views)
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    def _allowed_actions(self, state: State) -> list[str]:
+        if not steps_of(state, "bid"):
+            return ["bid"] if best_bid(self._dice(state)) is not None else []
+        actions = []
+        if self._bar(state) is None and not steps_of(state, "opposition"):
+            actions.append("opposition")
+        success = self._success(state)
+        if success is not None and self._unspent_sets(state):
+            for action in SUCCESS_CRITICALS if success else FAILURE_CRITICALS:
+                if action not in ONCE_PER_ROLL or not steps_of(state, action):
+                    actions.append(action)
+        return actions
+
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """What the rules allow now. A bid's chances: none before it (an unbid roll has not
+        succeeded yet), then whether the best bid the dice allow meets the Bar (1 or 0)."""
+        allowed = []
+        choices = tuple(str(i) for i in self._unspent_sets(state))
+        for action in self._allowed_actions(state):
+            if action == "bid":
+                bar = self._bar(state)
+                before = after = None
+                if bar is not None:
+                    before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._dice(state)), bar)))
+                dice = Param("dice", "Dice to bid", choices, multiple=True)
+                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after))
+            elif action == "opposition":
+                size = Param("size", "Their Size (0: no set)", minimum=0, maximum=MAX_POOL)
+                face = Param("face", "Their Face", minimum=1, maximum=6)
+                allowed.append(FollowUp("opposition", "Record the other side's bid", params=(size, face)))
+            else:
+                params = [Param("dice", "Dice of one set to spend", choices, multiple=True)]
+                if action == "critical_effect":
+                    params.append(Param("effect", "Effect on a later roll", EFFECTS))
+                allowed.append(FollowUp(action, CRITICAL_LABELS[action], "one more set", tuple(params)))
+        return allowed
+
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        if state.get("system") != self.slug:
+            raise RulesError("This roll belongs to another dice system.")
+        allowed = self._allowed_actions(state)
+        if action not in allowed:
+            raise RulesError(self._refusal(state, action))
+        if action == "opposition":
+            size = get_int(params, "size", "Their Size", 0, MAX_POOL)
+            theirs = None if size == 0 else Bid(size, get_int(params, "face", "Their Face", 1, 6))
+            if theirs is not None and theirs.size < 2:
+                raise RulesError("A set has a Size of two or more (0 when the other side has no set).")
+            first = steps_of(state, "bid")[0]
+            mine = Bid(first["size"], first["face"])
+            attacker = state["request"]["attacker"]
+            winner = compare_bids(mine, theirs) if attacker else compare_bids(theirs, mine)
+            step: dict[str, Any] = {"action": action, "bid": "none" if theirs is None else str(theirs)}
+            step["won"] = winner == ("attacker" if attacker else "defender")
+            return Applied(with_step(state, step))
+        indices = _parse_indices(params.get("dice"))
+        dice, spent = self._dice(state), self._spent(state)
+        if any(not 0 <= i < len(dice) for i in indices):
+            raise RulesError(f"There are {len(dice)} dice on the card; choose among them.")
+        if any(i in spent for i in indices):
+            raise RulesError("Some of those dice are spent already.")
+        chosen = sorted(indices)
+        bid = score_bid(dice[i] for i in chosen)
+        step = {"action": action, "dice": chosen, "faces": [dice[i] for i in chosen], "bid": str(bid)}
+
+        if action == "bid":
+            step.update(size=bid.size, face=bid.face)
+        elif len({dice[i] for i in chosen}) != 1:
+            raise RulesError("A critical spends one set: dice that all show the same face.")
+        if action == "critical_effect":
+            effect = str(params.get("effect") or "none").strip().lower()
+            if effect not in EFFECTS:
+                raise RulesError("A critical effect gives a bonus die, a penalty die, or none.")
+            step["effect"] = effect
+        return Applied(with_step(state, step))
+
+    def _refusal(self, state: State, action: str) -> str:
+        if action not in ("bid", "opposition", *CRITICAL_LABELS):
+            return f"{action!r} is not a follow-up in this system."
+        if action == "bid":
+            if steps_of(state, "bid"):
+                return "This roll has been bid already; a roll is bid once."
+            return "There is no set in this roll to bid."
+        if not steps_of(state, "bid"):
+            return "Bid a set first."
+        if action == "opposition":
+            if self._bar(state) is not None:
+                return "This roll is against a Bar, not another side."
+            return "The other side's bid is recorded already."
+        success = self._success(state)
+        if success is None:
+            return "Record the other side's bid first: criticals depend on who won."
+        if action in SUCCESS_CRITICALS and not success:
+            return "That critical improves a success, and this roll failed."
+        if action in FAILURE_CRITICALS and success:
+            return "That critical softens a failure, and this roll succeeded."
+        if action in ONCE_PER_ROLL and steps_of(state, action):
+            return f"{CRITICAL_LABELS[action]} has been chosen already on this roll."
+        return "No unspent set is left for a critical."
+
+    # -- odds ---------------------------------------------------------------------------------
+    def outcomes(self, request: SetsRequest) -> dict[str, Fraction]:
+        return {
+            "none" if bid is None else str(bid): p
+            for bid, p in sorted(
+                best_bid_distribution(request.dice).items(), key=lambda item: item[0] or Bid(0, 0)
+            )
+        }
+
+    def chance(self, request: SetsRequest) -> Fraction | None:
+        if request.bar_size is None:
+            return None
+        return chance_against_bar(request.dice, request.bar_size, request.bar_face)
+
+    # -- command line -------------------------------------------------------------------------
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--dice", type=int, required=True, help=f"pool after every modifier, 1-{MAX_POOL}"
+        )
+        parser.add_argument(
+            "--bar",
+            nargs=2,
+            metavar=("SIZE", "FACE"),
+            help="the Bar: SIZE 2-4 or apprentice/journeyman/master, FACE 1-6 or rolled "
+            "(without --bar the roll is opposed)",
+        )
+        parser.add_argument(
+            "--defender", action="store_true", help="opposed: roll as the defender (ties go to the attacker)"
+        )
+
+    def request_from_cli(self, options: argparse.Namespace) -> SetsRequest:
+        data: dict[str, Any] = {"dice": options.dice, "attacker": not options.defender}
+        if options.bar:
+            data.update(bar_size=options.bar[0], bar_face=options.bar[1])
+        else:
+            data["opposed"] = True
+        return self.parse_request(data)
+
+    def cli_extra_odds(self, request: SetsRequest) -> dict[str, Fraction]:
+        """Extra lines for ``manage.py odds``: any set at all, and each Bar with a rolled Face."""
+        lines = {"any set": 1 - best_bid_distribution(request.dice).get(None, Fraction(0))}
+        for size, name in BAR_LEVELS.items():
+            lines[f"{name} Bar, rolled Face"] = chance_against_bar(request.dice, size, None)
+        return lines
+
+
+system = Sets()

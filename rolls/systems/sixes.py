@@ -1,0 +1,353 @@
+"""`sixes`: count the sixes.
+
+A pool of attribute + skill dice (+2 for the Iconic Item, +1 for one helper); every six is a
+success; one success is enough unless the GM asks for two or three. After the roll the kid
+may push (check a Condition, reroll everything but the sixes; once, and only while this is
+still the kid's latest roll), spend one Luck point on a failed roll (reroll the failed dice)
+and use Pride once per Mystery (one automatic success).
+
+Rules choices where the document leaves room (also on the in-app rules page):
+
+- **Broken (SIX-22).** Checking a Condition has no effect on dice in the document, so the
+  four ordinary Conditions change no pool. A Broken kid is out of the action: they cannot
+  roll until the GM clears Broken. A push may check Broken (a kid may push themself that far,
+  as kid-versus-kid allows), and the pushed dice still count.
+- **What a push may follow.** A push must be the very next thing the kid does with their
+  dice: the table refuses it once the character has rolled again. Luck or Pride on the same
+  roll in between does not spoil it (the document allows Luck before or after a push).
+- **Luck rerolls "the failed dice"**: every die that is not a six, as a push does, but
+  without checking a Condition and whether or not the roll was pushed.
+- **Pride on a pushed or lucky roll** is allowed: it adds a success to whatever the chain
+  shows now. It can be used once per roll (it is once per Mystery anyway).
+- **A second Condition (SIX-13)**: when the request says the Trouble threatened a Condition
+  and a pushed roll still fails, the outcome says a second Condition must be checked; which
+  one is the player's choice at the table, so the engine names no Condition.
+- **Helping (SIX-15..17)**: one helper at most; none in group Trouble, where everyone rolls
+  for themself. The helper shares a failure (the card says so).
+- **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes a tie may be broken by
+  buying successes with Conditions, one each; if still tied, the scene is interrupted.
+- **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
+  number of parts that succeeded reaches what the GM asked for (all of them by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from .base import (
+    Applied,
+    DiceSystem,
+    Die,
+    FollowUp,
+    Outcome,
+    Param,
+    Rng,
+    RulesError,
+    State,
+    StepView,
+    get_bool,
+    get_int,
+    new_state,
+    roll_dice,
+    steps_of,
+    with_step,
+)
+from .dice import binomial
+
+CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
+ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
+# Three skills under each attribute, editable on the sheet.
+DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
+    "Body": ("Sneak", "Force", "Move"),
+    "Tech": ("Tinker", "Program", "Calculate"),
+    "Heart": ("Contact", "Charm", "Lead"),
+    "Mind": ("Investigate", "Comprehend", "Empathize"),
+}
+MIN_AGE, MAX_AGE = 10, 15
+MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
+SIX = Fraction(1, 6)
+
+
+def luck_max(age: int) -> int:
+    """SIX-8: the most Luck points a kid of this age holds."""
+    if not MIN_AGE <= age <= MAX_AGE:
+        raise RulesError(f"Age must be between {MIN_AGE} and {MAX_AGE}.")
+    return 15 - age
+
+
+@dataclass(frozen=True)
+class SixesRequest:
+    dice: int
+    need: int = 1
+    attribute: int | None = None
+    skill: int = 0
+    item: bool = False
+    helper: bool = False
+    group: bool = False
+    threat: bool = False
+
+
+class Sixes(DiceSystem):
+    slug = "sixes"
+    name = "Sixes"
+    summary = "Attribute plus skill dice; every six is a success. Push, Luck and Pride."
+    result_name = "sixes"
+
+    # -- requests -----------------------------------------------------------------------------
+    def parse_request(self, data: Mapping[str, Any]) -> SixesRequest:
+        need = get_int(data, "need", "Successes needed", 1, 3, default=1)
+        item = get_bool(data, "item")
+        helper = get_bool(data, "helper")
+        group = get_bool(data, "group")
+        threat = get_bool(data, "threat")
+        if helper and group:
+            raise RulesError("Nobody can help in group Trouble: everyone rolls for themself.")
+        if data.get("attribute") not in (None, ""):
+            attribute = get_int(data, "attribute", "The attribute", 1, 5)
+            skill = get_int(data, "skill", "The skill", 0, 5, default=0)
+            dice = attribute + skill + 2 * item + helper
+            return SixesRequest(dice, need, attribute, skill, item, helper, group, threat)
+        dice = get_int(data, "dice", "The number of dice", 1, MAX_DICE)
+        return SixesRequest(dice, need, None, 0, item, helper, group, threat)
+
+    # -- rolling ------------------------------------------------------------------------------
+    def roll(self, request: SixesRequest, rng: Rng) -> State:
+        return new_state(self, request, {"action": "roll", "dice": roll_dice(rng, request.dice)})
+
+    @staticmethod
+    def _dice(state: State) -> list[int]:
+        """The dice as they lie now: the last step that rolled any."""
+        for step in reversed(state["steps"]):
+            if "dice" in step:
+                return list(step["dice"])
+        raise RulesError("This roll has no dice.")  # pragma: no cover - states always start rolled
+
+    def successes(self, state: State) -> int:
+        return self._dice(state).count(6) + len(steps_of(state, "pride"))
+
+    def evaluate(self, state: State) -> Outcome:
+        request = state["request"]
+        need = request["need"]
+        sixes = self._dice(state).count(6)
+        total = self.successes(state)
+        pushed = bool(steps_of(state, "push"))
+        details: list[str] = []
+        if total >= need:
+            extra = total - need
+            if extra:
+                details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")
+            headline = f"Success: {total} of {need} needed"
+            tone = "success"
+        else:
+            headline = f"Failure: {total} of {need} needed"
+            tone = "failure"
+            details.append("The situation changes: the GM picks a Condition, new Trouble or a Complication.")
+            if request["helper"]:
+                details.append("The helper suffers the same effects.")
+            if pushed and request["threat"]:
+                details.append("Pushed and still failed against a threat: check a second Condition.")
+        return Outcome(
+            success=total >= need,
+            headline=headline,
+            key=str(sixes),
+            tone=tone,
+            details=tuple(details),
+            margin=max(0, total - need),
+        )
+
+    def view(self, state: State) -> tuple[StepView, ...]:
+        views = []
+        for step in state["steps"]:
+            action = step["action"]
+            if action == "pride":
+                views.append(StepView(action, "Pride: one automatic success"))
+                continue
+            fresh = set(step.get("rerolled", range(len(step["dice"]))))
+            dice = tuple(Die(face, hit=face == 6, new=i in fresh) for i, face in enumerate(step["dice"]))
+            if action == "roll":
+                views.append(StepView(action, f"Rolled {len(dice)} dice", dice))
+            elif action == "push":
+                views.append(StepView(action, f"Pushed, checking {step['condition']}", dice))
+            else:
+                views.append(StepView(action, "Luck point: rerolled the failed dice", dice))
+        return tuple(views)
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        now = Fraction(int(self.evaluate(state).success or False))
+        allowed = []
+        for action in ("push", "luck", "pride"):
+            try:
+                self._check(state, action, resources)
+            except RulesError:
+                continue
+            after = self._chance_after(state, action)
+            if action == "push":
+                choices = tuple(resources.get("conditions", ()))
+                allowed.append(
+                    FollowUp(
+                        "push",
+                        "Push the roll",
+                        cost="check a Condition",
+                        params=(Param("condition", "Condition to check", choices),),
+                        chance_before=now,
+                        chance_after=after,
+                    )
+                )
+            elif action == "luck":
+                allowed.append(FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after))
+            else:
+                allowed.append(FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after))
+        return allowed
+
+    def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
+        """Raise RulesError unless ``action`` is allowed now (SIX-5..7, SIX-10..12, SIX-14)."""
+        if action == "push":
+            if steps_of(state, "push"):
+                raise RulesError("This roll has been pushed already; a roll is pushed once.")
+            if not resources.get("latest", False):
+                raise RulesError("Only the character's latest roll can be pushed.")
+            if not resources.get("conditions"):
+                raise RulesError("Every Condition is checked already: there is none left to push with.")
+            self._check_something_to_reroll(state)
+        elif action == "luck":
+            if steps_of(state, "luck"):
+                raise RulesError("A Luck point has been spent on this roll already; one per roll.")
+            if self.evaluate(state).success:
+                raise RulesError("Luck is spent after a failed roll, and this one succeeded.")
+            if int(resources.get("luck", 0)) < 1:
+                raise RulesError("No Luck points left.")
+            self._check_something_to_reroll(state)
+        elif action == "pride":
+            if steps_of(state, "pride"):
+                raise RulesError("Pride has been used on this roll already.")
+            if not resources.get("pride", False):
+                raise RulesError("Pride has been used already in this Mystery.")
+        else:
+            raise RulesError(f"{action!r} is not a follow-up in this system.")
+
+    def _check_something_to_reroll(self, state: State) -> None:
+        if all(face == 6 for face in self._dice(state)):
+            raise RulesError("Every die shows a six already: there is nothing to reroll.")
+
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        self._check(state, action, resources)
+        if action == "pride":
+            return Applied(with_step(state, {"action": "pride"}), {"pride": 1})
+        condition = ""
+        if action == "push":
+            # Checked before any die is drawn: a refused push changes nothing, not even the dice.
+            condition = str(params.get("condition", "")).strip().capitalize()
+            if condition not in resources.get("conditions", ()):
+                raise RulesError("Choose a Condition that is not checked yet to push the roll.")
+        dice = self._dice(state)
+        rerolled = [i for i, face in enumerate(dice) if face != 6]
+        for i in rerolled:
+            dice[i] = rng.randint(1, 6)
+        step: dict[str, Any] = {"action": action, "dice": dice, "rerolled": rerolled}
+        if action == "luck":
+            return Applied(with_step(state, step), {"luck": 1})
+        step["condition"] = condition
+        return Applied(with_step(state, step), {"condition": condition})
+
+    # -- odds ---------------------------------------------------------------------------------
+    def outcomes(self, request: SixesRequest) -> dict[str, Fraction]:
+        return {str(k): p for k, p in enumerate(binomial(request.dice, SIX))}
+
+    def chance(self, request: SixesRequest) -> Fraction:
+        return chance_with_rerolls(request.dice, request.need, 0)
+
+    def chance_with(self, request: SixesRequest, *, push: bool = False, luck: bool = False, pride: bool = False) -> Fraction:
+        """The chance of success before rolling when the kid will push, spend Luck and/or use
+        Pride if the dice fail: what the roll form shows next to the plain chance."""
+        need = request.need - int(pride)
+        return chance_with_rerolls(request.dice, need, int(push) + int(luck))
+
+    def _chance_after(self, state: State, action: str) -> Fraction:
+        need = state["request"]["need"]
+        dice = self._dice(state)
+        have = self.successes(state)
+        if action == "pride":
+            return Fraction(int(have + 1 >= need))
+        return chance_with_rerolls(len(dice) - dice.count(6), need - have, 0)
+
+    # -- command line -------------------------------------------------------------------------
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--dice", type=int, required=True, help=f"pool size, 1-{MAX_DICE}")
+        parser.add_argument("--need", type=int, default=1, help="successes needed, 1-3 (default 1)")
+
+    def request_from_cli(self, options: argparse.Namespace) -> SixesRequest:
+        return self.parse_request({"dice": options.dice, "need": options.need})
+
+    def cli_extra_odds(self, request: SixesRequest) -> dict[str, Fraction]:
+        """Extra lines for ``manage.py odds``: the chance with each follow-up in hand."""
+        return {
+            "with a push": self.chance_with(request, push=True),
+            "with a push and Luck": self.chance_with(request, push=True, luck=True),
+            "with Pride": self.chance_with(request, pride=True),
+        }
+
+
+@cache
+def chance_with_rerolls(dice: int, need: int, rerolls: int) -> Fraction:
+    """P(at least ``need`` sixes) when, after a failure, the non-sixes may be rerolled up to
+    ``rerolls`` times (a push and a Luck point both reroll exactly those dice)."""
+    if need <= 0:
+        return Fraction(1)
+    if dice <= 0:
+        return Fraction(0)
+    total = Fraction(0)
+    for sixes, p in enumerate(binomial(dice, SIX)):
+        if sixes >= need:
+            total += p
+        elif rerolls:
+            total += p * chance_with_rerolls(dice - sixes, need - sixes, rerolls - 1)
+    return total
+
+
+# -- the table around the dice ------------------------------------------------------------------
+
+
+def kid_versus_kid(successes: Mapping[str, int], bought: Mapping[str, int] | None = None) -> str | None:
+    """SIX-18/19: the winner of a contest between kids, or None when it stays tied.
+
+    ``successes`` are each kid's successes after any pushes; ``bought`` the extra successes
+    each kid bought by checking Conditions (one per Condition, Broken included)."""
+    if len(successes) < 2:
+        raise RulesError("A contest needs at least two kids.")
+    bought = bought or {}
+    if any(count < 0 for count in (*successes.values(), *bought.values())):
+        raise RulesError("Successes cannot be negative.")
+    best_rolled = max(successes.values())
+    if any(bought.get(kid) and count < best_rolled for kid, count in successes.items()):
+        # SIX-19: buying successes breaks a tie; it does not overturn a loss.
+        raise RulesError("Only kids tied for the lead after their pushes may buy extra successes.")
+    totals = {kid: count + bought.get(kid, 0) for kid, count in successes.items()}
+    best = max(totals.values())
+    leaders = [kid for kid, total in totals.items() if total == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def extended_trouble(parts: Sequence[bool], needed: int | None = None) -> bool:
+    """SIX-20: the plan succeeds when enough kids' parts succeeded (all of them by default)."""
+    if not parts:
+        raise RulesError("Extended Trouble needs at least one kid's part.")
+    needed = len(parts) if needed is None else needed
+    if not 1 <= needed <= len(parts):
+        raise RulesError(f"The plan needs between 1 and {len(parts)} successful parts.")
+    return sum(parts) >= needed
+
+
+system = Sixes()

@@ -1,0 +1,524 @@
+"""`stars`: count the Stars.
+
+Rules choices where the document leaves room (also on the in-app rules page):
+
+- **Professional training (STR-7).** Difficulty 3, the same as Adept, and no botches: a roll
+  that would botch is a plain failure instead.
+- **A difficulty set by the GM.** A request may name a difficulty from 2 to 6; it replaces the
+  one the training gives, while Professional still keeps its botch immunity.
+- **Botches (STR-8).** More than half the dice showing 1 is a botch even when the other dice
+  show Stars: the worst result happens, so the roll fails and counts no Stars. Under
+  Professional training such a roll is a failure with no Stars, not a botch.
+- **Advantage and disadvantage together** cancel out: the test is rolled once.
+- **Keeping one of two rolls (STR-10, STR-11).** A roll is better than another when it has
+  more Stars; with equal Stars a botch is worse than a plain failure. When both are equally
+  good, the earlier roll stays (so a Luck reroll that ties changes nothing).
+- **Luck (STR-11).** Spending Luck repeats the whole test (rolled twice again under
+  advantage or disadvantage) and keeps the better of the two results; spent against a roll,
+  it keeps the worse. Each may be spent once on a roll: once by the roller ("luck"), once by
+  someone the roll is made against ("luck_against", paid from that player's Luck). The second
+  reroll of the same kind would reopen a result the table has already accepted. Luck works on
+  d3 rolls too, where higher is better.
+- **Luck maximum (STR-12).** 3, plus 1 for the Edge Charmed Life at Basic or 2 at Advanced;
+  no other Edge in the list names Luck. A long rest gives one point back up to the maximum
+  (never taking points away from someone above it); a new Adventure fills the pool.
+- **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
+  no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
+- **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from .base import (
+    Applied,
+    DiceSystem,
+    Die,
+    FollowUp,
+    Outcome,
+    Rng,
+    RulesError,
+    State,
+    StepView,
+    get_bool,
+    get_choice,
+    get_int,
+    new_state,
+    roll_dice,
+    steps_of,
+    with_step,
+)
+from .dice import Counts, distribution
+
+# STR-13: the character sheet's lists, as the document names them.
+STATS = ("Vigor", "Agility", "Smarts", "Presence")
+RATINGS: dict[int, str] = {1: "Poor", 2: "Average", 3: "Good", 4: "Superb", 5: "World Class"}
+SKILLS = (
+    "Aim",
+    "Athletics",
+    "Bookworm",
+    "Entertain",
+    "Gambling",
+    "Heal",
+    "Melee",
+    "Perception",
+    "Persuasion",
+    "Primal",
+    "Stealth",
+    "Technology",
+    "Thievery",
+    "Willpower",
+)
+EDGES = (
+    "Allure",
+    "Artisan",
+    "Brawler",
+    "Charmed Life",
+    "Dodge!",
+    "Double Trouble",
+    "Fast Hands",
+    "First Strike",
+    "Heirloom",
+    "Lifestyle",
+    "Mind Over Matter",
+    "Mysterious Blood",
+    "Tough as Nails",
+    "Third Wind",
+)
+EDGE_RATINGS = ("basic", "advanced")
+TRAININGS = ("untrained", "novice", "adept", "professional")
+TRAINING_DIFFICULTY = {"untrained": 5, "novice": 4, "adept": 3, "professional": 3}
+MIN_DIFFICULTY, MAX_DIFFICULTY = 2, 6
+MIN_DICE, MAX_DICE = 1, 5
+KINDS = ("test", "d3")
+LUCK_BASE = 3
+LUCK_EDGE_BONUS = {"basic": 1, "advanced": 2}  # Charmed Life
+
+
+# --------------------------------------------------------------------------------------------
+# Pure helpers
+
+
+def d3(face: int) -> int:
+    """STR-2: a d6 halved, rounded up (1-2: 1, 3-4: 2, 5-6: 3)."""
+    return (face + 1) // 2
+
+
+def is_botch(dice: Iterable[int]) -> bool:
+    """STR-8: more than half the dice show 1."""
+    faces = list(dice)
+    return 2 * faces.count(1) > len(faces)
+
+
+def count_stars(dice: Iterable[int], difficulty: int) -> int:
+    """STR-3/4/8: one Star per die at or above the difficulty, two for a 6; none in a botch."""
+    faces = list(dice)
+    if is_botch(faces):
+        return 0
+    return sum(2 if face == 6 else 1 for face in faces if face >= difficulty)
+
+
+def rank(dice: Iterable[int], difficulty: int, immune: bool) -> tuple[int, int]:
+    """How good a roll is, for keeping one of two: Stars, then a botch below a plain failure."""
+    faces = list(dice)
+    return (count_stars(faces, difficulty), 0 if is_botch(faces) and not immune else 1)
+
+
+def contest(player_stars: int, opponent_stars: int) -> bool:
+    """STR-9: True when the player wins a contested roll (more Stars; ties go to the player)."""
+    return player_stars >= opponent_stars
+
+
+def luck_max(edges: Mapping[str, str] | Iterable[str] = ()) -> int:
+    """STR-12: the most Luck a hero holds: 3, raised by Charmed Life (+1 Basic, +2 Advanced).
+
+    ``edges`` is the hero's Edges: names (each at Basic) or a mapping name -> "basic"/"advanced".
+    """
+    rated = dict(edges.items()) if isinstance(edges, Mapping) else {name: "basic" for name in edges}
+    known = {edge.lower(): edge for edge in EDGES}
+    bonus = 0
+    for name, rating in rated.items():
+        edge = known.get(str(name).strip().lower())
+        if edge is None:
+            raise RulesError(f"{name!r} is not an Edge; the Edges are {', '.join(EDGES)}.")
+        level = str(rating).strip().lower()
+        if level not in EDGE_RATINGS:
+            raise RulesError(f"An Edge is rated Basic or Advanced, not {rating!r}.")
+        if edge == "Charmed Life":
+            bonus += LUCK_EDGE_BONUS[level]
+    return LUCK_BASE + bonus
+
+
+def after_long_rest(current: int, maximum: int) -> int:
+    """STR-12: Luck after a long rest: one spent point back, never above the maximum."""
+    if current < 0 or maximum < 0:
+        raise RulesError("Luck cannot be negative.")
+    return current + 1 if current < maximum else current
+
+
+def at_new_adventure(maximum: int) -> int:
+    """STR-12: Luck at the start of an Adventure: the whole pool."""
+    if maximum < 0:
+        raise RulesError("Luck cannot be negative.")
+    return maximum
+
+
+# --------------------------------------------------------------------------------------------
+# Requests and odds
+
+
+@dataclass(frozen=True)
+class StarsRequest:
+    dice: int  # the Stat's rating (1 for a d3)
+    training: str = "untrained"
+    difficulty: int | None = None  # set by the GM; None: what the training gives
+    advantage: bool = False
+    disadvantage: bool = False
+    kind: str = "test"
+
+    @property
+    def target(self) -> int:
+        """The difficulty each die must meet."""
+        return self.difficulty if self.difficulty is not None else TRAINING_DIFFICULTY[self.training]
+
+    @property
+    def immune(self) -> bool:
+        return self.training == "professional"
+
+    @property
+    def rolls(self) -> int:
+        """How many times the test is rolled: twice under advantage or disadvantage alone."""
+        return 2 if self.advantage != self.disadvantage else 1
+
+    @property
+    def keep(self) -> str:
+        return "worse" if self.disadvantage and not self.advantage else "better"
+
+
+Result = tuple[int, int]  # (Stars, 1 unless a botch that counts): what ``rank`` returns
+
+
+@cache
+def _single(dice: int, target: int, immune: bool) -> dict[Result, Fraction]:
+    def key(counts: Counts) -> Result:
+        faces = [face for face, count in enumerate(counts, start=1) for _ in range(count)]
+        return rank(faces, target, immune)
+
+    return distribution(dice, key)
+
+
+@cache
+def result_distribution(request: StarsRequest) -> dict[Result, Fraction]:
+    """The exact distribution of the kept result of a test (both rolls under advantage)."""
+    single = _single(request.dice, request.target, request.immune)
+    if request.rolls == 1:
+        return single
+    pick = max if request.keep == "better" else min
+    kept: dict[Result, Fraction] = defaultdict(Fraction)
+    for first, p in single.items():
+        for second, q in single.items():
+            kept[pick(first, second)] += p * q
+    return dict(kept)
+
+
+def botch_chance(request: StarsRequest) -> Fraction:
+    """The exact chance that a fresh test botches (0 under Professional training)."""
+    return sum((p for (_, clean), p in result_distribution(request).items() if not clean), Fraction(0))
+
+
+def success_chance(request: StarsRequest) -> Fraction:
+    """The exact chance of at least one Star."""
+    return sum((p for (stars, _), p in result_distribution(request).items() if stars), Fraction(0))
+
+
+def chance_with_luck(request: StarsRequest) -> Fraction:
+    """Success when the roller will spend Luck after a failure (the reroll keeps the better)."""
+    p = success_chance(request)
+    return 1 - (1 - p) ** 2
+
+
+def chance_against_luck(request: StarsRequest) -> Fraction:
+    """Success when someone spends Luck against the roll (the reroll keeps the worse)."""
+    return success_chance(request) ** 2
+
+
+def contest_chance(player: StarsRequest, opponent: StarsRequest) -> Fraction:
+    """STR-9: the exact chance that the player wins a contested roll (ties go to the player)."""
+    theirs = result_distribution(opponent)
+    return sum(
+        (
+            p * q
+            for (mine, _), p in result_distribution(player).items()
+            for (other, _), q in theirs.items()
+            if contest(mine, other)
+        ),
+        Fraction(0),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class Stars(DiceSystem):
+    slug = "stars"
+    name = "Stars"
+    summary = "Roll your Stat in dice; each die at the difficulty is a Star, a six two. Luck rerolls."
+    result_name = "Stars"
+
+    # -- requests -----------------------------------------------------------------------------
+    def parse_request(self, data: Mapping[str, Any]) -> StarsRequest:
+        kind = get_choice(data, "kind", "The kind of roll", KINDS, default="test")
+        advantage = get_bool(data, "advantage")
+        disadvantage = get_bool(data, "disadvantage")
+        if kind == "d3":
+            if advantage or disadvantage:
+                raise RulesError("Advantage and disadvantage apply to tests, not to a d3.")
+            return StarsRequest(1, kind="d3")
+        dice = get_int(data, "dice", "The Stat's rating", MIN_DICE, MAX_DICE)
+        training = get_choice(data, "training", "Training", TRAININGS, default="untrained")
+        difficulty = None
+        if data.get("difficulty") not in (None, ""):
+            difficulty = get_int(data, "difficulty", "The difficulty", MIN_DIFFICULTY, MAX_DIFFICULTY)
+        return StarsRequest(dice, training, difficulty, advantage, disadvantage)
+
+    # -- rolling ------------------------------------------------------------------------------
+    @staticmethod
+    def _test(parsed: StarsRequest, rng: Rng) -> dict[str, Any]:
+        """Roll the test once or twice; the step records both rolls and which one is kept."""
+        rolls = [roll_dice(rng, parsed.dice) for _ in range(parsed.rolls)]
+        kept = 0
+        if parsed.kind == "test" and len(rolls) == 2:
+            first, second = (rank(roll, parsed.target, parsed.immune) for roll in rolls)
+            # Ties keep the first roll.
+            if (second > first) if parsed.keep == "better" else (second < first):
+                kept = 1
+        return {"rolls": rolls, "kept": kept, "dice": rolls[kept]}
+
+    def roll(self, request: StarsRequest, rng: Rng) -> State:
+        return new_state(self, request, {"action": "roll", **self._test(request, rng)})
+
+    @staticmethod
+    def _request(state: State) -> StarsRequest:
+        return StarsRequest(**state["request"])
+
+    @staticmethod
+    def _source(state: State) -> int:
+        """The index of the step whose kept roll is the result now."""
+        source = 0
+        for index, step in enumerate(state["steps"]):
+            if index and step["keep"] == "new":
+                source = index
+        return source
+
+    def _result(self, state: State) -> list[int]:
+        return list(state["steps"][self._source(state)]["dice"])
+
+    def _score(self, request: StarsRequest, dice: list[int]) -> tuple[int, int]:
+        if request.kind == "d3":
+            return (d3(dice[0]), 1)
+        return rank(dice, request.target, request.immune)
+
+    def evaluate(self, state: State) -> Outcome:
+        request = self._request(state)
+        dice = self._result(state)
+        details = self._luck_details(state)
+        if request.kind == "d3":
+            value = d3(dice[0])
+            return Outcome(None, f"d3: {value}", str(value), details=details, margin=value)
+        stars = count_stars(dice, request.target)
+        if request.rolls == 2:
+            more = "more" if request.keep == "better" else "fewer"
+            details = (f"Rolled twice, kept the roll with {more} Stars.", *details)
+        if is_botch(dice) and not request.immune:
+            return Outcome(False, "Botch: the worst possible result", "0", "catastrophe", details)
+        if is_botch(dice):
+            details = ("A botch, but Professional training makes it a plain failure.", *details)
+            return Outcome(False, "Failure: no Stars", "0", "failure", details)
+        if not stars:
+            return Outcome(False, "Failure: no Stars", "0", "failure", details)
+        plural = "Star" if stars == 1 else "Stars"
+        if stars >= 5:
+            return Outcome(True, f"Breathtaking: {stars} {plural}", str(stars), "amazing", details, stars)
+        return Outcome(True, f"Success: {stars} {plural}", str(stars), "success", details, stars)
+
+    @staticmethod
+    def _luck_details(state: State) -> tuple[str, ...]:
+        lines = []
+        for step in state["steps"][1:]:
+            who = "Luck" if step["action"] == "luck" else "Luck against the roll"
+            lines.append(f"{who}: kept the {'new' if step['keep'] == 'new' else 'earlier'} result.")
+        return tuple(lines)
+
+    def view(self, state: State) -> tuple[StepView, ...]:
+        request = self._request(state)
+        source = self._source(state)
+        views = []
+        for index, step in enumerate(state["steps"]):
+            dice: list[Die] = []
+            for which, roll in enumerate(step["rolls"]):
+                kept = index == source and which == step["kept"]
+                dice.extend(self._die(request, face, roll, dropped=not kept) for face in roll)
+            views.append(
+                StepView(step["action"], self._title(request, step), tuple(dice), self._note(request, step))
+            )
+        return tuple(views)
+
+    @staticmethod
+    def _die(request: StarsRequest, face: int, roll: list[int], dropped: bool) -> Die:
+        if request.kind == "d3":
+            return Die(face, new=True, dropped=dropped, label=f"d3: {d3(face)}")
+        star = face >= request.target and not is_botch(roll)
+        label = "x2" if star and face == 6 else ""
+        return Die(face, hit=star, new=True, dropped=dropped, label=label)
+
+    @staticmethod
+    def _title(request: StarsRequest, step: Mapping[str, Any]) -> str:
+        if step["action"] == "luck":
+            return "Luck: rerolled, keeping the better"
+        if step["action"] == "luck_against":
+            return "Luck against the roll: rerolled, keeping the worse"
+        if request.kind == "d3":
+            return "Rolled a d3"
+        count = f"{request.dice} {'die' if request.dice == 1 else 'dice'}"
+        twice = (
+            f" twice ({'advantage' if request.keep == 'better' else 'disadvantage'})"
+            if request.rolls == 2
+            else ""
+        )
+        return f"Rolled {count}{twice} at difficulty {request.target}"
+
+    @staticmethod
+    def _note(request: StarsRequest, step: Mapping[str, Any]) -> str:
+        if step["action"] != "roll":
+            return "Kept the new result." if step["keep"] == "new" else "The earlier result stands."
+        if request.kind == "test" and len(step["rolls"]) == 2:
+            kept, dropped = step["rolls"][step["kept"]], step["rolls"][1 - step["kept"]]
+            return f"Kept {_stars(kept, request)}; dropped {_stars(dropped, request)}."
+        return ""
+
+    # -- follow-ups ---------------------------------------------------------------------------
+    def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
+        """Raise RulesError unless ``action`` is allowed now (STR-11)."""
+        if action not in ("luck", "luck_against"):
+            raise RulesError(f"{action!r} is not a follow-up in this system.")
+        if steps_of(state, action):
+            if action == "luck":
+                raise RulesError("Luck has been spent on this roll already; one reroll per roll.")
+            raise RulesError("Luck has been spent against this roll already; one reroll per roll.")
+        if _points(resources.get("luck")) < 1:
+            raise RulesError("No Luck points left.")
+
+    def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """Luck rerolls. The chances: the roll's success now, and after the reroll (for a test)."""
+        request = self._request(state)
+        allowed = []
+        for action in ("luck", "luck_against"):
+            try:
+                self._check(state, action, resources)
+            except RulesError:
+                continue
+            before = after = None
+            if request.kind == "test":
+                now = bool(self.evaluate(state).success)
+                fresh = success_chance(request)
+                before = Fraction(int(now))
+                after = (
+                    (Fraction(1) if now else fresh) if action == "luck" else (fresh if now else Fraction(0))
+                )
+            if action == "luck":
+                label = "Spend Luck: reroll, keep the better"
+            else:
+                label = "Spend your Luck against this roll: reroll, keep the worse"
+            allowed.append(FollowUp(action, label, "1 Luck", (), before, after))
+        return allowed
+
+    def apply(
+        self,
+        state: State,
+        action: str,
+        params: Mapping[str, Any],
+        resources: Mapping[str, Any],
+        rng: Rng,
+    ) -> Applied:
+        if state.get("system") != self.slug:
+            raise RulesError("This roll belongs to another dice system.")
+        self._check(state, action, resources)
+        request = self._request(state)
+        earlier = self._score(request, self._result(state))
+        step = {"action": action, **self._test(request, rng)}
+        new = self._score(request, step["dice"])
+        # Ties keep the earlier result: a reroll that is no better (or no worse) changes nothing.
+        step["keep"] = "new" if (new > earlier if action == "luck" else new < earlier) else "earlier"
+        return Applied(with_step(state, step), {"luck": 1})
+
+    # -- odds ---------------------------------------------------------------------------------
+    def outcomes(self, request: StarsRequest) -> dict[str, Fraction]:
+        if request.kind == "d3":
+            return {"1": Fraction(1, 3), "2": Fraction(1, 3), "3": Fraction(1, 3)}
+        stars: dict[int, Fraction] = defaultdict(Fraction)
+        for (count, _), p in result_distribution(request).items():
+            stars[count] += p
+        return {str(count): stars[count] for count in sorted(stars)}
+
+    def chance(self, request: StarsRequest) -> Fraction | None:
+        return None if request.kind == "d3" else success_chance(request)
+
+    # -- command line -------------------------------------------------------------------------
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--dice", type=int, help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}")
+        parser.add_argument(
+            "--training", default="untrained", help="untrained, novice, adept or professional"
+        )
+        parser.add_argument(
+            "--difficulty", type=int, help="a difficulty set by the GM, 2-6 (replaces training's)"
+        )
+        parser.add_argument("--advantage", action="store_true", help="roll twice, keep the more Stars")
+        parser.add_argument("--disadvantage", action="store_true", help="roll twice, keep the fewer Stars")
+        parser.add_argument("--d3", action="store_true", help="roll a d3 instead of a test")
+
+    def request_from_cli(self, options: argparse.Namespace) -> StarsRequest:
+        return self.parse_request(
+            {
+                "kind": "d3" if options.d3 else "test",
+                "dice": options.dice,
+                "training": options.training,
+                "difficulty": options.difficulty,
+                "advantage": options.advantage,
+                "disadvantage": options.disadvantage,
+            }
+        )
+
+    def cli_extra_odds(self, request: StarsRequest) -> dict[str, Fraction]:
+        """Extra lines for ``manage.py odds``: botches and Luck."""
+        if request.kind == "d3":
+            return {}
+        return {
+            "botch": botch_chance(request),
+            "with Luck after a failure": chance_with_luck(request),
+            "with Luck spent against it": chance_against_luck(request),
+        }
+
+
+def _stars(dice: list[int], request: StarsRequest) -> str:
+    if is_botch(dice) and not request.immune:
+        return "a botch"
+    stars = count_stars(dice, request.target)
+    return f"{stars} Star" if stars == 1 else f"{stars} Stars"
+
+
+def _points(raw: Any) -> int:
+    """A resource count from the character sheet; anything unreadable counts as none."""
+    try:
+        return int(raw)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+system = Stars()

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from rolls import views
+
+app_name = "rolls"
+
+urlpatterns = [
+    path("c/<int:pk>/characters/<int:character_id>/roll/", views.roll_create, name="roll-create"),
+    path("c/<int:pk>/characters/<int:character_id>/odds/", views.odds, name="odds"),
+    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", views.follow_up, name="follow-up"),
+]

@@ -1,0 +1,51 @@
+"""Who may see and do what. Views and the consumer call these before anything else.
+
+A campaign is visible to its members only (404 for everyone else, so its existence does not
+leak); a character is acted for by its player or the GM (403 for the other members).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from tabletop.models import Campaign, Character, Membership
+
+
+def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
+    if not user.is_authenticated:
+        raise Http404("No such campaign.")
+    membership = (
+        Membership.objects.select_related("campaign", "user").filter(campaign_id=campaign_id, user=user).first()
+    )
+    if membership is None:
+        raise Http404("No such campaign.")
+    return membership
+
+
+def gm_or_403(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
+    membership = membership_or_404(user, campaign_id)
+    if not membership.is_gm:
+        raise PermissionDenied("Only the GM can do that.")
+    return membership
+
+
+def may_act_for(membership: Membership, character: Character) -> bool:
+    return membership.is_gm or character.owner_id == membership.user_id
+
+
+def character_or_404(campaign: Campaign, character_id: int) -> Character:
+    character = Character.objects.select_related("campaign", "owner").filter(
+        campaign=campaign, pk=character_id
+    ).first()
+    if character is None:
+        raise Http404("No such character.")
+    return character
+
+
+def character_to_act_for(membership: Membership, character_id: int) -> Character:
+    character = character_or_404(membership.campaign, character_id)
+    if not may_act_for(membership, character):
+        raise PermissionDenied("Only this character's player or the GM can do that.")
+    return character

@@ -1,0 +1,75 @@
+"""Forms for accounts, campaigns and joining."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
+
+from rolls.systems import SLUGS, get_system
+from tabletop.sheets import AT_THE_TABLE
+
+
+class SignupForm(UserCreationForm):
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
+
+
+class DisplayNameForm(forms.Form):
+    display_name = forms.CharField(
+        label="Your name at the table", max_length=40, widget=forms.TextInput(attrs={"autocomplete": "nickname"})
+    )
+
+    def clean_display_name(self) -> str:
+        name: str = self.cleaned_data["display_name"].strip()
+        if not name:
+            raise forms.ValidationError("Tell the table what to call you.")
+        return name
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(label="Campaign name", max_length=80)
+    system = forms.ChoiceField(label="Dice system", widget=forms.RadioSelect)
+    display_name = forms.CharField(label="Your name as GM", max_length=40, initial="GM")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = []
+        for slug in SLUGS:
+            system = get_system(slug)
+            label = f"{system.name}: {system.summary}"
+            if slug not in AT_THE_TABLE:
+                label += " (not at the table yet: rules and odds only)"
+            choices.append((slug, label))
+        self.fields["system"].choices = choices
+        self.fields["system"].initial = AT_THE_TABLE[0]
+
+    def clean_system(self) -> str:
+        system: str = self.cleaned_data["system"]
+        if system not in AT_THE_TABLE:
+            raise forms.ValidationError(
+                f"{get_system(system).name} is not at the table yet; its rules and odds are on the rules page."
+            )
+        return system
+
+
+class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
+    """A player who joined by link picks a username and a password to log in elsewhere."""
+
+    username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
+    field_order = ["username", "new_password1", "new_password2"]
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"].strip()
+        User = get_user_model()
+        User.username_validator(username)  # type: ignore[attr-defined]
+        if User.objects.filter(username__iexact=username).exclude(pk=self.user.pk).exists():
+            raise forms.ValidationError("That username is taken.")
+        return username
+
+    def save(self, commit: bool = True) -> Any:
+        self.user.username = self.cleaned_data["username"]
+        return super().save(commit=commit)

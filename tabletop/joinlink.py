@@ -1,0 +1,37 @@
+"""The join link and its QR code, pointing at an address the phones can reach."""
+
+from __future__ import annotations
+
+import segno
+from django.conf import settings
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from tabletop.models import Campaign
+from tabletop.network import is_loopback, lan_address
+
+
+def public_base(request: HttpRequest) -> str:
+    """PUBLIC_URL when set; else the host the GM's browser used; else, when that host is a
+    loopback one (a phone cannot open "localhost"), this machine's network address."""
+    if settings.PUBLIC_URL:
+        return str(settings.PUBLIC_URL)
+    host = request.get_host()
+    if is_loopback(host):
+        lan = lan_address()
+        if lan:
+            port = request.get_port()
+            default = "443" if request.is_secure() else "80"
+            host = lan if port == default else f"{lan}:{port}"
+    return f"{request.scheme}://{host}"
+
+
+def join_url(request: HttpRequest, campaign: Campaign) -> str:
+    return public_base(request) + reverse("tabletop:join", args=[campaign.join_token])
+
+
+def qr_svg(url: str) -> SafeString:
+    # segno escapes nothing it is not given; the URL is ours (base + token of [A-Za-z0-9_-]).
+    svg = segno.make(url, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff", omitsize=True)
+    return mark_safe(svg)  # noqa: S308

@@ -1,0 +1,129 @@
+"""Campaigns, who belongs to them, their characters and their play sessions."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from rolls.systems import SLUGS, get_system
+
+
+def new_join_token() -> str:
+    # 24 bytes = 192 random bits: a join link cannot be guessed.
+    return secrets.token_urlsafe(24)
+
+
+class Campaign(models.Model):
+    SYSTEM_CHOICES = [(slug, get_system(slug).name) for slug in SLUGS]
+
+    name = models.CharField(max_length=80)
+    system = models.CharField(max_length=16, choices=SYSTEM_CHOICES)
+    gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run")
+    join_token = models.CharField(max_length=64, unique=True, default=new_join_token)
+    # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
+    mystery = models.PositiveIntegerField(default=1)
+    # The last sequence number handed to a log entry; bumped under a row lock.
+    last_seq = models.PositiveBigIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tabletop:campaign", args=[self.pk])
+
+    @property
+    def rules(self) -> Any:
+        return get_system(self.system)
+
+    def open_session(self) -> PlaySession | None:
+        return self.sessions.filter(ended__isnull=True).first()
+
+
+class Membership(models.Model):
+    """A user at a campaign's table. The GM has one too, with ``is_gm``."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    display_name = models.CharField(max_length=40)
+    is_gm = models.BooleanField(default=False)
+    joined = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-is_gm", "display_name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+            models.UniqueConstraint(fields=["campaign"], condition=Q(is_gm=True), name="one_gm_per_campaign"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} in {self.campaign}"
+
+
+class Character(models.Model):
+    """A character sheet. ``sheet`` holds the system's traits (see tabletop/sheets.py); the
+    resources that rules spend are columns, so the database guards their bounds."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters")
+    name = models.CharField(max_length=60)
+    sheet = models.JSONField(default=dict)
+    luck = models.PositiveSmallIntegerField(default=0)
+    # The Mystery in which Pride was last used; Pride is available in any other.
+    pride_used_in = models.PositiveIntegerField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=Q(luck__lte=15), name="luck_at_most_15")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tabletop:character", args=[self.campaign_id, self.pk])
+
+    @property
+    def pride_available(self) -> bool:
+        return self.pride_used_in != self.campaign.mystery
+
+
+class PlaySession(models.Model):
+    """One evening at the table. At most one is open per campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sessions")
+    number = models.PositiveIntegerField()
+    started = models.DateTimeField(auto_now_add=True)
+    ended = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="session_numbers_unique"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(ended__isnull=True), name="one_open_session"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Session {self.number}"
+
+
+class Presence(models.Model):
+    """A socket open on a campaign page right now: who is at the table."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="presences")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    channel_name = models.CharField(max_length=200, unique=True)
+    connected = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.campaign}"

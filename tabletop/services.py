@@ -1,0 +1,152 @@
+"""Writes to campaigns, memberships, characters and play sessions. Changes the table should
+see go into the roll log as events, so the history tells the whole evening."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from rolls.services import append_entry
+from rolls.systems import RulesError
+from rolls.tables import adapter_for
+from tabletop.models import Campaign, Character, Membership, PlaySession, new_join_token
+from tabletop.sheets import AT_THE_TABLE
+
+EVENT = "event"
+
+
+def campaign_create(*, gm: AbstractBaseUser, name: str, system: str, display_name: str) -> Campaign:
+    if system not in AT_THE_TABLE:
+        raise RulesError("That dice system is not at the table yet.")
+    with transaction.atomic():
+        campaign = Campaign.objects.create(name=name.strip(), system=system, gm=gm)
+        Membership.objects.create(campaign=campaign, user=gm, display_name=display_name, is_gm=True)
+        return campaign
+
+
+def player_create(*, display_name: str) -> AbstractBaseUser:
+    """A player who joined by link: a real account with no password yet (one can be set
+    later, to log in from another device)."""
+    User = get_user_model()
+    while True:
+        username = f"player-{secrets.token_hex(4)}"
+        if not User.objects.filter(username=username).exists():
+            break
+    user = User(username=username, first_name=display_name[:150])
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def member_join(*, campaign: Campaign, user: AbstractBaseUser, display_name: str) -> Membership:
+    with transaction.atomic():
+        membership, created = Membership.objects.get_or_create(
+            campaign=campaign, user=user, defaults={"display_name": display_name.strip()}
+        )
+        if created:
+            append_entry(
+                campaign_id=campaign.pk, kind=EVENT, action="member-joined", actor=user,
+                text=f"{membership.display_name} joined the table.",
+            )
+        return membership
+
+
+def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, membership: Membership) -> None:
+    if membership.is_gm:
+        raise RulesError("The GM cannot be removed from their own campaign.")
+    with transaction.atomic():
+        # Their characters leave with them; the history keeps their rolls by name.
+        Character.objects.filter(campaign=campaign, owner=membership.user).delete()
+        membership.delete()
+        append_entry(
+            campaign_id=campaign.pk, kind=EVENT, action="member-removed", actor=actor,
+            text=f"{membership.display_name} was removed from the table.",
+        )
+
+
+def join_link_rotate(*, campaign: Campaign) -> None:
+    campaign.join_token = new_join_token()
+    campaign.save(update_fields=["join_token"])
+
+
+def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession:
+    adapter = adapter_for(campaign.system)
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if campaign.open_session() is not None:
+            raise RulesError("A play session is already running.")
+        number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
+        session = PlaySession.objects.create(campaign=campaign, number=number)
+        characters = list(campaign.characters.select_for_update())
+        for character in characters:
+            adapter.on_new_session(character)
+        Character.objects.bulk_update(characters, ["luck"])
+        append_entry(
+            campaign_id=campaign.pk, kind=EVENT, action="session-start", actor=actor,
+            text=f"Session {number} started. Luck points are full again.",
+        )
+        return session
+
+
+def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("No play session is running.")
+        session.ended = timezone.now()
+        session.save(update_fields=["ended"])
+        append_entry(
+            campaign_id=campaign.pk, kind=EVENT, action="session-end", actor=actor,
+            text=f"Session {session.number} ended.",
+        )
+
+
+def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    """A new Mystery: everyone's Pride is available again (SIX-5)."""
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign.mystery += 1
+        campaign.save(update_fields=["mystery"])
+        append_entry(
+            campaign_id=campaign.pk, kind=EVENT, action="mystery-start", actor=actor,
+            text=f"Mystery {campaign.mystery} begins. Pride is available again.",
+        )
+
+
+def character_create(*, campaign: Campaign, owner: AbstractBaseUser, name: str, sheet: dict[str, Any]) -> Character:
+    adapter = adapter_for(campaign.system)
+    with transaction.atomic():
+        character = Character(campaign=campaign, owner=owner, name=name.strip(), sheet=sheet)
+        adapter.new_character(character)
+        character.save()
+        append_entry(
+            campaign_id=campaign.pk, kind=EVENT, action="character-new", actor=owner,
+            text=f"{character.name} joins the story.",
+        )
+        return character
+
+
+def character_update(*, character: Character, actor: AbstractBaseUser, name: str, sheet: dict[str, Any]) -> Character:
+    with transaction.atomic():
+        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        before = character.sheet.get("conditions", {})
+        character.name = name.strip()
+        character.sheet = sheet
+        character.save(update_fields=["name", "sheet"])
+        # A change of Conditions is visible to the table, never silent.
+        after = sheet.get("conditions", {})
+        changes = [
+            f"{'checked' if after.get(c) else 'cleared'} {c}" for c in after if bool(after.get(c)) != bool(before.get(c))
+        ]
+        if changes:
+            append_entry(
+                campaign_id=character.campaign_id, kind=EVENT, action="sheet-change", actor=actor,
+                text=f"{character.name}: {', '.join(changes)}.",
+            )
+        return character

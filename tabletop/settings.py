@@ -1,0 +1,224 @@
+"""Settings for Tabletop, all in one file, read from the environment.
+
+The defaults suit a laptop at the table on a home network: SQLite (WAL) and the in-memory
+channel layer, debug off, a secret key generated on first run and kept outside the
+repository, and hosts limited to this machine's own names and addresses.
+
+With ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` set, several ASGI workers serve one
+table. See README.md and docs/deploy.md for every variable.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.utils.csp import CSP
+
+from tabletop.network import local_addresses
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = env(name).lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be true or false, not {value!r}")
+
+
+def env_list(name: str) -> list[str]:
+    return [item.strip() for item in env(name).split(",") if item.strip()]
+
+
+# Where the embedded database and the generated secret key live: outside the repository, so a
+# clone can be deleted or shared without losing the campaign or leaking the key.
+DATA_DIR = Path(env("TABLETOP_DATA_DIR") or Path.home() / ".local" / "share" / "tabletop")
+
+
+def _secret_key() -> str:
+    if key := env("SECRET_KEY"):
+        return key
+    path = DATA_DIR / "secret-key"
+    if not path.exists():
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: two workers starting at once must not write two different keys.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG")
+PUBLIC_URL = env("PUBLIC_URL").rstrip("/")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["localhost", "127.0.0.1", "[::1]", "testserver", *local_addresses()]
+if PUBLIC_URL:
+    from urllib.parse import urlsplit
+
+    ALLOWED_HOSTS.append(urlsplit(PUBLIC_URL).hostname or "")
+    CSRF_TRUSTED_ORIGINS = [PUBLIC_URL]
+
+INSTALLED_APPS = [
+    "daphne",  # runserver with websockets, for development
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "tabletop",
+    "rolls",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "tabletop.urls"
+ASGI_APPLICATION = "tabletop.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
+            ],
+            "builtins": ["django_htmx.templatetags.django_htmx"],
+        },
+    }
+]
+
+# -- database -----------------------------------------------------------------------------------
+if database_url := env("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(database_url, conn_max_age=0)}
+    DATABASES["default"].setdefault("OPTIONS", {})
+else:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": env("SQLITE_PATH") or DATA_DIR / "tabletop.sqlite3",
+            "OPTIONS": {
+                # IMMEDIATE: a write transaction takes the write lock when it starts, so two
+                # requests spending the same Luck point queue up instead of failing with
+                # "database is locked" halfway through.
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": (
+                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+                ),
+            },
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# -- channels -----------------------------------------------------------------------------------
+if redis_url := env("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [redis_url], "capacity": 1000, "expiry": 30},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# -- auth and sessions --------------------------------------------------------------------------
+LOGIN_URL = "tabletop:login"
+LOGIN_REDIRECT_URL = "tabletop:home"
+LOGOUT_REDIRECT_URL = "tabletop:home"
+# A phone that joined stays at the table: a year, renewed on every visit.
+SESSION_COOKIE_AGE = 365 * 24 * 3600
+SESSION_SAVE_EVERY_REQUEST = False
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# -- security -----------------------------------------------------------------------------------
+SECURE = env_bool("SECURE", default=PUBLIC_URL.startswith("https://"))
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SECURE_SSL_REDIRECT = SECURE and env_bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
+SECURE_HSTS_PRELOAD = SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "object-src": [CSP.NONE],
+}
+
+# -- static files -------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = env("TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "WARNING")},
+}

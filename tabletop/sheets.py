@@ -1,0 +1,117 @@
+"""Character sheets, one form per dice system, stored as plain JSON on ``Character.sheet``.
+
+The form validates every trait against the rules' bounds, so a sheet in the database is
+always one the rules engine can roll from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS, MAX_AGE, MIN_AGE, luck_max
+
+# Systems whose sheets, roll forms and follow-ups are at the table already. The others have
+# their rules engine and rules page, and say so on the campaign form.
+AT_THE_TABLE = ("sixes",)
+
+SKILL_SLOTS = [(attribute, i) for attribute in ATTRIBUTES for i in range(3)]
+
+
+def skill_field(attribute: str, index: int) -> str:
+    return f"skill_{attribute.lower()}_{index}"
+
+
+class SixesSheetForm(forms.Form):
+    name = forms.CharField(max_length=60)
+    age = forms.IntegerField(min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text="10 to 15")
+    item = forms.CharField(label="Iconic item", max_length=80, required=False)
+    pride = forms.CharField(max_length=120, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for attribute in ATTRIBUTES:
+            self.fields[attribute.lower()] = forms.IntegerField(
+                label=attribute, min_value=1, max_value=5, initial=2
+            )
+        for attribute, index in SKILL_SLOTS:
+            field = skill_field(attribute, index)
+            self.fields[f"{field}_name"] = forms.CharField(
+                label=f"{attribute} skill {index + 1}", max_length=40, initial=DEFAULT_SKILLS[attribute][index]
+            )
+            self.fields[f"{field}_level"] = forms.IntegerField(
+                label=f"{DEFAULT_SKILLS[attribute][index]} level", min_value=0, max_value=5, initial=0
+            )
+        for condition in CONDITIONS:
+            self.fields[f"condition_{condition.lower()}"] = forms.BooleanField(label=condition, required=False)
+
+    # Groups for the template, so it can lay the sheet out without knowing the field names.
+    def attribute_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for attribute in ATTRIBUTES:
+            skills = [
+                (self[f"{skill_field(attribute, i)}_name"], self[f"{skill_field(attribute, i)}_level"])
+                for i in range(3)
+            ]
+            rows.append({"field": self[attribute.lower()], "skills": skills})
+        return rows
+
+    def condition_fields(self) -> list[forms.BoundField]:
+        return [self[f"condition_{condition.lower()}"] for condition in CONDITIONS]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        names = [data.get(f"{skill_field(a, i)}_name", "").strip().lower() for a, i in SKILL_SLOTS]
+        if len([n for n in names if n]) != len(set(n for n in names if n)):
+            raise forms.ValidationError("Two skills have the same name; give each skill its own.")
+        return data
+
+    def to_sheet(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "age": data["age"],
+            "attributes": {a: data[a.lower()] for a in ATTRIBUTES},
+            "skills": [
+                {
+                    "name": data[f"{skill_field(a, i)}_name"].strip(),
+                    "attribute": a,
+                    "level": data[f"{skill_field(a, i)}_level"],
+                }
+                for a, i in SKILL_SLOTS
+            ],
+            "item": data["item"].strip(),
+            "pride": data["pride"].strip(),
+            "conditions": {c: bool(data[f"condition_{c.lower()}"]) for c in CONDITIONS},
+        }
+
+    @classmethod
+    def initial_from(cls, name: str, sheet: dict[str, Any]) -> dict[str, Any]:
+        initial: dict[str, Any] = {
+            "name": name,
+            "age": sheet.get("age"),
+            "item": sheet.get("item", ""),
+            "pride": sheet.get("pride", ""),
+        }
+        for attribute in ATTRIBUTES:
+            initial[attribute.lower()] = sheet.get("attributes", {}).get(attribute)
+        by_attribute: dict[str, list[dict[str, Any]]] = {}
+        for skill in sheet.get("skills", []):
+            by_attribute.setdefault(skill["attribute"], []).append(skill)
+        for attribute, index in SKILL_SLOTS:
+            skills = by_attribute.get(attribute, [])
+            if index < len(skills):
+                initial[f"{skill_field(attribute, index)}_name"] = skills[index]["name"]
+                initial[f"{skill_field(attribute, index)}_level"] = skills[index]["level"]
+        for condition, checked in sheet.get("conditions", {}).items():
+            initial[f"condition_{condition.lower()}"] = checked
+        return initial
+
+
+def unchecked_conditions(sheet: dict[str, Any]) -> list[str]:
+    conditions = sheet.get("conditions", {})
+    return [c for c in CONDITIONS if not conditions.get(c)]
+
+
+def sixes_luck_max(sheet: dict[str, Any]) -> int:
+    return luck_max(int(sheet["age"]))

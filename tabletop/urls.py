@@ -1,0 +1,14 @@
+"""The root URL configuration."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("rolls.urls")),
+    path("", include("tabletop.app_urls")),
+]
+
+handler404 = "tabletop.errors.not_found"
+handler403 = "tabletop.errors.forbidden"
+handler500 = "tabletop.errors.server_error"
