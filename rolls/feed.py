@@ -32,6 +32,9 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
         return "", since
     if len(entries) > MAX_CATCH_UP:
         return render_to_string("rolls/_reload.html"), since
+    # Follow-up buttons go only on a roll's newest state in this batch: an older state is
+    # replaced a moment later in the same message and must never offer a stale button.
+    newest = {entry.roll_id: entry.seq for entry in entries if entry.roll_id}
     parts = []
     for entry in entries:
         roll = entry.roll
@@ -48,7 +51,11 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
             "entry": entry,
             "new": entry.kind == LogEntry.Kind.ROLL,
         }
-        if roll.character is not None and may_act_for(membership, roll.character):
+        if (
+            newest[roll.pk] == entry.seq
+            and roll.character is not None
+            and may_act_for(membership, roll.character)
+        ):
             context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
         parts.append(render_to_string("rolls/_card_oob.html", context))
     last = entries[-1].seq

@@ -16,7 +16,9 @@ class SixesRollForm(forms.Form):
     intent = forms.CharField(label="What do you try?", max_length=200, required=False)
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
-    helper = forms.ModelChoiceField(queryset=Character.objects.none(), required=False, label="A friend helps (+1 die)")
+    helper = forms.ModelChoiceField(
+        queryset=Character.objects.none(), required=False, label="A friend helps (+1 die)"
+    )
     need = forms.TypedChoiceField(
         label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
     )

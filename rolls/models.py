@@ -28,7 +28,9 @@ class Roll(models.Model):
     character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, related_name="rolls")
     # Kept as written at the time, so history reads the same after a rename or a deletion.
     character_name = models.CharField(max_length=60)
-    roller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    roller = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
     helper = models.ForeignKey(
         Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls_helped"
     )
@@ -58,7 +60,9 @@ class LogEntry(models.Model):
     kind = models.CharField(max_length=12, choices=Kind.choices)
     roll = models.ForeignKey(Roll, on_delete=models.CASCADE, null=True, blank=True, related_name="entries")
     action = models.CharField(max_length=32)  # "roll", "push", "luck", "session-start", ...
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
     state = models.JSONField(null=True, blank=True)  # the roll's whole state after this entry
     text = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -33,7 +33,14 @@ def append_entry(
     Campaign.objects.filter(pk=campaign_id).update(last_seq=F("last_seq") + 1)
     seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
     entry = LogEntry.objects.create(
-        campaign_id=campaign_id, seq=seq, kind=kind, action=action, actor=actor, roll=roll, state=state, text=text
+        campaign_id=campaign_id,
+        seq=seq,
+        kind=kind,
+        action=action,
+        actor=actor,
+        roll=roll,
+        state=state,
+        text=text,
     )
     broadcast_entry(campaign_id, seq)
     return entry
@@ -41,7 +48,9 @@ def append_entry(
 
 def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str, text: str) -> LogEntry:
     with transaction.atomic():
-        return append_entry(campaign_id=campaign.pk, kind=LogEntry.Kind.EVENT, action=action, actor=actor, text=text)
+        return append_entry(
+            campaign_id=campaign.pk, kind=LogEntry.Kind.EVENT, action=action, actor=actor, text=text
+        )
 
 
 def _locked(character: Character) -> Character:
@@ -87,7 +96,12 @@ def roll_create(
             visibility=Visibility.PUBLIC,
         )
         append_entry(
-            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=roller, roll=roll, state=state
+            campaign_id=campaign.pk,
+            kind=LogEntry.Kind.ROLL,
+            action="roll",
+            actor=roller,
+            roll=roll,
+            state=state,
         )
         return roll
 
@@ -102,7 +116,12 @@ def is_latest(roll: Roll) -> bool:
     """Whether this is its character's most recent roll (a push must follow the roll)."""
     if roll.character_id is None:
         return False
-    latest = Roll.objects.filter(character_id=roll.character_id).order_by("-id").values_list("id", flat=True).first()
+    latest = (
+        Roll.objects.filter(character_id=roll.character_id)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
     return latest == roll.pk
 
 

@@ -10,4 +10,6 @@ urlpatterns = [
     path("c/<int:pk>/characters/<int:character_id>/roll/", views.roll_create, name="roll-create"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", views.odds, name="odds"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", views.follow_up, name="follow-up"),
+    path("rules/", views.rules_index, name="rules"),
+    path("rules/<slug:slug>/", views.rules_system, name="rules-system"),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
@@ -13,11 +13,13 @@ from rolls import services
 from rolls.cards import build_card, latest_card
 from rolls.forms import SixesRollForm
 from rolls.models import Roll
-from rolls.systems import RulesError, get_system
+from rolls.odds_tables import tables_for
+from rolls.systems import SLUGS, RulesError, all_systems, get_system
 from rolls.systems.base import percent
 from rolls.systems.sixes import Sixes
 from rolls.tables import adapter_for
 from tabletop.access import character_to_act_for, membership_or_404
+from tabletop.sheets import AT_THE_TABLE
 
 # Dice come only from the operating system's random source.
 RNG = random.SystemRandom()
@@ -54,12 +56,16 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
 @require_POST
 def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
-    roll = get_object_or_404(Roll.objects.select_related("character"), campaign=membership.campaign, pk=roll_id)
+    roll = get_object_or_404(
+        Roll.objects.select_related("character"), campaign=membership.campaign, pk=roll_id
+    )
     if roll.character is None:
         return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
     character_to_act_for(membership, roll.character.pk)
     action = request.POST.get("action", "")
-    params = {key: value for key, value in request.POST.items() if key not in ("action", "csrfmiddlewaretoken")}
+    params = {
+        key: value for key, value in request.POST.items() if key not in ("action", "csrfmiddlewaretoken")
+    }
     try:
         entry = services.follow_up_apply(roll=roll, actor=request.user, action=action, params=params, rng=RNG)
     except RulesError as error:
@@ -110,3 +116,20 @@ def _refusal(request: HttpRequest, message: str) -> HttpResponse:
     if request.htmx:
         response = reswap(retarget(response, "#notice"), "innerHTML")
     return response
+
+
+@require_GET
+def rules_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "rolls/rules/index.html", {"systems": all_systems(), "at_table": AT_THE_TABLE})
+
+
+@require_GET
+def rules_system(request: HttpRequest, slug: str) -> HttpResponse:
+    if slug not in SLUGS:
+        raise Http404("No such dice system.")
+    system = get_system(slug)
+    return render(
+        request,
+        f"rolls/rules/{slug}.html",
+        {"system": system, "tables": tables_for(slug), "at_table": slug in AT_THE_TABLE},
+    )

@@ -17,7 +17,9 @@ def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) 
     if not user.is_authenticated:
         raise Http404("No such campaign.")
     membership = (
-        Membership.objects.select_related("campaign", "user").filter(campaign_id=campaign_id, user=user).first()
+        Membership.objects.select_related("campaign", "user")
+        .filter(campaign_id=campaign_id, user=user)
+        .first()
     )
     if membership is None:
         raise Http404("No such campaign.")
@@ -36,9 +38,11 @@ def may_act_for(membership: Membership, character: Character) -> bool:
 
 
 def character_or_404(campaign: Campaign, character_id: int) -> Character:
-    character = Character.objects.select_related("campaign", "owner").filter(
-        campaign=campaign, pk=character_id
-    ).first()
+    character = (
+        Character.objects.select_related("campaign", "owner")
+        .filter(campaign=campaign, pk=character_id)
+        .first()
+    )
     if character is None:
         raise Http404("No such character.")
     return character

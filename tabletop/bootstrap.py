@@ -62,7 +62,9 @@ def candidates():
         yield path
     for minor in range(20, MINIMUM[1] - 1, -1):
         name = "python3.%d" % minor
-        for folder in ["/usr/local/bin", "/usr/bin", "/opt/homebrew/bin"] + os.environ.get("PATH", "").split(os.pathsep):
+        for folder in ["/usr/local/bin", "/usr/bin", "/opt/homebrew/bin"] + os.environ.get("PATH", "").split(
+            os.pathsep
+        ):
             yield os.path.join(folder, name)
     yield "/usr/bin/python3"
 

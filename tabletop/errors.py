@@ -7,7 +7,9 @@ from django.shortcuts import render
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return render(request, "error.html", {"title": "Not found", "message": "There is nothing here for you."}, status=404)
+    return render(
+        request, "error.html", {"title": "Not found", "message": "There is nothing here for you."}, status=404
+    )
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -17,5 +19,8 @@ def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 def server_error(request: HttpRequest) -> HttpResponse:
     return render(
-        request, "error.html", {"title": "Something broke", "message": "The table hiccupped. Try again."}, status=500
+        request,
+        "error.html",
+        {"title": "Something broke", "message": "The table hiccupped. Try again."},
+        status=500,
     )

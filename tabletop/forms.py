@@ -20,7 +20,9 @@ class SignupForm(UserCreationForm):
 
 class DisplayNameForm(forms.Form):
     display_name = forms.CharField(
-        label="Your name at the table", max_length=40, widget=forms.TextInput(attrs={"autocomplete": "nickname"})
+        label="Your name at the table",
+        max_length=40,
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
     )
 
     def clean_display_name(self) -> str:

@@ -18,7 +18,7 @@ def local_addresses() -> tuple[str, ...]:
     found: list[str] = []
     hostname = socket.gethostname()
     for name in (hostname, socket.getfqdn(), f"{hostname}.local"):
-        if name and name not in found:
+        if name and name not in found and not is_loopback(name):
             found.append(name)
     for address in _interface_addresses():
         if address not in found:
@@ -51,7 +51,9 @@ def _interface_addresses() -> tuple[str, ...]:
     addresses: list[str] = []
     try:
         # `hostname -I` lists every configured address on Linux; it reads, it sends nothing.
-        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5, check=False).stdout
+        out = subprocess.run(
+            ["hostname", "-I"], capture_output=True, text=True, timeout=5, check=False
+        ).stdout
         addresses.extend(out.split())
     except (OSError, subprocess.SubprocessError):
         pass

@@ -51,7 +51,10 @@ def member_join(*, campaign: Campaign, user: AbstractBaseUser, display_name: str
         )
         if created:
             append_entry(
-                campaign_id=campaign.pk, kind=EVENT, action="member-joined", actor=user,
+                campaign_id=campaign.pk,
+                kind=EVENT,
+                action="member-joined",
+                actor=user,
                 text=f"{membership.display_name} joined the table.",
             )
         return membership
@@ -65,7 +68,10 @@ def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, membership: Me
         Character.objects.filter(campaign=campaign, owner=membership.user).delete()
         membership.delete()
         append_entry(
-            campaign_id=campaign.pk, kind=EVENT, action="member-removed", actor=actor,
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="member-removed",
+            actor=actor,
             text=f"{membership.display_name} was removed from the table.",
         )
 
@@ -88,7 +94,10 @@ def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession
             adapter.on_new_session(character)
         Character.objects.bulk_update(characters, ["luck"])
         append_entry(
-            campaign_id=campaign.pk, kind=EVENT, action="session-start", actor=actor,
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="session-start",
+            actor=actor,
             text=f"Session {number} started. Luck points are full again.",
         )
         return session
@@ -102,7 +111,10 @@ def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
         session.ended = timezone.now()
         session.save(update_fields=["ended"])
         append_entry(
-            campaign_id=campaign.pk, kind=EVENT, action="session-end", actor=actor,
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="session-end",
+            actor=actor,
             text=f"Session {session.number} ended.",
         )
 
@@ -114,25 +126,35 @@ def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
         campaign.mystery += 1
         campaign.save(update_fields=["mystery"])
         append_entry(
-            campaign_id=campaign.pk, kind=EVENT, action="mystery-start", actor=actor,
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="mystery-start",
+            actor=actor,
             text=f"Mystery {campaign.mystery} begins. Pride is available again.",
         )
 
 
-def character_create(*, campaign: Campaign, owner: AbstractBaseUser, name: str, sheet: dict[str, Any]) -> Character:
+def character_create(
+    *, campaign: Campaign, owner: AbstractBaseUser, name: str, sheet: dict[str, Any]
+) -> Character:
     adapter = adapter_for(campaign.system)
     with transaction.atomic():
         character = Character(campaign=campaign, owner=owner, name=name.strip(), sheet=sheet)
         adapter.new_character(character)
         character.save()
         append_entry(
-            campaign_id=campaign.pk, kind=EVENT, action="character-new", actor=owner,
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="character-new",
+            actor=owner,
             text=f"{character.name} joins the story.",
         )
         return character
 
 
-def character_update(*, character: Character, actor: AbstractBaseUser, name: str, sheet: dict[str, Any]) -> Character:
+def character_update(
+    *, character: Character, actor: AbstractBaseUser, name: str, sheet: dict[str, Any]
+) -> Character:
     with transaction.atomic():
         character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
         before = character.sheet.get("conditions", {})
@@ -142,11 +164,16 @@ def character_update(*, character: Character, actor: AbstractBaseUser, name: str
         # A change of Conditions is visible to the table, never silent.
         after = sheet.get("conditions", {})
         changes = [
-            f"{'checked' if after.get(c) else 'cleared'} {c}" for c in after if bool(after.get(c)) != bool(before.get(c))
+            f"{'checked' if after.get(c) else 'cleared'} {c}"
+            for c in after
+            if bool(after.get(c)) != bool(before.get(c))
         ]
         if changes:
             append_entry(
-                campaign_id=character.campaign_id, kind=EVENT, action="sheet-change", actor=actor,
+                campaign_id=character.campaign_id,
+                kind=EVENT,
+                action="sheet-change",
+                actor=actor,
                 text=f"{character.name}: {', '.join(changes)}.",
             )
         return character

@@ -67,7 +67,13 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG")
 PUBLIC_URL = env("PUBLIC_URL").rstrip("/")
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["localhost", "127.0.0.1", "[::1]", "testserver", *local_addresses()]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or [
+    "localhost",
+    "127.0.0.1",
+    "[::1]",
+    "testserver",
+    *local_addresses(),
+]
 if PUBLIC_URL:
     from urllib.parse import urlsplit
 
@@ -76,7 +82,6 @@ if PUBLIC_URL:
 
 INSTALLED_APPS = [
     "daphne",  # runserver with websockets, for development
-    "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -129,6 +134,7 @@ if database_url := env("DATABASE_URL"):
     DATABASES["default"].setdefault("OPTIONS", {})
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
+    (BASE_DIR / ".data").mkdir(exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -143,6 +149,8 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
                 ),
             },
+            # A file, not memory: the browser tests' server thread must see the same database.
+            "TEST": {"NAME": str(BASE_DIR / ".data" / f"test-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -222,3 +230,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "WARNING")},
 }
+
+# Which proxies uvicorn trusts for X-Forwarded-For/Proto (``serve``): only this machine unless
+# told otherwise.
+FORWARDED_ALLOW_IPS = env("FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -38,13 +38,17 @@ class SixesSheetForm(forms.Form):
         for attribute, index in SKILL_SLOTS:
             field = skill_field(attribute, index)
             self.fields[f"{field}_name"] = forms.CharField(
-                label=f"{attribute} skill {index + 1}", max_length=40, initial=DEFAULT_SKILLS[attribute][index]
+                label=f"{attribute} skill {index + 1}",
+                max_length=40,
+                initial=DEFAULT_SKILLS[attribute][index],
             )
             self.fields[f"{field}_level"] = forms.IntegerField(
                 label=f"{DEFAULT_SKILLS[attribute][index]} level", min_value=0, max_value=5, initial=0
             )
         for condition in CONDITIONS:
-            self.fields[f"condition_{condition.lower()}"] = forms.BooleanField(label=condition, required=False)
+            self.fields[f"condition_{condition.lower()}"] = forms.BooleanField(
+                label=condition, required=False
+            )
 
     # Groups for the template, so it can lay the sheet out without knowing the field names.
     def attribute_rows(self) -> list[dict[str, Any]]:

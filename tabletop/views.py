@@ -18,7 +18,7 @@ from rolls.forms import SixesRollForm
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop import services
-from tabletop.access import character_or_404, character_to_act_for, gm_or_403, membership_or_404, may_act_for
+from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.forms import CampaignForm, ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Campaign, Membership, Presence
@@ -49,7 +49,9 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     """Set (or change) a username and password, so a phone-joined player can log in elsewhere."""
-    form = ClaimAccountForm(request.user, request.POST or None, initial={"username": request.user.get_username()})
+    form = ClaimAccountForm(
+        request.user, request.POST or None, initial={"username": request.user.get_username()}
+    )
     if request.method == "POST" and form.is_valid():
         user = form.save()
         update_session_auth_hash(request, user)
@@ -77,7 +79,9 @@ def _feed(campaign: Campaign, *, limit: int = FEED_SIZE) -> tuple[list[object], 
     """The newest feed items (cards and events), newest first, and the last sequence number
     they include: the page's socket asks for what came after it."""
     entries = list(
-        LogEntry.objects.filter(campaign=campaign).select_related("roll", "roll__character").order_by("-seq")[:200]
+        LogEntry.objects.filter(campaign=campaign)
+        .select_related("roll", "roll__character")
+        .order_by("-seq")[:200]
     )
     last_seq = entries[0].seq if entries else campaign.last_seq
     items: list[object] = []
@@ -238,7 +242,9 @@ def character_new(request: HttpRequest, pk: int) -> HttpResponse:
 def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = SixesSheetForm(request.POST or None, initial=SixesSheetForm.initial_from(character.name, character.sheet))
+    form = SixesSheetForm(
+        request.POST or None, initial=SixesSheetForm.initial_from(character.name, character.sheet)
+    )
     if request.method == "POST" and form.is_valid():
         services.character_update(
             character=character, actor=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
@@ -319,5 +325,9 @@ def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpRes
     return render(
         request,
         "tabletop/sheet.html",
-        {"campaign": membership.campaign, "character": character, "can_edit": may_act_for(membership, character)},
+        {
+            "campaign": membership.campaign,
+            "character": character,
+            "can_edit": may_act_for(membership, character),
+        },
     )

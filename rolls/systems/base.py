@@ -194,6 +194,10 @@ class DiceSystem(ABC):
     def request_from_cli(self, options: argparse.Namespace) -> Any:
         """Build and validate a request from the parsed flags (raises RulesError)."""
 
+    def cli_extra_odds(self, request: Any) -> dict[str, Fraction]:
+        """Extra chances ``manage.py odds`` prints (with a push, with a drama die...)."""
+        return {}
+
 
 # --------------------------------------------------------------------------------------------
 # Helpers shared by the systems

@@ -39,7 +39,7 @@ def face_counts(n: int) -> tuple[tuple[Counts, Fraction], ...]:
         ways = top
         for count in counts:
             ways //= factorial(count)
-        result.append((counts, Fraction(ways, total)))  # type: ignore[arg-type]
+        result.append((counts, Fraction(ways, total)))
     return tuple(result)
 
 

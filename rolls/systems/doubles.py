@@ -265,7 +265,8 @@ def _pascal(rows: int) -> tuple[tuple[int, ...], ...]:
 
 @cache
 def _ways_within(dice: int, limits: tuple[int, ...]) -> int:
-    """How many of the 6**dice ordered rolls show face f at most ``limits[f - 1]`` times.
+    """How many of the 6**dice ordered rolls show each face at most its limit (one limit per
+    face, faces in any order).
 
     Faces are added one at a time: ``ways[t]`` counts the orderings of t dice among the faces
     so far, and a new face taking ``c`` of them has C(t, c) places to go."""

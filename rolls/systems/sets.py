@@ -21,10 +21,11 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Meeting a Bar (SET-5).** A larger Size meets the Bar whatever the Faces; an equal Size
   needs a Face at or above the Bar's. A rolled Face is rolled by the server right after the
   pool, with the same random source, and kept in the roll step.
-- **Opposed rolls (SET-4, SET-10).** No Bar. After the bid the table records the other side's
-  bid (``opposition``); larger Size, then higher Face, then the attacker wins. Until then the
-  roll has no success or failure, so no critical can be chosen. The winner spends further
-  sets first (``spending_order``).
+- **Opposed rolls (SET-4, SET-10).** No Bar (Bar fields in the request are ignored). After the
+  bid the table records the other side's bid (``opposition``; Size 0 when they have no set);
+  larger Size, then higher Face, then the attacker wins, and any set beats no set. Until then
+  the roll has no success or failure, so no critical can be chosen. The winner spends
+  further sets first (``spending_order``).
 - **Criticals (SET-8, SET-9).** Only after the bid, from dice not spent yet; each critical
   spends exactly one set (dice of one face, two or more). A success may buy critical hits and
   critical effects, a failure defy death, flinch and clean break. Critical hits, critical
@@ -144,9 +145,14 @@ def spending_order(attacker: Bid | None, defender: Bid | None) -> tuple[str, str
     return (winner, "defender" if winner == "attacker" else "attacker")
 
 
-@cache
 def best_bid_distribution(dice: int) -> dict[Bid | None, Fraction]:
-    """The exact distribution of ``best_bid`` for ``dice`` d6.
+    """The exact distribution of ``best_bid`` for ``dice`` d6 (a fresh dict, safe to change)."""
+    return dict(_best_bid_distribution(dice))
+
+
+@cache
+def _best_bid_distribution(dice: int) -> tuple[tuple[Bid | None, Fraction], ...]:
+    """The exact distribution of ``best_bid``, cached.
 
     The best bid depends only on the largest set, the number of sets and the lowest face in a
     set, so instead of enumerating every multiset (``dice.distribution``, slower for big
@@ -169,15 +175,20 @@ def best_bid_distribution(dice: int) -> dict[Bid | None, Fraction]:
     for (_, largest, sets, lowest), ways in states.items():
         weights[Bid(largest + sets - 1, lowest) if sets else None] += ways
     total = 6**dice
-    return {bid: Fraction(ways, total) for bid, ways in weights.items()}
+    return tuple((bid, Fraction(ways, total)) for bid, ways in weights.items())
 
 
+@cache
 def chance_against_bar(dice: int, size: int, face: int | None) -> Fraction:
     """P(the best bid of ``dice`` dice meets a Bar); ``face`` None: a rolled Face (1-6)."""
-    distribution = best_bid_distribution(dice)
     faces = FACES if face is None else (face,)
     hits = sum(
-        (p for bar_face in faces for bid, p in distribution.items() if meets_bar(bid, Bid(size, bar_face))),
+        (
+            p
+            for bar_face in faces
+            for bid, p in _best_bid_distribution(dice)
+            if meets_bar(bid, Bid(size, bar_face))
+        ),
         Fraction(0),
     )
     return hits / len(faces)
@@ -197,10 +208,7 @@ class SetsRequest:
     bar_size: int | None = 2  # None: an opposed roll
     bar_face: int | None = None  # None: rolled at roll time (or no Bar at all)
     attacker: bool = True  # opposed: the attacker wins a tie
-
-    @property
-    def opposed(self) -> bool:
-        return self.bar_size is None
+    opposed: bool = False  # against another side's bid instead of a Bar
 
 
 def _parse_bar_size(data: Mapping[str, Any]) -> int:
@@ -257,12 +265,12 @@ class Sets(DiceSystem):
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> SetsRequest:
         opposed = get_bool(data, "opposed")
-        attacker = get_bool(data, "attacker", default=True)
+        attacker = get_bool(data, "attacker", default=True) or not opposed  # ties matter only when opposed
         bar_size = None if opposed else _parse_bar_size(data)
         bar_face = None if opposed else _parse_bar_face(data)
         if data.get("stat") in (None, ""):
             dice = get_int(data, "dice", "The number of dice", 1, MAX_POOL)
-            return SetsRequest(dice, None, 0, 0, 0, 0, bar_size, bar_face, attacker)
+            return SetsRequest(dice, None, 0, 0, 0, 0, bar_size, bar_face, attacker, opposed)
         stat = get_int(data, "stat", "The derived stat", 0, MAX_STAT)
         bonus = get_int(data, "bonus", "Bonus dice", 0, MAX_BONUS, default=0)
         penalty = get_int(data, "penalty", "Penalty dice", 0, MAX_PENALTY, default=0)
@@ -273,7 +281,7 @@ class Sets(DiceSystem):
             raise RulesError("The penalties leave no dice to roll, so no set can be made: the action fails.")
         if dice > MAX_POOL:
             raise RulesError(f"That makes {dice} dice; the most the table rolls is {MAX_POOL}.")
-        return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker)
+        return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker, opposed)
 
     # -- rolling ------------------------------------------------------------------------------
     def roll(self, request: SetsRequest, rng: Rng) -> State:

@@ -269,7 +269,9 @@ class Sixes(DiceSystem):
     def chance(self, request: SixesRequest) -> Fraction:
         return chance_with_rerolls(request.dice, request.need, 0)
 
-    def chance_with(self, request: SixesRequest, *, push: bool = False, luck: bool = False, pride: bool = False) -> Fraction:
+    def chance_with(
+        self, request: SixesRequest, *, push: bool = False, luck: bool = False, pride: bool = False
+    ) -> Fraction:
         """The chance of success before rolling when the kid will push, spend Luck and/or use
         Pride if the dice fail: what the roll form shows next to the plain chance."""
         need = request.need - int(pride)

@@ -214,9 +214,14 @@ def _single(dice: int, target: int, immune: bool) -> dict[Result, Fraction]:
     return distribution(dice, key)
 
 
-@cache
 def result_distribution(request: StarsRequest) -> dict[Result, Fraction]:
-    """The exact distribution of the kept result of a test (both rolls under advantage)."""
+    """The exact distribution of the kept result of a test, (Stars, 0 for a botch else 1),
+    both rolls counted under advantage or disadvantage. A fresh dict, safe to change."""
+    return dict(_kept(request))
+
+
+@cache
+def _kept(request: StarsRequest) -> dict[Result, Fraction]:
     single = _single(request.dice, request.target, request.immune)
     if request.rolls == 1:
         return single
@@ -230,12 +235,12 @@ def result_distribution(request: StarsRequest) -> dict[Result, Fraction]:
 
 def botch_chance(request: StarsRequest) -> Fraction:
     """The exact chance that a fresh test botches (0 under Professional training)."""
-    return sum((p for (_, clean), p in result_distribution(request).items() if not clean), Fraction(0))
+    return sum((p for (_, clean), p in _kept(request).items() if not clean), Fraction(0))
 
 
 def success_chance(request: StarsRequest) -> Fraction:
     """The exact chance of at least one Star."""
-    return sum((p for (stars, _), p in result_distribution(request).items() if stars), Fraction(0))
+    return sum((p for (stars, _), p in _kept(request).items() if stars), Fraction(0))
 
 
 def chance_with_luck(request: StarsRequest) -> Fraction:
@@ -251,11 +256,11 @@ def chance_against_luck(request: StarsRequest) -> Fraction:
 
 def contest_chance(player: StarsRequest, opponent: StarsRequest) -> Fraction:
     """STR-9: the exact chance that the player wins a contested roll (ties go to the player)."""
-    theirs = result_distribution(opponent)
+    theirs = _kept(opponent)
     return sum(
         (
             p * q
-            for (mine, _), p in result_distribution(player).items()
+            for (mine, _), p in _kept(player).items()
             for (other, _), q in theirs.items()
             if contest(mine, other)
         ),
@@ -463,7 +468,7 @@ class Stars(DiceSystem):
         if request.kind == "d3":
             return {"1": Fraction(1, 3), "2": Fraction(1, 3), "3": Fraction(1, 3)}
         stars: dict[int, Fraction] = defaultdict(Fraction)
-        for (count, _), p in result_distribution(request).items():
+        for (count, _), p in _kept(request).items():
             stars[count] += p
         return {str(count): stars[count] for count in sorted(stars)}
 

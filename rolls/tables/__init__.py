@@ -16,5 +16,7 @@ from tabletop.sheets import AT_THE_TABLE
 
 def adapter_for(slug: str) -> ModuleType:
     if slug not in AT_THE_TABLE:
-        raise RulesError("This dice system is not at the table yet: its rules and odds are on the rules page.")
+        raise RulesError(
+            "This dice system is not at the table yet: its rules and odds are on the rules page."
+        )
     return import_module(f"{__name__}.{slug}")

@@ -61,7 +61,7 @@ def test_set_1_pool_is_stat_plus_bonus_minus_penalty() -> None:
 
 def test_set_1_only_six_sided_dice() -> None:
     """SET-1: every die is a d6."""
-    faces = Counter()
+    faces: Counter[int] = Counter()
     rng = random.Random(7)
     for _ in range(200):
         faces.update(system.roll(system.parse_request({"dice": 6}), rng)["steps"][0]["dice"])
@@ -234,7 +234,9 @@ def test_set_4_opposition_is_checked() -> None:
     with pytest.raises(RulesError, match="recorded already"):
         apply(state, "opposition", size=3, face=1)
     with pytest.raises(RulesError, match="not another side"):
-        apply(apply(state_of([2, 2], bar_size=2, bar_face=1), "bid", dice=[0, 1]), "opposition", size=2, face=1)
+        apply(
+            apply(state_of([2, 2], bar_size=2, bar_face=1), "bid", dice=[0, 1]), "opposition", size=2, face=1
+        )
 
 
 def test_set_10_the_winner_spends_further_sets_first() -> None:
@@ -299,7 +301,10 @@ def test_set_5_wilcott_example() -> None:
     assert outcome.success is True
     assert outcome.headline == "Bid 2x3 meets the Apprentice Bar 2x3"
     assert system.evaluate(state_of([3, 1, 3], bar_face_rolled=4, bar_size=2)).success is None
-    assert system.evaluate(apply(state_of([3, 1, 3], bar_face_rolled=4, bar_size=2), "bid", dice=[0, 2])).success is False
+    assert (
+        system.evaluate(apply(state_of([3, 1, 3], bar_face_rolled=4, bar_size=2), "bid", dice=[0, 2])).success
+        is False
+    )
 
 
 def test_set_5_rolled_face_comes_from_the_injected_rng() -> None:
@@ -528,7 +533,9 @@ def test_set_5_hand_computed_chances() -> None:
     """SET-5: two dice against an Apprentice Bar of Face 4 need a pair of 4, 5 or 6."""
     assert system.chance(system.parse_request({"dice": 2, "bar_size": 2, "bar_face": 4})) == Fraction(3, 36)
     # A rolled Face: the average over the six Faces of (7 - face)/36.
-    assert system.chance(system.parse_request({"dice": 2, "bar_size": 2, "bar_face": "rolled"})) == Fraction(7, 72)
+    assert system.chance(system.parse_request({"dice": 2, "bar_size": 2, "bar_face": "rolled"})) == Fraction(
+        7, 72
+    )
     assert system.chance(system.parse_request({"dice": 3, "bar_size": 4, "bar_face": 1})) == 0
 
 
@@ -609,7 +616,18 @@ values = st.one_of(
     st.lists(st.integers(0, 3), max_size=2),
 )
 keys = st.sampled_from(
-    ["dice", "stat", "bonus", "penalty", "assists", "lesser_assists", "bar_size", "bar_face", "opposed", "attacker"]
+    [
+        "dice",
+        "stat",
+        "bonus",
+        "penalty",
+        "assists",
+        "lesser_assists",
+        "bar_size",
+        "bar_face",
+        "opposed",
+        "attacker",
+    ]
 )
 
 # Mostly sensible form fields, so that many requests are valid and get played through.
@@ -655,9 +673,13 @@ def test_every_request_rolls_or_is_refused(data: dict[str, Any], seed: int, play
         if not follow_ups:
             break
         # Junk parameters are refused with a rules error, never another exception.
-        junk = plays.draw(st.dictionaries(st.sampled_from(["dice", "size", "face", "effect"]), values, max_size=3))
+        junk = plays.draw(
+            st.dictionaries(st.sampled_from(["dice", "size", "face", "effect"]), values, max_size=3)
+        )
         try:
-            system.apply(state, plays.draw(st.sampled_from([f.action for f in follow_ups] + ["nope"])), junk, {}, rng)
+            system.apply(
+                state, plays.draw(st.sampled_from([f.action for f in follow_ups] + ["nope"])), junk, {}, rng
+            )
         except RulesError:
             pass
         follow_up = plays.draw(st.sampled_from(follow_ups))

@@ -296,7 +296,11 @@ def test_str_3_hand_computed_single_die() -> None:
     assert system.outcomes(StarsRequest(1)) == {"0": Fraction(4, 6), "1": Fraction(1, 6), "2": Fraction(1, 6)}
     assert system.chance(StarsRequest(1)) == Fraction(1, 3)
     # Adept, one die: 3, 4, 5 one Star each, a 6 two, 1-2 none.
-    assert system.outcomes(StarsRequest(1, "adept")) == {"0": Fraction(1, 3), "1": Fraction(1, 2), "2": Fraction(1, 6)}
+    assert system.outcomes(StarsRequest(1, "adept")) == {
+        "0": Fraction(1, 3),
+        "1": Fraction(1, 2),
+        "2": Fraction(1, 6),
+    }
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
@@ -309,7 +313,7 @@ def test_str_10_outcomes_match_icepool(n: int, training: str, mode: str) -> None
     if mode == "plain":
         kept = single
     else:
-        kept = icepool.map(max if mode == "advantage" else min, single, single)
+        kept = icepool.map(lambda a, b: max(a, b) if mode == "advantage" else min(a, b), single, single)
     request = StarsRequest(n, training, advantage=mode == "advantage", disadvantage=mode == "disadvantage")
     assert system.outcomes(request) == as_fractions(kept.map(lambda result: result[0]))
     assert botch_chance(request) == Fraction(kept.quantity_where(lambda r: r[1] == 0), kept.denominator())
@@ -328,7 +332,11 @@ def test_str_11_chance_with_luck() -> None:
     request = StarsRequest(1)
     assert chance_with_luck(request) == 1 - Fraction(2, 3) ** 2
     assert chance_against_luck(request) == Fraction(1, 9)
-    assert set(system.cli_extra_odds(request)) == {"botch", "with Luck after a failure", "with Luck spent against it"}
+    assert set(system.cli_extra_odds(request)) == {
+        "botch",
+        "with Luck after a failure",
+        "with Luck spent against it",
+    }
     assert system.cli_extra_odds(StarsRequest(1, kind="d3")) == {}
 
 
@@ -462,7 +470,9 @@ def cli(*args: str) -> StarsRequest:
 
 def test_str_6_cli_flags() -> None:
     """STR-6/STR-10: --dice, --training, --difficulty, --advantage/--disadvantage, --d3."""
-    assert cli("--dice", "3", "--training", "novice", "--advantage") == StarsRequest(3, "novice", advantage=True)
+    assert cli("--dice", "3", "--training", "novice", "--advantage") == StarsRequest(
+        3, "novice", advantage=True
+    )
     assert cli("--dice", "2", "--difficulty", "6").target == 6
     assert cli("--d3") == StarsRequest(1, kind="d3")
     with pytest.raises(RulesError, match="missing"):
@@ -490,7 +500,9 @@ values = st.one_of(
     st.lists(st.integers(0, 3), max_size=2),
 )
 junk = st.dictionaries(
-    st.sampled_from(["dice", "training", "difficulty", "advantage", "disadvantage", "kind"]), values, max_size=6
+    st.sampled_from(["dice", "training", "difficulty", "advantage", "disadvantage", "kind"]),
+    values,
+    max_size=6,
 )
 plausible = st.fixed_dictionaries(
     {"dice": st.integers(0, 6)},

@@ -1,0 +1,60 @@
+"""``./manage.py serve``: set up and serve the table on port 8000 of every interface.
+
+Migrates the database, collects static files, prints the addresses phones can open and runs
+uvicorn (HTTP and websockets). With ``--workers N`` (PostgreSQL + Redis only) it runs N
+worker processes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import uvicorn
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from tabletop.network import lan_address, local_addresses
+
+
+class Command(BaseCommand):
+    help = "Set up the database and static files, then serve Tabletop (HTTP + websockets)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--workers", type=int, default=1, help="worker processes (needs PostgreSQL + Redis)"
+        )
+
+    def handle(self, *args: Any, host: str, port: int, workers: int, **options: Any) -> None:
+        embedded = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
+        if workers > 1 and (embedded or "redis" not in settings.CHANNEL_LAYERS["default"]["BACKEND"].lower()):
+            raise CommandError(
+                "Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md."
+            )
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        self.stdout.write(self.style.SUCCESS(f"Tabletop is up on port {port}."))
+        if settings.PUBLIC_URL:
+            self.stdout.write(f"  Phones open: {settings.PUBLIC_URL}/")
+        else:
+            lan = lan_address()
+            if lan:
+                self.stdout.write(f"  Phones on this network open: http://{lan}:{port}/")
+            self.stdout.write(f"  On this machine:              http://localhost:{port}/")
+            others = [a for a in local_addresses() if a != lan]
+            if others:
+                self.stdout.write(f"  Also answers to: {', '.join(others)}")
+        self.stdout.write("  Stop with Ctrl+C.")
+        uvicorn.run(
+            "tabletop.asgi:application",
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            proxy_headers=True,
+            forwarded_allow_ips=settings.FORWARDED_ALLOW_IPS,
+            ws_ping_interval=20,
+            ws_ping_timeout=20,
+        )

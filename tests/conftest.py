@@ -1,0 +1,47 @@
+"""Fixtures shared by every test: the three personas and a table ready to roll."""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import AbstractBaseUser
+
+from tabletop import services
+from tabletop.models import Campaign, Character
+from tests import factories
+
+# With TEST_PRODUCTION=1 (set by `manage.py runtests` under CI=true) the suite runs on
+# PostgreSQL + Redis, and the tests marked `production` must run there, never skip.
+PRODUCTION = os.environ.get("TEST_PRODUCTION") == "1"
+
+
+@dataclass
+class Table:
+    """A sixes campaign with a GM, a player with a character, and an outsider, session open."""
+
+    campaign: Campaign
+    gm: AbstractBaseUser
+    player: AbstractBaseUser
+    outsider: AbstractBaseUser
+    character: Character
+
+
+@pytest.fixture
+def table(db: None) -> Table:
+    gm = factories.user("gm")
+    player = factories.user("player")
+    outsider = factories.user("outsider")
+    campaign = factories.campaign(gm)
+    factories.member(campaign, player, name="Player")
+    character = factories.character(campaign, player, name="Olle")
+    services.session_start(campaign=campaign, actor=gm)
+    character.refresh_from_db()
+    return Table(campaign, gm, player, outsider, character)
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(1234)
