@@ -105,6 +105,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "tabletop.ratelimit.RateLimitMiddleware",
 ]
 
 ROOT_URLCONF = "tabletop.urls"
@@ -165,6 +166,21 @@ if redis_url := env("REDIS_URL"):
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# -- cache (rate limits) --------------------------------------------------------------------------
+if redis_url:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
+RATE_LIMITS: dict[str, tuple[int, int]] = {
+    "tabletop:login": (10, 60),
+    "tabletop:signup": (10, 60),
+    "tabletop:join": (20, 60),
+    "rolls:roll-create": (60, 60),
+    "rolls:follow-up": (60, 60),
+}
 
 # -- auth and sessions --------------------------------------------------------------------------
 LOGIN_URL = "tabletop:login"

@@ -42,6 +42,15 @@ def table(db: None) -> Table:
     return Table(campaign, gm, player, outsider, character)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Rate-limit counters live in the cache; user ids repeat between tests, so each test
+    starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(1234)

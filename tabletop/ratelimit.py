@@ -1,0 +1,74 @@
+"""Rate limits on the endpoints a script could hammer: login, sign-up, join, roll, follow-up.
+
+A fixed window per client and endpoint, counted in Django's cache (in memory for one process,
+Redis when ``REDIS_URL`` is set, so several workers share the count). Over the limit, the
+request gets a 429 page that says when to try again; htmx requests get the message in the
+page's notice area instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import resolve
+from django.urls.exceptions import Resolver404
+from django_htmx.http import reswap, retarget
+
+
+def client_key(request: HttpRequest) -> str:
+    """The signed-in user when there is one (a whole table may share one public address),
+    else the address the request came from (uvicorn puts the proxy's forwarded address there
+    only for proxies it trusts)."""
+    if request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    return f"ip:{request.META.get('REMOTE_ADDR', '')}"
+
+
+class RateLimitMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST":
+            refusal = self._check(request)
+            if refusal is not None:
+                return refusal
+        return self.get_response(request)
+
+    def _check(self, request: HttpRequest) -> HttpResponse | None:
+        try:
+            name = resolve(request.path_info).view_name
+        except Resolver404:
+            return None
+        limit = settings.RATE_LIMITS.get(name)
+        if limit is None:
+            return None
+        count, seconds = limit
+        window = int(time.time() // seconds)
+        key = f"ratelimit:{name}:{client_key(request)}:{window}"
+        # add() then incr() is atomic in both the in-memory and the Redis cache.
+        cache.add(key, 0, timeout=seconds + 1)
+        try:
+            used = cache.incr(key)
+        except ValueError:  # expired between the two calls: this is the window's first request
+            cache.add(key, 1, timeout=seconds + 1)
+            used = 1
+        if used <= count:
+            return None
+        retry = seconds - int(time.time()) % seconds
+        response = render(request, "429.html", {"retry": retry}, status=429)
+        response["Retry-After"] = str(retry)
+        if getattr(request, "htmx", False):
+            response = render(request, "rolls/_refusal.html", {"message": _message(retry)}, status=429)
+            response["Retry-After"] = str(retry)
+            response = reswap(retarget(response, "#notice"), "innerHTML")
+        return response
+
+
+def _message(retry: int) -> str:
+    return f"That was a lot of requests at once. Wait {retry} seconds and try again."

@@ -1,0 +1,79 @@
+"""Hardening: deploy checks, the Content-Security-Policy, and where the dice come from."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from rolls import views
+from rolls.systems.base import roll_dice
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_check_deploy_is_clean_with_production_settings(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PUBLIC_URL": "https://dice.example.org",
+        "SECRET_KEY": "k" * 20 + "-a-long-and-random-enough-key-for-the-deploy-check-0123456789",
+        "TABLETOP_DATA_DIR": str(tmp_path),
+        "TABLETOP_NO_BOOTSTRAP": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_csp_with_nonces_and_htmx_runs_without_eval(client: Client) -> None:
+    response = client.get(reverse("tabletop:home"))
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self' 'nonce-" in policy
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    nonce = policy.split("'nonce-")[1].split("'")[0]
+    html = response.content.decode()
+    assert f'nonce="{nonce}"' in html
+    assert '"allowEval": false' in html
+
+
+def test_the_app_rolls_with_the_operating_systems_random_source() -> None:
+    import random
+
+    assert isinstance(views.RNG, random.SystemRandom)
+
+
+def test_no_module_uses_the_random_module_for_dice() -> None:
+    """ruff's S311 rule: no `random.random()`-style pseudo-random numbers outside the tests."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--select", "S311", "tabletop", "rolls", "bench"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_a_million_server_dice_pass_a_chi_square_test() -> None:
+    """Every face about as often as the others. The bound is the 1-in-a-million critical value
+    of chi-square with 5 degrees of freedom, so this fails for a biased source, not by chance."""
+    n = 1_000_000
+    counts = Counter(roll_dice(views.RNG, n))
+    expected = n / 6
+    chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, 7))
+    assert set(counts) == {1, 2, 3, 4, 5, 6}
+    assert chi_square < 35.9
