@@ -34,12 +34,12 @@ def face_counts(n: int) -> tuple[tuple[Counts, Fraction], ...]:
         raise ValueError("a pool cannot have fewer than zero dice")
     total = 6**n
     top = factorial(n)
-    result = []
+    result: list[tuple[Counts, Fraction]] = []
     for counts in _compositions(n, 6):
         ways = top
         for count in counts:
             ways //= factorial(count)
-        result.append((counts, Fraction(ways, total)))
+        result.append((counts, Fraction(ways, total)))  # type: ignore[arg-type]
     return tuple(result)
 
 

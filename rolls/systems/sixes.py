@@ -16,7 +16,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
   dice: the table refuses it once the character has rolled again. Luck or Pride on the same
   roll in between does not spoil it (the document allows Luck before or after a push).
 - **Luck rerolls "the failed dice"**: every die that is not a six, as a push does, but
-  without checking a Condition and whether or not the roll was pushed.
+  without checking a Condition and whether or not the roll was pushed. Neither a push nor
+  Luck is offered when every die shows a six: there is nothing to reroll.
 - **Pride on a pushed or lucky roll** is allowed: it adds a success to whatever the chain
   shows now. It can be used once per roll (it is once per Mystery anyway).
 - **A second Condition (SIX-13)**: when the request says the Trouble threatened a Condition
@@ -24,8 +25,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
   one is the player's choice at the table, so the engine names no Condition.
 - **Helping (SIX-15..17)**: one helper at most; none in group Trouble, where everyone rolls
   for themself. The helper shares a failure (the card says so).
-- **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes a tie may be broken by
-  buying successes with Conditions, one each; if still tied, the scene is interrupted.
+- **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes only the kids tied for
+  the lead may buy successes with Conditions, one each; if still tied, the scene is
+  interrupted.
 - **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
   number of parts that succeeded reaches what the GM asked for (all of them by default).
 """

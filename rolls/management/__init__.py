@@ -1,0 +1,110 @@
+"""What the dice commands (``manage.py roll`` and ``manage.py odds``) share.
+
+Both take the dice system first and then that system's own flags: each system is an argparse
+sub-command whose flags come from ``system.add_cli_arguments``, so ``manage.py odds --help``
+lists the systems and ``manage.py odds sixes --help`` lists the sixes flags. The same parser
+serves the command line and ``call_command``; a bad flag or a request the rules refuse ends
+in a ``CommandError`` with the engine's message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from rolls.systems import RulesError, all_systems, get_system
+from rolls.systems.base import DiceSystem
+
+
+class SystemCommand(BaseCommand):
+    """A command about one roll request: ``manage.py <command> SYSTEM [flags]``."""
+
+    # The engine is pure Python: no database, nothing for the system checks to guard.
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        systems = parser.add_subparsers(
+            title="dice systems",
+            dest="system",
+            metavar="SYSTEM",
+            required=True,
+            help="one of the systems below; 'SYSTEM --help' lists its flags",
+        )
+        for system in all_systems():
+            sub = systems.add_parser(
+                system.slug,
+                help=system.summary,
+                description=f"{self.help} {system.name}: {system.summary}",
+            )
+            system.add_cli_arguments(sub)
+            self.add_common_arguments(sub)
+
+    def add_common_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Flags every system takes (after its own, so they can come last on the line)."""
+        parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+    def system_request(self, options: dict[str, Any]) -> tuple[DiceSystem, Any]:
+        """The system and the validated request the flags describe."""
+        try:
+            system = get_system(options["system"])
+            return system, system.request_from_cli(argparse.Namespace(**options))
+        except RulesError as error:
+            raise CommandError(str(error)) from None
+
+
+def describe(system: DiceSystem, request: Any) -> str:
+    """One line naming the request: "Sixes: dice 3, need 1"."""
+    parts = []
+    for key, value in system.request_dict(request).items():
+        # Zeros and empty parts say nothing, but a net pool of 0 dice (doubles) does.
+        if value is None or value is False or value in ((), [], "") or (value == 0 and key != "dice"):
+            continue
+        name = key.replace("_", " ")
+        if value is True:
+            parts.append(name)
+        elif isinstance(value, (list, tuple)):
+            parts.append(f"{name} {'+'.join(str(item) for item in value)}")
+        else:
+            parts.append(f"{name} {value}")
+    return f"{system.name}: {', '.join(parts)}"
+
+
+def key_order(key: str) -> tuple[Any, ...]:
+    """Result keys in their natural order: words ("none") first, then numbers by value, and
+    "SIZExFACE" bids by Size, then Face."""
+    if re.fullmatch(r"-?\d+", key):
+        return (1, int(key))
+    bid = re.fullmatch(r"(\d+)x(\d+)", key)
+    if bid:
+        return (1, int(bid[1]), int(bid[2]))
+    return (0, key)
+
+
+def cli_percent(chance: Fraction) -> str:
+    """A chance for the command line: two decimals, and never "0.00%" for a possible result."""
+    if chance == 0:
+        return "0%"
+    if chance == 1:
+        return "100%"
+    value = float(chance) * 100
+    if value < 0.005:
+        return "<0.01%"
+    if value > 99.995:
+        return ">99.99%"
+    return f"{value:.2f}%"
+
+
+def columns(rows: Sequence[Sequence[str]], align: str) -> list[str]:
+    """Rows of cells as aligned text; ``align`` has one "<" or ">" per column."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(align))]
+    return [
+        "  ".join(
+            f"{cell:{how}{width}}" for cell, how, width in zip(row, align, widths, strict=True)
+        ).rstrip()
+        for row in rows
+    ]
