@@ -44,7 +44,7 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
         "TABLETOP_DATA_DIR": str(tmp),
         "TABLETOP_NO_BOOTSTRAP": "1",
     }
-    log = open(tmp / f"server-{port}.log", "w")  # noqa: SIM115 - closed below
+    log = open(tmp / f"server-{port}.log", "w")  # closed in the finally below
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "tabletop.asgi:application", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
@@ -58,9 +58,10 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                     break
-            except OSError:
+            except OSError as error:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server on {port} did not start: {(tmp / f'server-{port}.log').read_text()}")
+                    log_text = (tmp / f"server-{port}.log").read_text()
+                    raise RuntimeError(f"server on {port} did not start: {log_text}") from error
                 time.sleep(0.1)
         yield f"127.0.0.1:{port}"
     finally:
