@@ -12,9 +12,13 @@ from django.http import Http404
 
 from tabletop.models import Campaign, Character, Membership
 
+# The largest id a database column holds. A larger one in a URL matches nothing, but SQLite
+# raises OverflowError on it in a foreign-key lookup instead of finding nothing.
+MAX_ID = 2**63 - 1
+
 
 def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
-    if not user.is_authenticated:
+    if not user.is_authenticated or not 0 < campaign_id <= MAX_ID:
         raise Http404("No such campaign.")
     membership = (
         Membership.objects.select_related("campaign", "user")

@@ -64,6 +64,24 @@ class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
     username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
     field_order = ["username", "new_password1", "new_password2"]
 
+    def __init__(self, user: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        if user.has_usable_password():
+            # Changing a password someone set takes that password: a laptop or phone left
+            # logged in at the table must not hand the account over.
+            self.fields["old_password"] = forms.CharField(
+                label="Current password",
+                strip=False,
+                widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+            )
+            self.order_fields(["old_password", *self.field_order])
+
+    def clean_old_password(self) -> str:
+        password: str = self.cleaned_data["old_password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your current password.")
+        return password
+
     def clean_username(self) -> str:
         username: str = self.cleaned_data["username"].strip()
         User = get_user_model()

@@ -157,10 +157,13 @@ def character_update(
 ) -> Character:
     with transaction.atomic():
         character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
-        before = character.sheet.get("conditions", {})
+        before_sheet = character.sheet
+        before = before_sheet.get("conditions", {})
         character.name = name.strip()
         character.sheet = sheet
-        character.save(update_fields=["name", "sheet"])
+        by_gm = actor.pk == character.campaign.gm_id
+        changed = adapter_for(character.campaign.system).on_sheet_change(character, before_sheet, by_gm=by_gm)
+        character.save(update_fields=["name", "sheet", *changed])
         # A change of Conditions is visible to the table, never silent.
         after = sheet.get("conditions", {})
         changes = [

@@ -18,7 +18,14 @@ from rolls.forms import SixesRollForm
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop import services
-from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.access import (
+    MAX_ID,
+    character_or_404,
+    character_to_act_for,
+    gm_or_403,
+    may_act_for,
+    membership_or_404,
+)
 from tabletop.forms import CampaignForm, ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Campaign, Membership, Presence
@@ -246,11 +253,15 @@ def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResp
         request.POST or None, initial=SixesSheetForm.initial_from(character.name, character.sheet)
     )
     if request.method == "POST" and form.is_valid():
-        services.character_update(
-            character=character, actor=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
-        )
-        messages.success(request, "Sheet saved.")
-        return redirect(character)
+        try:
+            services.character_update(
+                character=character, actor=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
+            )
+        except RulesError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, "Sheet saved.")
+            return redirect(character)
     return render(
         request,
         "tabletop/character_form.html",
@@ -294,7 +305,8 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-id")
     )
     character_filter = request.GET.get("character", "")
-    if character_filter.isdigit():
+    # isdecimal, not isdigit: int() refuses "²"; and an id no column holds matches nothing.
+    if character_filter.isdecimal() and 0 < int(character_filter) <= MAX_ID:
         rolls = rolls.filter(character_id=int(character_filter))
     page = Paginator(rolls, 25).get_page(request.GET.get("page"))
     groups: list[dict[str, object]] = []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
+from pytest_django.fixtures import Settings
 
 from tabletop import services
 from tabletop.models import Campaign, Character
@@ -54,3 +55,11 @@ def _fresh_rate_limits() -> None:
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(1234)
+
+
+@pytest.fixture
+def fast_passwords(settings: Settings) -> None:
+    """Opt-in (``pytestmark = pytest.mark.usefixtures("fast_passwords")``): Django's PBKDF2 costs
+    about half a second a user, which view tests that build three users each cannot afford.
+    Not autouse: the browser tests' server process checks passwords with the real hashers."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

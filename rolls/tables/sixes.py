@@ -81,6 +81,21 @@ def spend(character: Character, costs: Mapping[str, Any]) -> list[str]:
     return changed
 
 
+def on_sheet_change(character: Character, before: Mapping[str, Any], *, by_gm: bool) -> list[str]:
+    """An edited sheet (``character.sheet`` is the new one): only the GM clears Broken (SIX-22,
+    our reading), and Luck never exceeds 15 - age (SIX-8), so a kid made older loses the
+    points above the new maximum at once (a younger one gains only at the next session).
+    Returns the fields changed besides the sheet."""
+    was_broken = before.get("conditions", {}).get("Broken")
+    if was_broken and not character.sheet.get("conditions", {}).get("Broken") and not by_gm:
+        raise RulesError("Only the GM can clear Broken.")
+    maximum = sixes_luck_max(character.sheet)
+    if character.luck > maximum:
+        character.luck = maximum
+        return ["luck"]
+    return []
+
+
 def on_new_session(character: Character) -> None:
     """SIX-8: Luck refills at every play session; unspent points do not carry over."""
     character.luck = sixes_luck_max(character.sheet)

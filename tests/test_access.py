@@ -1,0 +1,242 @@
+"""Who may open what: every URL of the app, as the GM, the player, another player of the same
+campaign, a member of another campaign and an anonymous visitor.
+
+A campaign's pages are 404 for anyone outside it (its existence does not leak), 403 for a member
+acting on someone else's character or using a GM control, and 200/302 for everyone allowed.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from rolls import services as roll_services
+from rolls.models import Roll
+from tabletop.models import Membership
+from tests import factories
+from tests.conftest import Table
+
+pytestmark = pytest.mark.usefixtures("fast_passwords")
+
+PERSONAS = ("gm", "player", "other_player", "outsider", "anonymous")
+
+
+class Dice:
+    def randint(self, a: int, b: int) -> int:
+        return 1
+
+
+@dataclass
+class World:
+    table: Table
+    roll: Roll
+    other_membership: Membership
+    clients: dict[str, Client]
+
+    def args(self, needs: str) -> list[Any]:
+        campaign = self.table.campaign.pk
+        return {
+            "": [],
+            "campaign": [campaign],
+            "character": [campaign, self.table.character.pk],
+            "roll": [campaign, self.roll.pk],
+            "member": [campaign, self.other_membership.pk],
+            "token": [self.table.campaign.join_token],
+            "slug": ["sixes"],
+        }[needs]
+
+
+@pytest.fixture
+def world(table: Table) -> World:
+    """The table, plus a second player (Kim) with a character, and the outsider as the GM of a
+    campaign of their own: a member of another campaign."""
+    other = factories.member(table.campaign, name="Kim")
+    factories.character(table.campaign, other.user, name="Bea")
+    factories.campaign(table.outsider, name="Elsewhere")
+    made = roll_services.roll_create(
+        character=table.character,
+        roller=table.player,
+        data={"attribute": "Body"},
+        helper=None,
+        intent="",
+        rng=Dice(),
+    )
+    clients = {"anonymous": Client()}
+    for name, user in (
+        ("gm", table.gm),
+        ("player", table.player),
+        ("other_player", other.user),
+        ("outsider", table.outsider),
+    ):
+        clients[name] = Client()
+        clients[name].force_login(user)
+    return World(table, made, other, clients)
+
+
+def everyone(status: int) -> dict[str, int]:
+    return dict.fromkeys(PERSONAS, status)
+
+
+def logged_in_only(status: int) -> dict[str, int]:
+    return {**everyone(status), "anonymous": 302}
+
+
+MEMBERS = {"gm": 200, "player": 200, "other_player": 200, "outsider": 404, "anonymous": 404}
+OWN_CHARACTER = {"gm": 200, "player": 200, "other_player": 403, "outsider": 404, "anonymous": 404}
+GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 404}
+
+ROLL = {"trait": "Body", "need": "1"}
+
+# URL name -> (method, what its arguments are, POST data, expected status per persona)
+ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
+    "tabletop:home": ("GET", "", {}, everyone(200)),
+    "tabletop:signup": ("GET", "", {}, everyone(200)),
+    "tabletop:login": ("GET", "", {}, everyone(200)),
+    "tabletop:logout": ("POST", "", {}, everyone(302)),
+    "tabletop:account": ("GET", "", {}, logged_in_only(200)),
+    "tabletop:campaign-new": ("GET", "", {}, logged_in_only(200)),
+    "tabletop:campaign": ("GET", "campaign", {}, MEMBERS),
+    "tabletop:session": ("GET", "campaign", {}, {**GM_CONTROL, "gm": 200}),
+    "tabletop:session-start": ("POST", "campaign", {}, GM_CONTROL),
+    "tabletop:session-end": ("POST", "campaign", {}, GM_CONTROL),
+    "tabletop:mystery-start": ("POST", "campaign", {}, GM_CONTROL),
+    "tabletop:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
+    "tabletop:member-remove": ("POST", "member", {}, GM_CONTROL),
+    "tabletop:history": ("GET", "campaign", {}, MEMBERS),
+    "tabletop:character-new": ("GET", "campaign", {}, MEMBERS),
+    "tabletop:character": ("GET", "character", {}, OWN_CHARACTER),
+    "tabletop:character-sheet": ("GET", "character", {}, MEMBERS),
+    "tabletop:character-edit": ("GET", "character", {}, OWN_CHARACTER),
+    # Members go on to their campaign; anyone else gets the form to join.
+    "tabletop:join": (
+        "GET",
+        "token",
+        {},
+        {"gm": 302, "player": 302, "other_player": 302, "outsider": 200, "anonymous": 200},
+    ),
+    "rolls:roll-create": ("POST", "character", ROLL, OWN_CHARACTER),
+    "rolls:odds": ("GET", "character", ROLL, OWN_CHARACTER),
+    "rolls:follow-up": ("POST", "roll", {"action": "pride"}, OWN_CHARACTER),
+    "rolls:rules": ("GET", "", {}, everyone(200)),
+    "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
+}
+
+
+def url_names(resolver: URLResolver | None = None, namespace: str = "") -> set[str]:
+    names: set[str] = set()
+    for pattern in (resolver or get_resolver()).url_patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            names |= url_names(pattern, inner)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            names.add(f"{namespace}{pattern.name}")
+    return names
+
+
+def test_every_url_of_the_app_is_walked_here() -> None:
+    assert url_names() == set(ROUTES)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_each_persona_gets_the_expected_status(world: World, name: str, persona: str) -> None:
+    method, needs, data, expected = ROUTES[name]
+    path = reverse(name, args=world.args(needs))
+    client = world.clients[persona]
+
+    response = client.post(path, data) if method == "POST" else client.get(path, data)
+
+    assert response.status_code == expected[persona], f"{persona} {method} {path}"
+    if persona == "anonymous" and name in ("tabletop:account", "tabletop:campaign-new"):
+        assert response["Location"].startswith(reverse("tabletop:login"))
+
+
+@pytest.mark.parametrize("persona", ["gm", "player", "other_player"])
+@pytest.mark.parametrize(
+    "name", ["tabletop:character", "tabletop:character-sheet", "tabletop:character-edit", "rolls:odds"]
+)
+def test_a_character_of_another_campaign_is_not_found_through_this_one(
+    world: World, name: str, persona: str
+) -> None:
+    elsewhere = factories.campaign(factories.user(), name="Far away")
+    stranger = factories.character(elsewhere, elsewhere.gm, name="Stranger")
+
+    response = world.clients[persona].get(reverse(name, args=[world.table.campaign.pk, stranger.pk]))
+
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_huge_and_unknown_ids_are_not_found(world: World, persona: str) -> None:
+    client = world.clients[persona]
+    campaign = world.table.campaign.pk
+    huge = 99999999999999999999999
+
+    for path in (
+        reverse("tabletop:campaign", args=[huge]),
+        reverse("tabletop:character", args=[campaign, huge]),
+        reverse("tabletop:character-sheet", args=[campaign, 999]),
+        reverse("rolls:odds", args=[campaign, huge]),
+    ):
+        assert client.get(path).status_code == 404, path
+    for path in (
+        reverse("rolls:follow-up", args=[campaign, huge]),
+        reverse("rolls:roll-create", args=[huge, 1]),
+        reverse("tabletop:member-remove", args=[campaign, huge]),
+    ):
+        assert client.post(path, {"action": "pride"}).status_code in (403, 404), path
+
+
+def test_a_not_found_page_says_so_in_the_apps_own_words(world: World) -> None:
+    response = world.clients["outsider"].get(reverse("tabletop:campaign", args=[world.table.campaign.pk]))
+
+    assert response.status_code == 404
+    assert "There is nothing here for you." in response.content.decode()
+    assert "The Loop" not in response.content.decode()
+
+
+def test_a_forbidden_page_says_why(world: World) -> None:
+    response = world.clients["other_player"].get(
+        reverse("tabletop:character", args=[world.table.campaign.pk, world.table.character.pk])
+    )
+
+    assert response.status_code == 403
+    assert "Only this character's player or the GM can do that." in html.unescape(response.content.decode())
+
+
+def test_the_history_shows_the_campaigns_rolls_to_every_member(world: World) -> None:
+    for persona in ("gm", "player", "other_player"):
+        page = world.clients[persona].get(reverse("tabletop:history", args=[world.table.campaign.pk]))
+        assert f'id="history-roll-{world.roll.pk}"' in page.content.decode()
+
+
+def test_the_history_survives_junk_filters(world: World) -> None:
+    path = reverse("tabletop:history", args=[world.table.campaign.pk])
+
+    for query in (
+        {"page": "junk"},
+        {"page": "-5"},
+        {"page": "99999"},
+        {"character": "x"},
+        {"character": "999999"},
+        {"character": "99999999999999999999999"},
+        {"character": "\u00b2"},  # a superscript two: str.isdigit() says yes, int() says no
+        {"character": "-1"},
+    ):
+        assert world.clients["player"].get(path, query).status_code == 200, query
+
+
+def test_the_history_filters_by_character(world: World) -> None:
+    path = reverse("tabletop:history", args=[world.table.campaign.pk])
+    bea = world.table.campaign.characters.get(name="Bea")
+
+    olle = world.clients["player"].get(path, {"character": world.table.character.pk}).content.decode()
+    others = world.clients["player"].get(path, {"character": bea.pk}).content.decode()
+
+    assert f'id="history-roll-{world.roll.pk}"' in olle
+    assert f'id="history-roll-{world.roll.pk}"' not in others
