@@ -6,13 +6,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolls.models import Roll
+from rolls.models import Roll, Visibility
 from rolls.services import is_latest
 from rolls.systems import get_system
 from rolls.systems.base import FollowUp, Outcome, StepView, percent
 from rolls.tables import adapter_for
 from tabletop.access import may_act_for
 from tabletop.models import Membership
+
+
+# Where a card is drawn: part of its element id. Buttons appear only where a card is acted
+# on: a player's result panel, the panel of rolls made against them, the GM's panel.
+PLACES = ("feed", "history", "result", "against", "gm")
+ACTIONABLE = ("result", "against", "gm")
+HIDDEN = Outcome(success=None, headline="Rolled in secret", key="", tone="neutral")
 
 
 @dataclass
@@ -32,12 +39,19 @@ class Card:
     seq: int
     outcome: Outcome
     steps: tuple[StepView, ...]
-    place: str  # "feed", "result" or "history": part of the element id
+    place: str  # one of PLACES: part of the element id
     follow_ups: list[FollowUpButton] = field(default_factory=list)
+    hidden: bool = False  # a secret or blind roll, seen by someone other than the GM
 
     @property
     def dom_id(self) -> str:
         return f"{self.place}-roll-{self.roll.pk}"
+
+    @property
+    def faces(self) -> list[int]:
+        """The first roll's dice: a ``Param(multiple=True)`` names dice by their index here."""
+        steps = self.state.get("steps") or [{}]
+        return list(steps[0].get("dice", []))
 
     @property
     def need(self) -> Any:
@@ -52,21 +66,44 @@ def build_card(
     place: str,
     membership: Membership | None = None,
 ) -> Card:
-    """A card for ``roll`` as of ``state``. Follow-up buttons are listed only in the result
-    panel, for someone who may act for the character, and only when the state shown is the
-    roll's latest (a stale card never offers a button)."""
+    """A card for ``roll`` as of ``state``, as ``membership`` may see it (None: anyone at the
+    table). A secret or blind roll shows no dice to anyone but the GM. Follow-up buttons are
+    listed only where a card can be acted on (not in the feed or the history), for whoever
+    may ask for each one; callers pass the roll's latest state there, so a stale card never
+    offers a button."""
     system = get_system(roll.system)
+    hidden = roll.visibility != Visibility.PUBLIC and not (membership is not None and membership.is_gm)
+    if hidden:
+        return Card(roll, state, seq, HIDDEN, (), place, hidden=True)
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    if place == "result" and membership is not None and roll.character is not None:
-        if may_act_for(membership, roll.character):
-            adapter = adapter_for(roll.system)
-            resources = adapter.resources(roll.character, latest=is_latest(roll))
-            for follow_up in system.follow_ups(state, resources):
-                odds = ""
-                if follow_up.chance_after is not None:
-                    odds = f"{percent(follow_up.chance_before)} -> {percent(follow_up.chance_after)}"
-                card.follow_ups.append(FollowUpButton(follow_up, odds))
+    if place in ACTIONABLE and membership is not None:
+        card.follow_ups = _buttons(roll, state, membership)
     return card
+
+
+def _buttons(roll: Roll, state: dict[str, Any], membership: Membership) -> list[FollowUpButton]:
+    """The follow-ups this member may ask for: on their character's roll (or any, for the GM),
+    and on a roll made against their character (paid from that character's sheet)."""
+    system = get_system(roll.system)
+    adapter = adapter_for(roll.system)
+    offered: list[FollowUp] = []
+    if roll.character is not None and may_act_for(membership, roll.character):
+        resources = adapter.resources(roll.character, latest=is_latest(roll))
+        offered += [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
+    elif roll.npc and membership.is_gm:
+        offered += [f for f in system.follow_ups(state, {}) if f.action not in system.target_actions]
+    if roll.target is not None and may_act_for(membership, roll.target):
+        resources = adapter.resources(roll.target, latest=True)
+        offered += [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
+    buttons = []
+    for follow_up in offered:
+        if follow_up.gm_only and not membership.is_gm:
+            continue
+        odds = ""
+        if follow_up.chance_after is not None:
+            odds = f"{percent(follow_up.chance_before)} -> {percent(follow_up.chance_after)}"
+        buttons.append(FollowUpButton(follow_up, odds))
+    return buttons
 
 
 def latest_card(roll: Roll, *, place: str, membership: Membership | None = None) -> Card:

@@ -1,4 +1,8 @@
-"""The roll form: which trait, what the character tries, and the choices that change the pool."""
+"""Roll forms: which trait, what the character tries, and the choices that change the pool.
+
+``RollFormBase`` holds what every system's roll form asks; each table adapter's form adds
+its own system's choices and turns them into ``engine_data()`` for the adapter's ``pool``.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,23 @@ from rolls.systems.sixes import ATTRIBUTES
 from tabletop.models import Character
 
 
-class SixesRollForm(forms.Form):
+class RollFormBase(forms.Form):
+    intent = forms.CharField(label="What do you try?", max_length=200, required=False)
+    blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
+
+    def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.character = character
+
+    # Each system's form adds ``engine_data() -> dict``: its choices in the adapter's terms.
+
+    def errors_text(self) -> str:
+        return " ".join(str(error) for errors in self.errors.values() for error in errors)
+
+
+class SixesRollForm(RollFormBase):
     """One tap picks the trait: an attribute alone, or a skill (which brings its attribute)."""
 
-    intent = forms.CharField(label="What do you try?", max_length=200, required=False)
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
     helper = forms.ModelChoiceField(
@@ -25,8 +42,7 @@ class SixesRollForm(forms.Form):
     threat = forms.BooleanField(label="The Trouble threatens a Condition", required=False)
 
     def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.character = character
+        super().__init__(*args, character=character, **kwargs)
         sheet = character.sheet
         choices = [(a, f"{a} alone") for a in ATTRIBUTES]
         choices += [(f"skill-{i}", s["name"]) for i, s in enumerate(sheet.get("skills", []))]

@@ -22,6 +22,26 @@ class Visibility(models.TextChoices):
     BLIND = "blind", "Blind: only the GM sees the result"
 
 
+class RollCall(models.Model):
+    """The GM asks one or several characters for a roll; each phone shows it with the pool
+    filled in, and the session page shows who has answered."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="calls")
+    session = models.ForeignKey(PlaySession, on_delete=models.CASCADE, related_name="calls")
+    characters = models.ManyToManyField(Character, related_name="calls")
+    trait = models.CharField(max_length=80)  # the roll form's trait value, as the GM chose it
+    label = models.CharField(max_length=120)  # "Body + Sneak, 2 successes"
+    data = models.JSONField(default=dict)  # the roll form's values (difficulty...)
+    created = models.DateTimeField(auto_now_add=True)
+    closed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return self.label
+
+
 class Roll(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
     session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="rolls")
@@ -39,6 +59,14 @@ class Roll(models.Model):
     intent = models.CharField(max_length=200, blank=True)
     trait = models.CharField(max_length=80, blank=True)  # "Mind + Comprehend"
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    # Rolled by the GM for someone without a sheet (a character deleted later is not one).
+    npc = models.BooleanField(default=False)
+    call = models.ForeignKey(RollCall, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls")
+    # A GM roll made against a character (an attack): that character's player may answer it
+    # with a follow-up paid from their own resources (Luck against it, in stars).
+    target = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls_against"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import F
 
 from rolls.live import broadcast_entry
-from rolls.models import LogEntry, Roll, Visibility
+from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError, get_system
 from rolls.systems.base import Rng
 from rolls.tables import adapter_for
@@ -65,9 +65,11 @@ def roll_create(
     helper: Character | None,
     intent: str,
     rng: Rng,
+    blind: bool = False,
+    call: RollCall | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
-    the table refuse, and then nothing is written."""
+    the table refuse, and then nothing is written. A blind roll's result reaches only the GM."""
     system = get_system(character.campaign.system)
     adapter = adapter_for(system.slug)
     with transaction.atomic():
@@ -79,6 +81,8 @@ def roll_create(
         adapter.check_can_roll(character)
         if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
             raise RulesError("A character cannot help themself; choose another character at this table.")
+        if call is not None and (call.closed or not call.characters.filter(pk=character.pk).exists()):
+            raise RulesError("That call for a roll is not for this character, or it is over.")
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
         state = system.roll(request, rng)
@@ -93,17 +97,64 @@ def roll_create(
             system=system.slug,
             intent=intent.strip()[:200],
             trait=trait[:80],
-            visibility=Visibility.PUBLIC,
+            visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
+            call=call,
         )
         append_entry(
-            campaign_id=campaign.pk,
-            kind=LogEntry.Kind.ROLL,
-            action="roll",
-            actor=roller,
-            roll=roll,
-            state=state,
+            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=roller, roll=roll, state=state
         )
         return roll
+
+
+def npc_roll_create(
+    *,
+    campaign: Campaign,
+    gm: AbstractBaseUser,
+    name: str,
+    request: Any,
+    secret: bool,
+    target: Character | None,
+    intent: str,
+    rng: Rng,
+) -> Roll:
+    """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
+    its dice). ``request`` is already validated by the system. A roll made against a
+    character lets that character's player answer it (Luck against it, in stars)."""
+    system = get_system(campaign.system)
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("Start a play session before rolling.")
+        if target is not None and target.campaign_id != campaign.pk:
+            raise RulesError("That character is not at this table.")
+        state = system.roll(request, rng)
+        roll = Roll.objects.create(
+            campaign=campaign,
+            session=session,
+            character=None,
+            character_name=name.strip()[:60] or "GM",
+            roller=gm,
+            system=system.slug,
+            intent=intent.strip()[:200],
+            visibility=Visibility.SECRET if secret else Visibility.PUBLIC,
+            target=target,
+            npc=True,
+        )
+        append_entry(
+            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
+        )
+        return roll
+
+
+def payer_of(roll: Roll, action: str) -> Character | None:
+    """Whose resources a follow-up spends, and so whose player may ask for it: the roll's
+    character, or for an answer to a roll made against someone, that someone. None for a GM
+    roll without a character (only the GM acts on it, and it costs nothing)."""
+    if action in get_system(roll.system).target_actions:
+        if roll.target is None:
+            raise RulesError("This roll was not made against anyone.")
+        return roll.target
+    return roll.character
 
 
 def current_state(roll: Roll) -> dict[str, Any]:
@@ -132,22 +183,35 @@ def follow_up_apply(
     action: str,
     params: Mapping[str, Any],
     rng: Rng,
+    by_gm: bool = False,
 ) -> LogEntry:
-    """Apply one follow-up to a roll and spend what it costs, under the character's row lock;
-    raises RulesError (and writes nothing) when the rules refuse."""
-    if roll.character_id is None:
-        raise RulesError("This roll's character is gone; it can no longer be followed up.")
+    """Apply one follow-up to a roll and spend what it costs, under the paying character's row
+    lock; raises RulesError (and writes nothing) when the rules refuse. ``by_gm``: the actor
+    is the campaign's GM (GM-only follow-ups, such as approving a miracle)."""
     system = get_system(roll.system)
     adapter = adapter_for(system.slug)
+    payer = payer_of(roll, action)
+    if payer is None and not roll.npc:
+        raise RulesError("This roll's character is gone; it can no longer be followed up.")
+    if payer is None and not by_gm:
+        raise RulesError("Only the GM acts on a roll without a character.")
     with transaction.atomic():
         # The lock comes first: two taps on "Luck" queue here, and the second sees the first.
-        character = _locked(roll.character)  # type: ignore[arg-type]
+        character = _locked(payer) if payer is not None else None
         state = current_state(roll)
-        resources = adapter.resources(character, latest=is_latest(roll))
+        resources: Mapping[str, Any] = {}
+        if character is not None:
+            resources = adapter.resources(character, latest=is_latest(roll))
+        offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
+        if action in offered and offered[action].gm_only and not by_gm:
+            raise RulesError(f"Only the GM can do that ({offered[action].label.lower()}).")
         applied = system.apply(state, action, params, resources, rng)
-        changed = adapter.spend(character, applied.costs)
-        if changed:
-            character.save(update_fields=changed)
+        if character is not None:
+            changed = adapter.spend(character, applied.costs)
+            if changed:
+                character.save(update_fields=changed)
+        elif applied.costs:
+            raise RulesError("Nobody's sheet can pay for that on this roll.")
         return append_entry(
             campaign_id=roll.campaign_id,
             kind=LogEntry.Kind.FOLLOW_UP,

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import random
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import services
-from rolls.cards import build_card, latest_card
-from rolls.forms import SixesRollForm
-from rolls.models import Roll
+from rolls.cards import PLACES, build_card, latest_card
+from rolls.models import Roll, Visibility
 from rolls.odds_tables import tables_for
 from rolls.systems import SLUGS, RulesError, all_systems, get_system
-from rolls.systems.base import percent
-from rolls.systems.sixes import Sixes
-from rolls.tables import adapter_for
+from rolls.tables import AT_THE_TABLE, adapter_for
 from tabletop.access import character_to_act_for, membership_or_404
-from tabletop.sheets import AT_THE_TABLE
 
 # Dice come only from the operating system's random source.
 RNG = random.SystemRandom()
@@ -27,17 +24,13 @@ RNG = random.SystemRandom()
 CHARACTER_PAGE = "tabletop/character.html"
 
 
-def _form_errors(form: SixesRollForm) -> str:
-    return " ".join(str(error) for errors in form.errors.values() for error in errors)
-
-
 @require_POST
 def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = SixesRollForm(request.POST, character=character)
+    form = adapter_for(membership.campaign.system).RollForm(request.POST, character=character)
     if not form.is_valid():
-        return _refusal(request, _form_errors(form))
+        return _refusal(request, form.errors_text())
     try:
         roll = services.roll_create(
             character=character,
@@ -57,22 +50,42 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
 def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     roll = get_object_or_404(
-        Roll.objects.select_related("character"), campaign=membership.campaign, pk=roll_id
+        Roll.objects.select_related("character", "target"), campaign=membership.campaign, pk=roll_id
     )
-    if roll.character is None:
-        return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
-    character_to_act_for(membership, roll.character.pk)
     action = request.POST.get("action", "")
-    params = {
-        key: value for key, value in request.POST.items() if key not in ("action", "csrfmiddlewaretoken")
-    }
     try:
-        entry = services.follow_up_apply(roll=roll, actor=request.user, action=action, params=params, rng=RNG)
+        payer = services.payer_of(roll, action)
     except RulesError as error:
         return _refusal(request, str(error))
-    roll.character.refresh_from_db()
-    card = build_card(roll, entry.state or {}, entry.seq, place="result", membership=membership)
-    return render(request, CHARACTER_PAGE + "#result", {"result": card, "campaign": membership.campaign})
+    if roll.visibility != Visibility.PUBLIC and not membership.is_gm:
+        raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
+    if payer is None:
+        if not roll.npc:
+            return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
+        if not membership.is_gm:
+            raise PermissionDenied("Only the GM acts on a roll without a character.")
+    else:
+        character_to_act_for(membership, payer.pk)
+    # A die picker sends one value per ticked die: those stay a list.
+    params = {
+        key: values if len(values) > 1 else values[0]
+        for key, values in request.POST.lists()
+        if key not in ("action", "place", "csrfmiddlewaretoken")
+    }
+    try:
+        entry = services.follow_up_apply(
+            roll=roll, actor=request.user, action=action, params=params, rng=RNG, by_gm=membership.is_gm
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    for character in (roll.character, roll.target):
+        if character is not None:
+            character.refresh_from_db()
+    place = request.POST.get("place", "result")
+    card = build_card(
+        roll, entry.state or {}, entry.seq, place=place if place in PLACES else "result", membership=membership
+    )
+    return render(request, "rolls/_card.html", {"card": card})
 
 
 @require_GET
@@ -80,33 +93,20 @@ def odds(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     """The exact chance of success for the roll form as it stands, updated on every change."""
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = SixesRollForm(request.GET, character=character)
+    adapter = adapter_for(membership.campaign.system)
+    form = adapter.RollForm(request.GET, character=character)
     context: dict[str, object] = {"character": character}
     if form.is_valid():
         try:
-            adapter = adapter_for(membership.campaign.system)
             data = {**form.engine_data(), "helper": form.cleaned_data.get("helper") is not None}
-            request_data, trait = adapter.pool(character, data)
+            request_data, label = adapter.pool(character, data)
             system = get_system(membership.campaign.system)
-            engine_request = system.parse_request(request_data)
-            context.update(odds_context(system, engine_request, trait))
+            context.update(adapter.odds_context(system, system.parse_request(request_data), label))
         except RulesError as error:
             context["error"] = str(error)
     else:
-        context["error"] = _form_errors(form)
-    return render(request, CHARACTER_PAGE + "#odds", context)
-
-
-def odds_context(system: object, engine_request: object, trait: str) -> dict[str, object]:
-    assert isinstance(system, Sixes)
-    return {
-        "trait": trait,
-        "dice": engine_request.dice,  # type: ignore[attr-defined]
-        "need": engine_request.need,  # type: ignore[attr-defined]
-        "chance": percent(system.chance(engine_request)),  # type: ignore[arg-type]
-        "with_push": percent(system.chance_with(engine_request, push=True)),  # type: ignore[arg-type]
-        "with_push_luck": percent(system.chance_with(engine_request, push=True, luck=True)),  # type: ignore[arg-type]
-    }
+        context["error"] = form.errors_text()
+    return render(request, adapter.ODDS_TEMPLATE, context)
 
 
 def _refusal(request: HttpRequest, message: str) -> HttpResponse:

@@ -21,6 +21,7 @@ urlpatterns = [
     path("c/<int:pk>/session/start/", views.session_start, name="session-start"),
     path("c/<int:pk>/session/end/", views.session_end, name="session-end"),
     path("c/<int:pk>/mystery/", views.mystery_start, name="mystery-start"),
+    path("c/<int:pk>/long-rest/", views.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", views.join_link_rotate, name="join-link-rotate"),
     path("c/<int:pk>/members/<int:member_id>/remove/", views.member_remove, name="member-remove"),
     path("c/<int:pk>/history/", views.history, name="history"),

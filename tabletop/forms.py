@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
 
 from rolls.systems import SLUGS, get_system
-from tabletop.sheets import AT_THE_TABLE
+from rolls.tables import AT_THE_TABLE
 
 
 class SignupForm(UserCreationForm):

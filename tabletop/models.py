@@ -77,6 +77,10 @@ class Character(models.Model):
     name = models.CharField(max_length=60)
     sheet = models.JSONField(default=dict)
     luck = models.PositiveSmallIntegerField(default=0)
+    # doubles: current Endurance, and the part spent on drama dice or miracles, which only
+    # comes back with a new Adventure.
+    endurance = models.PositiveSmallIntegerField(default=0)
+    drama_spent = models.PositiveSmallIntegerField(default=0)
     # The Mystery in which Pride was last used; Pride is available in any other.
     pride_used_in = models.PositiveIntegerField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)

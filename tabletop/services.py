@@ -14,9 +14,8 @@ from django.utils import timezone
 
 from rolls.services import append_entry
 from rolls.systems import RulesError
-from rolls.tables import adapter_for
+from rolls.tables import AT_THE_TABLE, Clock, adapter_for
 from tabletop.models import Campaign, Character, Membership, PlaySession, new_join_token
-from tabletop.sheets import AT_THE_TABLE
 
 EVENT = "event"
 
@@ -120,18 +119,47 @@ def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
 
 
 def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
-    """A new Mystery: everyone's Pride is available again (SIX-5)."""
+    """The system's story clock: a new Mystery (Pride is available again, SIX-5) or a new
+    Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
+    clock = adapter_for(campaign.system).STORY
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         campaign.mystery += 1
         campaign.save(update_fields=["mystery"])
+        _apply_clock(campaign, clock)
         append_entry(
             campaign_id=campaign.pk,
             kind=EVENT,
             action="mystery-start",
             actor=actor,
-            text=f"Mystery {campaign.mystery} begins. Pride is available again.",
+            text=clock.event.format(n=campaign.mystery),
         )
+
+
+def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    """A long rest for every character, in the systems that have one."""
+    clock = adapter_for(campaign.system).REST
+    if clock is None:
+        raise RulesError("This dice system has no long rest.")
+    with transaction.atomic():
+        _apply_clock(campaign, clock)
+        append_entry(
+            campaign_id=campaign.pk,
+            kind=EVENT,
+            action="long-rest",
+            actor=actor,
+            text=clock.event.format(n=campaign.mystery),
+        )
+
+
+def _apply_clock(campaign: Campaign, clock: Clock) -> None:
+    """Move a clock for every character of the campaign, each row locked (inside a transaction)."""
+    for character in (
+        Character.objects.select_for_update().filter(campaign=campaign).select_related("campaign")
+    ):
+        changed = clock.apply(character)
+        if changed:
+            character.save(update_fields=changed)
 
 
 def character_create(

@@ -12,10 +12,6 @@ from django import forms
 
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS, MAX_AGE, MIN_AGE, luck_max
 
-# Systems whose sheets, roll forms and follow-ups are at the table already. The others have
-# their rules engine and rules page, and say so on the campaign form.
-AT_THE_TABLE = ("sixes",)
-
 SKILL_SLOTS = [(attribute, i) for attribute in ATTRIBUTES for i in range(3)]
 
 

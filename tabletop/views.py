@@ -14,9 +14,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from rolls.cards import build_card, latest_card
-from rolls.forms import SixesRollForm
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
+from rolls.tables import adapter_for
 from tabletop import services
 from tabletop.access import (
     MAX_ID,
@@ -29,7 +29,6 @@ from tabletop.access import (
 from tabletop.forms import CampaignForm, ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Campaign, Membership, Presence
-from tabletop.sheets import SixesSheetForm
 
 FEED_SIZE = 30
 
@@ -149,6 +148,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "feed": feed,
             "last_seq": last_seq,
             "present": _presence(campaign),
+            "adapter": adapter_for(campaign.system),
             "members": campaign.memberships.select_related("user"),
             "session": campaign.open_session(),
         },
@@ -167,7 +167,10 @@ def _gm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             messages.success(request, "The session has ended.")
         elif action == "mystery":
             services.mystery_start(campaign=campaign, actor=request.user)
-            messages.success(request, "A new Mystery begins.")
+            messages.success(request, f"{adapter_for(campaign.system).STORY.label}: done.")
+        elif action == "rest":
+            services.long_rest(campaign=campaign, actor=request.user)
+            messages.success(request, "Everyone takes a long rest.")
         elif action == "rotate":
             services.join_link_rotate(campaign=campaign)
             messages.success(request, "New join link made; the old one no longer works.")
@@ -192,6 +195,11 @@ def session_end(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def mystery_start(request: HttpRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "mystery")
+
+
+@require_POST
+def long_rest(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "rest")
 
 
 @require_POST
@@ -236,21 +244,27 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 def character_new(request: HttpRequest, pk: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     campaign = membership.campaign
-    form = SixesSheetForm(request.POST or None)
+    adapter = adapter_for(campaign.system)
+    form = adapter.SheetForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         character = services.character_create(
             campaign=campaign, owner=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
         )
         return redirect(character)
-    return render(request, "tabletop/character_form.html", {"campaign": campaign, "form": form, "new": True})
+    return render(
+        request,
+        "tabletop/character_form.html",
+        {"campaign": campaign, "form": form, "new": True, "sheet_form_template": adapter.SHEET_FORM_TEMPLATE},
+    )
 
 
 @require_http_methods(["GET", "POST"])
 def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = SixesSheetForm(
-        request.POST or None, initial=SixesSheetForm.initial_from(character.name, character.sheet)
+    adapter = adapter_for(membership.campaign.system)
+    form = adapter.SheetForm(
+        request.POST or None, initial=adapter.SheetForm.initial_from(character.name, character.sheet)
     )
     if request.method == "POST" and form.is_valid():
         try:
@@ -265,7 +279,13 @@ def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResp
     return render(
         request,
         "tabletop/character_form.html",
-        {"campaign": membership.campaign, "form": form, "character": character, "new": False},
+        {
+            "campaign": membership.campaign,
+            "form": form,
+            "character": character,
+            "new": False,
+            "sheet_form_template": adapter.SHEET_FORM_TEMPLATE,
+        },
     )
 
 
@@ -274,7 +294,8 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     campaign = membership.campaign
-    form = SixesRollForm(character=character, initial={"trait": "Body", "need": 1})
+    adapter = adapter_for(campaign.system)
+    form = adapter.RollForm(character=character, initial=adapter.ROLL_INITIAL)
     last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
     result = latest_card(last, place="result", membership=membership) if last else None
     feed, last_seq = _feed(campaign, limit=10)
@@ -290,6 +311,8 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
             "feed": feed,
             "last_seq": last_seq,
             "session": campaign.open_session(),
+            "resources_template": adapter.RESOURCES_TEMPLATE,
+            "roll_form_template": adapter.ROLL_FORM_TEMPLATE,
         },
     )
 
@@ -341,5 +364,6 @@ def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpRes
             "campaign": membership.campaign,
             "character": character,
             "can_edit": may_act_for(membership, character),
+            "sheet_template": adapter_for(membership.campaign.system).SHEET_TEMPLATE,
         },
     )

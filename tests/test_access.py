@@ -105,6 +105,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "tabletop:session-start": ("POST", "campaign", {}, GM_CONTROL),
     "tabletop:session-end": ("POST", "campaign", {}, GM_CONTROL),
     "tabletop:mystery-start": ("POST", "campaign", {}, GM_CONTROL),
+    "tabletop:long-rest": ("POST", "campaign", {}, GM_CONTROL),
     "tabletop:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
     "tabletop:member-remove": ("POST", "member", {}, GM_CONTROL),
     "tabletop:history": ("GET", "campaign", {}, MEMBERS),

@@ -17,7 +17,7 @@ from rolls.odds_tables import tables_for
 from rolls.systems import SLUGS, get_system
 from rolls.systems.base import percent
 from rolls.systems.stars import botch_chance
-from tabletop.sheets import AT_THE_TABLE
+from rolls.tables import AT_THE_TABLE
 
 CHOICES = "Our choices where the rules leave room"
 

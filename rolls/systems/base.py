@@ -135,6 +135,9 @@ class DiceSystem(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]  # one line, in our own words, for the campaign form
     result_name: ClassVar[str] = "result"  # what ``Outcome.key`` counts, for odds tables
+    # Follow-ups made by the character a roll is made *against* (not by the roller), paid from
+    # that character's resources: the table offers them to the target's player.
+    target_actions: ClassVar[frozenset[str]] = frozenset()
 
     # -- requests -----------------------------------------------------------------------------
     @abstractmethod

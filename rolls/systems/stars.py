@@ -276,6 +276,7 @@ class Stars(DiceSystem):
     name = "Stars"
     summary = "Roll your Stat in dice; each die at the difficulty is a Star, a six two. Luck rerolls."
     result_name = "Stars"
+    target_actions = frozenset({"luck_against"})
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> StarsRequest:

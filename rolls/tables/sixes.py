@@ -5,11 +5,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rolls.forms import SixesRollForm as RollForm
 from rolls.systems import RulesError
-from rolls.systems.base import get_bool, get_int
-from rolls.systems.sixes import ATTRIBUTES
+from rolls.systems.base import get_bool, get_int, percent
+from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest
+from rolls.tables import Clock, unchanged
 from tabletop.models import Character
+from tabletop.sheets import SixesSheetForm as SheetForm
 from tabletop.sheets import sixes_luck_max, unchecked_conditions
+
+__all__ = ["RollForm", "SheetForm"]
+
+SHEET_FORM_TEMPLATE = "tables/sixes/sheet_form.html"
+SHEET_TEMPLATE = "tables/sixes/sheet.html"
+RESOURCES_TEMPLATE = "tables/sixes/resources.html"
+ROLL_FORM_TEMPLATE = "tables/sixes/roll_form.html"
+ODDS_TEMPLATE = "tables/sixes/odds.html"
+ROLL_INITIAL = {"trait": "Body", "need": 1}
+
+# Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
+STORY = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
+REST = None
 
 
 def pool(character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -103,3 +119,15 @@ def on_new_session(character: Character) -> None:
 
 def new_character(character: Character) -> None:
     character.luck = sixes_luck_max(character.sheet)
+
+
+def odds_context(system: Sixes, request: SixesRequest, label: str) -> dict[str, Any]:
+    """The roll form's odds line: plain, and with the follow-ups the kid still has in hand."""
+    return {
+        "trait": label,
+        "dice": request.dice,
+        "need": request.need,
+        "chance": percent(system.chance(request)),
+        "with_push": percent(system.chance_with(request, push=True)),
+        "with_push_luck": percent(system.chance_with(request, push=True, luck=True)),
+    }

@@ -20,3 +20,12 @@ def pips(face: int) -> range:
 @register.filter
 def pct(chance: Fraction | None) -> str:
     return percent(chance)
+
+
+@register.filter
+def at(items: list[int], index: str | int) -> int | str:
+    """``items[index]`` for a die picker: the face of the die a choice names."""
+    try:
+        return items[int(index)]
+    except (ValueError, IndexError, TypeError):
+        return ""
