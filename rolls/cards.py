@@ -14,7 +14,6 @@ from rolls.tables import adapter_for
 from tabletop.access import may_act_for
 from tabletop.models import Membership
 
-
 # Where a card is drawn: part of its element id. Buttons appear only where a card is acted
 # on: a player's result panel, the panel of rolls made against them, the GM's panel.
 PLACES = ("feed", "history", "result", "against", "gm")

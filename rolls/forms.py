@@ -17,6 +17,7 @@ from tabletop.models import Character
 class RollFormBase(forms.Form):
     intent = forms.CharField(label="What do you try?", max_length=200, required=False)
     blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
+    call = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

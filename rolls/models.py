@@ -41,6 +41,14 @@ class RollCall(models.Model):
     def __str__(self) -> str:
         return self.label
 
+    def inputs(self) -> list[tuple[str, str]]:
+        """The roll form's values as (name, value) pairs, a list value giving several."""
+        return [
+            (key, str(item))
+            for key, value in self.data.items()
+            for item in (value if isinstance(value, list) else [value])
+        ]
+
 
 class Roll(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")

@@ -101,7 +101,12 @@ def roll_create(
             call=call,
         )
         append_entry(
-            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=roller, roll=roll, state=state
+            campaign_id=campaign.pk,
+            kind=LogEntry.Kind.ROLL,
+            action="roll",
+            actor=roller,
+            roll=roll,
+            state=state,
         )
         return roll
 
@@ -219,4 +224,48 @@ def follow_up_apply(
             actor=actor,
             roll=roll,
             state=applied.state,
+        )
+
+
+def call_create(
+    *,
+    campaign: Campaign,
+    gm: AbstractBaseUser,
+    characters: list[Character],
+    data: Mapping[str, Any],
+    label: str,
+) -> RollCall:
+    """The GM asks characters for a roll: each player's phone shows it with the roll form's
+    values filled in (``data``), one tap to roll; the session page shows who has answered."""
+    if not characters:
+        raise RulesError("Choose at least one character to ask.")
+    if any(character.campaign_id != campaign.pk for character in characters):
+        raise RulesError("Those characters are not all at this table.")
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("Start a play session before calling for rolls.")
+        call = RollCall.objects.create(campaign=campaign, session=session, label=label[:120], data=dict(data))
+        call.characters.set(characters)
+        names = ", ".join(character.name for character in characters)
+        append_entry(
+            campaign_id=campaign.pk,
+            kind=LogEntry.Kind.EVENT,
+            action="call",
+            actor=gm,
+            text=f"The GM asks {names} to roll {label}.",
+        )
+        return call
+
+
+def call_close(*, call: RollCall, gm: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        call.closed = True
+        call.save(update_fields=["closed"])
+        append_entry(
+            campaign_id=call.campaign_id,
+            kind=LogEntry.Kind.EVENT,
+            action="call-closed",
+            actor=gm,
+            text=f"The call to roll {call.label} is over.",
         )

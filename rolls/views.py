@@ -6,17 +6,18 @@ import random
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import services
 from rolls.cards import PLACES, build_card, latest_card
-from rolls.models import Roll, Visibility
+from rolls.models import Roll, RollCall, Visibility
+from rolls.npc import NpcRollForm
 from rolls.odds_tables import tables_for
 from rolls.systems import SLUGS, RulesError, all_systems, get_system
 from rolls.tables import AT_THE_TABLE, adapter_for
-from tabletop.access import character_to_act_for, membership_or_404
+from tabletop.access import character_to_act_for, gm_or_403, membership_or_404
 
 # Dice come only from the operating system's random source.
 RNG = random.SystemRandom()
@@ -31,6 +32,11 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
     form = adapter_for(membership.campaign.system).RollForm(request.POST, character=character)
     if not form.is_valid():
         return _refusal(request, form.errors_text())
+    call = None
+    if form.cleaned_data.get("call"):
+        call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
+        if call is None:
+            return _refusal(request, "That call for a roll does not exist.")
     try:
         roll = services.roll_create(
             character=character,
@@ -39,11 +45,17 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
             helper=form.cleaned_data.get("helper"),
             intent=form.cleaned_data.get("intent", ""),
             rng=RNG,
+            blind=bool(form.cleaned_data.get("blind")),
+            call=call,
         )
     except RulesError as error:
         return _refusal(request, str(error))
     card = latest_card(roll, place="result", membership=membership)
-    return render(request, CHARACTER_PAGE + "#result", {"result": card, "campaign": membership.campaign})
+    return render(
+        request,
+        CHARACTER_PAGE + "#result",
+        {"result": card, "campaign": membership.campaign, "answered": call},
+    )
 
 
 @require_POST
@@ -83,7 +95,11 @@ def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
             character.refresh_from_db()
     place = request.POST.get("place", "result")
     card = build_card(
-        roll, entry.state or {}, entry.seq, place=place if place in PLACES else "result", membership=membership
+        roll,
+        entry.state or {},
+        entry.seq,
+        place=place if place in PLACES else "result",
+        membership=membership,
     )
     return render(request, "rolls/_card.html", {"card": card})
 
@@ -133,3 +149,73 @@ def rules_system(request: HttpRequest, slug: str) -> HttpResponse:
         f"rolls/rules/{slug}.html",
         {"system": system, "tables": tables_for(slug), "at_table": slug in AT_THE_TABLE},
     )
+
+
+# -- the GM's own rolls and calls for a roll --------------------------------------------------------
+
+
+@require_POST
+def npc_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM rolls for someone without a sheet, openly or in secret."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    form = NpcRollForm(request.POST, campaign=campaign)
+    if not form.is_valid():
+        return _refusal(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    try:
+        roll = services.npc_roll_create(
+            campaign=campaign,
+            gm=request.user,
+            name=form.cleaned_data["name"],
+            request=form.engine_request(),
+            secret=form.cleaned_data["secret"],
+            target=form.cleaned_data["target"],
+            intent=form.cleaned_data["intent"],
+            rng=RNG,
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    card = latest_card(roll, place="gm", membership=membership)
+    return render(request, "rolls/_card.html", {"card": card})
+
+
+CALL_SKIPS = ("csrfmiddlewaretoken", "intent", "blind", "call", "also")
+
+
+@require_POST
+def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The GM asks this character (and any others ticked under ``also``) to roll what the
+    roll form says now."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    character = character_to_act_for(membership, character_id)
+    others = list(
+        campaign.characters.filter(pk__in=[v for v in request.POST.getlist("also") if v.isdecimal()])
+    )
+    adapter = adapter_for(campaign.system)
+    data = {key: values if len(values) > 1 else values[0] for key, values in request.POST.lists()}
+    data = {key: value for key, value in data.items() if key not in CALL_SKIPS}
+    asked = [character, *[other for other in others if other.pk != character.pk]]
+    try:
+        label = ""
+        for each in asked:
+            form = adapter.RollForm(data, character=each)
+            if not form.is_valid():
+                raise RulesError(f"For {each.name}: {form.errors_text()}")
+            request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
+            get_system(campaign.system).parse_request(request_data)
+            label = label or each_label
+        services.call_create(campaign=campaign, gm=request.user, characters=asked, data=data, label=label)
+    except RulesError as error:
+        return _refusal(request, str(error))
+    names = ", ".join(each.name for each in asked)
+    response = render(request, "rolls/_notice.html", {"message": f"Asked {names} to roll {label}."})
+    return reswap(retarget(response, "#notice"), "innerHTML")
+
+
+@require_POST
+def call_close(request: HttpRequest, pk: int, call_id: int) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
+    services.call_close(call=call, gm=request.user)
+    return redirect("tabletop:session", pk)

@@ -13,8 +13,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from rolls import panels
 from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
+from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
 from rolls.tables import adapter_for
 from tabletop import services
@@ -149,6 +151,9 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "last_seq": last_seq,
             "present": _presence(campaign),
             "adapter": adapter_for(campaign.system),
+            "npc_form": NpcRollForm(campaign=campaign),
+            "gm_cards": panels.gm_panel(campaign.pk, membership),
+            "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.select_related("user"),
             "session": campaign.open_session(),
         },
@@ -312,6 +317,8 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
             "last_seq": last_seq,
             "session": campaign.open_session(),
             "resources_template": adapter.RESOURCES_TEMPLATE,
+            "open_calls": panels.open_calls(campaign.pk, membership),
+            "against_cards": panels.against_panel(campaign.pk, membership),
             "roll_form_template": adapter.ROLL_FORM_TEMPLATE,
         },
     )

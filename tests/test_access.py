@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from rolls import services as roll_services
-from rolls.models import Roll
+from rolls.models import Roll, RollCall
 from tabletop.models import Membership
 from tests import factories
 from tests.conftest import Table
@@ -37,6 +37,7 @@ class World:
     roll: Roll
     other_membership: Membership
     clients: dict[str, Client]
+    call: RollCall
 
     def args(self, needs: str) -> list[Any]:
         campaign = self.table.campaign.pk
@@ -48,6 +49,7 @@ class World:
             "member": [campaign, self.other_membership.pk],
             "token": [self.table.campaign.join_token],
             "slug": ["sixes"],
+            "call": [campaign, self.call.pk],
         }[needs]
 
 
@@ -75,7 +77,10 @@ def world(table: Table) -> World:
     ):
         clients[name] = Client()
         clients[name].force_login(user)
-    return World(table, made, other, clients)
+    call = roll_services.call_create(
+        campaign=table.campaign, gm=table.gm, characters=[table.character], data=ROLL, label="Body"
+    )
+    return World(table, made, other, clients, call)
 
 
 def everyone(status: int) -> dict[str, int]:
@@ -123,6 +128,9 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:roll-create": ("POST", "character", ROLL, OWN_CHARACTER),
     "rolls:odds": ("GET", "character", ROLL, OWN_CHARACTER),
     "rolls:follow-up": ("POST", "roll", {"action": "pride"}, OWN_CHARACTER),
+    "rolls:npc-roll": ("POST", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),
+    "rolls:call-create": ("POST", "character", ROLL, {**GM_CONTROL, "gm": 200}),
+    "rolls:call-close": ("POST", "call", {}, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
 }
