@@ -99,7 +99,8 @@ def _buttons(roll: Roll, state: dict[str, Any], membership: Membership) -> list[
         if follow_up.gm_only and not membership.is_gm:
             continue
         odds = ""
-        if follow_up.chance_after is not None:
+        # "100% -> 100%" says nothing (a push after a success buys effects, not safety).
+        if follow_up.chance_after is not None and follow_up.chance_after != follow_up.chance_before:
             odds = f"{percent(follow_up.chance_before)} -> {percent(follow_up.chance_after)}"
         buttons.append(FollowUpButton(follow_up, odds))
     return buttons

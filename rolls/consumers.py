@@ -4,27 +4,88 @@ The page says which sequence number it has seen last (``{"since": N}``, sent on 
 (re)connect); the consumer answers with every entry after it, in order, then forwards each
 new entry once. Entries are rendered here, for this socket's user, so a roll only reaches
 the people allowed to see it and follow-up buttons only the people allowed to press them.
+
+A roll reaches every socket of its table at once, and most of them send the same markup: the
+sockets of one process share one rendering of it (``rolls.feed.shared_since``) and one of each
+presence list, so only the roller and the GM read the database for a roll.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import SyncToAsync
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import connections
 
-from rolls.feed import render_since
-from rolls.live import broadcast_presence, table_group
+from rolls.feed import is_stored, prepare_shared, render_since, shared_since
+from rolls.live import presence_message, table_group
+from tabletop.access import MAX_ID
 from tabletop.models import Membership, Presence
+
+logger = logging.getLogger(__name__)
 
 # Close codes the page knows: do not reconnect on these.
 NOT_A_MEMBER = 4403
 
 
+def _close_if_broken() -> None:
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is None:
+            continue
+        if (
+            connection.in_atomic_block
+            or connection.get_autocommit() != connection.settings_dict["AUTOCOMMIT"]
+        ):
+            connection.close()
+        elif connection.errors_occurred:
+            if connection.is_usable():
+                connection.errors_occurred = False
+            else:
+                connection.close()
+
+
+class _Database(SyncToAsync):
+    """``database_sync_to_async`` for the sockets, keeping the database connection open.
+
+    Channels runs the sockets' database calls one at a time on one long-lived thread and
+    closes its connection after each (``CONN_MAX_AGE`` is 0: Django's requests run each on a
+    thread of its own, where a connection could not be reused). Opening and closing cost more
+    than the reads themselves (SQLite: a checkpoint of the WAL whenever the last connection
+    closes; PostgreSQL: a new backend process), so this thread keeps its connection, as
+    ``CONN_MAX_AGE`` would, and drops it only when it is broken or was left in a transaction.
+    """
+
+    def thread_handler(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().thread_handler(*args, **kwargs)
+        finally:
+            _close_if_broken()
+
+
+def database(function: Callable[..., Any]) -> Callable[..., Any]:
+    return _Database(function, thread_sensitive=True)
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     membership: Membership | None = None
     last_sent: int = -1  # -1: the page has not said where it is yet
+    removed: bool = False  # the GM removed this member: closed, and nothing more is sent
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels' own dispatch first closes the database thread's connection for every
+        # message (a trip to that thread per socket and message); every database call here
+        # goes through ``database()``, which looks after that connection itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
@@ -50,40 +111,97 @@ class TableConsumer(AsyncWebsocketConsumer):
             since = message["since"]
         except (ValueError, TypeError, KeyError):
             return
-        if not isinstance(since, int) or isinstance(since, bool) or since < 0:
+        if not isinstance(since, int) or isinstance(since, bool) or not 0 <= since <= MAX_ID:
             return
-        await self._send_since(since)
+        if self.removed:
+            return
+        # Two reconnects racing can make a page say "since" twice on one socket: what this
+        # socket has sent already is not sent again (the page would show it twice).
+        await self._send_since(max(since, self.last_sent))
 
     async def table_entry(self, event: dict[str, Any]) -> None:
+        if self.removed:
+            return
         if self.last_sent < 0:
             # Not synced yet: the page's "since" answer will include this committed entry.
             return
         if event["seq"] <= self.last_sent:
             return
         # Read from where this socket stands, so a lost message leaves no gap.
-        await self._send_since(self.last_sent)
+        await self._send_since(self.last_sent, until=event["seq"])
 
     async def table_presence(self, event: dict[str, Any]) -> None:
-        html = await database_sync_to_async(_render_presence)(self.campaign_id)
+        if self.removed:
+            return
+        if "id" in event:
+            key = ("presence", self.campaign_id, event["id"])
+            html = await _once(key, _render_presence, self.campaign_id, keep=True)
+        else:
+            html = await database(_render_presence)(self.campaign_id)
         await self.send(text_data=html)
 
-    async def _send_since(self, since: int) -> None:
-        assert self.membership is not None
-        html, last = await database_sync_to_async(render_since)(self.membership, since)
+    async def _send_since(self, since: int, until: int | None = None) -> None:
+        if until is not None:
+            batch = await self._shared_since(since, until)
+            if batch is not None:
+                html, last = batch
+                self.last_sent = max(last, since)
+                await self.send(text_data=html)
+                return
+        # Read afresh for every batch: a member the GM removed gets nothing more, and the
+        # campaign (its Mystery, for the status line) is as it is now, not as it was at connect.
+        batch = await database(self._read_since)(since)
+        if batch is None:
+            # Removed by the GM: leave the table and close, once.
+            self.removed = True
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=NOT_A_MEMBER)
+            return
+        html, last = batch
         self.last_sent = max(last, since)
         if html:
             await self.send(text_data=html)
 
-    @database_sync_to_async
-    def _membership(self) -> Membership | None:
+    async def _shared_since(self, since: int, until: int) -> tuple[str, int] | None:
+        """The batch from the markup this process's sockets share, when it is all this
+        socket needs (see ``rolls.feed.shared_since``); None when it must read for itself."""
+        membership = self.membership
+        if membership is None or membership.is_gm:
+            return None  # the GM may act on every roll: always rendered for them
+        batch = shared_since(membership, since, until)
+        if batch is None and not is_stored(self.campaign_id, since, until):
+            # Usually rendered already by the writer, when it runs in this process.
+            try:
+                await _once(
+                    ("entries", self.campaign_id, until), prepare_shared, self.campaign_id, since, until
+                )
+            except Exception:  # the long way below reads and renders it all again
+                logger.exception(
+                    "could not prepare entries %s-%s of campaign %s", since, until, self.campaign_id
+                )
+                return None
+            batch = shared_since(membership, since, until)
+        return batch
+
+    def _find_membership(self) -> Membership | None:
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        if user is None or not user.is_authenticated or not 0 < self.campaign_id <= MAX_ID:
             return None
         return (
             Membership.objects.select_related("campaign", "user")
             .filter(campaign_id=self.campaign_id, user=user)
             .first()
         )
+
+    _membership = database(_find_membership)
+
+    def _read_since(self, since: int) -> tuple[str, int] | None:
+        """This member's batch after ``since``, read with the membership in one trip to the
+        database; None when they are no longer a member."""
+        membership = self._find_membership()
+        if membership is None:
+            return None
+        return render_since(membership, since)
 
     async def _present(self, here: bool) -> None:
         assert self.membership is not None
@@ -97,8 +215,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             else:
                 Presence.objects.filter(channel_name=self.channel_name).delete()
 
-        await database_sync_to_async(write)()
-        await database_sync_to_async(broadcast_presence)(self.campaign_id)
+        await database(write)()
+        await self.channel_layer.group_send(self.group, presence_message())
 
 
 def _render_presence(campaign_id: int) -> str:
@@ -107,3 +225,35 @@ def _render_presence(campaign_id: int) -> str:
     users = Presence.objects.filter(campaign_id=campaign_id).values_list("user_id", flat=True)
     present = list(Membership.objects.filter(campaign_id=campaign_id, user_id__in=users))
     return render_to_string("tabletop/_presence.html", {"present": present})
+
+
+# -- work the sockets of one process share ---------------------------------------------------------
+
+_running: dict[Hashable, asyncio.Future[Any]] = {}
+_done: OrderedDict[Hashable, Any] = OrderedDict()
+DONE_KEPT = 512
+
+
+async def _once(key: Hashable, function: Callable[..., Any], *args: Any, keep: bool = False) -> Any:
+    """``function(*args)`` in the database thread, run once for all the sockets of this
+    process that ask with the same ``key`` while it runs (and, with ``keep``, for those that
+    ask a little later: the last few results are kept)."""
+    if keep and key in _done:
+        return _done[key]
+    loop = asyncio.get_running_loop()
+    task = _running.get(key)
+    if task is None or task.get_loop() is not loop:
+        task = asyncio.ensure_future(database(function)(*args))
+        _running[key] = task
+
+        def finished(done: asyncio.Future[Any]) -> None:
+            if _running.get(key) is done:
+                del _running[key]
+            if keep and not done.cancelled() and done.exception() is None:
+                _done[key] = done.result()
+                while len(_done) > DONE_KEPT:
+                    _done.popitem(last=False)
+
+        task.add_done_callback(finished)
+    # A socket that closes while waiting must not cancel the work for the others.
+    return await asyncio.shield(task)

@@ -4,14 +4,26 @@ Each entry becomes one out-of-band swap: a new roll goes on top of the feed, a f
 replaces its roll's card (in the feed, and in the result panel of someone who may act on
 it), an event goes on top of the feed. The last element records the sequence number the
 page has now, which it sends back when it reconnects.
+
+Most sockets of a table receive exactly the same markup for a roll: everyone who may not act
+on it sees the feed card alone. That markup is rendered once per process and kept (entries
+never change), so a roll costs one render for the table plus one for each member who gets a
+result panel (the roller, the GM), not one per socket. ``render_since`` (the database read)
+uses and fills the same store; ``shared_since`` answers from it alone when it can.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
+from rolls import panels
 from rolls.cards import build_card
-from rolls.models import LogEntry
+from rolls.models import LogEntry, Roll
 from tabletop.access import may_act_for
 from tabletop.models import Membership
 
@@ -19,13 +31,17 @@ from tabletop.models import Membership
 MAX_CATCH_UP = 200
 # Events that change the "session N is on" line of every page.
 STATUS_EVENTS = ("session-start", "session-end", "mystery-start")
+# Events that change the calls for a roll waiting on the phones.
+CALL_EVENTS = ("call", "call-closed")
+# Rendered entries kept per process: a few minutes of a busy evening on many tables, a few MB.
+SHARED_ENTRIES = 4096
 
 
 def render_since(membership: Membership, since: int) -> tuple[str, int]:
     """HTML for every entry after ``since`` that this member may see, and the last seq."""
     entries = list(
         LogEntry.objects.filter(campaign_id=membership.campaign_id, seq__gt=since)
-        .select_related("roll", "roll__character", "roll__character__campaign")
+        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
         .order_by("seq")[: MAX_CATCH_UP + 1]
     )
     if not entries:
@@ -43,21 +59,171 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
             if entry.action in STATUS_EVENTS:
                 campaign = membership.campaign
                 context.update(status=True, campaign=campaign, session=campaign.open_session())
-            parts.append(render_to_string("rolls/_event_oob.html", context))
+                parts.append(render_to_string("rolls/_event_oob.html", context))
+            else:
+                parts.append(_shared(entry).html)
             continue
-        state = entry.state or {}
-        context = {
-            "card": build_card(roll, state, entry.seq, place="feed"),
-            "entry": entry,
-            "new": entry.kind == LogEntry.Kind.ROLL,
-        }
-        if (
-            newest[roll.pk] == entry.seq
-            and roll.character is not None
-            and may_act_for(membership, roll.character)
-        ):
-            context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
-        parts.append(render_to_string("rolls/_card_oob.html", context))
+        if newest[roll.pk] == entry.seq and _personal(membership, roll):
+            state = entry.state or {}
+            context = {
+                "card": build_card(roll, state, entry.seq, place="feed", membership=membership),
+                "entry": entry,
+                "new": entry.kind == LogEntry.Kind.ROLL,
+            }
+            if roll.character is not None and may_act_for(membership, roll.character):
+                context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
+            parts.append(render_to_string("rolls/_card_oob.html", context))
+        else:
+            parts.append(_shared(entry).html)
+    parts.extend(_panels(membership, entries))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
+
+
+def _personal(membership: Membership, roll: Roll) -> bool:
+    """Whether this member gets the roll rendered for them rather than the shared markup: the
+    GM (who sees secret rolls and acts on any), the roll's player, the player it is against."""
+    if membership.is_gm:
+        return True
+    return any(
+        character is not None and may_act_for(membership, character)
+        for character in (roll.character, roll.target)
+    )
+
+
+def _panels(membership: Membership, entries: list[LogEntry]) -> list[str]:
+    """The panels of things waiting for this member, again, when the batch touched them."""
+    rolls = [entry.roll for entry in entries if entry.roll is not None]
+    calls = any(entry.action in CALL_EVENTS for entry in entries)
+    campaign_id = membership.campaign_id
+    parts = []
+    if membership.is_gm:
+        if rolls:
+            parts.append(
+                render_to_string(
+                    "rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(campaign_id, membership)}
+                )
+            )
+        if calls or any(roll.call_id for roll in rolls):
+            parts.append(
+                render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)})
+            )
+        return parts
+    if calls:
+        parts.append(
+            render_to_string(
+                "rolls/_calls_panel.html", {"open_calls": panels.open_calls(campaign_id, membership)}
+            )
+        )
+    if any(roll.target is not None and may_act_for(membership, roll.target) for roll in rolls):
+        against = panels.against_panel(campaign_id, membership)
+        parts.append(render_to_string("rolls/_against_panel.html", {"against_cards": against}))
+    return parts
+
+
+# -- the markup every member who may not act on an entry receives --------------------------------
+
+
+@dataclass(frozen=True)
+class Shared:
+    html: str  # the entry's swap without a result panel
+    tail: str  # the "#last-seq" element, for when the entry ends a batch
+    roll: bool  # a roll or a follow-up: someone may act on it
+    owner_id: int | None  # the player of the roll's character (with the GM, may act on it)
+    target_owner_id: int | None = None  # the player of the character the roll is against
+
+
+_store: OrderedDict[tuple[int, int], Shared] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _remember(campaign_id: int, seq: int, shared: Shared) -> None:
+    with _lock:
+        _store[(campaign_id, seq)] = shared
+        _store.move_to_end((campaign_id, seq))
+        while len(_store) > SHARED_ENTRIES:
+            _store.popitem(last=False)
+
+
+def _shared(entry: LogEntry) -> Shared:
+    """The entry's markup for members who may not act on it, rendered once. Not for the
+    status events, which show the session as it is at the time of sending."""
+    shared = _store.get((entry.campaign_id, entry.seq))
+    if shared is not None:
+        return shared
+    roll = entry.roll
+    if roll is None:
+        html = render_to_string("rolls/_event_oob.html", {"entry": entry})
+    else:
+        context = {
+            "card": build_card(roll, entry.state or {}, entry.seq, place="feed"),
+            "entry": entry,
+            "new": entry.kind == LogEntry.Kind.ROLL,
+        }
+        html = render_to_string("rolls/_card_oob.html", context)
+    shared = Shared(
+        html=html,
+        tail=render_to_string("rolls/_last_seq.html", {"last_seq": entry.seq}),
+        roll=roll is not None,
+        owner_id=roll.character.owner_id if roll is not None and roll.character is not None else None,
+        target_owner_id=roll.target.owner_id if roll is not None and roll.target is not None else None,
+    )
+    _remember(entry.campaign_id, entry.seq, shared)
+    return shared
+
+
+def prepare_shared(campaign_id: int, since: int, until: int) -> None:
+    """Render (once) the shared markup of the entries after ``since`` up to ``until``."""
+    if until - since > MAX_CATCH_UP:
+        return
+    missing = [seq for seq in range(since + 1, until + 1) if (campaign_id, seq) not in _store]
+    if not missing:
+        return
+    entries = (
+        LogEntry.objects.filter(campaign_id=campaign_id, seq__gte=missing[0], seq__lte=until)
+        .exclude(action__in=STATUS_EVENTS)
+        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
+        .order_by("seq")
+    )
+    for entry in entries:
+        _shared(entry)
+
+
+def is_stored(campaign_id: int, since: int, until: int) -> bool:
+    """Whether the shared markup of every entry after ``since`` up to ``until`` is stored."""
+    return all((campaign_id, seq) in _store for seq in range(since + 1, until + 1))
+
+
+def shared_since(membership: Membership, since: int, until: int) -> tuple[str, int] | None:
+    """What ``render_since`` sends this member for the entries after ``since`` up to
+    ``until``, from the rendered store alone, without the database: only when each of them is
+    a roll or a follow-up that the member may not act on (and so gets no result panel) and is
+    stored. None otherwise, and the caller reads the database.
+
+    Events take the long way on purpose: a status event shows the session as it is now, and
+    the entry that removes a member is an event, so a removed member's socket reads its
+    membership (gone) before anything after it."""
+    if not 0 <= since < until or until - since > MAX_CATCH_UP:
+        return None
+    parts = []
+    shared = None
+    for seq in range(since + 1, until + 1):
+        shared = _store.get((membership.campaign_id, seq))
+        if shared is None or not shared.roll:
+            return None
+        if membership.is_gm or membership.user_id in (shared.owner_id, shared.target_owner_id):
+            return None
+        parts.append(shared.html)
+    assert shared is not None
+    parts.append(shared.tail)
+    return "".join(parts), until
+
+
+def _forget_all(**kwargs: object) -> None:
+    """A flushed or migrated database (tests) may reuse campaign ids and sequence numbers."""
+    with _lock:
+        _store.clear()
+
+
+post_migrate.connect(_forget_all, dispatch_uid="rolls.feed.forget_all")

@@ -43,6 +43,15 @@ def table(db: None) -> Table:
     return Table(campaign, gm, player, outsider, character)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _static_files() -> None:
+    """Pages name their static files through the manifest (``{% static %}`` with debug off):
+    a fresh clone has none until the files are collected."""
+    from django.core.management import call_command
+
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     """Rate-limit counters live in the cache; user ids repeat between tests, so each test

@@ -37,7 +37,14 @@
     if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
       var live = document.getElementById("live");
       var wrapper = live && live["htmx-internal-data"] && live["htmx-internal-data"].webSocket;
-      if (wrapper) setTimeout(function () { wrapper.init(); }, 1000 + Math.random() * 1000);
+      // Only the loss of the current socket counts: htmx closes the socket it replaces when
+      // it reconnects, and reconnecting again for that would close the new one, and so on.
+      if (!wrapper || event.detail.event.target !== wrapper.socket) return;
+      setTimeout(function () {
+        // Someone (htmx's own retry, the page waking up) reconnected in the meantime.
+        if (wrapper.socket && wrapper.socket.readyState <= 1) return;
+        wrapper.init();
+      }, 1000 + Math.random() * 1000);
     }
   });
 

@@ -1,0 +1,158 @@
+"""The steps people take at the table, through the UI, shared by the browser tests."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.factories import PASSWORD
+
+
+@dataclass
+class Player:
+    page: Page
+    name: str  # display name at the table
+    character: str
+    url: str  # the character's roll screen
+
+
+def sign_up(page: Page, username: str = "gamemaster") -> None:
+    page.goto("/signup/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password confirmation").fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+    expect(page).to_have_url(re.compile(r"/campaigns/new/$"))
+
+
+def create_campaign(page: Page, name: str = "The Loop", gm_name: str = "Marta") -> int:
+    """From the new-campaign form to the session page; returns the campaign's id."""
+    page.get_by_label("Campaign name").fill(name)
+    page.get_by_role("radio", name=re.compile(r"^Sixes")).check()
+    page.get_by_label("Your name as GM").fill(gm_name)
+    page.get_by_role("button", name="Create and open the session page").click()
+    expect(page).to_have_url(re.compile(r"/c/\d+/session/$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(name)
+    match = re.search(r"/c/(\d+)/session/$", page.url)
+    assert match
+    return int(match.group(1))
+
+
+def start_session(page: Page) -> None:
+    page.get_by_role("button", name="Start a play session").click()
+    expect(page.locator("#session-status")).to_contain_text("Session 1 is on")
+
+
+def join_link(page: Page) -> str:
+    link = page.locator("#join-url").get_attribute("href")
+    assert link and "/join/" in link, link
+    return link
+
+
+def join(page: Page, link: str, name: str) -> None:
+    if page.url != link:
+        page.goto(link)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Join")
+    page.get_by_label("Your name at the table").fill(name)
+    page.get_by_role("button", name="Join the table").click()
+    expect(page).to_have_url(re.compile(r"/characters/new/$"))
+
+
+def create_character(page: Page, name: str, *, body: int = 3, sneak: int = 2) -> str:
+    """Fill the sheet form (the rest keeps its defaults) and land on the roll screen."""
+    page.locator("#id_name").fill(name)
+    page.locator("#id_body").fill(str(body))
+    page.locator("#id_skill_body_0_level").fill(str(sneak))  # Sneak
+    page.get_by_role("button", name="Create character").click()
+    expect(page).to_have_url(re.compile(r"/c/\d+/characters/\d+/$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(name)
+    return page.url
+
+
+def wait_live(page: Page) -> None:
+    """Wait until the page's socket is open and synced: what happens next arrives live."""
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+
+
+def roll(page: Page) -> Locator:
+    """Press Roll; returns the new result card."""
+    card = page.locator("#result .card")
+    before = card.get_attribute("data-roll") if card.count() else None
+    page.get_by_role("button", name="Roll", exact=True).click()
+    if before is not None:
+        expect(card).not_to_have_attribute("data-roll", before)
+    expect(card).to_be_visible()
+    return card
+
+
+def roll_id(card: Locator) -> int:
+    value = card.get_attribute("data-roll")
+    assert value and value.isdigit(), value
+    return int(value)
+
+
+def join_with_character(page: Page, link: str, name: str, character: str, **sheet: int) -> Player:
+    join(page, link, name)
+    url = create_character(page, character, **sheet)
+    wait_live(page)
+    return Player(page, name, character, url)
+
+
+def open_table(gm: Page, *, campaign: str = "The Loop") -> str:
+    """The GM signs up, creates a sixes campaign and starts a session; returns the join link."""
+    sign_up(gm)
+    create_campaign(gm, campaign)
+    start_session(gm)
+    wait_live(gm)
+    return join_link(gm)
+
+
+def horizontal_overflow(page: Page) -> dict[str, object]:
+    """How wide the page is, and which visible elements stick out past the viewport."""
+    return page.evaluate(
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const sticking = [];
+            for (const el of document.querySelectorAll("body *")) {
+                const rect = el.getBoundingClientRect();
+                if (rect.width === 0 || rect.height === 0) continue;
+                if (rect.right > width + 1 && rect.left < width) {
+                    sticking.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+                        + (el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\\s+/g, ".") : "")
+                        + " right=" + Math.round(rect.right));
+                }
+            }
+            return {scrollWidth: document.documentElement.scrollWidth, clientWidth: width, sticking: sticking.slice(0, 10)};
+        }"""
+    )
+
+
+def assert_fits_phone(page: Page, width: int = 360) -> None:
+    """No horizontal scrolling at phone width, and nothing cut off at the right edge."""
+    found = horizontal_overflow(page)
+    assert found["scrollWidth"] <= width, f"{page.url} scrolls sideways at {width}px: {found}"
+    assert not found["sticking"], f"{page.url} has elements past the right edge at {width}px: {found}"
+
+
+def socket_of() -> str:
+    """A JS expression for the page's live socket wrapper (htmx's ws extension keeps it on
+    the ``#live`` element)."""
+    return "document.getElementById('live')['htmx-internal-data'].webSocket"
+
+
+def drop_socket(page: Page) -> None:
+    """Kill the page's live socket, as a phone does when it sleeps or loses the network."""
+    page.evaluate(f"{socket_of()}.socket.close()")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "offline")
+
+
+def wake_up(page: Page) -> None:
+    """What the browser tells a page when the phone wakes up and shows it again."""
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+
+
+def feed_ids(page: Page) -> list[str]:
+    """The ids of everything in the page's feed, top to bottom."""
+    return page.locator("#feed > li").evaluate_all("items => items.map(item => item.id)")

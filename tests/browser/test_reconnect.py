@@ -1,0 +1,98 @@
+"""A phone that loses its socket (asleep, out of the network) catches up when it is back:
+every entry it missed, in order, each exactly once."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import expect
+
+import rolls.views
+from tests.browser.conftest import Browsers
+from tests.browser.flows import (
+    drop_socket,
+    feed_ids,
+    join_with_character,
+    open_table,
+    roll,
+    roll_id,
+    socket_of,
+    wait_live,
+    wake_up,
+)
+
+
+@pytest.mark.browser
+def test_a_phone_that_lost_its_socket_catches_up_once(
+    browsers: Browsers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seeded so that Ada's second roll has dice to push (not three sixes).
+    monkeypatch.setattr(rolls.views, "RNG", random.Random(50))
+    # Offline, the page's reconnect attempts fail, and the browser and htmx say so.
+    browsers.ignore(r"ERR_INTERNET_DISCONNECTED")
+    browsers.ignore(r"^\[object Event\]$")
+
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada")
+    bo = join_with_character(browsers.phone(), link, "Bruno", "Bo")
+
+    first = roll_id(roll(ada.page))
+    expect(bo.page.locator(f"#feed-roll-{first}")).to_be_visible()
+
+    # Bo's phone leaves the network, and its socket dies.
+    bo.page.context.set_offline(True)
+    drop_socket(bo.page)
+
+    # Meanwhile Ada rolls and pushes: the GM sees it, Bo's phone cannot.
+    card = roll(ada.page)
+    missed = roll_id(card)
+    push = card.locator(".follow-up-push button")
+    expect(push).to_be_visible()
+    push.click()
+    expect(ada.page.locator(f"#result-roll-{missed}")).to_contain_text("Pushed")
+    expect(gm.locator(f"#feed-roll-{missed}")).to_contain_text("Pushed")
+    expect(bo.page.locator(f"#feed-roll-{missed}")).to_have_count(0)
+
+    # Back in the network, the phone wakes up, reconnects and gets what it missed.
+    bo.page.context.set_offline(False)
+    wake_up(bo.page)
+    wait_live(bo.page)
+    caught_up = bo.page.locator(f"#feed-roll-{missed}")
+    expect(caught_up).to_contain_text("Pushed")
+    expect(caught_up).to_have_count(1)
+
+    # And it is live again: Ada's next roll arrives by itself, after the missed one.
+    after = roll_id(roll(ada.page))
+    expect(bo.page.locator(f"#feed-roll-{after}")).to_be_visible()
+    cards = [item for item in feed_ids(bo.page) if item.startswith("feed-roll-")]
+    assert cards == [f"feed-roll-{after}", f"feed-roll-{missed}", f"feed-roll-{first}"]
+    assert len(set(feed_ids(bo.page))) == len(feed_ids(bo.page)), feed_ids(bo.page)
+    assert feed_ids(bo.page) == feed_ids(gm)
+
+    # Two reconnects racing can make the page ask "since" twice on one socket; what the
+    # socket sent already does not come again.
+    bo.page.evaluate(f"{socket_of()}.send(JSON.stringify({{since: 0}}))")
+    last = roll_id(roll(ada.page))
+    expect(bo.page.locator(f"#feed-roll-{last}")).to_be_visible()
+    assert len(set(feed_ids(bo.page))) == len(feed_ids(bo.page)), feed_ids(bo.page)
+    assert feed_ids(bo.page) == feed_ids(gm)
+
+
+@pytest.mark.browser
+def test_a_page_that_reconnects_keeps_one_socket(browsers: Browsers) -> None:
+    gm = browsers.gm()
+    open_table(gm)
+    opened: list[str] = []
+    gm.on("websocket", lambda socket: opened.append(socket.url))
+
+    # htmx reconnects by closing the open socket and opening a new one (its retry timer or
+    # the page waking up). The closed socket is not the page's socket any more, so the page
+    # must not reconnect again for it: that would close the new one, and so on, forever.
+    gm.evaluate(f"{socket_of()}.init()")
+    expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")
+    # Longer than the page waits before it reconnects after losing its socket (1-2 s).
+    gm.wait_for_timeout(2500)
+    assert len(opened) == 1, opened
+    expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")

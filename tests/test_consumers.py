@@ -1,0 +1,461 @@
+"""The live table over a real websocket: the whole ASGI application (origin check, session
+cookie, routing, consumer), the real channel layer and database, and rolls written through the
+services, as the views write them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.test import Client
+
+from rolls import services
+from rolls.models import LogEntry, Roll
+from tabletop import services as table_services
+from tabletop.asgi import application
+from tabletop.models import Membership, Presence
+from tests import factories
+from tests.conftest import Table
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+
+ORIGIN = b"http://testserver"
+NOT_A_MEMBER = 4403
+# One element per log entry in the feed: a roll's card or an event, each with its seq.
+FEED_ITEM = re.compile(r'<li id="(?:feed-roll-\d+|event-\d+)"[^>]*?\bdata-seq="(\d+)"')
+
+
+class Faces:
+    """A random source that rolls the faces it is given, then ones."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.faces.pop(0) if self.faces else 1
+
+
+@pytest.fixture(autouse=True)
+async def empty_channel_layer() -> AsyncIterator[None]:
+    layer = get_channel_layer()
+    await layer.flush()  # type: ignore[union-attr]
+    yield
+    await layer.flush()  # type: ignore[union-attr]
+
+
+def _cookie(user: AbstractBaseUser) -> bytes:
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}".encode()
+
+
+async def open_socket(
+    campaign_id: int, user: AbstractBaseUser | None = None, *, origin: bytes | None = ORIGIN
+) -> tuple[WebsocketCommunicator, bool, Any]:
+    """A socket as a browser opens it: with the page's Origin and the session cookie."""
+    headers = []
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if user is not None:
+        headers.append((b"cookie", await database_sync_to_async(_cookie)(user)))
+    communicator = WebsocketCommunicator(application, f"/ws/c/{campaign_id}/", headers=headers)
+    connected, detail = await communicator.connect()
+    return communicator, connected, detail
+
+
+def is_presence(frame: str) -> bool:
+    return frame.lstrip().startswith('<ul id="presence"')
+
+
+async def frames_until(communicator: WebsocketCommunicator, done: Callable[[str], bool]) -> list[str]:
+    """Frames (presence lists skipped: they come whenever someone connects) up to the first
+    one for which ``done`` is true."""
+    frames = []
+    while True:
+        frame = await communicator.receive_from(timeout=3)
+        if is_presence(frame):
+            continue
+        frames.append(frame)
+        if done(frame):
+            return frames
+
+
+def up_to(seq: int) -> Callable[[str], bool]:
+    return lambda frame: f'<span id="last-seq" data-seq="{seq}" hidden>' in frame
+
+
+async def sync(communicator: WebsocketCommunicator, since: int, last: int) -> list[str]:
+    await communicator.send_json_to({"since": since})
+    return await frames_until(communicator, up_to(last))
+
+
+async def assert_quiet(communicator: WebsocketCommunicator) -> None:
+    """Nothing but presence lists arrives."""
+    while not await communicator.receive_nothing(timeout=0.3):
+        frame = await communicator.receive_from()
+        assert is_presence(frame), frame
+
+
+def seqs(frames: list[str]) -> list[int]:
+    return [int(seq) for frame in frames for seq in FEED_ITEM.findall(frame)]
+
+
+@database_sync_to_async
+def last_seq(table: Table) -> int:
+    table.campaign.refresh_from_db()
+    return table.campaign.last_seq
+
+
+@database_sync_to_async
+def all_seqs(table: Table) -> list[int]:
+    return list(
+        LogEntry.objects.filter(campaign=table.campaign).order_by("seq").values_list("seq", flat=True)
+    )
+
+
+@database_sync_to_async
+def roll_for(table: Table, *faces: int, character: Any = None, roller: Any = None) -> Roll:
+    return services.roll_create(
+        character=character or table.character,
+        roller=roller or table.player,
+        data={"attribute": "Body", "skill": "", "need": 1},
+        helper=None,
+        intent="",
+        rng=Faces(*faces),
+    )
+
+
+@database_sync_to_async
+def follow_up(roll: Roll, actor: Any, action: str, *faces: int, **params: Any) -> LogEntry:
+    return services.follow_up_apply(roll=roll, actor=actor, action=action, params=params, rng=Faces(*faces))
+
+
+@database_sync_to_async
+def event(table: Table, text: str) -> LogEntry:
+    return services.log_event(campaign=table.campaign, actor=table.gm, action="note", text=text)
+
+
+# -- who may connect -----------------------------------------------------------------------------
+
+
+async def test_a_member_of_another_campaign_is_refused_on_connect(table: Table) -> None:
+    communicator, connected, code = await open_socket(table.campaign.pk, table.outsider)
+
+    assert (connected, code) == (False, NOT_A_MEMBER)
+    await communicator.disconnect()
+
+
+async def test_an_anonymous_visitor_is_refused_on_connect(table: Table) -> None:
+    communicator, connected, code = await open_socket(table.campaign.pk)
+
+    assert (connected, code) == (False, NOT_A_MEMBER)
+    await communicator.disconnect()
+
+
+async def test_a_campaign_that_does_not_exist_is_refused_on_connect(table: Table) -> None:
+    for campaign_id in (999, 99999999999999999999999):
+        communicator, connected, code = await open_socket(campaign_id, table.gm)
+        assert (connected, code) == (False, NOT_A_MEMBER)
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize("origin", [b"http://evil.example", b"https://testserver.evil.example", None])
+async def test_a_socket_from_a_foreign_or_missing_origin_is_refused(
+    table: Table, origin: bytes | None
+) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player, origin=origin)
+
+    assert not connected
+    await communicator.disconnect()
+    assert not await database_sync_to_async(Presence.objects.exists)()
+
+
+async def test_a_member_connects_and_the_gm_sees_them_at_the_table(table: Table) -> None:
+    gm, connected, _ = await open_socket(table.campaign.pk, table.gm)
+    assert connected
+    player, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    frames = []
+    while not any("<li>Player</li>" in frame for frame in frames):
+        frames.append(await gm.receive_from(timeout=3))
+
+    assert is_presence(frames[-1])
+    assert '<li class="gm">GM</li>' in frames[-1]
+    await player.disconnect()
+    await gm.disconnect()
+    assert not await database_sync_to_async(Presence.objects.exists)()
+
+
+# -- what a member receives ----------------------------------------------------------------------
+
+
+async def test_since_zero_sends_every_entry_in_order_then_the_last_seq(table: Table) -> None:
+    made = await roll_for(table, 1, 2, 3)
+    await follow_up(made, table.player, "luck", 6, 1, 1)
+    await event(table, "The lights flicker.")
+    last = await last_seq(table)
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    frames = await sync(communicator, 0, last)
+
+    assert seqs(frames) == await all_seqs(table)
+    assert frames[-1].rstrip().endswith(f'<span id="last-seq" data-seq="{last}" hidden></span>')
+    everything = "".join(frames)
+    assert "Olle joins the story." in everything
+    assert "The lights flicker." in everything
+    assert f'id="feed-roll-{made.pk}"' in everything
+    await assert_quiet(communicator)
+    await communicator.disconnect()
+
+
+async def test_a_roll_arrives_on_top_of_the_feed_and_its_follow_up_replaces_it(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.gm)
+    assert connected
+    await sync(communicator, 0, await last_seq(table))
+
+    made = await roll_for(table, 1, 2, 3)
+    rolled = await frames_until(communicator, up_to(await last_seq(table)))
+
+    frame = "".join(rolled)
+    assert seqs(rolled) == [await last_seq(table)]
+    assert (
+        f'<div hx-swap-oob="afterbegin:#feed" data-seq="{await last_seq(table)}"><li id="feed-roll-{made.pk}"'
+        in frame
+    )
+    assert "Failure: 0 of 1 needed" in frame
+
+    await follow_up(made, table.player, "push", 6, 6, 1, condition="Scared")
+    pushed = await frames_until(communicator, up_to(await last_seq(table)))
+
+    frame = "".join(pushed)
+    assert seqs(pushed) == [await last_seq(table)]
+    assert "afterbegin" not in frame
+    # A top-level element with the card's id: htmx swaps it in place of the old card.
+    assert frame.lstrip().startswith(f'<li id="feed-roll-{made.pk}"')
+    assert "Pushed, checking Scared" in frame
+    assert "Success: 2 of 1 needed" in frame
+    await assert_quiet(communicator)
+    await communicator.disconnect()
+
+
+async def test_catch_up_after_a_reconnect_sends_exactly_the_missed_entries(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    seen = await last_seq(table)
+    before = await sync(communicator, 0, seen)
+    await communicator.disconnect()
+
+    made = await roll_for(table, 1, 2, 3)
+    await follow_up(made, table.player, "pride")
+    await event(table, "A car passes.")
+    second = await roll_for(table, 6, 6, 6)
+    now = await last_seq(table)
+
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    after = await sync(communicator, seen, now)
+
+    assert seqs(before) == list(range(1, seen + 1))
+    assert seqs(after) == list(range(seen + 1, now + 1))
+    assert set(seqs(before)).isdisjoint(seqs(after))
+    frame = "".join(after)
+    assert f'id="feed-roll-{second.pk}"' in frame
+    assert "A car passes." in frame
+    await assert_quiet(communicator)
+    await communicator.disconnect()
+
+
+async def test_entries_written_before_the_page_says_since_arrive_once(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    seen = await last_seq(table)
+
+    await roll_for(table, 1, 2, 3)
+    await event(table, "A dog barks.")
+    now = await last_seq(table)
+    frames = await sync(communicator, seen, now)
+
+    assert seqs(frames) == [seen + 1, seen + 2]
+    await assert_quiet(communicator)
+    await communicator.disconnect()
+
+
+async def test_live_entries_arrive_once_each_in_order(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    seen = await last_seq(table)
+    await sync(communicator, 0, seen)
+
+    made = await roll_for(table, 1, 2, 3)
+    await follow_up(made, table.player, "luck", 1, 1, 1)
+    await follow_up(made, table.player, "pride")
+    await event(table, "Thunder.")
+    now = await last_seq(table)
+    frames = await frames_until(communicator, up_to(now))
+
+    assert seqs(frames) == list(range(seen + 1, now + 1))
+    await assert_quiet(communicator)
+    await communicator.disconnect()
+
+
+async def test_a_page_too_far_behind_is_told_to_reload(table: Table) -> None:
+    @database_sync_to_async
+    def many_events() -> None:
+        for i in range(201):
+            services.log_event(campaign=table.campaign, actor=table.gm, action="note", text=f"Note {i}")
+
+    await many_events()
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    await communicator.send_json_to({"since": 0})
+    frames = await frames_until(communicator, lambda frame: "reload-needed" in frame)
+
+    assert seqs(frames) == []
+    # Still there from where it stood: a page that reloads gets the newest state.
+    await communicator.send_json_to({"since": await last_seq(table) - 1})
+    assert seqs(await frames_until(communicator, up_to(await last_seq(table)))) == [await last_seq(table)]
+    await communicator.disconnect()
+
+
+MALFORMED = [
+    pytest.param({"text_data": "not json"}, id="not-json"),
+    pytest.param({"text_data": '{"since": -1}'}, id="negative"),
+    pytest.param({"text_data": '{"since": "x"}'}, id="string"),
+    pytest.param({"text_data": '{"since": "3"}'}, id="number-as-string"),
+    pytest.param({"text_data": '{"since": 1.5}'}, id="float"),
+    pytest.param({"text_data": '{"since": true}'}, id="boolean"),
+    pytest.param({"text_data": '{"since": null}'}, id="null"),
+    pytest.param({"text_data": '{"since": 99999999999999999999999}'}, id="huge"),
+    pytest.param({"text_data": '{"since": 1e999}'}, id="infinity"),
+    pytest.param({"text_data": '{"until": 0}'}, id="no-since"),
+    pytest.param({"text_data": "[0]"}, id="a-list"),
+    pytest.param({"text_data": "7"}, id="a-number"),
+    pytest.param({"text_data": " "}, id="blank"),
+    pytest.param({"bytes_data": b"\x00\xff binary"}, id="binary"),
+]
+
+
+@pytest.mark.parametrize("frame", MALFORMED)
+async def test_a_malformed_frame_is_ignored_and_the_socket_stays_open(
+    table: Table, frame: dict[str, Any]
+) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    await communicator.send_to(**frame)
+    await assert_quiet(communicator)
+
+    # Still open, still unsynced: a good frame afterwards gets everything, from the start.
+    last = await last_seq(table)
+    assert seqs(await sync(communicator, 0, last)) == list(range(1, last + 1))
+    await communicator.disconnect()
+
+
+# -- what each member may see --------------------------------------------------------------------
+
+
+async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) -> None:
+    kim = await database_sync_to_async(factories.member)(table.campaign, name="Kim")
+    sockets = {}
+    for name, user in (("player", table.player), ("kim", kim.user), ("gm", table.gm)):
+        communicator, connected, _ = await open_socket(table.campaign.pk, user)
+        assert connected
+        await sync(communicator, 0, await last_seq(table))
+        sockets[name] = communicator
+
+    made = await roll_for(table, 1, 2, 3)
+    now = await last_seq(table)
+    frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
+
+    for name in ("player", "gm"):
+        assert f'id="feed-roll-{made.pk}"' in frames[name]
+        assert f'<li id="result-roll-{made.pk}"' in frames[name]
+        assert 'class="follow-ups"' in frames[name]
+        for action in ("push", "luck", "pride"):
+            assert f"follow-up-{action}" in frames[name]
+    assert f'id="feed-roll-{made.pk}"' in frames["kim"]
+    assert "result-roll" not in frames["kim"]
+    assert "follow-ups" not in frames["kim"]
+    assert "follow-up-" not in frames["kim"]
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
+async def test_a_stale_card_in_one_batch_never_offers_a_button(table: Table) -> None:
+    made = await roll_for(table, 1, 2, 3)
+    await follow_up(made, table.player, "luck", 1, 1, 1)
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    frames = await sync(communicator, 0, await last_seq(table))
+
+    result_cards = [frame for frame in frames if f'<li id="result-roll-{made.pk}"' in frame]
+    assert len(result_cards) == 1
+    assert "Luck point: rerolled the failed dice" in result_cards[0]
+    await communicator.disconnect()
+
+
+async def test_six_5_a_new_mystery_updates_every_pages_status_line(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    await sync(communicator, 0, await last_seq(table))
+
+    await database_sync_to_async(table_services.mystery_start)(campaign=table.campaign, actor=table.gm)
+    frames = await frames_until(communicator, up_to(await last_seq(table)))
+
+    frame = "".join(frames)
+    assert "Mystery 2 begins. Pride is available again." in frame
+    assert '<p id="session-status"' in frame
+    assert "Session 1 is on · Mystery 2" in frame
+    await communicator.disconnect()
+
+
+async def test_the_status_line_follows_the_session_ending_and_starting(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    await sync(communicator, 0, await last_seq(table))
+
+    await database_sync_to_async(table_services.session_end)(campaign=table.campaign, actor=table.gm)
+    ended = "".join(await frames_until(communicator, up_to(await last_seq(table))))
+    await database_sync_to_async(table_services.session_start)(campaign=table.campaign, actor=table.gm)
+    started = "".join(await frames_until(communicator, up_to(await last_seq(table))))
+
+    assert "No session running" in ended
+    assert "Session 2 is on · Mystery 1" in started
+    await communicator.disconnect()
+
+
+async def test_a_removed_member_stops_receiving_the_table(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+    await sync(communicator, 0, await last_seq(table))
+    membership = await database_sync_to_async(Membership.objects.get)(
+        campaign=table.campaign, user=table.player
+    )
+
+    await database_sync_to_async(table_services.member_remove)(
+        campaign=table.campaign, actor=table.gm, membership=membership
+    )
+    await event(table, "A secret only the table may read.")
+
+    while True:
+        output = await communicator.receive_output(timeout=3)
+        if output["type"] == "websocket.close":
+            break
+        assert "A secret only the table may read." not in output.get("text", "")
+    assert output["code"] == NOT_A_MEMBER
+    # Later entries neither reach the socket nor close it a second time.
+    await event(table, "Another secret.")
+    assert await communicator.receive_nothing(timeout=0.3)
+    await communicator.disconnect()
