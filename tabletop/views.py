@@ -83,12 +83,13 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     return render(request, "tabletop/campaign_new.html", {"form": form})
 
 
-def _feed(campaign: Campaign, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
+def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
     """The newest feed items (cards and events), newest first, and the last sequence number
     they include: the page's socket asks for what came after it."""
+    campaign = membership.campaign
     entries = list(
         LogEntry.objects.filter(campaign=campaign)
-        .select_related("roll", "roll__character")
+        .select_related("roll", "roll__character", "roll__target")
         .order_by("-seq")[:200]
     )
     last_seq = entries[0].seq if entries else campaign.last_seq
@@ -99,7 +100,8 @@ def _feed(campaign: Campaign, *, limit: int = FEED_SIZE) -> tuple[list[object], 
             items.append(entry)
         elif entry.roll_id not in seen:
             seen.add(entry.roll_id)
-            items.append(build_card(entry.roll, entry.state or {}, entry.seq, place="feed"))  # type: ignore[arg-type]
+            card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed", membership=membership)  # type: ignore[arg-type]
+            items.append(card)
         if len(items) >= limit:
             break
     return items, last_seq
@@ -117,7 +119,7 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     characters = list(campaign.characters.select_related("owner"))
     mine = [c for c in characters if may_act_for(membership, c)]
     others = [c for c in characters if c not in mine]
-    feed, last_seq = _feed(campaign)
+    feed, last_seq = _feed(membership)
     return render(
         request,
         "tabletop/campaign.html",
@@ -138,7 +140,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     url = join_url(request, campaign)
-    feed, last_seq = _feed(campaign)
+    feed, last_seq = _feed(membership)
     return render(
         request,
         "tabletop/session.html",
@@ -303,7 +305,7 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
     form = adapter.RollForm(character=character, initial=adapter.ROLL_INITIAL)
     last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
     result = latest_card(last, place="result", membership=membership) if last else None
-    feed, last_seq = _feed(campaign, limit=10)
+    feed, last_seq = _feed(membership, limit=10)
     return render(
         request,
         "tabletop/character.html",
@@ -342,7 +344,9 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
     groups: list[dict[str, object]] = []
     for roll in page.object_list:
         entries = list(roll.entries.all())
-        card = build_card(roll, entries[-1].state or {}, entries[-1].seq, place="history")
+        card = build_card(
+            roll, entries[-1].state or {}, entries[-1].seq, place="history", membership=membership
+        )
         if not groups or groups[-1]["session"] != roll.session:
             groups.append({"session": roll.session, "cards": []})
         groups[-1]["cards"].append(card)  # type: ignore[attr-defined]

@@ -1,0 +1,227 @@
+"""The GM's own rolls (open or secret), blind rolls, and calls for a roll, through the views
+and the socket. A secret roll's dice never leave the server for a player."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+from django.urls import reverse
+
+from rolls import services
+from rolls.models import LogEntry, Roll, RollCall, Visibility
+from tests import factories
+from tests.conftest import Table
+from tests.test_consumers import Faces, frames_until, open_socket, sync, up_to
+
+pytestmark = pytest.mark.usefixtures("fast_passwords")
+DIE = re.compile(r'class="die d\d')
+FACE = re.compile(r'data-face="\d"')
+
+
+def logged_in(user: object) -> Client:
+    client = Client()
+    client.force_login(user)  # type: ignore[arg-type]
+    return client
+
+
+@pytest.fixture
+def fixed_dice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("rolls.views.RNG", Faces(6, 2, 3, 4, 5, 6, 1, 1))
+
+
+def npc_roll(client: Client, table: Table, **data: str) -> object:
+    fields = {"name": "The warden", "flag_dice": "3", "flag_need": "1", **data}
+    return client.post(reverse("rolls:npc-roll", args=[table.campaign.pk]), fields, HTTP_HX_REQUEST="true")
+
+
+@pytest.mark.django_db
+def test_the_gm_rolls_openly_for_someone_without_a_sheet(table: Table, fixed_dice: None) -> None:
+    response = npc_roll(logged_in(table.gm), table)
+
+    assert response.status_code == 200  # type: ignore[attr-defined]
+    roll = Roll.objects.get(npc=True)
+    assert (roll.character_name, roll.visibility, roll.character) == ("The warden", Visibility.PUBLIC, None)
+    html = (
+        logged_in(table.player).get(reverse("tabletop:campaign", args=[table.campaign.pk])).content.decode()
+    )
+    assert f'id="feed-roll-{roll.pk}"' in html
+    assert "The warden" in html and 'data-face="6"' in html
+
+
+@pytest.mark.django_db
+def test_a_players_pages_show_a_secret_roll_without_its_dice(table: Table, fixed_dice: None) -> None:
+    npc_roll(logged_in(table.gm), table, secret="on")
+    roll = Roll.objects.get(npc=True)
+    assert roll.visibility == Visibility.SECRET
+
+    for url in (
+        reverse("tabletop:campaign", args=[table.campaign.pk]),
+        reverse("tabletop:history", args=[table.campaign.pk]),
+    ):
+        html = logged_in(table.player).get(url).content.decode()
+        card = html[html.index(f'-roll-{roll.pk}"') :].split("</li>\n", 1)[0]
+        assert "The GM rolled in secret." in card
+        assert not DIE.search(card) and not FACE.search(card)
+    gm_html = logged_in(table.gm).get(reverse("tabletop:history", args=[table.campaign.pk])).content.decode()
+    assert 'data-face="6"' in gm_html
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_bytes_a_players_socket_receives_for_a_secret_roll_hold_no_faces(table: Table) -> None:
+    player, connected, _ = await open_socket(table.campaign.pk, table.player)
+    gm, gm_connected, _ = await open_socket(table.campaign.pk, table.gm)
+    assert connected and gm_connected
+    last = await database_sync_to_async(lambda: table.campaign.log.order_by("-seq").first().seq)()
+    await sync(player, 0, last)
+    await sync(gm, 0, last)
+
+    roll = await database_sync_to_async(services.npc_roll_create)(
+        campaign=table.campaign,
+        gm=table.gm,
+        name="Ghost",
+        request=table.campaign.rules.parse_request({"dice": 4}),
+        secret=True,
+        target=None,
+        intent="sneaks up",
+        rng=Faces(6, 6, 5, 4),
+    )
+    now = last + 1
+    player_bytes = "".join(await frames_until(player, up_to(now)))
+    gm_bytes = "".join(await frames_until(gm, up_to(now)))
+
+    assert f'id="feed-roll-{roll.pk}"' in player_bytes
+    assert "The GM rolled in secret." in player_bytes
+    assert not DIE.search(player_bytes) and not FACE.search(player_bytes)
+    assert "sneaks up" not in player_bytes  # not even what the GM tried
+    assert "Success" not in player_bytes and "Failure" not in player_bytes
+    assert 'data-face="6"' in gm_bytes and "Success" in gm_bytes
+    for communicator in (player, gm):
+        await communicator.disconnect()
+
+
+@pytest.mark.django_db
+def test_only_the_gm_rolls_for_someone_without_a_sheet(table: Table) -> None:
+    assert npc_roll(logged_in(table.player), table).status_code == 403  # type: ignore[attr-defined]
+    assert npc_roll(logged_in(table.outsider), table).status_code == 404  # type: ignore[attr-defined]
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_bad_gm_roll_is_refused_with_the_rules_message_and_changes_nothing(table: Table) -> None:
+    before = LogEntry.objects.count()
+    for flags in (
+        {"flag_dice": "40"},
+        {"flag_dice": "x"},
+        {"flag_dice": "3", "flag_need": "9"},
+        {"flag_dice": ""},
+    ):
+        response = npc_roll(logged_in(table.gm), table, **flags)
+        assert response.status_code == 422, flags  # type: ignore[attr-defined]
+    assert LogEntry.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_a_blind_roll_shows_its_dice_to_the_gm_only(table: Table, fixed_dice: None) -> None:
+    url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    response = logged_in(table.player).post(
+        url, {"trait": "Body", "need": 1, "blind": "on"}, HTTP_HX_REQUEST="true"
+    )
+
+    roll = Roll.objects.get()
+    assert roll.visibility == Visibility.BLIND
+    assert "only the GM sees the result" in response.content.decode()
+    assert not FACE.search(response.content.decode())
+    gm_page = logged_in(table.gm).get(reverse("tabletop:history", args=[table.campaign.pk])).content.decode()
+    assert 'data-face="6"' in gm_page
+
+
+@pytest.mark.django_db
+def test_a_player_cannot_follow_up_a_blind_roll(table: Table, fixed_dice: None) -> None:
+    url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    logged_in(table.player).post(url, {"trait": "Body", "need": 1, "blind": "on"})
+    roll = Roll.objects.get()
+
+    response = logged_in(table.player).post(
+        reverse("rolls:follow-up", args=[table.campaign.pk, roll.pk]), {"action": "pride"}
+    )
+
+    assert response.status_code == 403
+    assert LogEntry.objects.filter(roll=roll).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_gm_calls_for_a_roll_and_sees_who_answered(table: Table, fixed_dice: None) -> None:
+    other = factories.member(table.campaign, name="Kim")
+    kim = factories.character(table.campaign, other.user, name="Kim's kid")
+    gm = logged_in(table.gm)
+
+    response = gm.post(
+        reverse("rolls:call-create", args=[table.campaign.pk, table.character.pk]),
+        {"trait": "Body", "need": "2", "also": [str(kim.pk)]},
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert response.status_code == 200
+    assert "Asked Olle, Kim&#x27;s kid to roll Body." in response.content.decode()
+    call = RollCall.objects.get()
+    assert set(call.characters.all()) == {table.character, kim}
+    assert LogEntry.objects.filter(action="call").count() == 1
+
+    # The player's roll screen shows the call with the GM's values, one tap to roll.
+    page = logged_in(table.player).get(
+        reverse("tabletop:character", args=[table.campaign.pk, table.character.pk])
+    )
+    html = page.content.decode()
+    assert f'id="call-{call.pk}"' in html
+    assert 'name="need" value="2"' in html
+
+    answer = logged_in(table.player).post(
+        reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]),
+        {**dict(call.inputs()), "call": call.pk},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 200
+    assert f'id="call-{call.pk}" hx-swap-oob="delete"' in answer.content.decode()
+    assert Roll.objects.get().call == call
+
+    session = gm.get(reverse("tabletop:session", args=[table.campaign.pk])).content.decode()
+    status = session[session.index('id="call-status"') :]
+    assert "Olle ✓" in status and "Kim&#x27;s kid …" in status
+
+
+@pytest.mark.django_db
+def test_a_call_answers_once_and_only_for_the_characters_asked(table: Table, fixed_dice: None) -> None:
+    call = services.call_create(
+        campaign=table.campaign,
+        gm=table.gm,
+        characters=[table.character],
+        data={"trait": "Body", "need": "1"},
+        label="Body",
+    )
+    other = factories.member(table.campaign, name="Kim")
+    kim = factories.character(table.campaign, other.user, name="Kim's kid")
+    refused = logged_in(other.user).post(
+        reverse("rolls:roll-create", args=[table.campaign.pk, kim.pk]),
+        {"trait": "Body", "need": 1, "call": call.pk},
+    )
+    assert refused.status_code == 422
+    services.call_close(call=call, gm=table.gm)
+    closed = logged_in(table.player).post(
+        reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]),
+        {"trait": "Body", "need": 1, "call": call.pk},
+    )
+    assert closed.status_code == 422
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.django_db
+def test_calls_are_for_the_gm_to_make(table: Table) -> None:
+    response = logged_in(table.player).post(
+        reverse("rolls:call-create", args=[table.campaign.pk, table.character.pk]),
+        {"trait": "Body", "need": "1"},
+    )
+    assert response.status_code == 403
+    assert not RollCall.objects.exists()
