@@ -51,10 +51,17 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
     except RulesError as error:
         return _refusal(request, str(error))
     card = latest_card(roll, place="result", membership=membership)
+    character.refresh_from_db()
     return render(
         request,
         CHARACTER_PAGE + "#result",
-        {"result": card, "campaign": membership.campaign, "answered": call},
+        {
+            "result": card,
+            "campaign": membership.campaign,
+            "answered": call,
+            "character": character,
+            "resources_template": adapter_for(membership.campaign.system).RESOURCES_TEMPLATE,
+        },
     )
 
 
@@ -94,14 +101,15 @@ def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
         if character is not None:
             character.refresh_from_db()
     place = request.POST.get("place", "result")
-    card = build_card(
-        roll,
-        entry.state or {},
-        entry.seq,
-        place=place if place in PLACES else "result",
-        membership=membership,
-    )
-    return render(request, "rolls/_card.html", {"card": card})
+    place = place if place in PLACES else "result"
+    card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
+    context: dict[str, object] = {"card": card}
+    if place == "result" and roll.character is not None:
+        # The roll screen's header shows what the follow-up spent.
+        context.update(
+            character=roll.character, resources_template=adapter_for(roll.system).RESOURCES_TEMPLATE
+        )
+    return render(request, "rolls/_card_response.html", context)
 
 
 @require_GET

@@ -943,3 +943,15 @@ def test_roll_views_refuse_get(table: Table, name: str) -> None:
 
     assert response.status_code == 405
     assert everything(table.campaign) == before
+
+
+def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice: Script) -> None:
+    client = logged_in(table.player)
+    dice(1, 2, 3)
+    roll(client, table)
+    dice(6, 2, 2)
+
+    response = follow(client, table, latest_roll().pk, "luck")
+
+    swap = text(response).split('<div id="resources" hx-swap-oob="true">', 1)[1]
+    assert "Luck 2" in swap.split("</div>", 1)[0]
