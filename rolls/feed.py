@@ -24,8 +24,9 @@ from django.template.loader import render_to_string
 from rolls import panels
 from rolls.cards import build_card
 from rolls.models import LogEntry, Roll
+from rolls.tables import adapter_for
 from tabletop.access import may_act_for
-from tabletop.models import Membership
+from tabletop.models import Character, Membership
 
 # A page further behind than this reloads instead of replaying the evening.
 MAX_CATCH_UP = 200
@@ -76,6 +77,7 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
         else:
             parts.append(_shared(entry).html)
     parts.extend(_panels(membership, entries))
+    parts.extend(_resources(membership, entries))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
@@ -90,6 +92,25 @@ def _personal(membership: Membership, roll: Roll) -> bool:
         character is not None and may_act_for(membership, character)
         for character in (roll.character, roll.target)
     )
+
+
+def _resources(membership: Membership, entries: list[LogEntry]) -> list[str]:
+    """The resources line of each character the batch spent from, for its player's screen
+    (the HTTP response says the same, but the socket may arrive first)."""
+    characters = {}
+    for entry in entries:
+        if entry.kind != LogEntry.Kind.FOLLOW_UP or entry.roll is None:
+            continue
+        for character in (entry.roll.character, entry.roll.target):
+            if character is not None and character.owner_id == membership.user_id:
+                characters[character.pk] = character
+    if not characters:
+        return []
+    template = adapter_for(membership.campaign.system).RESOURCES_TEMPLATE
+    fresh = Character.objects.select_related("campaign").filter(pk__in=characters)
+    return [
+        render_to_string("rolls/_resources_oob.html", {"character": c, "resources_template": template}) for c in fresh
+    ]
 
 
 def _panels(membership: Membership, entries: list[LogEntry]) -> list[str]:

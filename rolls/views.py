@@ -60,6 +60,7 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
             "campaign": membership.campaign,
             "answered": call,
             "character": character,
+            "resources_oob": True,
             "resources_template": adapter_for(membership.campaign.system).RESOURCES_TEMPLATE,
         },
     )

@@ -44,6 +44,12 @@ class Campaign(models.Model):
     def rules(self) -> Any:
         return get_system(self.system)
 
+    @property
+    def story_name(self) -> str:
+        from rolls.tables import story_name  # the adapters import these models
+
+        return story_name(self.system)
+
     def open_session(self) -> PlaySession | None:
         return self.sessions.filter(ended__isnull=True).first()
 

@@ -97,7 +97,7 @@ def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession
             kind=EVENT,
             action="session-start",
             actor=actor,
-            text=f"Session {number} started. Luck points are full again.",
+            text=f"Session {number} started. {getattr(adapter, 'SESSION_NOTE', '')}".strip(),
         )
         return session
 

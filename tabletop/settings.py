@@ -165,7 +165,8 @@ if redis_url := env("REDIS_URL"):
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Channels' in-memory layer, without its walk over every socket on each message.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.channel_layer.IndexedInMemoryChannelLayer"}}
 
 # -- cache (rate limits) --------------------------------------------------------------------------
 if redis_url:
@@ -180,6 +181,7 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
     "tabletop:join": (20, 60),
     "rolls:roll-create": (60, 60),
     "rolls:follow-up": (60, 60),
+    "tabletop:account": (10, 60),
 }
 
 # -- auth and sessions --------------------------------------------------------------------------

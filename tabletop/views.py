@@ -127,6 +127,7 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
             "campaign": campaign,
             "membership": membership,
             "mine": mine,
+            "resources_template": adapter_for(campaign.system).RESOURCES_TEMPLATE,
             "others": others,
             "feed": feed,
             "last_seq": last_seq,

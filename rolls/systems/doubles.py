@@ -27,9 +27,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   makes a catastrophe. Duplicates still never add.
 - **Buying drama dice.** Any number at a time, as often as the Endurance lasts, up to 10 on
   one roll. Not while a miracle waits for the GM, and after an approved miracle only when
-  the degree of success matters.
-- **Miracles (DBL-11).** Asked once per roll, when the roll has not succeeded yet or the
-  degree matters. The request waits for the GM: approving costs the 30 Endurance, refusing
+  the degree of success matters. Only on the character's latest roll: once the character
+  has rolled again, the earlier action is over (``resources["latest"]``, True when absent).
+- **Miracles (DBL-11).** Asked once per roll, on the character's latest roll, when the roll
+  has not succeeded yet or the degree matters. The request waits for the GM: approving costs the 30 Endurance, refusing
   costs nothing and the roll stands (it cannot be asked again). After approval the result is
   at least the Difficulty Number plus one; when the degree matters six more dice join the
   roll first (on negative dice, as drama dice do). A miracle even overrides a catastrophe.
@@ -541,6 +542,8 @@ class Doubles(DiceSystem):
         request = self.parse_request(state["request"])
         miracle = self._miracle(state)
         endurance = _endurance(resources)
+        if action in ("drama", "miracle") and not resources.get("latest", True):
+            raise RulesError("Drama dice and miracles go on the character's latest roll only.")
         if action == "drama":
             if miracle == "pending":
                 raise RulesError("A miracle is waiting for the GM; buy drama dice once it is settled.")

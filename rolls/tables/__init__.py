@@ -26,6 +26,8 @@ Rules at the table
     ``on_new_session(character)``      what a new play session refills
     ``on_sheet_change(character, before, by_gm=)`` guards an edited sheet; changed fields
     ``STORY``                          the GM's "new Mystery/Adventure" Clock
+    ``STORY_NAME``                     what the story clock counts ("Mystery"), optional
+    ``SESSION_NOTE``                   what a new play session refills, for the log, optional
     ``REST``                           the GM's "long rest" Clock, or None
 """
 
@@ -69,3 +71,8 @@ class Clock:
 def unchanged(character: Any) -> list[str]:
     """A clock that changes nothing on the sheet (Pride reads the campaign's counter)."""
     return []
+
+
+def story_name(slug: str) -> str:
+    """What a campaign's story counter counts: "Mystery" in sixes, "Adventure" elsewhere."""
+    return str(getattr(adapter_for(slug), "STORY_NAME", "Adventure"))

@@ -24,6 +24,8 @@ ODDS_TEMPLATE = "tables/sixes/odds.html"
 ROLL_INITIAL = {"trait": "Body", "need": 1}
 
 # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
+STORY_NAME = "Mystery"
+SESSION_NOTE = "Luck points are full again."
 STORY = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
 REST = None
 

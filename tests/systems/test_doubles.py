@@ -478,6 +478,21 @@ def test_dbl_10_chance_with_drama_matches_icepool(net: int, count: int) -> None:
         system.chance_with_drama(made, 11)
 
 
+def test_dbl_10_dbl_11_decide_drama_dice_and_miracles_go_on_the_latest_roll_only() -> None:
+    """DBL-10, DBL-11 (decided): once the character has rolled again, the earlier action is
+    over: no drama die and no miracle on it. A miracle already asked still gets its answer."""
+    state = state_with([2, 3], dn=10)
+    old = {**PLENTY, "latest": False}
+    assert actions(state, old) == []
+    assert actions(state, {**PLENTY, "latest": True}) == ["drama", "miracle"]
+    for action, params in (("drama", {"count": 1}), ("miracle", {})):
+        with pytest.raises(RulesError, match="latest roll only"):
+            system.apply(state, action, params, old, random.Random(1))
+    asked = system.apply(state, "miracle", {}, PLENTY, random.Random(1)).state
+    assert actions(asked, old) == ["miracle_approve", "miracle_refuse"]
+    assert system.apply(asked, "miracle_approve", {}, old, random.Random(1)).costs == {"endurance": 30}
+
+
 # -- miracles -----------------------------------------------------------------------------------
 
 

@@ -47,14 +47,18 @@ class Command(BaseCommand):
             if others:
                 self.stdout.write(f"  Also answers to: {', '.join(others)}")
         self.stdout.write("  Stop with Ctrl+C.")
-        uvicorn.run(
-            "tabletop.asgi:application",
-            host=host,
-            port=port,
-            workers=workers,
-            log_level="warning",
-            proxy_headers=True,
-            forwarded_allow_ips=settings.FORWARDED_ALLOW_IPS,
-            ws_ping_interval=20,
-            ws_ping_timeout=20,
-        )
+        uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
+
+
+def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
+    """How ``serve`` runs uvicorn; bench/ starts its servers with the same options."""
+    return {
+        "host": host,
+        "port": port,
+        "workers": workers,
+        "log_level": "warning",
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.FORWARDED_ALLOW_IPS,
+        "ws_ping_interval": 20,
+        "ws_ping_timeout": 20,
+    }

@@ -1,0 +1,167 @@
+"""A short `sets` scene in real browsers: the Judge opens the table on a laptop, two players
+join from their phones, pick a derived stat, a Bar and its Face and step the bonus dice while
+the odds follow, roll, and every screen follows live. One player bids a pair out of two sets
+against the Bar, then spends the other set on a critical effect."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+import rolls.views
+from rolls.systems import get_system
+from rolls.systems.base import percent
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import (
+    assert_fits_phone,
+    join,
+    join_link,
+    roll,
+    roll_id,
+    sign_up,
+    start_session,
+    wait_live,
+)
+
+SETS = get_system("sets")
+
+
+class Scripted:
+    """The dice the server rolls, in order: the test knows every face in advance."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        assert self.faces, "the server rolled more dice than the test scripted"
+        return self.faces.pop(0)
+
+
+def chance(**request: object) -> str:
+    """What the roll form should print: the engine's exact chance, as the app formats it."""
+    return percent(SETS.chance(SETS.parse_request(request)))
+
+
+def create_sets_campaign(page: Page, name: str) -> None:
+    page.get_by_label("Campaign name").fill(name)
+    page.get_by_role("radio", name=re.compile(r"^Sets")).check()
+    page.get_by_label("Your name as GM").fill("Judge Ines")
+    page.get_by_role("button", name="Create and open the session page").click()
+    expect(page).to_have_url(re.compile(r"/c/\d+/session/$"))
+    expect(page.get_by_role("button", name="New Adventure")).to_be_visible()
+    expect(page.get_by_role("button", name="Long rest")).to_have_count(0)
+
+
+def create_hero(page: Page, name: str, **stats: int) -> None:
+    """The sets sheet form: the defaults, but for the stats given (``stat_2_dice=4``)."""
+    page.locator("#id_name").fill(name)
+    for field, value in stats.items():
+        page.locator(f"#id_{field}").fill(str(value))
+    page.get_by_role("button", name="Create character").click()
+    expect(page).to_have_url(re.compile(r"/c/\d+/characters/\d+/$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(name)
+    wait_live(page)
+
+
+def pick(card: Locator, action: str, *indices: int) -> None:
+    """Tick the dice (by their place on the card) in a follow-up's die picker."""
+    form = card.locator(f".follow-up-{action}")
+    for index in indices:
+        form.locator(f"input[name=dice][value='{index}']").check()
+
+
+@pytest.mark.browser
+def test_a_sets_scene_with_a_bid_and_a_critical_on_two_phones_and_the_gm_screen(
+    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+) -> None:
+    # Wil's five dice 4 4 5 5 2 against the Apprentice Bar 2x3; Bo's three dice 6 6 1, then
+    # the Face of his Bar, rolled by the server: 5.
+    monkeypatch.setattr(rolls.views, "RNG", Scripted(4, 4, 5, 5, 2, 6, 6, 1, 5))
+
+    gm = browsers.gm()
+    sign_up(gm)
+    create_sets_campaign(gm, "Red Moon")
+    start_session(gm)
+    wait_live(gm)
+    link = join_link(gm)
+
+    wil = browsers.phone()
+    join(wil, link, "Alice")
+    assert_fits_phone(wil)
+    shot(wil, "sets-phone-new-character")
+    create_hero(wil, "Wilcott", stat_2_dice=4)  # Insight 4
+    bo = browsers.phone()
+    join(bo, link, "Bruno")
+    create_hero(bo, "Bo")
+
+    # The odds follow the stat, the Bar and its Face, and the bonus dice.
+    odds = wil.locator("#odds")
+    chance_now = odds.locator(".odds-chance b")
+    expect(odds).to_contain_text("Might: 3 dice")
+    expect(odds).to_contain_text("the Apprentice Bar (Size 2, Face rolled)")
+    expect(chance_now).to_have_text(chance(dice=3, bar_size=2, bar_face="rolled"))
+    wil.get_by_role("radio", name=re.compile(r"^Insight")).check()
+    expect(odds).to_contain_text("Insight: 4 dice")
+    expect(chance_now).to_have_text(chance(dice=4, bar_size=2, bar_face="rolled"))
+    wil.get_by_role("radio", name=re.compile(r"^Journeyman")).check()
+    wil.get_by_role("radio", name="3", exact=True).check()
+    expect(odds).to_contain_text("the Journeyman Bar (3x3)")
+    expect(chance_now).to_have_text(chance(dice=4, bar_size=3, bar_face=3))
+    wil.get_by_role("radio", name=re.compile(r"^Opposed")).check()
+    expect(odds).to_contain_text("Opposed, as the attacker")
+    expect(wil.get_by_role("radio", name="3", exact=True)).to_be_hidden()  # no Bar, no Face
+    wil.get_by_role("radio", name=re.compile(r"^Apprentice")).check()
+    wil.get_by_role("button", name="Bonus dice: one more").click()
+    expect(odds).to_contain_text("Insight: 5 dice")
+    expect(chance_now).to_have_text(chance(dice=5, bar_size=2, bar_face=3))
+    assert_fits_phone(wil)
+    shot(wil, "sets-phone-roll-form")
+
+    # Wilcott rolls: two pairs. He alone is offered the bid.
+    wil.get_by_label("What do you try?").fill("Find the clue at the scene")
+    card = roll(wil)
+    expect(card).to_contain_text("Rolled 5 dice against the Apprentice Bar 2x3")
+    expect(card).to_contain_text("Best bid 3x4 against the Apprentice Bar 2x3")
+    wil_roll = roll_id(card)
+    expect(card.locator(".follow-up-bid button")).to_contain_text("0% -> 100%")
+    on_gm = gm.locator(f"#feed-roll-{wil_roll}")
+    expect(on_gm).to_contain_text("Insight")
+    expect(on_gm).to_contain_text("Find the clue at the scene")
+    expect(bo.locator(f"#feed-roll-{wil_roll}")).to_contain_text("Best bid 3x4")
+    expect(bo.locator(f"#feed-roll-{wil_roll} .follow-ups")).to_have_count(0)
+
+    # Bo rolls Might against a Bar whose Face the server rolls; everyone sees it.
+    bo_card = roll(bo)
+    expect(bo_card).to_contain_text("The Bar's Face was rolled: 5.")
+    expect(bo_card).to_contain_text("Best bid 2x6 against the Apprentice Bar 2x5")
+    bo_roll = roll_id(bo_card)
+    expect(gm.locator(f"#feed-roll-{bo_roll}")).to_contain_text("Best bid 2x6")
+    expect(wil.locator(f"#feed-roll-{bo_roll}")).to_contain_text("Bo")
+
+    # Wilcott bids only the 4s: part of what he rolled, and enough for the Bar.
+    pick(card, "bid", 0, 1)
+    card.locator(".follow-up-bid").get_by_role("button", name=re.compile(r"^Bid a set")).click()
+    result = wil.locator(f"#result #result-roll-{wil_roll}")
+    expect(result).to_contain_text("Bid 2x4 meets the Apprentice Bar 2x3")
+    expect(result.locator(".follow-up-bid")).to_have_count(0)
+    expect(result.locator(".follow-up-flinch")).to_have_count(0)
+    expect(on_gm).to_contain_text("Bid 2x4 meets the Apprentice Bar 2x3")
+
+    # The 5s are left over: a critical effect that gives a bonus die later.
+    effect = result.locator(".follow-up-critical_effect")
+    pick(result, "critical_effect", 2, 3)
+    effect.get_by_label("Effect on a later roll").select_option("bonus")
+    effect.get_by_role("button", name=re.compile(r"^Critical effect")).click()
+    expect(result).to_contain_text("Critical effect: spent 2x5")
+    expect(result).to_contain_text("Critical effect with 2x5 (a one-die bonus on a later roll).")
+    expect(result.locator(".follow-ups")).to_have_count(0)
+    expect(on_gm).to_contain_text("Critical effect with 2x5")
+    expect(bo.locator(f"#feed-roll-{wil_roll}")).to_contain_text("Critical effect with 2x5")
+    expect(gm.locator(f"#feed-roll-{wil_roll}")).to_have_count(1)
+
+    assert_fits_phone(wil)
+    assert_fits_phone(bo)
+    shot(gm, "sets-gm-session")
+    shot(wil, "sets-phone-result")
