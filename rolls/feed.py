@@ -109,7 +109,8 @@ def _resources(membership: Membership, entries: list[LogEntry]) -> list[str]:
     template = adapter_for(membership.campaign.system).RESOURCES_TEMPLATE
     fresh = Character.objects.select_related("campaign").filter(pk__in=characters)
     return [
-        render_to_string("rolls/_resources_oob.html", {"character": c, "resources_template": template}) for c in fresh
+        render_to_string("rolls/_resources_oob.html", {"character": c, "resources_template": template})
+        for c in fresh
     ]
 
 

@@ -29,5 +29,8 @@ urlpatterns = [
     path("c/<int:pk>/characters/<int:character_id>/", views.character_page, name="character"),
     path("c/<int:pk>/characters/<int:character_id>/sheet/", views.character_sheet, name="character-sheet"),
     path("c/<int:pk>/characters/<int:character_id>/edit/", views.character_edit, name="character-edit"),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/correct/", views.character_correct, name="character-correct"
+    ),
     path("join/<str:token>/", views.join, name="join"),
 ]

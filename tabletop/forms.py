@@ -93,3 +93,12 @@ class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
     def save(self, commit: bool = True) -> Any:
         self.user.username = self.cleaned_data["username"]
         return super().save(commit=commit)
+
+
+class CorrectionForm(forms.Form):
+    """The GM's direct corrections of a character's resources, one field per adapter entry."""
+
+    def __init__(self, *args: Any, corrections: tuple[tuple[str, str, int], ...], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field, label, maximum in corrections:
+            self.fields[field] = forms.IntegerField(label=label, min_value=0, max_value=maximum)

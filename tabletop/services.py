@@ -208,3 +208,29 @@ def character_update(
                 text=f"{character.name}: {', '.join(changes)}.",
             )
         return character
+
+
+def resources_correct(*, character: Character, gm: AbstractBaseUser, values: dict[str, int]) -> list[str]:
+    """The GM sets a resource directly (Luck, Endurance...). Never silent: each change is a
+    log entry the whole table sees. Returns the changes made."""
+    corrections = {field: label for field, label, _ in adapter_for(character.campaign.system).CORRECTIONS}
+    with transaction.atomic():
+        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        changes = []
+        for field, value in values.items():
+            if field not in corrections:
+                raise RulesError(f"{field} is not something the GM sets in this system.")
+            before = getattr(character, field)
+            if before != value:
+                setattr(character, field, value)
+                changes.append(f"{corrections[field]} {before} → {value}")
+        if changes:
+            character.save(update_fields=list(values))
+            append_entry(
+                campaign_id=character.campaign_id,
+                kind=EVENT,
+                action="gm-correction",
+                actor=gm,
+                text=f"The GM corrected {character.name}: {', '.join(changes)}.",
+            )
+        return changes

@@ -28,9 +28,9 @@ from tabletop.access import (
     may_act_for,
     membership_or_404,
 )
-from tabletop.forms import CampaignForm, ClaimAccountForm, DisplayNameForm, SignupForm
+from tabletop.forms import CampaignForm, ClaimAccountForm, CorrectionForm, DisplayNameForm, SignupForm
 from tabletop.joinlink import join_url, qr_svg
-from tabletop.models import Campaign, Membership, Presence
+from tabletop.models import Campaign, Character, Membership, Presence
 
 FEED_SIZE = 30
 
@@ -365,6 +365,21 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+@require_POST
+def character_correct(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The GM sets a resource directly; the change goes into the log."""
+    membership = gm_or_403(request.user, pk)
+    character = character_or_404(membership.campaign, character_id)
+    corrections = adapter_for(membership.campaign.system).CORRECTIONS
+    form = CorrectionForm(request.POST, corrections=corrections)
+    if form.is_valid():
+        changes = services.resources_correct(character=character, gm=request.user, values=form.cleaned_data)
+        messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect("tabletop:character-sheet", pk, character_id)
+
+
 def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     """Any member may read a sheet; only its player and the GM may edit it."""
     membership = membership_or_404(request.user, pk)
@@ -377,5 +392,15 @@ def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpRes
             "character": character,
             "can_edit": may_act_for(membership, character),
             "sheet_template": adapter_for(membership.campaign.system).SHEET_TEMPLATE,
+            "correction_form": _correction_form(membership, character),
         },
+    )
+
+
+def _correction_form(membership: Membership, character: Character) -> CorrectionForm | None:
+    corrections = adapter_for(membership.campaign.system).CORRECTIONS
+    if not membership.is_gm or not corrections:
+        return None
+    return CorrectionForm(
+        corrections=corrections, initial={f: getattr(character, f) for f, _, _ in corrections}
     )

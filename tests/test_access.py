@@ -118,6 +118,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "tabletop:character": ("GET", "character", {}, OWN_CHARACTER),
     "tabletop:character-sheet": ("GET", "character", {}, MEMBERS),
     "tabletop:character-edit": ("GET", "character", {}, OWN_CHARACTER),
+    "tabletop:character-correct": ("POST", "character", {"luck": "2"}, GM_CONTROL),
     # Members go on to their campaign; anyone else gets the form to join.
     "tabletop:join": (
         "GET",

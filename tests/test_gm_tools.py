@@ -225,3 +225,30 @@ def test_calls_are_for_the_gm_to_make(table: Table) -> None:
     )
     assert response.status_code == 403
     assert not RollCall.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_gm_correction_is_logged_for_the_table(table: Table) -> None:
+    url = reverse("tabletop:character-correct", args=[table.campaign.pk, table.character.pk])
+
+    logged_in(table.gm).post(url, {"luck": "1"})
+
+    table.character.refresh_from_db()
+    assert table.character.luck == 1
+    entry = LogEntry.objects.order_by("-seq").first()
+    assert entry is not None and entry.action == "gm-correction"
+    assert entry.text == "The GM corrected Olle: Luck points 3 → 1."
+
+
+@pytest.mark.django_db
+def test_only_the_gm_corrects_and_bad_values_change_nothing(table: Table) -> None:
+    url = reverse("tabletop:character-correct", args=[table.campaign.pk, table.character.pk])
+    before = LogEntry.objects.count()
+
+    assert logged_in(table.player).post(url, {"luck": "9"}).status_code == 403
+    logged_in(table.gm).post(url, {"luck": "99"})
+    logged_in(table.gm).post(url, {"luck": "-1"})
+
+    table.character.refresh_from_db()
+    assert table.character.luck == 3
+    assert LogEntry.objects.count() == before

@@ -29,6 +29,7 @@ Rules at the table
     ``STORY_NAME``                     what the story clock counts ("Mystery"), optional
     ``SESSION_NOTE``                   what a new play session refills, for the log, optional
     ``REST``                           the GM's "long rest" Clock, or None
+    ``CORRECTIONS``                    resources the GM may set directly: (field, label, maximum)
 """
 
 from __future__ import annotations

@@ -55,6 +55,9 @@ def _long_rest(character: Character) -> list[str]:
     return ["endurance"]
 
 
+# What the GM may set directly on a sheet (each change is logged): field, label, maximum.
+CORRECTIONS = (("endurance", "Endurance now", 200), ("drama_spent", "Endurance spent on drama", 200))
+
 STORY = Clock(
     "New Adventure",
     "Adventure {n} begins. Endurance is full again, and what went on drama dice is back.",

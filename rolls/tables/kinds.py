@@ -48,6 +48,9 @@ ROLL_FORM_TEMPLATE = "tables/kinds/roll_form.html"
 ODDS_TEMPLATE = "tables/kinds/odds.html"
 ROLL_INITIAL = {"trait": "skill-0", "level": "basic", "net": 0, "other_field": ""}
 
+# What the GM may set directly on a sheet (each change is logged): field, label, maximum.
+CORRECTIONS: tuple[tuple[str, str, int], ...] = ()
+
 STORY = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 REST = None
 

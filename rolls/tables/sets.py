@@ -48,6 +48,9 @@ ROLL_INITIAL = {
     "lesser_assists": 0,
 }
 
+# What the GM may set directly on a sheet (each change is logged): field, label, maximum.
+CORRECTIONS: tuple[tuple[str, str, int], ...] = ()
+
 STORY = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 REST = None
 

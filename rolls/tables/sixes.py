@@ -24,6 +24,9 @@ ODDS_TEMPLATE = "tables/sixes/odds.html"
 ROLL_INITIAL = {"trait": "Body", "need": 1}
 
 # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
+# What the GM may set directly on a sheet (each change is logged): field, label, maximum.
+CORRECTIONS = (("luck", "Luck points", 15),)
+
 STORY_NAME = "Mystery"
 SESSION_NOTE = "Luck points are full again."
 STORY = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)

@@ -73,6 +73,9 @@ def _long_rest(character: Character) -> list[str]:
     return _set_luck(character, after_long_rest(character.luck, maximum(character)))
 
 
+# What the GM may set directly on a sheet (each change is logged): field, label, maximum.
+CORRECTIONS = (("luck", "Luck points", 15),)
+
 STORY = Clock("New Adventure", "Adventure {n} begins. Everyone's Luck is full again.", _new_adventure)
 REST = Clock(
     "Long rest", "A long rest: everyone gets one point of Luck back, up to their maximum.", _long_rest
