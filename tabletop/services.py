@@ -121,19 +121,11 @@ def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
 def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
     """The system's story clock: a new Mystery (Pride is available again, SIX-5) or a new
     Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
-    clock = adapter_for(campaign.system).STORY
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         campaign.mystery += 1
         campaign.save(update_fields=["mystery"])
-        _apply_clock(campaign, clock)
-        append_entry(
-            campaign_id=campaign.pk,
-            kind=EVENT,
-            action="mystery-start",
-            actor=actor,
-            text=clock.event.format(n=campaign.mystery),
-        )
+        _advance(campaign, actor, adapter_for(campaign.system).STORY, "mystery-start")
 
 
 def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
@@ -142,24 +134,25 @@ def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
     if clock is None:
         raise RulesError("This dice system has no long rest.")
     with transaction.atomic():
-        _apply_clock(campaign, clock)
-        append_entry(
-            campaign_id=campaign.pk,
-            kind=EVENT,
-            action="long-rest",
-            actor=actor,
-            text=clock.event.format(n=campaign.mystery),
-        )
+        _advance(campaign, actor, clock, "long-rest")
 
 
-def _apply_clock(campaign: Campaign, clock: Clock) -> None:
-    """Move a clock for every character of the campaign, each row locked (inside a transaction)."""
+def _advance(campaign: Campaign, actor: AbstractBaseUser, clock: Clock, action: str) -> None:
+    """Move a clock for every character of the campaign, each row locked, and log it (inside
+    a transaction)."""
     for character in (
         Character.objects.select_for_update().filter(campaign=campaign).select_related("campaign")
     ):
         changed = clock.apply(character)
         if changed:
             character.save(update_fields=changed)
+    append_entry(
+        campaign_id=campaign.pk,
+        kind=EVENT,
+        action=action,
+        actor=actor,
+        text=clock.event.format(n=campaign.mystery),
+    )
 
 
 def character_create(
