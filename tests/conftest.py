@@ -53,6 +53,17 @@ def _static_files() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_channel_layer(request: pytest.FixtureRequest) -> None:
+    """Each async test runs on an event loop of its own, and the Redis layer binds its locks to
+    the loop that first used it: every test gets a new layer. (Not the browser tests: their
+    server thread keeps one loop and one layer for the whole package.)"""
+    if request.node.get_closest_marker("browser") is None:
+        from channels.layers import channel_layers
+
+        channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     """Rate-limit counters live in the cache; user ids repeat between tests, so each test
     starts with none."""

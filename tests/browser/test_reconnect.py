@@ -76,6 +76,7 @@ def test_a_phone_that_lost_its_socket_catches_up_once(
     bo.page.evaluate(f"{socket_of()}.send(JSON.stringify({{since: 0}}))")
     last = roll_id(roll(ada.page))
     expect(bo.page.locator(f"#feed-roll-{last}")).to_be_visible()
+    expect(gm.locator(f"#feed-roll-{last}")).to_be_visible()
     assert len(set(feed_ids(bo.page))) == len(feed_ids(bo.page)), feed_ids(bo.page)
     assert feed_ids(bo.page) == feed_ids(gm)
 
