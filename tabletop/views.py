@@ -333,7 +333,7 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = membership.campaign
     rolls = (
         Roll.objects.filter(campaign=campaign)
-        .select_related("session", "character")
+        .select_related("session", "character", "target")
         .prefetch_related(Prefetch("entries", queryset=LogEntry.objects.order_by("seq")))
         .order_by("-id")
     )
