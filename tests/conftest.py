@@ -32,6 +32,10 @@ class Table:
 
 @pytest.fixture
 def table(db: None) -> Table:
+    return build_table()
+
+
+def build_table() -> Table:
     gm = factories.user("gm")
     player = factories.user("player")
     outsider = factories.user("outsider")

@@ -29,7 +29,17 @@ def database_url() -> str:
     db = connection.settings_dict
     user = db.get("USER") or "postgres"
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+    return (
+        f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+    )
+
+
+def database_env() -> dict[str, str]:
+    """What points a server process at this test run's database: PostgreSQL by URL (with the
+    Redis layer the run uses), or the embedded default's SQLite file (one process)."""
+    if connection.vendor == "postgresql":
+        return {"DATABASE_URL": database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
+    return {"SQLITE_PATH": str(connection.settings_dict["NAME"])}
 
 
 @contextmanager
@@ -37,8 +47,7 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
     """A uvicorn process serving the app on ``port``; yields its base URL."""
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": os.environ["REDIS_URL"],
+        **database_env(),
         "SECRET_KEY": settings.SECRET_KEY,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "TABLETOP_DATA_DIR": str(tmp),
@@ -46,7 +55,16 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
     }
     log = open(tmp / f"server-{port}.log", "w")  # closed in the finally below
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tabletop.asgi:application", "--host", "127.0.0.1", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "tabletop.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         cwd=ROOT,
         env=env,
         stdout=log,
