@@ -815,3 +815,67 @@ def test_only_the_gm_moves_the_clocks(stars: StarsTable, name: str) -> None:
 
     assert response.status_code == 403
     assert everything(stars.campaign) == before
+
+
+# -- Luck against a roll made against one ---------------------------------------------------------
+
+
+def test_str_11_luck_against_a_gm_roll_made_against_one_keeps_the_worse(stars: StarsTable, dice: Any) -> None:
+    """STR-11: the GM attacks Dave; Dave's player spends Luck to make the attack be rerolled,
+    keeping the worse result. Only Dave's player (or the GM) may, and it costs Dave's Luck."""
+    gm = Client()
+    gm.force_login(stars.gm)
+    dice(6, 6, 6)
+    made = gm.post(
+        reverse("rolls:npc-roll", args=[stars.campaign.pk]),
+        {"name": "Bouncer", "flag_dice": "3", "flag_training": "untrained", "target": stars.character.pk},
+        HTTP_HX_REQUEST="true",
+    )
+    assert made.status_code == 200
+    attack = Roll.objects.get(npc=True)
+    assert attack.target == stars.character
+    luck = luck_of(stars.character)
+
+    # The player sees the attack in the panel of rolls made against their characters.
+    player = Client()
+    player.force_login(stars.player)
+    page = player.get(
+        reverse("tabletop:character", args=[stars.campaign.pk, stars.character.pk])
+    ).content.decode()
+    assert f'id="against-roll-{attack.pk}"' in page and "follow-up-luck_against" in page
+
+    other = factories.member(stars.campaign, name="Kim").user
+    stranger = Client()
+    stranger.force_login(other)
+    assert follow(stranger, stars, attack.pk, "luck_against").status_code == 403
+    assert luck_of(stars.character) == luck
+
+    dice(1, 2, 3)
+    response = player.post(
+        reverse("rolls:follow-up", args=[stars.campaign.pk, attack.pk]),
+        {"action": "luck_against", "place": "against"},
+    )
+
+    assert response.status_code == 200
+    assert luck_of(stars.character) == luck - 1
+    state = LogEntry.objects.filter(roll=attack).order_by("-seq").first().state  # type: ignore[union-attr]
+    assert get_system("stars").evaluate(state).key == "0"  # the worse of 6,6,6 and 1,2,3
+    # Once per roll: the button is gone and a second try is refused, Luck untouched.
+    assert follow(player, stars, attack.pk, "luck_against").status_code == 422
+    assert luck_of(stars.character) == luck - 1
+
+
+def test_str_11_the_roller_cannot_spend_the_targets_luck_on_their_own_roll(
+    stars: StarsTable, dice: Any
+) -> None:
+    """A player's own roll is not made against anyone: luck_against is refused on it."""
+    player = Client()
+    player.force_login(stars.player)
+    dice(1, 1, 2)
+    roll(player, stars)
+    own = Roll.objects.get()
+
+    response = follow(player, stars, own.pk, "luck_against")
+
+    assert response.status_code == 422
+    assert "not made against anyone" in response.content.decode()
