@@ -78,6 +78,19 @@ class TableConsumer(AsyncWebsocketConsumer):
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
 
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def send_unless_gone(message: dict[str, Any]) -> None:
+            # A phone that leaves while something is being sent to it makes the server raise
+            # (uvicorn: ClientDisconnected, an OSError). Left alone, that ends the consumer
+            # before disconnect() runs: the member stays "at the table" and the socket in its
+            # group. The message is dropped; the disconnect that follows cleans up.
+            try:
+                await send(message)
+            except OSError:
+                logger.debug("dropped %s for a socket that is gone", message.get("type"))
+
+        await super().__call__(scope, receive, send_unless_gone)
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels' own dispatch first closes the database thread's connection for every
         # message (a trip to that thread per socket and message); every database call here
@@ -103,6 +116,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self._present(False)
+        # The in-memory layer (tabletop.channel_layer) can drop what was sent to this socket
+        # while it closed, rather than keep it until it expires.
+        discard = getattr(self.channel_layer, "discard_channel", None)
+        if discard is not None:
+            await discard(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Only ``{"since": N}`` is understood; anything else is ignored."""

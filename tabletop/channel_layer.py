@@ -15,7 +15,8 @@ it was sent, a channel whose message expired leaves every group, a membership ex
 - a receiver drops its own expired messages as it takes them, so the process-wide sweep runs
   at most once every ``sweep_interval`` seconds (one second), for channels nobody receives on;
 - an index from each channel to its groups makes leaving every group cheap;
-- a group send puts the message on each member's queue in a loop, in join order.
+- a group send puts the message on each member's queue in a loop, in join order;
+- ``discard_channel()`` lets a consumer that stops drop what is still waiting for it.
 """
 
 from __future__ import annotations
@@ -102,6 +103,13 @@ class IndexedInMemoryChannelLayer(InMemoryChannelLayer):
     def _remove_from_groups(self, channel: str) -> None:
         for group in list(self._channel_groups.get(channel, ())):
             self._leave(group, channel)
+
+    async def discard_channel(self, channel: str) -> None:
+        """Forget the channel of a consumer that has stopped: its groups, and the messages that
+        reached it while it was closing (the stock layer keeps them until they expire, a
+        minute of dead queues at a high rate of reconnects)."""
+        self._remove_from_groups(channel)
+        self.channels.pop(channel, None)
 
     async def flush(self) -> None:
         await super().flush()

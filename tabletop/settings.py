@@ -133,6 +133,14 @@ TEMPLATES = [
 if database_url := env("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(database_url, conn_max_age=0)}
     DATABASES["default"].setdefault("OPTIONS", {})
+    # Each request runs on a thread of its own, so Django opens a connection per request (a
+    # new PostgreSQL backend, some 7 ms here) and a burst opens one per request in flight,
+    # past max_connections. A pool per worker reuses connections and caps them: a burst
+    # waits for a free one instead. Needs psycopg's "pool" extra (psycopg-pool).
+    from importlib.util import find_spec
+
+    if DATABASES["default"]["ENGINE"].endswith("postgresql") and find_spec("psycopg_pool"):
+        DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 30})
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     (BASE_DIR / ".data").mkdir(exist_ok=True)

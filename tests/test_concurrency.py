@@ -49,7 +49,9 @@ def _at_once(table: Table, roll: Roll, action: str, params: dict[str, str]) -> C
     def attempt() -> None:
         try:
             barrier.wait()
-            services.follow_up_apply(roll=roll, actor=table.player, action=action, params=params, rng=random.Random())
+            services.follow_up_apply(
+                roll=roll, actor=table.player, action=action, params=params, rng=random.Random()
+            )
             result = "applied"
         except RulesError:
             result = "refused"
@@ -88,5 +90,7 @@ def test_six_10_fifty_pushes_of_one_roll_push_it_once(table: Table) -> None:
     assert table.character.sheet["conditions"]["Scared"] is True
     assert LogEntry.objects.filter(roll=roll, action="push").count() == 1
     # Sequence numbers stay unique and gapless under the race.
-    seqs = list(LogEntry.objects.filter(campaign=table.campaign).order_by("seq").values_list("seq", flat=True))
+    seqs = list(
+        LogEntry.objects.filter(campaign=table.campaign).order_by("seq").values_list("seq", flat=True)
+    )
     assert seqs == list(range(1, len(seqs) + 1))

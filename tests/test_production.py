@@ -62,7 +62,11 @@ def _push(base: str, table: Table, cookies: dict[str, str], roll_id: int) -> Non
         response = http.post(
             reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
             data={"action": "push", "condition": "Scared"},
-            headers={"X-CSRFToken": http.cookies["csrftoken"], "HX-Request": "true", "Referer": f"http://{base}/"},
+            headers={
+                "X-CSRFToken": http.cookies["csrftoken"],
+                "HX-Request": "true",
+                "Referer": f"http://{base}/",
+            },
         )
         assert response.status_code in (200, 422), response.text
 
@@ -88,7 +92,9 @@ async def _collect(base: str, table: Table, cookies: dict[str, str], since: int,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_socket_on_one_server_receives_in_order_what_is_posted_to_the_other(table: Table, tmp_path: Path) -> None:
+def test_a_socket_on_one_server_receives_in_order_what_is_posted_to_the_other(
+    table: Table, tmp_path: Path
+) -> None:
     cookies = _cookies(table)
     with server_process(free_port(), tmp_path) as first, server_process(free_port(), tmp_path) as second:
         start = table.campaign.log.order_by("-seq").values_list("seq", flat=True).first() or 0
@@ -111,7 +117,9 @@ def test_a_socket_on_one_server_receives_in_order_what_is_posted_to_the_other(ta
             return seen
 
         seen = asyncio.run(scenario())
-        expected = list(table.campaign.log.filter(seq__gt=start).order_by("seq").values_list("seq", flat=True))
+        expected = list(
+            table.campaign.log.filter(seq__gt=start).order_by("seq").values_list("seq", flat=True)
+        )
         assert len(expected) >= 3
         # Every entry once, in order (a card's markup may repeat its seq for the result panel).
         assert sorted(set(seen)) == expected

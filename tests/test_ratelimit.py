@@ -24,7 +24,9 @@ def test_login_is_limited_per_address(client: Client, settings: object) -> None:
 
 
 @pytest.mark.django_db
-def test_rolls_are_limited_per_user_and_the_refused_roll_changes_nothing(table: Table, settings: object) -> None:
+def test_rolls_are_limited_per_user_and_the_refused_roll_changes_nothing(
+    table: Table, settings: object
+) -> None:
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "rolls:roll-create": (2, 60)}  # type: ignore[attr-defined]
     client = Client()
     client.force_login(table.player)

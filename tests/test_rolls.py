@@ -953,5 +953,7 @@ def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice
 
     response = follow(client, table, latest_roll().pk, "luck")
 
-    swap = text(response).split(f'<div id="resources-{table.character.pk}" class="resources-line" hx-swap-oob="true">', 1)[1]
+    swap = text(response).split(
+        f'<div id="resources-{table.character.pk}" class="resources-line" hx-swap-oob="true">', 1
+    )[1]
     assert "Luck 2" in swap.split("</div>", 1)[0]

@@ -1,0 +1,488 @@
+"""Load: T tables x C phone sockets at R rolls per second, through the real roll endpoint and
+the real sockets, against the app and against the bare Channels baseline in the same run.
+
+    .venv/bin/python bench/load.py --tables 100 --sockets 6 --rate 50 --seconds 30
+    .venv/bin/python bench/load.py --rate 100 --sweep
+    .venv/bin/python bench/load.py --config production --workers 2 --rate 50
+
+For each table: a GM and ``sockets - 1`` players, each a signed-in phone with one socket on
+the campaign page; the players post rolls (``rolls:roll-create``, as htmx does) round-robin,
+spread over every player so nobody passes the rate limit (60 rolls a minute). Latency is the
+time from sending the POST to the moment each socket of that table receives the entry (its
+``data-seq``); expected deliveries are rolls x sockets of that table. A seq is delivered once
+per message that carries it; a later message carrying it again is a duplicate.
+
+Prints p50/p95/p99 of that latency, delivered/expected, duplicates, the server's memory and
+CPU, then the same for the baseline (``bench/baseline.py``) and the ratio, and PASS/FAIL for
+the targets these parameters correspond to. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import harness
+from bench.harness import Listener, Phone, Server, Table
+
+SWEEP_P99_MS = 150.0
+ROLL_DATA = {"trait": "skill-0", "need": "1"}
+RESPONSE_SEQ = re.compile(r'data-seq="(\d+)"')
+
+
+@dataclass
+class Target:
+    """How to reach one server: the app, or the baseline."""
+
+    name: str
+    server: Server
+    roll_path: Callable[[Table, Phone], str]
+    ws_path: Callable[[Table], str]
+
+
+@dataclass
+class Phase:
+    rate: float
+    seconds: float
+    posted: int = 0
+    statuses: Counter[int] = field(default_factory=Counter)
+    expected: int = 0
+    delivered: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    latencies: list[float] = field(default_factory=list)  # ms, one per delivery
+    post_ms: list[float] = field(default_factory=list)
+    lag_ms: list[float] = field(default_factory=list)  # how late the generator sent
+    cpu: dict[str, float] = field(default_factory=dict)
+    rss_mb: float = 0.0
+    peak_rss_mb: float = 0.0
+    achieved_rate: float = 0.0
+
+    @property
+    def lost(self) -> int:
+        return self.expected - self.delivered
+
+    @property
+    def errors(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status != 200)
+
+    def p(self, q: float) -> float:
+        return harness.percentile(self.latencies, q)
+
+    @property
+    def p99(self) -> float:
+        # A lost delivery has no latency; it makes p99 infinite rather than flattering.
+        if self.lost * 100 > self.expected:
+            return math.inf
+        return self.p(99)
+
+    def holds(self, limit_ms: float) -> bool:
+        return self.p99 < limit_ms and self.lost == 0 and self.errors == 0
+
+
+class Driver:
+    """Phones with open sockets on one server; runs phases of rolls at a given rate."""
+
+    def __init__(self, target: Target, tables: list[Table]):
+        self.target = target
+        self.tables = tables
+        self.listeners: list[Listener] = []
+        self.by_table: dict[int, list[Listener]] = defaultdict(list)
+        # Round-robin over tables first, so each table gets rate / T rolls a second.
+        width = max(len(t.rollers) for t in tables)
+        self.rollers = [
+            (i, table.rollers[p])
+            for p in range(width)
+            for i, table in enumerate(tables)
+            if p < len(table.rollers)
+        ]
+        self.paths = {id(phone): target.roll_path(tables[i], phone) for i, phone in self.rollers}
+        self.next_roller = 0
+
+    async def connect(self, concurrency: int = 20) -> None:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int, table: Table, phone: Phone) -> None:
+            listener = Listener(i, phone)
+            async with gate:
+                listener.socket = await harness.open_socket(
+                    self.target.server.base, self.target.ws_path(table), phone, table.last_seq
+                )
+            listener.task = asyncio.create_task(harness.listen(listener, listener.socket))
+            self.listeners.append(listener)
+            self.by_table[i].append(listener)
+
+        await asyncio.gather(*(one(i, t, p) for i, t in enumerate(self.tables) for p in t.phones))
+
+    async def close(self) -> None:
+        for listener in self.listeners:
+            await listener.socket.close()
+        await asyncio.gather(*(lst.task for lst in self.listeners if lst.task), return_exceptions=True)
+
+    async def phase(self, rate: float, seconds: float, drain: float = 10.0) -> Phase:
+        import httpx
+
+        result = Phase(rate, seconds)
+        posts: list[tuple[int, int, float]] = []  # (table, seq, sent at)
+        base = self.target.server.base
+        dup_before = sum(lst.duplicates for lst in self.listeners)
+        ooo_before = sum(lst.out_of_order for lst in self.listeners)
+        limits = httpx.Limits(max_connections=512, max_keepalive_connections=512)
+        peak = [0.0]
+
+        async def sample_rss() -> None:
+            while True:
+                peak[0] = max(peak[0], self.target.server.rss_mb())
+                await asyncio.sleep(1.0)
+
+        async with httpx.AsyncClient(
+            base_url=f"http://{base}", cookies=harness.no_cookies(), limits=limits, timeout=60
+        ) as http:
+
+            async def fire(table: int, phone: Phone, scheduled: float) -> None:
+                sent = time.perf_counter()
+                result.lag_ms.append((sent - scheduled) * 1000)
+                try:
+                    response = await http.post(
+                        self.paths[id(phone)],
+                        data=ROLL_DATA,
+                        headers={
+                            "Cookie": phone.cookie,
+                            "X-CSRFToken": phone.csrf,
+                            "HX-Request": "true",
+                            "Referer": f"http://{base}/",
+                        },
+                    )
+                except httpx.HTTPError:
+                    result.statuses[0] += 1
+                    return
+                result.post_ms.append((time.perf_counter() - sent) * 1000)
+                result.statuses[response.status_code] += 1
+                if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
+                    posts.append((table, int(match.group(1)), sent))
+
+            sampler = asyncio.create_task(sample_rss())
+            tasks = []
+            count = max(1, round(rate * seconds))
+            with harness.cpu_meter(self.target.server) as cpu:
+                start = time.perf_counter()
+                for n in range(count):
+                    scheduled = start + n / rate
+                    delay = scheduled - time.perf_counter()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    table, phone = self.rollers[self.next_roller % len(self.rollers)]
+                    self.next_roller += 1
+                    tasks.append(asyncio.create_task(fire(table, phone, scheduled)))
+                await asyncio.gather(*tasks)
+                result.achieved_rate = count / max(time.perf_counter() - start, 1e-9)
+                # Wait for every socket to have every entry, or for the drain time to pass.
+                deadline = time.perf_counter() + drain
+                while time.perf_counter() < deadline:
+                    if all(seq in lst.first_seen for t, seq, _ in posts for lst in self.by_table[t]):
+                        break
+                    await asyncio.sleep(0.05)
+            sampler.cancel()
+        result.cpu = dict(cpu)
+        result.posted = count
+        for table, seq, sent in posts:
+            for lst in self.by_table[table]:
+                result.expected += 1
+                seen = lst.first_seen.get(seq)
+                if seen is not None:
+                    result.delivered += 1
+                    result.latencies.append((seen - sent) * 1000)
+        # Failed POSTs are counted as errors; their entries (if any) were never expected.
+        result.duplicates = sum(lst.duplicates for lst in self.listeners) - dup_before
+        result.out_of_order = sum(lst.out_of_order for lst in self.listeners) - ooo_before
+        result.rss_mb = self.target.server.rss_mb()
+        result.peak_rss_mb = max(peak[0], result.rss_mb)
+        return result
+
+    async def sweep(
+        self, start: float, seconds: float, limit_ms: float, ceiling: float
+    ) -> tuple[Phase | None, list[Phase]]:
+        """The highest rate whose p99 stays under ``limit_ms`` with nothing lost: grow by half
+        until it fails, then halve the gap three times."""
+        phases: list[Phase] = []
+        best: Phase | None = None
+        low, high = 0.0, None
+        rate = start
+        while rate <= ceiling:
+            phase = await self._sweep_step(rate, seconds, phases)
+            if phase.holds(limit_ms):
+                best, low = phase, rate
+                rate = round(rate * 1.5)
+            else:
+                high = rate
+                break
+        if high is None:
+            return best, phases
+        for _ in range(3):
+            rate = round((low + high) / 2)
+            if rate in (low, high):
+                break
+            phase = await self._sweep_step(rate, seconds, phases)
+            if phase.holds(limit_ms):
+                best, low = phase, rate
+            else:
+                high = rate
+        return best, phases
+
+    async def _sweep_step(self, rate: float, seconds: float, phases: list[Phase]) -> Phase:
+        phase = await self.phase(rate, seconds)
+        phases.append(phase)
+        print(
+            f"  {self.target.name:8} {rate:6.0f}/s  p99 {fmt(phase.p99):>8} ms  lost {phase.lost}"
+            f"  errors {phase.errors}  server CPU {phase.cpu.get('server', 0):.0f}%"
+            f"  client CPU {phase.cpu.get('client', 0):.0f}%",
+            flush=True,
+        )
+        await asyncio.sleep(3)  # let the server empty its queues before the next step
+        return phase
+
+
+def fmt(value: float) -> str:
+    if math.isinf(value):
+        return "inf"
+    if math.isnan(value):
+        return "-"
+    return f"{value:.1f}"
+
+
+async def run_target(target: Target, tables: list[Table], args: argparse.Namespace) -> dict[str, object]:
+    driver = Driver(target, tables)
+    t0 = time.perf_counter()
+    await driver.connect()
+    connect_s = time.perf_counter() - t0
+    await asyncio.sleep(3)  # presence updates of the connect storm settle
+    out: dict[str, object] = {
+        "target": target.name,
+        "connect_s": connect_s,
+        "rss_idle": target.server.rss_mb(),
+    }
+    if args.warmup > 0:
+        await driver.phase(args.rate, args.warmup, drain=5)
+        await asyncio.sleep(2)
+    if target.server.env.get("BENCH_PROFILE"):
+        (Path(target.server.env["BENCH_PROFILE"]) / "reset").touch()  # profile the measured run only
+        await asyncio.sleep(1)
+    out["main"] = await driver.phase(args.rate, args.seconds)
+    if args.sweep:
+        print(
+            f"sweep ({target.name}): highest rate with p99 < {SWEEP_P99_MS:.0f} ms and nothing lost",
+            flush=True,
+        )
+        await asyncio.sleep(2)
+        best, phases = await driver.sweep(
+            args.sweep_start, args.sweep_seconds, SWEEP_P99_MS, args.sweep_ceiling
+        )
+        out["sweep_best"] = best
+        out["sweep_phases"] = phases
+    out["errors"] = target.server.errors()
+    await driver.close()
+    return out
+
+
+def app_target(server: Server) -> Target:
+    from django.urls import reverse
+
+    return Target(
+        "app",
+        server,
+        lambda table, phone: reverse("rolls:roll-create", args=[table.campaign_id, phone.character_id]),
+        lambda table: f"/ws/c/{table.campaign_id}/",
+    )
+
+
+def baseline_target(server: Server) -> Target:
+    return Target(
+        "baseline",
+        server,
+        lambda table, phone: f"/t/{table.campaign_id}/roll/",
+        lambda table: f"/ws/t/{table.campaign_id}/",
+    )
+
+
+def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setup_s: float) -> bool:
+    names = list(results)
+    print()
+    print(
+        f"Tabletop load: {args.config}, {args.workers} worker(s), {args.tables} tables x {args.sockets} sockets "
+        f"= {args.tables * args.sockets} sockets, {args.rate:g} rolls/s for {args.seconds:g} s "
+        f"(channel layer {harness.channel_layer_backend().rsplit('.', 1)[-1]}; setup {setup_s:.0f} s)"
+    )
+    per_user = args.rate * 60 / (args.tables * (args.sockets - 1))
+    print(f"  rolls per player: {per_user:.1f}/min (limit 60/min)")
+    rows: list[tuple[str, Callable[[Phase, dict[str, object]], str]]] = [
+        ("rolls posted", lambda p, r: f"{p.posted}"),
+        ("achieved rate /s", lambda p, r: f"{p.achieved_rate:.1f}"),
+        ("POST errors", lambda p, r: f"{p.errors}" + (f" {dict(p.statuses)}" if p.errors else "")),
+        ("delivered/expected", lambda p, r: f"{p.delivered}/{p.expected}"),
+        ("lost", lambda p, r: f"{p.lost}"),
+        ("duplicates", lambda p, r: f"{p.duplicates}"),
+        # The baseline numbers its entries per worker process: their order means nothing.
+        ("out of order", lambda p, r: "n/a" if r.get("target") == "baseline" else f"{p.out_of_order}"),
+        ("latency p50 ms", lambda p, r: fmt(p.p(50))),
+        ("latency p95 ms", lambda p, r: fmt(p.p(95))),
+        ("latency p99 ms", lambda p, r: fmt(p.p99)),
+        ("latency max ms", lambda p, r: fmt(max(p.latencies, default=math.nan))),
+        (
+            "POST p50/p99 ms",
+            lambda p, r: f"{fmt(harness.percentile(p.post_ms, 50))}/{fmt(harness.percentile(p.post_ms, 99))}",
+        ),
+        ("generator lag p99 ms", lambda p, r: fmt(harness.percentile(p.lag_ms, 99))),
+        ("server CPU % of a core", lambda p, r: f"{p.cpu.get('server', 0):.0f}"),
+        ("load gen CPU % of a core", lambda p, r: f"{p.cpu.get('client', 0):.0f}"),
+        ("other processes CPU %", lambda p, r: f"{p.cpu.get('other', 0):.0f}"),
+        (
+            "server RSS MB idle/end/peak",
+            lambda p, r: f"{r['rss_idle']:.0f}/{p.rss_mb:.0f}/{p.peak_rss_mb:.0f}",
+        ),
+        ("sockets connected in s", lambda p, r: f"{r['connect_s']:.1f}"),
+        ("server log errors", lambda p, r: f"{len(r['errors'])}"),  # type: ignore[arg-type]
+    ]
+    print(f"  {'':28}" + "".join(f"{n:>22}" for n in names))
+    for label, value in rows:
+        print(f"  {label:28}" + "".join(f"{value(results[n]['main'], results[n]):>22}" for n in names))  # type: ignore[arg-type]
+    app: Phase = results["app"]["main"]  # type: ignore[assignment]
+    ratio_sweep = None
+    if "baseline" in results:
+        base: Phase = results["baseline"]["main"]  # type: ignore[assignment]
+        print(f"  app/baseline p99 ratio: {app.p99 / base.p99:.2f}  (p50 ratio {app.p(50) / base.p(50):.2f})")
+    if args.sweep:
+        for name in names:
+            best: Phase | None = results[name].get("sweep_best")  # type: ignore[assignment]
+            print(
+                f"  sweep {name}: highest rate with p99 < {SWEEP_P99_MS:.0f} ms: "
+                + (f"{best.rate:g}/s (p99 {fmt(best.p99)} ms)" if best else "none")
+            )
+        if "baseline" in results:
+            a = results["app"].get("sweep_best")
+            b = results["baseline"].get("sweep_best")
+            if a and b:
+                ratio_sweep = a.rate / b.rate  # type: ignore[attr-defined]
+                print(f"  app/baseline highest-rate ratio: {ratio_sweep:.2f}")
+    for name in names:
+        errors: list[str] = results[name]["errors"]  # type: ignore[assignment]
+        if errors:
+            print(f"  {name} server log: {errors[:3]}")
+    return targets(args, app, ratio_sweep)
+
+
+def targets(args: argparse.Namespace, app: Phase, ratio_sweep: float | None) -> bool:
+    """PASS/FAIL for the targets these parameters are; True when all that apply pass."""
+    shape = (args.tables, args.sockets, args.rate)
+    checks: list[tuple[str, bool]] = []
+    embedded = args.config == "embedded"
+    if embedded and shape == (100, 6, 50):
+        checks.append(("1: 100x6 at 50/s, p99 < 50 ms, nothing lost", app.holds(50)))
+    if embedded and shape == (100, 6, 100):
+        checks.append(("2: 100 rolls/s sustained, p99 < 150 ms", app.holds(150)))
+    if embedded and args.sweep and ratio_sweep is not None:
+        checks.append(
+            (
+                f"2: highest rate (p99 < 150 ms) >= 60% of the baseline's ({ratio_sweep:.0%})",
+                ratio_sweep >= 0.6,
+            )
+        )
+    if embedded and shape == (200, 6, 100):
+        checks.append(("3: embedded 200x6 at 100/s, p99 < 150 ms", app.holds(150)))
+    if not embedded and args.workers == 2 and shape == (100, 6, 50):
+        checks.append(("4: PostgreSQL + Redis, 2 workers, 100x6 at 50/s, p99 < 100 ms", app.holds(100)))
+    if not checks:
+        print("  (no target has exactly these parameters: figures only)")
+    for label, ok in checks:
+        print(f"  target {label}: {'PASS' if ok else 'FAIL'}")
+    return all(ok for _, ok in checks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--sockets", type=int, default=6, help="phones (sockets) per table: a GM and players")
+    parser.add_argument("--rate", type=float, default=50, help="rolls per second over all tables")
+    parser.add_argument("--seconds", type=float, default=30, help="length of the measured run")
+    parser.add_argument("--warmup", type=float, default=3, help="seconds of rolls before measuring")
+    parser.add_argument("--config", choices=["embedded", "production"], default="embedded")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="server processes (default 1; 2 for production)"
+    )
+    parser.add_argument(
+        "--baseline",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure the bare Channels baseline (bench/baseline.py)",
+    )
+    parser.add_argument(
+        "--sweep", action="store_true", help=f"find the highest rate with p99 < {SWEEP_P99_MS:.0f} ms"
+    )
+    parser.add_argument("--sweep-start", type=float, default=50)
+    parser.add_argument("--sweep-seconds", type=float, default=10)
+    parser.add_argument("--sweep-ceiling", type=float, default=2000)
+    parser.add_argument(
+        "--app", default="tabletop.asgi:application", help="the ASGI app to serve (an experiment of yours)"
+    )
+    parser.add_argument("--profile", metavar="DIR", help="run bench/sampler.py in the servers, write to DIR")
+    parser.add_argument(
+        "--profile-mode",
+        choices=["samples", "sections"],
+        default="samples",
+        help="stack samples, or the CPU time of named functions and threads",
+    )
+    args = parser.parse_args(argv)
+    if args.workers is None:
+        args.workers = 2 if args.config == "production" else 1
+    if args.workers > 1 and args.config != "production":
+        parser.error("several workers need --config production (PostgreSQL + Redis)")
+
+    environment = harness.prepare(args.config)
+    try:
+        t0 = time.perf_counter()
+        tables = harness.build_tables(args.tables, args.sockets)
+        setup_s = time.perf_counter() - t0
+        from django.db import connections
+
+        connections.close_all()
+        results: dict[str, dict[str, object]] = {}
+        with Server(
+            environment,
+            args.app,
+            args.workers,
+            profile=args.profile,
+            profile_mode=args.profile_mode,
+        ) as server:
+            results["app"] = asyncio.run(run_target(app_target(server), tables, args))
+        if args.baseline:
+            layer = {"BENCH_CHANNEL_LAYER": harness.channel_layer_backend()}
+            if args.config == "production":
+                harness._flush_redis()
+            with Server(
+                environment,
+                "bench.baseline:application",
+                args.workers,
+                extra_env=layer,
+                profile=args.profile,
+                profile_mode=args.profile_mode,
+            ) as server:
+                results["baseline"] = asyncio.run(run_target(baseline_target(server), tables, args))
+        ok = report(args, results, setup_s)
+    finally:
+        harness.cleanup(environment)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
