@@ -121,7 +121,12 @@ def _panels(membership: Membership, entries: list[LogEntry]) -> list[str]:
     campaign_id = membership.campaign_id
     parts = []
     if membership.is_gm:
-        if rolls:
+        # A plain roll never waits on the GM: only the GM's own rolls and follow-ups (a miracle
+        # asked, approved or refused) change this panel, so most batches skip it.
+        if any(
+            entry.roll is not None and (entry.roll.npc or entry.kind == LogEntry.Kind.FOLLOW_UP)
+            for entry in entries
+        ):
             parts.append(
                 render_to_string(
                     "rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(campaign_id, membership)}
