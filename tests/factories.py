@@ -65,3 +65,15 @@ def sixes_sheet_form(name: str = "Olle", **overrides: Any) -> dict[str, Any]:
             data[f"skill_{attribute.lower()}_{i}_level"] = 1
     data.update(overrides)
     return data
+
+
+class ScriptedDice:
+    """A random source that rolls the faces it is given, in order: a test knows every die in
+    advance, and rolling more than it scripted fails the test."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        assert self.faces, "the server rolled more dice than the test scripted"
+        return self.faces.pop(0)

@@ -25,19 +25,9 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
+from tests.factories import ScriptedDice
 
 DOUBLES = get_system("doubles")
-
-
-class Scripted:
-    """The dice the server rolls, in order: the test knows every face in advance."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the server rolled more dice than the test scripted"
-        return self.faces.pop(0)
 
 
 def chance(**request: object) -> str:
@@ -82,7 +72,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
 ) -> None:
     # Ada's four dice 2 3 1 4 (4: fails Challenging 6); Bo's 5 5 (10); Ada's drama dice 4 6
     # (4 + 4 = 8); Bo's 2 3 against Nigh Impossible. The approved miracle rolls nothing.
-    monkeypatch.setattr(rolls.views, "RNG", Scripted(2, 3, 1, 4, 5, 5, 4, 6, 2, 3))
+    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(2, 3, 1, 4, 5, 5, 4, 6, 2, 3))
 
     gm = browsers.gm()
     sign_up(gm)

@@ -24,17 +24,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-
-
-class Scripted:
-    """The dice the server rolls, in order: the test knows every face in advance."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the server rolled more dice than the test scripted"
-        return self.faces.pop(0)
+from tests.factories import ScriptedDice
 
 
 def chance(dice: int, level: str) -> str:
@@ -69,7 +59,7 @@ def test_a_kinds_scene_on_two_phones_and_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # Indy's 4 dice show two pairs; Marion's 3 dice show nothing alike.
-    monkeypatch.setattr(rolls.views, "RNG", Scripted(5, 2, 5, 2, 1, 3, 6))
+    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(5, 2, 5, 2, 1, 3, 6))
 
     gm = browsers.gm()
     sign_up(gm)

@@ -24,19 +24,9 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
+from tests.factories import ScriptedDice
 
 SETS = get_system("sets")
-
-
-class Scripted:
-    """The dice the server rolls, in order: the test knows every face in advance."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the server rolled more dice than the test scripted"
-        return self.faces.pop(0)
 
 
 def chance(**request: object) -> str:
@@ -78,7 +68,7 @@ def test_a_sets_scene_with_a_bid_and_a_critical_on_two_phones_and_the_gm_screen(
 ) -> None:
     # Wil's five dice 4 4 5 5 2 against the Apprentice Bar 2x3; Bo's three dice 6 6 1, then
     # the Face of his Bar, rolled by the server: 5.
-    monkeypatch.setattr(rolls.views, "RNG", Scripted(4, 4, 5, 5, 2, 6, 6, 1, 5))
+    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(4, 4, 5, 5, 2, 6, 6, 1, 5))
 
     gm = browsers.gm()
     sign_up(gm)

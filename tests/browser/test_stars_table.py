@@ -24,17 +24,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-
-
-class Scripted:
-    """The dice the server rolls, in order: the test knows every face in advance."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the server rolled more dice than the test scripted"
-        return self.faces.pop(0)
+from tests.factories import ScriptedDice
 
 
 def chance(**request: object) -> str:
@@ -75,7 +65,7 @@ def test_a_stars_scene_with_luck_and_a_d3_on_two_phones_and_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # Dave's three dice botch (two ones); Ann's d3 shows a 5 (3); Dave's Luck reroll 6 3 1.
-    monkeypatch.setattr(rolls.views, "RNG", Scripted(2, 1, 1, 5, 6, 3, 1))
+    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(2, 1, 1, 5, 6, 3, 1))
 
     gm = browsers.gm()
     sign_up(gm)
