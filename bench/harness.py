@@ -176,9 +176,11 @@ def _sheet() -> dict[str, Any]:
 
 def _session_cookie(user: Any) -> tuple[str, str]:
     """A signed-in session for ``user``, as a browser would hold it, and a CSRF secret."""
-    from django.contrib.sessions.backends.db import SessionStore
+    from importlib import import_module
 
-    session = SessionStore()
+    from django.conf import settings
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
     session["_auth_user_id"] = str(user.pk)
     session["_auth_user_backend"] = BACKEND
     session["_auth_user_hash"] = user.get_session_auth_hash()

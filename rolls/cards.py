@@ -64,30 +64,34 @@ def build_card(
     *,
     place: str,
     membership: Membership | None = None,
+    latest: bool | None = None,
 ) -> Card:
     """A card for ``roll`` as of ``state``, as ``membership`` may see it (None: anyone at the
     table). A secret or blind roll shows no dice to anyone but the GM. Follow-up buttons are
     listed only where a card can be acted on (not in the feed or the history), for whoever
     may ask for each one; callers pass the roll's latest state there, so a stale card never
-    offers a button."""
+    offers a button. ``latest``: whether this is its character's newest roll, when the caller
+    knows (it has just made it); read from the database otherwise."""
     system = get_system(roll.system)
     hidden = roll.visibility != Visibility.PUBLIC and not (membership is not None and membership.is_gm)
     if hidden:
         return Card(roll, state, seq, HIDDEN, (), place, hidden=True)
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     if place in ACTIONABLE and membership is not None:
-        card.follow_ups = _buttons(roll, state, membership)
+        card.follow_ups = _buttons(roll, state, membership, latest)
     return card
 
 
-def _buttons(roll: Roll, state: dict[str, Any], membership: Membership) -> list[FollowUpButton]:
+def _buttons(
+    roll: Roll, state: dict[str, Any], membership: Membership, latest: bool | None
+) -> list[FollowUpButton]:
     """The follow-ups this member may ask for: on their character's roll (or any, for the GM),
     and on a roll made against their character (paid from that character's sheet)."""
     system = get_system(roll.system)
     adapter = adapter_for(roll.system)
     offered: list[FollowUp] = []
     if roll.character is not None and may_act_for(membership, roll.character):
-        resources = adapter.resources(roll.character, latest=is_latest(roll))
+        resources = adapter.resources(roll.character, latest=is_latest(roll) if latest is None else latest)
         offered += [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
     elif roll.npc and membership.is_gm:
         offered += [f for f in system.follow_ups(state, {}) if f.action not in system.target_actions]
@@ -106,7 +110,11 @@ def _buttons(roll: Roll, state: dict[str, Any], membership: Membership) -> list[
     return buttons
 
 
-def latest_card(roll: Roll, *, place: str, membership: Membership | None = None) -> Card:
-    entry = roll.entries.order_by("-seq").first()
+def latest_card(
+    roll: Roll, *, place: str, membership: Membership | None = None, latest: bool | None = None
+) -> Card:
+    """The card of the roll's newest state: the entry a service just wrote for it in this
+    request, or else the newest one in the log."""
+    entry = roll.last_entry or roll.entries.order_by("-seq").first()
     assert entry is not None
-    return build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
+    return build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership, latest=latest)

@@ -5,9 +5,10 @@ The page says which sequence number it has seen last (``{"since": N}``, sent on 
 new entry once. Entries are rendered here, for this socket's user, so a roll only reaches
 the people allowed to see it and follow-up buttons only the people allowed to press them.
 
-A roll reaches every socket of its table at once, and most of them send the same markup: the
-sockets of one process share one rendering of it (``rolls.feed.shared_since``) and one of each
-presence list, so only the roller and the GM read the database for a roll.
+A roll reaches every socket of its table at once, and for a plain roll all of them send the
+same markup: the sockets of one process share one rendering of it (``rolls.feed.shared_since``)
+and one of each presence list, so a plain roll costs the sockets no database read at all; only
+those a follow-up or a panel concerns read and render for themselves.
 """
 
 from __future__ import annotations
@@ -184,8 +185,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         """The batch from the markup this process's sockets share, when it is all this
         socket needs (see ``rolls.feed.shared_since``); None when it must read for itself."""
         membership = self.membership
-        if membership is None or membership.is_gm:
-            return None  # the GM may act on every roll: always rendered for them
+        if membership is None:
+            return None
         batch = shared_since(membership, since, until)
         if batch is None and not is_stored(self.campaign_id, since, until):
             # Usually rendered already by the writer, when it runs in this process.

@@ -5,11 +5,15 @@ replaces its roll's card (in the feed, and in the result panel of someone who ma
 it), an event goes on top of the feed. The last element records the sequence number the
 page has now, which it sends back when it reconnects.
 
-Most sockets of a table receive exactly the same markup for a roll: everyone who may not act
-on it sees the feed card alone. That markup is rendered once per process and kept (entries
-never change), so a roll costs one render for the table plus one for each member who gets a
-result panel (the roller, the GM), not one per socket. ``render_since`` (the database read)
-uses and fills the same store; ``shared_since`` answers from it alone when it can.
+Every socket of a table receives exactly the same markup for a plain new roll: the feed card.
+The roller's result panel (with its follow-up buttons) comes with the HTTP response to the
+roll, and nobody else's page holds that roll's result card yet. That markup is rendered once
+per process, by the writer, and kept (entries never change), so a roll costs one render for
+the whole table. Only what differs per member is rendered per member: a follow-up (it
+replaces the result card of whoever may act on the roll), a secret or blind roll on the GM's
+screen (the dice), and the panels a roll touches (the GM's waiting panel and call status, the
+panel of rolls against a player's character). ``render_since`` (the database read) uses and
+fills the same store; ``shared_since`` answers from it alone when it can.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from django.template.loader import render_to_string
 
 from rolls import panels
 from rolls.cards import build_card
-from rolls.models import LogEntry, Roll
+from rolls.models import LogEntry, Roll, Visibility
 from rolls.tables import adapter_for
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
@@ -64,14 +68,15 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
             else:
                 parts.append(_shared(entry).html)
             continue
-        if newest[roll.pk] == entry.seq and _personal(membership, roll):
+        if newest[roll.pk] == entry.seq and _personal(membership, entry, roll):
             state = entry.state or {}
+            new = entry.kind == LogEntry.Kind.ROLL
             context = {
                 "card": build_card(roll, state, entry.seq, place="feed", membership=membership),
                 "entry": entry,
-                "new": entry.kind == LogEntry.Kind.ROLL,
+                "new": new,
             }
-            if roll.character is not None and may_act_for(membership, roll.character):
+            if not new and roll.character is not None and may_act_for(membership, roll.character):
                 context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
             parts.append(render_to_string("rolls/_card_oob.html", context))
         else:
@@ -83,9 +88,14 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
     return "".join(parts), last
 
 
-def _personal(membership: Membership, roll: Roll) -> bool:
-    """Whether this member gets the roll rendered for them rather than the shared markup: the
-    GM (who sees secret rolls and acts on any), the roll's player, the player it is against."""
+def _personal(membership: Membership, entry: LogEntry, roll: Roll) -> bool:
+    """Whether this member gets the entry rendered for them rather than the shared markup.
+
+    A follow-up: the GM and the players of the roll's characters (their result card, with the
+    buttons still on offer, is replaced). A new roll: only the GM, and only when its dice are
+    hidden from the others; the roller's result card comes with the HTTP response."""
+    if entry.kind == LogEntry.Kind.ROLL:
+        return membership.is_gm and roll.visibility != Visibility.PUBLIC
     if membership.is_gm:
         return True
     return any(
@@ -159,6 +169,22 @@ class Shared:
     roll: bool  # a roll or a follow-up: someone may act on it
     owner_id: int | None  # the player of the roll's character (with the GM, may act on it)
     target_owner_id: int | None = None  # the player of the character the roll is against
+    follow_up: bool = False  # replaces a result card: the GM and the players render their own
+    gm_renders: bool = False  # a new roll the GM's socket renders itself (see ``_gm_renders``)
+
+    def personal_for(self, membership: Membership) -> bool:
+        """Whether ``render_since`` would send this member something else than ``html``."""
+        if membership.user_id == self.target_owner_id:
+            return True  # the panel of rolls made against their character
+        if self.follow_up:
+            return membership.is_gm or membership.user_id == self.owner_id
+        return membership.is_gm and self.gm_renders
+
+
+def _gm_renders(roll: Roll) -> bool:
+    """A new roll that the GM's socket renders for the GM: hidden dice the GM alone sees, an
+    NPC roll (the GM's waiting panel), an answer to a call for a roll (the call status)."""
+    return roll.visibility != Visibility.PUBLIC or roll.npc or roll.call_id is not None
 
 
 _store: OrderedDict[tuple[int, int], Shared] = OrderedDict()
@@ -195,9 +221,18 @@ def _shared(entry: LogEntry) -> Shared:
         roll=roll is not None,
         owner_id=roll.character.owner_id if roll is not None and roll.character is not None else None,
         target_owner_id=roll.target.owner_id if roll is not None and roll.target is not None else None,
+        follow_up=entry.kind == LogEntry.Kind.FOLLOW_UP,
+        gm_renders=roll is not None and _gm_renders(roll),
     )
     _remember(entry.campaign_id, entry.seq, shared)
     return shared
+
+
+def prepare_entry(entry: LogEntry) -> None:
+    """Render (once) the shared markup of an entry just written, from the objects the writer
+    holds, without reading it back."""
+    if entry.action not in STATUS_EVENTS:
+        _shared(entry)
 
 
 def prepare_shared(campaign_id: int, since: int, until: int) -> None:
@@ -225,8 +260,8 @@ def is_stored(campaign_id: int, since: int, until: int) -> bool:
 def shared_since(membership: Membership, since: int, until: int) -> tuple[str, int] | None:
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
-    a roll or a follow-up that the member may not act on (and so gets no result panel) and is
-    stored. None otherwise, and the caller reads the database.
+    a roll or a follow-up that this member gets no personal rendering of (see
+    ``Shared.personal_for``) and is stored. None otherwise, and the caller reads the database.
 
     Events take the long way on purpose: a status event shows the session as it is now, and
     the entry that removes a member is an event, so a removed member's socket reads its
@@ -239,7 +274,7 @@ def shared_since(membership: Membership, since: int, until: int) -> tuple[str, i
         shared = _store.get((membership.campaign_id, seq))
         if shared is None or not shared.roll:
             return None
-        if membership.is_gm or membership.user_id in (shared.owner_id, shared.target_owner_id):
+        if shared.personal_for(membership):
             return None
         parts.append(shared.html)
     assert shared is not None

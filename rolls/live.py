@@ -5,10 +5,14 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+if TYPE_CHECKING:
+    from rolls.models import LogEntry
 
 logger = logging.getLogger(__name__)
 _presence_ids = itertools.count(1)
@@ -24,24 +28,24 @@ def _send(campaign_id: int, message: dict[str, object]) -> None:
         async_to_sync(layer.group_send)(table_group(campaign_id), message)
 
 
-def broadcast_entry(campaign_id: int, seq: int) -> None:
-    """Tell every socket of the table that entry ``seq`` exists, once it is committed.
+def broadcast_entry(entry: LogEntry) -> None:
+    """Tell every socket of the table that ``entry`` exists, once it is committed.
 
-    Only the number travels: each socket reads the entry and renders it for its own user, so
-    a secret roll never leaves the server for a player."""
-    transaction.on_commit(lambda: _announce(campaign_id, seq))
+    Only the number travels: each socket renders the entry for its own user, so a secret roll
+    never leaves the server for a player."""
+    transaction.on_commit(lambda: _announce(entry))
 
 
-def _announce(campaign_id: int, seq: int) -> None:
-    # The writer has the database at hand: it renders the markup most sockets of the table
-    # will send, once, before they ask for it (in this process; another reads its own).
-    from rolls.feed import prepare_shared
+def _announce(entry: LogEntry) -> None:
+    # The writer holds the entry: it renders the markup most sockets of the table will send,
+    # once, before they ask for it (in this process; another reads its own).
+    from rolls.feed import prepare_entry
 
     try:
-        prepare_shared(campaign_id, seq - 1, seq)
+        prepare_entry(entry)
     except Exception:  # the sockets render it themselves; the broadcast must go out
-        logger.exception("could not prepare entry %s of campaign %s", seq, campaign_id)
-    _send(campaign_id, {"type": "table.entry", "seq": seq})
+        logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)
+    _send(entry.campaign_id, {"type": "table.entry", "seq": entry.seq})
 
 
 def presence_message() -> dict[str, object]:

@@ -77,6 +77,10 @@ class Roll(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
 
+    # Not a column: the entry a service wrote for this roll in this request, so the view that
+    # asked for it renders it without reading it back (``rolls.cards.latest_card``).
+    last_entry: LogEntry | None = None
+
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["character", "-id"])]

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 
 from rolls.live import broadcast_entry
 from rolls.models import LogEntry, Roll, RollCall, Visibility
@@ -30,8 +29,7 @@ def append_entry(
 ) -> LogEntry:
     """Append one entry with the next sequence number. Call inside a transaction: the UPDATE
     locks the campaign row until commit, so sequence numbers never repeat or skip."""
-    Campaign.objects.filter(pk=campaign_id).update(last_seq=F("last_seq") + 1)
-    seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
+    seq = _next_seq(campaign_id)
     entry = LogEntry.objects.create(
         campaign_id=campaign_id,
         seq=seq,
@@ -42,8 +40,25 @@ def append_entry(
         state=state,
         text=text,
     )
-    broadcast_entry(campaign_id, seq)
+    if roll is not None:
+        roll.last_entry = entry
+    broadcast_entry(entry)
     return entry
+
+
+def _next_seq(campaign_id: int) -> int:
+    """Take the campaign's next sequence number: one UPDATE ... RETURNING (SQLite 3.35+ and
+    PostgreSQL), where the ORM would need an UPDATE and a SELECT on every roll."""
+    table = connection.ops.quote_name(Campaign._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",
+            [campaign_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
+    return int(row[0])
 
 
 def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str, text: str) -> LogEntry:

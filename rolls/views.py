@@ -50,8 +50,9 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
         )
     except RulesError as error:
         return _refusal(request, str(error))
-    card = latest_card(roll, place="result", membership=membership)
-    character.refresh_from_db()
+    card = latest_card(roll, place="result", membership=membership, latest=True)
+    # The roll's character as the service locked and read it: its resources as they are now.
+    character = roll.character
     return render(
         request,
         CHARACTER_PAGE + "#result",

@@ -176,11 +176,18 @@ else:
     # Channels' in-memory layer, without its walk over every socket on each message.
     CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.channel_layer.IndexedInMemoryChannelLayer"}}
 
-# -- cache (rate limits) --------------------------------------------------------------------------
+# -- cache (rate limits, sessions) ------------------------------------------------------------------
 if redis_url:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One process: its memory is the cache. Room for every phone's session and rate-limit
+    # counters of a busy club night (the default, 300 entries, would evict them constantly).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    }
 
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {
@@ -198,6 +205,9 @@ LOGIN_REDIRECT_URL = "tabletop:home"
 LOGOUT_REDIRECT_URL = "tabletop:home"
 # A phone that joined stays at the table: a year, renewed on every visit.
 SESSION_COOKIE_AGE = 365 * 24 * 3600
+# Sessions are read on every request: from the cache, written through to the database (which
+# keeps them across restarts and answers when the cache has lost one).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_SAVE_EVERY_REQUEST = False
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

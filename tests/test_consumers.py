@@ -365,7 +365,8 @@ async def test_a_malformed_frame_is_ignored_and_the_socket_stays_open(
 # -- what each member may see --------------------------------------------------------------------
 
 
-async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) -> None:
+async def _three_sockets(table: Table) -> dict[str, Any]:
+    """Synced sockets for the roll's player, another player (Kim) and the GM."""
     kim = await database_sync_to_async(factories.member)(table.campaign, name="Kim")
     sockets = {}
     for name, user in (("player", table.player), ("kim", kim.user), ("gm", table.gm)):
@@ -373,8 +374,29 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) 
         assert connected
         await sync(communicator, 0, await last_seq(table))
         sockets[name] = communicator
+    return sockets
+
+
+async def test_a_plain_roll_reaches_every_socket_as_the_same_feed_card(table: Table) -> None:
+    # The roller's result card and its buttons come with the HTTP response to the roll.
+    sockets = await _three_sockets(table)
 
     made = await roll_for(table, 1, 2, 3)
+    now = await last_seq(table)
+    frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
+
+    assert frames["player"] == frames["kim"] == frames["gm"]
+    assert f'id="feed-roll-{made.pk}"' in frames["kim"]
+    assert "result-roll" not in frames["kim"]
+    assert "follow-up-" not in frames["kim"]
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
+async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) -> None:
+    sockets = await _three_sockets(table)
+    made = await roll_for(table, 1, 2, 3)
+    await follow_up(made, table.player, "luck", 1, 1, 1)
     now = await last_seq(table)
     frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
 
@@ -382,8 +404,7 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) 
         assert f'id="feed-roll-{made.pk}"' in frames[name]
         assert f'<li id="result-roll-{made.pk}"' in frames[name]
         assert 'class="follow-ups"' in frames[name]
-        for action in ("push", "luck", "pride"):
-            assert f"follow-up-{action}" in frames[name]
+        assert "follow-up-pride" in frames[name]
     assert f'id="feed-roll-{made.pk}"' in frames["kim"]
     assert "result-roll" not in frames["kim"]
     assert "follow-ups" not in frames["kim"]
