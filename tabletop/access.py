@@ -42,13 +42,12 @@ def may_act_for(membership: Membership, character: Character) -> bool:
 
 
 def character_or_404(campaign: Campaign, character_id: int) -> Character:
-    character = (
-        Character.objects.select_related("campaign", "owner")
-        .filter(campaign=campaign, pk=character_id)
-        .first()
-    )
+    if not 0 < character_id <= MAX_ID:
+        raise Http404("No such character.")
+    character = Character.objects.filter(campaign=campaign, pk=character_id).first()
     if character is None:
         raise Http404("No such character.")
+    character.campaign = campaign  # the membership's, already read: no second read or join
     return character
 
 

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django_htmx.http import reswap, retarget
+
+logger = logging.getLogger(__name__)
+
+# Seconds a refused request is asked to wait when the database could not take it.
+BUSY_RETRY = 5
+BUSY_MESSAGE = (
+    "The table is very busy right now and could not take that. Nothing changed: try again in a few seconds."
+)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -18,9 +31,32 @@ def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """Django calls this inside the ``except`` of whatever went wrong, anywhere in the
+    request (middleware included), so the exception is still at hand."""
+    if isinstance(sys.exc_info()[1], OperationalError):
+        return busy(request)
     return render(
         request,
         "error.html",
         {"title": "Something broke", "message": "The table hiccupped. Try again."},
         status=500,
     )
+
+
+def busy(request: HttpRequest) -> HttpResponse:
+    """503 when the database cannot take a request: overload (SQLite's write lock waited past
+    its timeout, PostgreSQL's connection pool stayed empty) or a database that is down. The
+    request's transaction rolled back, so nothing changed; the client may simply retry."""
+    logger.warning("database unavailable for %s %s: %s", request.method, request.path, sys.exc_info()[1])
+    try:
+        if getattr(request, "htmx", False):
+            response = render(request, "rolls/_refusal.html", {"message": BUSY_MESSAGE}, status=503)
+            response = reswap(retarget(response, "#notice"), "innerHTML")
+        else:
+            response = render(
+                request, "error.html", {"title": "Too busy", "message": BUSY_MESSAGE}, status=503
+            )
+    except Exception:  # the page itself needs the database (the signed-in user, say)
+        response = HttpResponse(BUSY_MESSAGE, content_type="text/plain; charset=utf-8", status=503)
+    response["Retry-After"] = str(BUSY_RETRY)
+    return response
