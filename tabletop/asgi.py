@@ -13,6 +13,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loa
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from tabletop.gc_tuning import freeze_startup_heap  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -22,3 +23,6 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# Everything the process has loaded so far lives as long as it does.
+freeze_startup_heap()
