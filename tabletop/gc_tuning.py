@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 
 
-
 def freeze_startup_heap() -> None:
     """Collect once, then keep everything alive now out of every later collection."""
     gc.collect()
