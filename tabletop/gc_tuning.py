@@ -3,12 +3,16 @@
 A serving process holds a large heap that lives as long as it does: Django, the compiled
 templates, the rules engine's odds caches, hundreds of open sockets. Python's cyclic collector
 walks all of it on each full collection, which stalled every socket of the process for up to
-half a second under load (bench/load.py at 50 rolls a second: p99 131 ms, max 595 ms; frozen,
-55-97 ms and 130-200 ms over several runs). Frozen objects are left out of collections.
+half a second under load. Frozen objects are left out of collections, and full collections
+run a tenth as often: each still walks what the process made since it started (the sockets'
+objects, among others), and the cyclic garbage a request leaves (Django's request, session
+and forms, a few hundred objects) dies young, in the first two generations, which keep
+Python's thresholds: a larger young generation only made each young collection longer (20 ms
+at 20,000 objects on the development machine) for the same total.
 
-The thresholds stay Python's: a request leaves a few hundred objects in reference cycles
-(Django's request, session and forms), and a larger young generation only made each young
-collection longer (20 ms at 20,000 objects on the development machine) for the same total.
+bench/load.py, 100 tables x 6 sockets at 50 rolls a second: p99 131 ms and max 595 ms as
+Python ships; frozen, p99 55-97 ms over several runs; frozen and full collections a tenth as
+often, p99 28-29 ms.
 """
 
 from __future__ import annotations
@@ -16,7 +20,13 @@ from __future__ import annotations
 import gc
 
 
+# Young collections between full ones: Python's default is 10.
+FULL_EVERY = 100
+
+
 def freeze_startup_heap() -> None:
     """Collect once, then keep everything alive now out of every later collection."""
     gc.collect()
     gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_EVERY)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import gc
 
-from tabletop.gc_tuning import freeze_startup_heap
+from tabletop.gc_tuning import FULL_EVERY, freeze_startup_heap
 
 
 def test_loading_the_served_app_freezes_what_it_loaded() -> None:
     import tabletop.asgi  # noqa: F401  (what uvicorn imports)
 
     assert gc.get_freeze_count() > 0
+    assert gc.get_threshold()[2] == FULL_EVERY
 
 
 def test_objects_made_after_the_freeze_are_still_collected() -> None:
