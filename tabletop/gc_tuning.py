@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gc
 
-
 # Young collections between full ones: Python's default is 10.
 FULL_EVERY = 100
 
