@@ -61,4 +61,5 @@ def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
         "forwarded_allow_ips": settings.FORWARDED_ALLOW_IPS,
         "ws_ping_interval": 20,
         "ws_ping_timeout": 20,
+        "ws_per_message_deflate": False,
     }
