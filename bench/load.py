@@ -29,6 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -108,6 +109,28 @@ class Driver:
         ]
         self.paths = {id(phone): target.roll_path(tables[i], phone) for i, phone in self.rollers}
         self.next_roller = 0
+        # One HTTP client (and keep-alive connection) per phone, as real phones have: with one
+        # shared pool, the few connections it keeps all land on one worker of several.
+        self.clients: dict[int, Any] = {}
+
+    def client_for(self, phone: Phone) -> Any:
+        import ssl
+
+        import httpx
+
+        client = self.clients.get(id(phone))
+        if client is None:
+            if not hasattr(self, "_tls"):
+                self._tls = ssl.create_default_context()  # built once: loading it costs ms
+            client = httpx.AsyncClient(
+                base_url=f"http://{self.target.server.base}",
+                cookies=harness.no_cookies(),
+                limits=httpx.Limits(max_connections=2, max_keepalive_connections=1),
+                timeout=60,
+                verify=self._tls,
+            )
+            self.clients[id(phone)] = client
+        return client
 
     async def connect(self, concurrency: int = 20) -> None:
         gate = asyncio.Semaphore(concurrency)
@@ -125,6 +148,7 @@ class Driver:
         await asyncio.gather(*(one(i, t, p) for i, t in enumerate(self.tables) for p in t.phones))
 
     async def close(self) -> None:
+        await asyncio.gather(*(client.aclose() for client in self.clients.values()))
         for listener in self.listeners:
             await listener.socket.close()
         await asyncio.gather(*(lst.task for lst in self.listeners if lst.task), return_exceptions=True)
@@ -137,7 +161,6 @@ class Driver:
         base = self.target.server.base
         dup_before = sum(lst.duplicates for lst in self.listeners)
         ooo_before = sum(lst.out_of_order for lst in self.listeners)
-        limits = httpx.Limits(max_connections=512, max_keepalive_connections=512)
         peak = [0.0]
 
         async def sample_rss() -> None:
@@ -145,54 +168,50 @@ class Driver:
                 peak[0] = max(peak[0], self.target.server.rss_mb())
                 await asyncio.sleep(1.0)
 
-        async with httpx.AsyncClient(
-            base_url=f"http://{base}", cookies=harness.no_cookies(), limits=limits, timeout=60
-        ) as http:
+        async def fire(table: int, phone: Phone, scheduled: float) -> None:
+            sent = time.perf_counter()
+            result.lag_ms.append((sent - scheduled) * 1000)
+            try:
+                response = await self.client_for(phone).post(
+                    self.paths[id(phone)],
+                    data=ROLL_DATA,
+                    headers={
+                        "Cookie": phone.cookie,
+                        "X-CSRFToken": phone.csrf,
+                        "HX-Request": "true",
+                        "Referer": f"http://{base}/",
+                    },
+                )
+            except httpx.HTTPError:
+                result.statuses[0] += 1
+                return
+            result.post_ms.append((time.perf_counter() - sent) * 1000)
+            result.statuses[response.status_code] += 1
+            if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
+                posts.append((table, int(match.group(1)), sent))
 
-            async def fire(table: int, phone: Phone, scheduled: float) -> None:
-                sent = time.perf_counter()
-                result.lag_ms.append((sent - scheduled) * 1000)
-                try:
-                    response = await http.post(
-                        self.paths[id(phone)],
-                        data=ROLL_DATA,
-                        headers={
-                            "Cookie": phone.cookie,
-                            "X-CSRFToken": phone.csrf,
-                            "HX-Request": "true",
-                            "Referer": f"http://{base}/",
-                        },
-                    )
-                except httpx.HTTPError:
-                    result.statuses[0] += 1
-                    return
-                result.post_ms.append((time.perf_counter() - sent) * 1000)
-                result.statuses[response.status_code] += 1
-                if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
-                    posts.append((table, int(match.group(1)), sent))
-
-            sampler = asyncio.create_task(sample_rss())
-            tasks = []
-            count = max(1, round(rate * seconds))
-            with harness.cpu_meter(self.target.server) as cpu:
-                start = time.perf_counter()
-                for n in range(count):
-                    scheduled = start + n / rate
-                    delay = scheduled - time.perf_counter()
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    table, phone = self.rollers[self.next_roller % len(self.rollers)]
-                    self.next_roller += 1
-                    tasks.append(asyncio.create_task(fire(table, phone, scheduled)))
-                await asyncio.gather(*tasks)
-                result.achieved_rate = count / max(time.perf_counter() - start, 1e-9)
-                # Wait for every socket to have every entry, or for the drain time to pass.
-                deadline = time.perf_counter() + drain
-                while time.perf_counter() < deadline:
-                    if all(seq in lst.first_seen for t, seq, _ in posts for lst in self.by_table[t]):
-                        break
-                    await asyncio.sleep(0.05)
-            sampler.cancel()
+        sampler = asyncio.create_task(sample_rss())
+        tasks = []
+        count = max(1, round(rate * seconds))
+        with harness.cpu_meter(self.target.server) as cpu:
+            start = time.perf_counter()
+            for n in range(count):
+                scheduled = start + n / rate
+                delay = scheduled - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                table, phone = self.rollers[self.next_roller % len(self.rollers)]
+                self.next_roller += 1
+                tasks.append(asyncio.create_task(fire(table, phone, scheduled)))
+            await asyncio.gather(*tasks)
+            result.achieved_rate = count / max(time.perf_counter() - start, 1e-9)
+            # Wait for every socket to have every entry, or for the drain time to pass.
+            deadline = time.perf_counter() + drain
+            while time.perf_counter() < deadline:
+                if all(seq in lst.first_seen for t, seq, _ in posts for lst in self.by_table[t]):
+                    break
+                await asyncio.sleep(0.05)
+        sampler.cancel()
         result.cpu = dict(cpu)
         result.posted = count
         for table, seq, sent in posts:

@@ -25,7 +25,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import connections
 
-from rolls.feed import is_stored, prepare_shared, render_since, shared_since
+from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
 from tabletop.access import MAX_ID
 from tabletop.models import Membership, Presence
@@ -144,6 +144,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.last_sent < 0:
             # Not synced yet: the page's "since" answer will include this committed entry.
             return
+        if "shared" in event:
+            receive_shared(self.campaign_id, event["seq"], event["shared"])
         if event["seq"] <= self.last_sent:
             return
         # Read from where this socket stands, so a lost message leaves no gap.

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
@@ -228,11 +229,20 @@ def _shared(entry: LogEntry) -> Shared:
     return shared
 
 
-def prepare_entry(entry: LogEntry) -> None:
+def prepare_entry(entry: LogEntry) -> dict[str, Any] | None:
     """Render (once) the shared markup of an entry just written, from the objects the writer
-    holds, without reading it back."""
-    if entry.action not in STATUS_EVENTS:
-        _shared(entry)
+    holds, without reading it back. Returns it as plain data for the broadcast, so that the
+    sockets of other server processes need not read and render it again (``receive_shared``);
+    None for the status events, which every socket renders as the session is when it sends."""
+    if entry.action in STATUS_EVENTS:
+        return None
+    return asdict(_shared(entry))
+
+
+def receive_shared(campaign_id: int, seq: int, data: dict[str, Any]) -> None:
+    """Keep the shared markup a broadcast carried (rendered by the writer's process)."""
+    if (campaign_id, seq) not in _store:
+        _remember(campaign_id, seq, Shared(**data))
 
 
 def prepare_shared(campaign_id: int, since: int, until: int) -> None:

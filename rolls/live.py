@@ -31,21 +31,28 @@ def _send(campaign_id: int, message: dict[str, object]) -> None:
 def broadcast_entry(entry: LogEntry) -> None:
     """Tell every socket of the table that ``entry`` exists, once it is committed.
 
-    Only the number travels: each socket renders the entry for its own user, so a secret roll
-    never leaves the server for a player."""
+    The number travels, with the markup that anyone who may not act on the entry sees (a
+    secret roll's without its dice); each socket sends that, or renders the entry for its own
+    user, so a secret roll never leaves the server for a player."""
     transaction.on_commit(lambda: _announce(entry))
 
 
 def _announce(entry: LogEntry) -> None:
     # The writer holds the entry: it renders the markup most sockets of the table will send,
-    # once, before they ask for it (in this process; another reads its own).
+    # once, before they ask for it.
     from rolls.feed import prepare_entry
 
+    message: dict[str, object] = {"type": "table.entry", "seq": entry.seq}
     try:
-        prepare_entry(entry)
+        shared = prepare_entry(entry)
     except Exception:  # the sockets render it themselves; the broadcast must go out
         logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)
-    _send(entry.campaign_id, {"type": "table.entry", "seq": entry.seq})
+    else:
+        if shared is not None:
+            # What every member who may not act on it sees, so the sockets of every process
+            # (several workers, over Redis) send it without reading and rendering it again.
+            message["shared"] = shared
+    _send(entry.campaign_id, message)
 
 
 def presence_message() -> dict[str, object]:

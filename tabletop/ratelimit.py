@@ -51,13 +51,12 @@ class RateLimitMiddleware:
         count, seconds = limit
         window = int(time.time() // seconds)
         key = f"ratelimit:{name}:{client_key(request)}:{window}"
-        # add() then incr() is atomic in both the in-memory and the Redis cache.
-        cache.add(key, 0, timeout=seconds + 1)
+        # incr() and add() are each atomic in both the in-memory and the Redis cache; the
+        # common case (the window has a count) costs one call, not two.
         try:
             used = cache.incr(key)
-        except ValueError:  # expired between the two calls: this is the window's first request
-            cache.add(key, 1, timeout=seconds + 1)
-            used = 1
+        except ValueError:  # the window's first request, or another took it just now
+            used = 1 if cache.add(key, 1, timeout=seconds + 1) else cache.incr(key)
         if used <= count:
             return None
         retry = seconds - int(time.time()) % seconds
