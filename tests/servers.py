@@ -42,6 +42,15 @@ def database_env() -> dict[str, str]:
     return {"SQLITE_PATH": str(connection.settings_dict["NAME"])}
 
 
+# uvicorn with the options ``manage.py serve`` gives it (websocket implementation and all).
+SERVER = """
+import sys, uvicorn
+import tabletop.asgi
+from tabletop.management.commands.serve import uvicorn_options
+uvicorn.run("tabletop.asgi:application", **uvicorn_options(host="127.0.0.1", port=int(sys.argv[1]), workers=1))
+"""
+
+
 @contextmanager
 def server_process(port: int, tmp: Path) -> Iterator[str]:
     """A uvicorn process serving the app on ``port``; yields its base URL."""
@@ -55,16 +64,7 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
     }
     log = open(tmp / f"server-{port}.log", "w")  # closed in the finally below
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "tabletop.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        [sys.executable, "-c", SERVER, str(port)],
         cwd=ROOT,
         env=env,
         stdout=log,

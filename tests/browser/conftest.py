@@ -29,6 +29,8 @@ from django.core.management import call_command
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, expect, sync_playwright
 from pytest_django.fixtures import Settings
 
+from tabletop.management.commands.serve import uvicorn_options
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -81,8 +83,17 @@ def asgi_server(django_db_setup: None) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    # The websocket options ``manage.py serve`` runs with.
+    served = uvicorn_options(host="127.0.0.1", port=port, workers=1)
+    websocket = {key: value for key, value in served.items() if key.startswith("ws")}
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=5
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        timeout_graceful_shutdown=5,
+        **websocket,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
