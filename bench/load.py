@@ -267,8 +267,18 @@ class Driver:
             f"  client CPU {phase.cpu.get('client', 0):.0f}%",
             flush=True,
         )
-        await asyncio.sleep(3)  # let the server empty its queues before the next step
+        await self.settle()  # what an overloaded step left queued must not weigh on the next
         return phase
+
+    async def settle(self, limit: float = 90.0) -> None:
+        """Wait until the server has worked off what it had queued: a second in which it used
+        less than a tenth of a core (at most ``limit`` seconds)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            before = self.target.server.cpu_seconds()
+            await asyncio.sleep(1)
+            if self.target.server.cpu_seconds() - before < 0.1:
+                return
 
 
 def fmt(value: float) -> str:
@@ -302,7 +312,7 @@ async def run_target(target: Target, tables: list[Table], args: argparse.Namespa
             f"sweep ({target.name}): highest rate with p99 < {SWEEP_P99_MS:.0f} ms and nothing lost",
             flush=True,
         )
-        await asyncio.sleep(2)
+        await driver.settle()
         best, phases = await driver.sweep(
             args.sweep_start, args.sweep_seconds, SWEEP_P99_MS, args.sweep_ceiling
         )
