@@ -44,12 +44,14 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def busy(request: HttpRequest) -> HttpResponse:
-    """503 when the database cannot take a request: overload (SQLite's write lock waited past
-    its timeout, PostgreSQL's connection pool stayed empty) or a database that is down. The
-    request's transaction rolled back, so nothing changed; the client may simply retry."""
-    logger.warning("database unavailable for %s %s: %s", request.method, request.path, sys.exc_info()[1])
+    """503 when the server cannot take a request: too many at once (tabletop.admission), or
+    the database could not (SQLite's write lock waited past its timeout, PostgreSQL's
+    connection pool stayed empty, the database is down). Nothing was written, or the
+    request's transaction rolled back: the client may simply retry."""
+    reason = sys.exc_info()[1] or "too many requests at once"
+    logger.warning("busy: %s %s refused: %s", request.method, request.path, reason)
     try:
-        if getattr(request, "htmx", False):
+        if request.headers.get("HX-Request") == "true":  # whatever middleware has run yet
             response = render(request, "rolls/_refusal.html", {"message": BUSY_MESSAGE}, status=503)
             response = reswap(retarget(response, "#notice"), "innerHTML")
         else:

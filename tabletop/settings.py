@@ -105,6 +105,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "tabletop.admission.WriteCapMiddleware",
     "tabletop.ratelimit.RateLimitMiddleware",
 ]
 
@@ -188,6 +189,10 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 20000},
         }
     }
+
+# POST requests one server process works on at once; more get 503 "busy, try again" at once
+# (tabletop/admission.py). About a second of rolls at the embedded default's capacity.
+MAX_CONCURRENT_WRITES = int(env("MAX_CONCURRENT_WRITES") or 64)
 
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {
