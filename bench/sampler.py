@@ -120,11 +120,12 @@ def start(directory: str, interval: float = 0.002) -> None:
 SECTIONS = [
     "rolls.services.roll_create",  # the roll's transaction, with its on-commit work
     "rolls.live._announce",  # on commit: render the shared card, group-send
+    "rolls.feed.prepare_entry",  # the writer's render of the shared card
     "tabletop.access.membership_or_404",
     "tabletop.access.character_to_act_for",
     "rolls.cards.latest_card",
     "django.shortcuts.render",
-    "django.contrib.sessions.backends.db.SessionStore.load",
+    "django.contrib.sessions.backends.cached_db.SessionStore.load",
     "rolls.feed.render_since",
     "rolls.feed.prepare_shared",
     "rolls.feed.shared_since",
