@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tabletop.models import Presence
 from tabletop.network import lan_address, local_addresses
 
 
@@ -33,8 +34,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md."
             )
-        call_command("migrate", interactive=False, verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
+        prepare(embedded=embedded)
         self.stdout.write(self.style.SUCCESS(f"Tabletop is up on port {port}."))
         if settings.PUBLIC_URL:
             self.stdout.write(f"  Phones open: {settings.PUBLIC_URL}/")
@@ -48,6 +48,18 @@ class Command(BaseCommand):
                 self.stdout.write(f"  Also answers to: {', '.join(others)}")
         self.stdout.write("  Stop with Ctrl+C.")
         uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
+
+
+def prepare(*, embedded: bool) -> None:
+    """Everything before serving: the database schema, the static files and, for the embedded
+    default, the presence rows a server that stopped without closing its sockets (a crash, a
+    laptop lid shut) left behind. This process is then the only one serving that database,
+    and no socket is open yet: nobody is at the table until their page reconnects. With
+    several workers or machines, the others' rows are live and stay."""
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    if embedded:
+        Presence.objects.all().delete()
 
 
 def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
