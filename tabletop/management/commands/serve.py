@@ -14,7 +14,6 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tabletop.models import Presence
 from tabletop.network import lan_address, local_addresses
 
 
@@ -56,6 +55,9 @@ def prepare(*, embedded: bool) -> None:
     laptop lid shut) left behind. This process is then the only one serving that database,
     and no socket is open yet: nobody is at the table until their page reconnects. With
     several workers or machines, the others' rows are live and stay."""
+    # Imported here: bench/baseline.py takes ``uvicorn_options`` without this app's models.
+    from tabletop.models import Presence
+
     call_command("migrate", interactive=False, verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
     if embedded:
