@@ -37,6 +37,15 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ValueError(f"{name} must be true or false, not {value!r}")
 
 
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    value = env(name)
+    if not value:
+        return default
+    if not value.isdecimal() or int(value) < minimum:
+        raise ValueError(f"{name} must be a whole number of at least {minimum}, not {value!r}")
+    return int(value)
+
+
 def env_list(name: str) -> list[str]:
     return [item.strip() for item in env(name).split(",") if item.strip()]
 
@@ -192,7 +201,7 @@ else:
 
 # POST requests one server process works on at once; more get 503 "busy, try again" at once
 # (tabletop/admission.py). About a second of rolls at the embedded default's capacity.
-MAX_CONCURRENT_WRITES = int(env("MAX_CONCURRENT_WRITES") or 64)
+MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {
