@@ -28,7 +28,7 @@ from django.template.loader import render_to_string
 
 from rolls import panels
 from rolls.cards import build_card
-from rolls.models import LogEntry, Roll, Visibility
+from rolls.models import LogEntry, Visibility
 from rolls.tables import adapter_for
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
@@ -69,7 +69,7 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
             else:
                 parts.append(_shared(entry).html)
             continue
-        if newest[roll.pk] == entry.seq and _personal(membership, entry, roll):
+        if newest[roll.pk] == entry.seq and Audience.of(entry).own_card(membership):
             state = entry.state or {}
             new = entry.kind == LogEntry.Kind.ROLL
             context = {
@@ -87,22 +87,6 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
-
-
-def _personal(membership: Membership, entry: LogEntry, roll: Roll) -> bool:
-    """Whether this member gets the entry rendered for them rather than the shared markup.
-
-    A follow-up: the GM and the players of the roll's characters (their result card, with the
-    buttons still on offer, is replaced). A new roll: only the GM, and only when its dice are
-    hidden from the others; the roller's result card comes with the HTTP response."""
-    if entry.kind == LogEntry.Kind.ROLL:
-        return membership.is_gm and roll.visibility != Visibility.PUBLIC
-    if membership.is_gm:
-        return True
-    return any(
-        character is not None and may_act_for(membership, character)
-        for character in (roll.character, roll.target)
-    )
 
 
 def _resources(membership: Membership, entries: list[LogEntry]) -> list[str]:
@@ -164,28 +148,60 @@ def _panels(membership: Membership, entries: list[LogEntry]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Audience:
+    """Who at the table sees an entry otherwise than everyone else: facts of the entry, read
+    without rendering it, in one place for the database path (``render_since``) and the
+    shared path (``shared_since``)."""
+
+    roll: bool  # a roll or a follow-up (not a table event)
+    follow_up: bool = False  # replaces the result card of whoever may act on the roll
+    hidden: bool = False  # secret or blind: only the GM sees the dice
+    gm_panels: bool = False  # an NPC roll (the GM's waiting panel) or an answer to a call
+    owner_id: int | None = None  # the player of the roll's character
+    target_owner_id: int | None = None  # the player of the character the roll is against
+
+    @classmethod
+    def of(cls, entry: LogEntry) -> Audience:
+        roll = entry.roll
+        if roll is None:
+            return cls(roll=False)
+        return cls(
+            roll=True,
+            follow_up=entry.kind == LogEntry.Kind.FOLLOW_UP,
+            hidden=roll.visibility != Visibility.PUBLIC,
+            gm_panels=roll.npc or roll.call_id is not None,
+            owner_id=roll.character.owner_id if roll.character is not None else None,
+            target_owner_id=roll.target.owner_id if roll.target is not None else None,
+        )
+
+    def own_card(self, membership: Membership) -> bool:
+        """Whether the entry's card is rendered for this member. A follow-up: for the GM and
+        the players of the roll's characters (their result card, with the buttons still on
+        offer, is replaced). A new roll: for the GM, when its dice are hidden from the others;
+        the roller's result card comes with the HTTP response."""
+        if not self.follow_up:
+            return membership.is_gm and self.hidden
+        return membership.is_gm or membership.user_id in (self.owner_id, self.target_owner_id)
+
+    def personal_for(self, membership: Membership) -> bool:
+        """Whether ``render_since`` sends this member anything but the shared markup: their
+        own card, or a panel the entry touches (the GM's; the one of rolls made against a
+        player's character)."""
+        if membership.user_id == self.target_owner_id:
+            return True
+        return self.own_card(membership) or (membership.is_gm and self.gm_panels)
+
+
+@dataclass(frozen=True)
 class Shared:
     html: str  # the entry's swap without a result panel
     tail: str  # the "#last-seq" element, for when the entry ends a batch
-    roll: bool  # a roll or a follow-up: someone may act on it
-    owner_id: int | None  # the player of the roll's character (with the GM, may act on it)
-    target_owner_id: int | None = None  # the player of the character the roll is against
-    follow_up: bool = False  # replaces a result card: the GM and the players render their own
-    gm_renders: bool = False  # a new roll the GM's socket renders itself (see ``_gm_renders``)
+    audience: Audience
 
-    def personal_for(self, membership: Membership) -> bool:
-        """Whether ``render_since`` would send this member something else than ``html``."""
-        if membership.user_id == self.target_owner_id:
-            return True  # the panel of rolls made against their character
-        if self.follow_up:
-            return membership.is_gm or membership.user_id == self.owner_id
-        return membership.is_gm and self.gm_renders
-
-
-def _gm_renders(roll: Roll) -> bool:
-    """A new roll that the GM's socket renders for the GM: hidden dice the GM alone sees, an
-    NPC roll (the GM's waiting panel), an answer to a call for a roll (the call status)."""
-    return roll.visibility != Visibility.PUBLIC or roll.npc or roll.call_id is not None
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Shared:
+        """Back from ``asdict`` (a broadcast's plain data)."""
+        return cls(data["html"], data["tail"], Audience(**data["audience"]))
 
 
 _store: OrderedDict[tuple[int, int], Shared] = OrderedDict()
@@ -219,11 +235,7 @@ def _shared(entry: LogEntry) -> Shared:
     shared = Shared(
         html=html,
         tail=render_to_string("rolls/_last_seq.html", {"last_seq": entry.seq}),
-        roll=roll is not None,
-        owner_id=roll.character.owner_id if roll is not None and roll.character is not None else None,
-        target_owner_id=roll.target.owner_id if roll is not None and roll.target is not None else None,
-        follow_up=entry.kind == LogEntry.Kind.FOLLOW_UP,
-        gm_renders=roll is not None and _gm_renders(roll),
+        audience=Audience.of(entry),
     )
     _remember(entry.campaign_id, entry.seq, shared)
     return shared
@@ -242,7 +254,7 @@ def prepare_entry(entry: LogEntry) -> dict[str, Any] | None:
 def receive_shared(campaign_id: int, seq: int, data: dict[str, Any]) -> None:
     """Keep the shared markup a broadcast carried (rendered by the writer's process)."""
     if (campaign_id, seq) not in _store:
-        _remember(campaign_id, seq, Shared(**data))
+        _remember(campaign_id, seq, Shared.from_data(data))
 
 
 def prepare_shared(campaign_id: int, since: int, until: int) -> None:
@@ -271,7 +283,7 @@ def shared_since(membership: Membership, since: int, until: int) -> tuple[str, i
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
     a roll or a follow-up that this member gets no personal rendering of (see
-    ``Shared.personal_for``) and is stored. None otherwise, and the caller reads the database.
+    ``Audience.personal_for``) and is stored. None otherwise, and the caller reads the database.
 
     Events take the long way on purpose: a status event shows the session as it is now, and
     the entry that removes a member is an event, so a removed member's socket reads its
@@ -282,9 +294,7 @@ def shared_since(membership: Membership, since: int, until: int) -> tuple[str, i
     shared = None
     for seq in range(since + 1, until + 1):
         shared = _store.get((membership.campaign_id, seq))
-        if shared is None or not shared.roll:
-            return None
-        if shared.personal_for(membership):
+        if shared is None or not shared.audience.roll or shared.audience.personal_for(membership):
             return None
         parts.append(shared.html)
     assert shared is not None
