@@ -11,6 +11,7 @@ before Django is set up, in this process and in every server it starts.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -157,23 +158,6 @@ class Table:
         return [p for p in self.phones if p.character_id is not None]
 
 
-def _sheet() -> dict[str, Any]:
-    from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
-
-    return {
-        "age": 12,
-        "attributes": {a: 3 for a in ATTRIBUTES},
-        "skills": [
-            {"name": name, "attribute": attribute, "level": 1}
-            for attribute in ATTRIBUTES
-            for name in DEFAULT_SKILLS[attribute]
-        ],
-        "item": "Walkie-talkie",
-        "pride": "I never give up",
-        "conditions": {c: False for c in CONDITIONS},
-    }
-
-
 def _session_cookie(user: Any) -> tuple[str, str]:
     """A signed-in session for ``user``, as a browser would hold it, and a CSRF secret."""
     from importlib import import_module
@@ -203,7 +187,10 @@ def build_tables(count: int, sockets: int) -> list[Table]:
     # Nobody listens yet: skip the broadcasts of setup's own log entries.
     send = rolls.live._send
     rolls.live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
-    sheet = _sheet()
+    # The sheet the tests use: one source of a valid sixes sheet (tests/ ships with the repo).
+    from tests.factories import sixes_sheet
+
+    sheet = sixes_sheet()
     tables = []
     try:
         for t in range(count):
@@ -241,6 +228,22 @@ def last_seqs(campaign_ids: list[int]) -> dict[int, int]:
 
 
 # -- server processes -----------------------------------------------------------------------------
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config`` and ``--workers``, as every script takes them."""
+    parser.add_argument("--config", choices=["embedded", "production"], default="embedded")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="server processes (default 1; 2 for production)"
+    )
+
+
+def check_server_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Fill in the default worker count; several workers need PostgreSQL + Redis."""
+    if args.workers is None:
+        args.workers = 2 if args.config == "production" else 1
+    if args.workers > 1 and args.config != "production":
+        parser.error("several workers need --config production (PostgreSQL + Redis)")
 
 
 def free_port() -> int:

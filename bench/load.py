@@ -445,10 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=50, help="rolls per second over all tables")
     parser.add_argument("--seconds", type=float, default=30, help="length of the measured run")
     parser.add_argument("--warmup", type=float, default=3, help="seconds of rolls before measuring")
-    parser.add_argument("--config", choices=["embedded", "production"], default="embedded")
-    parser.add_argument(
-        "--workers", type=int, default=None, help="server processes (default 1; 2 for production)"
-    )
+    harness.add_server_arguments(parser)
     parser.add_argument(
         "--baseline",
         action=argparse.BooleanOptionalAction,
@@ -472,10 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         help="stack samples, or the CPU time of named functions and threads",
     )
     args = parser.parse_args(argv)
-    if args.workers is None:
-        args.workers = 2 if args.config == "production" else 1
-    if args.workers > 1 and args.config != "production":
-        parser.error("several workers need --config production (PostgreSQL + Redis)")
+    harness.check_server_arguments(parser, args)
 
     environment = harness.prepare(args.config)
     try:

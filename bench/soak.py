@@ -208,17 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sockets", type=int, default=6)
     parser.add_argument("--rate", type=float, default=10, help="rolls per second while it runs")
     parser.add_argument("--churn", type=float, default=0.10, help="share of the sockets dropped each minute")
-    parser.add_argument("--config", choices=["embedded", "production"], default="embedded")
-    parser.add_argument(
-        "--workers", type=int, default=None, help="server processes (default 1; 2 for production)"
-    )
+    harness.add_server_arguments(parser)
     parser.add_argument("--drain", type=float, default=60, help="seconds to wait for the last entries")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    if args.workers is None:
-        args.workers = 2 if args.config == "production" else 1
-    if args.workers > 1 and args.config != "production":
-        parser.error("several workers need --config production (PostgreSQL + Redis)")
+    harness.check_server_arguments(parser, args)
 
     environment = harness.prepare(args.config)
     try:
