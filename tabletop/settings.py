@@ -168,6 +168,10 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
                 ),
             },
+            # Kept open by each request thread (tabletop/request_threads.py): opening one costs
+            # a connect, the PRAGMAs and Django's SQL functions, closing one a WAL checkpoint.
+            "CONN_MAX_AGE": None,
+            "CONN_HEALTH_CHECKS": True,
             # A file, not memory: the browser tests' server thread must see the same database.
             "TEST": {"NAME": str(BASE_DIR / ".data" / f"test-{os.getpid()}.sqlite3")},
         }
@@ -202,6 +206,10 @@ else:
 # POST requests one server process works on at once; more get 503 "busy, try again" at once
 # (tabletop/admission.py). About a second of rolls at the embedded default's capacity.
 MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
+# Long-lived threads a server process runs requests on, one request at a time each
+# (tabletop/request_threads.py). Each keeps a database connection open. SQLite writes one
+# transaction at a time whatever the count; more threads let reads overlap a slow request.
+REQUEST_THREADS = env_int("REQUEST_THREADS", 4, minimum=1)
 
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {

@@ -3,18 +3,21 @@ the answer is a clear 503 that says to retry, never a 500, and nothing changes."
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 
+import httpx
 import pytest
 from django.db import OperationalError, connection
 from django.http import HttpRequest, HttpResponse
-from django.test import Client, RequestFactory
-from django.urls import reverse
+from django.test import Client
+from django.urls import path, reverse
+from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
 from rolls.models import LogEntry, Roll
-from tabletop.admission import WriteCapMiddleware
+from tabletop.request_threads import RequestThreadsHandler
 from tests.conftest import build_table
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")
@@ -71,43 +74,100 @@ def test_any_database_error_anywhere_in_a_request_is_a_503_page(monkeypatch: pyt
     assert "Nothing changed" in response.content.decode()
 
 
+# -- the cap on writes, counted by the ASGI handler where requests queue for a thread ------------
+
+inside = threading.Event()
+release = threading.Event()
+
+
+@csrf_exempt
+def slow(request: HttpRequest) -> HttpResponse:
+    """Holds its request thread until the test releases it."""
+    inside.set()
+    release.wait(10)
+    return HttpResponse("done")
+
+
+@csrf_exempt
+def which(request: HttpRequest) -> HttpResponse:
+    """The request thread's name and its database connection."""
+    connection.ensure_connection()
+    return HttpResponse(f"{threading.current_thread().name} {id(connection.connection)}")
+
+
+urlpatterns = [path("slow/", slow), path("which/", which)]
+
+
+async def serve(handler: RequestThreadsHandler, *requests: tuple[str, str]) -> list[httpx.Response]:
+    transport = httpx.ASGITransport(app=handler)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        return await asyncio.gather(*(client.request(method, url) for method, url in requests))
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_post_over_the_cap_is_refused_at_once_and_the_others_are_served(settings: Settings) -> None:
-    settings.MAX_CONCURRENT_WRITES = 1
-    inside = threading.Event()
-    release = threading.Event()
+    settings.ROOT_URLCONF = __name__
+    inside.clear()
+    release.clear()
+    handler = RequestThreadsHandler(threads=2, max_writes=1)
 
-    def slow_view(request: HttpRequest) -> HttpResponse:
-        inside.set()
-        release.wait(10)
-        return HttpResponse("done")
+    async def scenario() -> tuple[list[httpx.Response], list[httpx.Response], httpx.Response]:
+        first = asyncio.create_task(serve(handler, ("POST", "/slow/")))
+        await asyncio.to_thread(inside.wait, 10)
+        # The write slot is taken: a second POST is refused without waiting for the first.
+        during = await serve(handler, ("POST", "/slow/"), ("GET", "/which/"))
+        release.set()
+        done = await first
+        after = await serve(handler, ("POST", "/which/"))  # the slot is free again
+        return during, done, after[0]
 
-    middleware = WriteCapMiddleware(slow_view)
-    factory = RequestFactory()
-    first: list[HttpResponse] = []
-    worker = threading.Thread(target=lambda: first.append(middleware(factory.post("/roll/"))))
-    worker.start()
-    assert inside.wait(10)
+    during, first, after = asyncio.run(scenario())
 
-    refused = middleware(factory.post("/roll/", headers={"HX-Request": "true"}))
-    read = middleware(factory.get("/"))  # reads are not capped
-    release.set()
-    worker.join(10)
-
+    refused, read = during
     assert refused.status_code == 503
-    assert refused["Retry-After"] == "5"
-    assert refused["HX-Retarget"] == "#notice"
-    assert read.status_code == 200
+    assert refused.headers["Retry-After"] == "5"
+    assert "very busy right now" in refused.text
+    assert read.status_code == 200  # reads are not capped
     assert first[0].status_code == 200
-    assert middleware(factory.post("/roll/")).status_code == 200  # the slot is free again
+    assert first[0].text == "done"
+    assert after.status_code == 200
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_a_roll_refused_for_load_changes_nothing(settings: Settings) -> None:
-    settings.MAX_CONCURRENT_WRITES = 0  # every POST is over the cap
     table = build_table()
     url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
-    response = client_for(table.player, HX_Request="true").post(url, {"trait": "Body", "need": "1"})
+    player = client_for(table.player)
+    handler = RequestThreadsHandler(max_writes=0)  # every POST is over the cap
+
+    async def roll() -> httpx.Response:
+        transport = httpx.ASGITransport(app=handler)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            client.cookies.set("sessionid", player.cookies["sessionid"].value)
+            return await client.post(url, data={"trait": "Body", "need": "1"}, headers={"HX-Request": "true"})
+
+    response = asyncio.run(roll())
 
     assert response.status_code == 503
-    assert "very busy right now" in response.content.decode()
+    assert response.headers["HX-Retarget"] == "#notice"
+    assert "very busy right now" in response.text
     assert Roll.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="PostgreSQL lends connections from its pool")
+def test_a_request_thread_keeps_its_database_connection_from_one_request_to_the_next(
+    settings: Settings,
+) -> None:
+    settings.ROOT_URLCONF = __name__
+    handler = RequestThreadsHandler(threads=1)
+
+    async def twice() -> list[str]:
+        first = await serve(handler, ("GET", "/which/"))
+        second = await serve(handler, ("POST", "/which/"))
+        return [first[0].text, second[0].text]
+
+    first, second = asyncio.run(twice())
+
+    assert first.startswith("request-0")
+    assert first == second

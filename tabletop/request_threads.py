@@ -1,0 +1,112 @@
+"""Django's ASGI handler, with each request's work on one of a few long-lived threads.
+
+Stock Django under ASGI gives every request a new thread (a ``ThreadSensitiveContext`` of its
+own), and goes back and forth between that thread and the event loop several times a request:
+the middleware here is synchronous, so the chain runs on the thread, comes back to the loop
+for the async inner handler, and goes out again for the view. A new thread also means a new
+database connection each time, since Django keeps one per thread: for SQLite, a connect, the
+PRAGMAs and some thirty SQL functions registered, then a WAL checkpoint at close.
+bench/load.py measured that as a large part of a roll's cost.
+
+This handler keeps Django's request handling as it is (signals, middleware, error handlers,
+streaming) and changes two things:
+
+- The middleware chain and the view run as Django runs them under WSGI: synchronously, in one
+  call on the request's thread.
+- The thread is one of ``REQUEST_THREADS`` long-lived threads, lent to one request at a time,
+  so its database connection outlives the request (``CONN_MAX_AGE``; PostgreSQL takes its
+  connections from psycopg's pool instead).
+
+Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
+POST over the cap gets a thread of its own at once, and ``tabletop.admission`` answers it with
+the 503 "busy" page without waiting behind the queue it would have joined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
+from django.db import connections
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
+
+# Set in the scope of a write request that came over the cap (read by tabletop.admission).
+OVER_CAPACITY = "tabletop.over_capacity"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+class Threads:
+    """Long-lived single-thread executors, lent to one request at a time, first come first
+    served. Used from one event loop (a server process runs one)."""
+
+    def __init__(self, count: int) -> None:
+        self.idle: list[Executor] = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{n}") for n in range(count)
+        ]
+        self.waiting: deque[asyncio.Future[Executor]] = deque()
+
+    async def borrow(self) -> Executor:
+        if self.idle and not self.waiting:
+            return self.idle.pop()
+        future: asyncio.Future[Executor] = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            # Lent to this request as it was cancelled: pass it on.
+            if future.done() and not future.cancelled():
+                self.give_back(future.result())
+            raise
+
+    def give_back(self, executor: Executor) -> None:
+        while self.waiting:
+            future = self.waiting.popleft()
+            if not future.done():
+                future.set_result(executor)
+                return
+        self.idle.append(executor)
+
+
+class RequestThreadsHandler(ASGIHandler):
+    def __init__(self, threads: int | None = None, max_writes: int | None = None) -> None:
+        super().__init__()
+        self.threads = Threads(threads if threads is not None else settings.REQUEST_THREADS)
+        self.max_writes = max_writes if max_writes is not None else settings.MAX_CONCURRENT_WRITES
+        self.writes = 0  # write requests in the process: working, or waiting for a thread
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        # The synchronous chain, as under WSGI: one trip to the request's thread runs it all.
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        write = scope["method"] not in SAFE_METHODS
+        if write and self.writes >= self.max_writes:
+            # Refused at once, on a thread of its own, rather than after the queue it would join.
+            async with ThreadSensitiveContext():
+                try:
+                    await self.handle({**scope, OVER_CAPACITY: True}, receive, send)
+                finally:
+                    # The thread ends here: its connection (if the page opened one) with it.
+                    await sync_to_async(connections.close_all, thread_sensitive=True)()
+            return
+        self.writes += write
+        try:
+            executor = await self.threads.borrow()
+            try:
+                async with ThreadSensitiveContext(executor=executor):
+                    await self.handle(scope, receive, send)
+            finally:
+                self.threads.give_back(executor)
+        finally:
+            self.writes -= write
