@@ -51,7 +51,11 @@ class Campaign(models.Model):
         return story_name(self.system)
 
     def open_session(self) -> PlaySession | None:
-        return self.sessions.filter(ended__isnull=True).first()
+        # At most one is open (the "one_open_session" constraint): get(), no ORDER BY.
+        try:
+            return self.sessions.get(ended__isnull=True)
+        except PlaySession.DoesNotExist:
+            return None
 
 
 class Membership(models.Model):
