@@ -15,7 +15,8 @@ it was sent, a channel whose message expired leaves every group, a membership ex
 - a receiver drops its own expired messages as it takes them, so the process-wide sweep runs
   at most once every ``sweep_interval`` seconds (one second), for channels nobody receives on;
 - an index from each channel to its groups makes leaving every group cheap;
-- a group send puts the message on each member's queue in a loop, in join order;
+- a group send puts one copy of the message on each member's queue in a loop, in join order
+  (the members share that copy: the consumers here never change a message they receive);
 - ``discard_channel()`` lets a consumer that stops drop what is still waiting for it.
 """
 
@@ -130,8 +131,12 @@ class IndexedInMemoryChannelLayer(InMemoryChannelLayer):
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)
         self._sweep_now_and_then()
+        # One copy for the whole group, not one per member: a roll's message carries its
+        # rendered card, and the consumers only read what they receive.
+        expires = time.time() + self.expiry
+        copy = deepcopy(message)
         for channel in list(self.groups.get(group, ())):
             try:
-                await self.send(channel, message)
-            except ChannelFull:
-                pass
+                self._queue(channel).put_nowait((expires, copy))
+            except asyncio.QueueFull:
+                pass  # that channel is full: it misses this one, the others get it
