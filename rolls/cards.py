@@ -4,7 +4,10 @@ feed, the result panel, the history and the socket."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+from django.urls import reverse
 
 from rolls.models import Roll, Visibility
 from rolls.services import is_latest
@@ -45,6 +48,11 @@ class Card:
     @property
     def dom_id(self) -> str:
         return f"{self.place}-roll-{self.roll.pk}"
+
+    @cached_property
+    def follow_up_url(self) -> str:
+        # Reversed once per card, not twice per button.
+        return reverse("rolls:follow-up", args=[self.roll.campaign_id, self.roll.pk])
 
     @property
     def faces(self) -> list[int]:
