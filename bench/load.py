@@ -125,7 +125,9 @@ class Driver:
             client = httpx.AsyncClient(
                 base_url=f"http://{self.target.server.base}",
                 cookies=harness.no_cookies(),
-                limits=httpx.Limits(max_connections=2, max_keepalive_connections=1),
+                # Idle connections kept as long as a browser keeps them (minutes; httpx's
+                # default is 5 s): the server's keep-alive timeout is what closes them.
+                limits=httpx.Limits(max_connections=2, max_keepalive_connections=1, keepalive_expiry=300),
                 timeout=60,
                 verify=self._tls,
             )

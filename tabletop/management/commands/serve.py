@@ -64,6 +64,10 @@ def prepare(*, embedded: bool) -> None:
         Presence.objects.all().delete()
 
 
+# Seconds an idle HTTP connection stays open (nginx's default is 75).
+KEEP_ALIVE = 75
+
+
 def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
     """How ``serve`` runs uvicorn; bench/ starts its servers with the same options."""
     return {
@@ -81,4 +85,8 @@ def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
         # workers, 50 rolls/s: p99 118 -> 50 ms).
         "ws_per_message_deflate": False,
         "ws": "websockets-sansio",
+        # A phone rolls every minute or so and keeps its connection open for minutes, as
+        # browsers do; uvicorn's default (5 s) closed it between rolls, so nearly every roll
+        # paid for a new connection on both sides.
+        "timeout_keep_alive": KEEP_ALIVE,
     }
