@@ -13,9 +13,9 @@ streaming) and changes two things:
 
 - The middleware chain and the view run as Django runs them under WSGI: synchronously, in one
   call on the request's thread.
-- The thread is one of ``REQUEST_THREADS`` long-lived threads, lent to one request at a time,
-  so its database connection outlives the request (``CONN_MAX_AGE``; PostgreSQL takes its
-  connections from psycopg's pool instead).
+- The thread is one of ``REQUEST_THREADS`` long-lived threads (one by default: see the
+  settings), lent to one request at a time, so its database connection outlives the request
+  (``CONN_MAX_AGE``; PostgreSQL takes its connections from psycopg's pool instead).
 
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
 POST over the cap gets a thread of its own at once, and ``tabletop.admission`` answers it with

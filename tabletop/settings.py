@@ -207,9 +207,12 @@ else:
 # (tabletop/admission.py). About a second of rolls at the embedded default's capacity.
 MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 # Long-lived threads a server process runs requests on, one request at a time each
-# (tabletop/request_threads.py). Each keeps a database connection open. SQLite writes one
-# transaction at a time whatever the count; more threads let reads overlap a slow request.
-REQUEST_THREADS = env_int("REQUEST_THREADS", 4, minimum=1)
+# (tabletop/request_threads.py); each keeps a database connection open. One is fastest:
+# requests are CPU work under one GIL, and more threads only contend for it and for SQLite's
+# write lock (bench/load.py, 100 tables x 6 at 110 rolls/s: 1 thread p99 24 ms at 78% of a
+# core; 2 or 4 threads p99 0.9 s at 96%; PostgreSQL + Redis, 2 workers at 50/s: p99 25 ms
+# with 1, 54 ms with 4). More let quick requests pass one that waits on the database.
+REQUEST_THREADS = env_int("REQUEST_THREADS", 1, minimum=1)
 
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {
