@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -23,12 +24,14 @@ from typing import Any
 from asgiref.sync import SyncToAsync
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.db import connections
 
 from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
+from tabletop import presence
 from tabletop.access import MAX_ID
-from tabletop.models import Membership, Presence
+from tabletop.models import Membership
 
 logger = logging.getLogger(__name__)
 
@@ -226,26 +229,49 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def _present(self, here: bool) -> None:
         assert self.membership is not None
-
-        def write() -> None:
-            if here:
-                Presence.objects.get_or_create(
-                    channel_name=self.channel_name,
-                    defaults={"campaign_id": self.campaign_id, "user_id": self.membership.user_id},  # type: ignore[union-attr]
-                )
-            else:
-                Presence.objects.filter(channel_name=self.channel_name).delete()
-
-        await database(write)()
+        if here:
+            _keep_beating()
+            await database(presence.arrive)(
+                channel_name=self.channel_name, campaign_id=self.campaign_id, user_id=self.membership.user_id
+            )
+        else:
+            await database(presence.leave)(channel_name=self.channel_name)
         await self.channel_layer.group_send(self.group, presence_message())
 
 
 def _render_presence(campaign_id: int) -> str:
     from django.template.loader import render_to_string
 
-    users = Presence.objects.filter(campaign_id=campaign_id).values_list("user_id", flat=True)
-    present = list(Membership.objects.filter(campaign_id=campaign_id, user_id__in=users))
-    return render_to_string("tabletop/_presence.html", {"present": present})
+    return render_to_string("tabletop/_presence.html", {"present": presence.present(campaign_id)})
+
+
+# -- the heartbeat of this process's presence rows (tabletop/presence.py) ---------------------------
+
+_heartbeats: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _keep_beating() -> None:
+    """Start this event loop's heartbeat with its first socket (a loop serves every socket of
+    the process: one heartbeat each)."""
+    loop = asyncio.get_running_loop()
+    task = _heartbeats.get(loop)
+    if task is None or task.done():
+        _heartbeats[loop] = loop.create_task(_heartbeat(), name="presence heartbeat")
+
+
+async def _heartbeat() -> None:
+    layer = get_channel_layer()
+    while True:
+        await asyncio.sleep(presence.BEAT_SECONDS)
+        try:
+            changed = await database(presence.beat)()
+            for campaign_id in changed:
+                if layer is not None:
+                    await layer.group_send(table_group(campaign_id), presence_message())
+        except Exception:  # the next beat tries again; a missed one only delays a list
+            logger.exception("presence heartbeat failed")
 
 
 # -- work the sockets of one process share ---------------------------------------------------------

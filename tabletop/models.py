@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from rolls.systems import SLUGS, get_system
 
@@ -138,6 +139,9 @@ class Presence(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     channel_name = models.CharField(max_length=200, unique=True)
     connected = models.DateTimeField(auto_now_add=True)
+    # The serving process that holds the socket, and its last heartbeat (tabletop/presence.py).
+    server = models.CharField(max_length=100, default="", db_index=True)
+    seen = models.DateTimeField(default=timezone.now, db_index=True)
 
     def __str__(self) -> str:
         return f"{self.user} at {self.campaign}"

@@ -19,7 +19,7 @@ from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
 from rolls.tables import adapter_for
-from tabletop import services
+from tabletop import presence, services
 from tabletop.access import (
     MAX_ID,
     character_or_404,
@@ -30,7 +30,7 @@ from tabletop.access import (
 )
 from tabletop.forms import CampaignForm, ClaimAccountForm, CorrectionForm, DisplayNameForm, SignupForm
 from tabletop.joinlink import join_url, qr_svg
-from tabletop.models import Campaign, Character, Membership, Presence
+from tabletop.models import Campaign, Character, Membership
 
 FEED_SIZE = 30
 
@@ -107,11 +107,6 @@ def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[objec
     return items, last_seq
 
 
-def _presence(campaign: Campaign) -> list[Membership]:
-    users = Presence.objects.filter(campaign=campaign).values_list("user_id", flat=True)
-    return list(campaign.memberships.filter(user_id__in=users))
-
-
 def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A member's view of the table: their characters, everyone else's, and the live feed."""
     membership = membership_or_404(request.user, pk)
@@ -152,7 +147,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "qr": qr_svg(url),
             "feed": feed,
             "last_seq": last_seq,
-            "present": _presence(campaign),
+            "present": presence.present(campaign.pk),
             "adapter": adapter_for(campaign.system),
             "npc_form": NpcRollForm(campaign=campaign),
             "gm_cards": panels.gm_panel(campaign.pk, membership),

@@ -54,7 +54,8 @@ def prepare(*, embedded: bool) -> None:
     default, the presence rows a server that stopped without closing its sockets (a crash, a
     laptop lid shut) left behind. This process is then the only one serving that database,
     and no socket is open yet: nobody is at the table until their page reconnects. With
-    several workers or machines, the others' rows are live and stay."""
+    several workers or machines, the others' rows are live and stay (a crashed worker's
+    rows age out: tabletop/presence.py)."""
     # Imported here: bench/baseline.py takes ``uvicorn_options`` without this app's models.
     from tabletop.models import Presence
 

@@ -1,0 +1,80 @@
+"""Who is at the table: one row per open socket, kept alive by its server's heartbeat.
+
+A socket's row is written when it connects and removed when it closes. A server that stops
+without closing its sockets (a crash, a killed worker, a laptop lid shut) cannot remove its
+rows, and with several workers the others cannot tell its rows from live ones. So each
+serving process marks its rows as seen every ``BEAT_SECONDS`` (one UPDATE), and a row not seen
+for ``STALE_SECONDS`` belongs to a server that is gone: it is not counted, and the next
+heartbeat of any live server deletes it and tells the tables concerned.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+from datetime import timedelta
+
+from django.utils import timezone
+
+from tabletop.models import Membership, Presence
+
+# This process, as its presence rows name it.
+SERVER = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"[:100]
+BEAT_SECONDS = 20.0
+# Three heartbeats missed: the server is gone (a busy one still beats: it is one UPDATE).
+STALE_SECONDS = 3 * BEAT_SECONDS
+
+
+def _fresh_since() -> object:
+    return timezone.now() - timedelta(seconds=STALE_SECONDS)
+
+
+# This process's open sockets: channel name -> (campaign, user). A server whose heartbeat was
+# late enough for another to delete its rows writes them again on its next beat.
+_open: dict[str, tuple[int, int]] = {}
+_lock = threading.Lock()
+
+
+def arrive(*, channel_name: str, campaign_id: int, user_id: int) -> None:
+    with _lock:
+        _open[channel_name] = (campaign_id, user_id)
+    Presence.objects.update_or_create(
+        channel_name=channel_name,
+        defaults={"campaign_id": campaign_id, "user_id": user_id, "server": SERVER, "seen": timezone.now()},
+    )
+
+
+def leave(*, channel_name: str) -> None:
+    with _lock:
+        _open.pop(channel_name, None)
+    Presence.objects.filter(channel_name=channel_name).delete()
+
+
+def present(campaign_id: int) -> list[Membership]:
+    """The members with a page open on the campaign now, GM first."""
+    users = Presence.objects.filter(campaign_id=campaign_id, seen__gte=_fresh_since()).values("user_id")
+    return list(Membership.objects.filter(campaign_id=campaign_id, user_id__in=users))
+
+
+def beat() -> set[int]:
+    """Mark this server's rows as seen (writing again any that another server deleted), and
+    delete the rows of servers that stopped beating. Returns the campaigns whose list of who
+    is at the table changed."""
+    now = timezone.now()
+    with _lock:
+        mine = dict(_open)
+    Presence.objects.filter(server=SERVER).update(seen=now)
+    kept = set(Presence.objects.filter(channel_name__in=mine).values_list("channel_name", flat=True))
+    missing = [
+        Presence(channel_name=name, campaign_id=campaign_id, user_id=user_id, server=SERVER, seen=now)
+        for name, (campaign_id, user_id) in mine.items()
+        if name not in kept
+    ]
+    Presence.objects.bulk_create(missing, ignore_conflicts=True)
+    stale = Presence.objects.filter(seen__lt=_fresh_since())
+    changed = set(stale.values_list("campaign_id", flat=True))
+    if changed:
+        stale.delete()
+    return changed | {row.campaign_id for row in missing}

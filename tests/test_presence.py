@@ -1,0 +1,91 @@
+"""Who is at the table survives a server that stops without closing its sockets: its rows stop
+being seen, are no longer counted, and the heartbeat of a live server removes them and tells
+the table."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from tabletop import presence
+from tabletop.models import Presence
+from tests.conftest import Table
+from tests.test_consumers import empty_channel_layer, is_presence, open_socket  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.usefixtures("fast_passwords")
+
+LONG_AGO = timedelta(seconds=presence.STALE_SECONDS + 1)
+
+
+def ghost(table: Table, *, seen_ago: timedelta, user: object = None) -> Presence:
+    """A row left by a server that crashed."""
+    return Presence.objects.create(
+        campaign=table.campaign,
+        user=user or table.gm,
+        channel_name=f"gone.{seen_ago.total_seconds()}",
+        server="crashed-1",
+        seen=timezone.now() - seen_ago,
+    )
+
+
+@pytest.mark.django_db
+def test_a_row_its_server_stopped_refreshing_is_not_counted(table: Table) -> None:
+    ghost(table, seen_ago=LONG_AGO)
+    presence.arrive(channel_name="live.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+
+    assert [m.user_id for m in presence.present(table.campaign.pk)] == [table.player.pk]
+    presence.leave(channel_name="live.1")
+
+
+@pytest.mark.django_db
+def test_a_heartbeat_refreshes_this_servers_rows_and_removes_the_dead_ones(table: Table) -> None:
+    presence.arrive(channel_name="live.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+    Presence.objects.filter(channel_name="live.1").update(seen=timezone.now() - timedelta(seconds=30))
+    ghost(table, seen_ago=LONG_AGO)
+    recent = ghost(table, seen_ago=timedelta(seconds=5), user=table.outsider)  # another live server
+
+    changed = presence.beat()
+
+    assert changed == {table.campaign.pk}
+    live = Presence.objects.get(channel_name="live.1")
+    assert timezone.now() - live.seen < timedelta(seconds=5)
+    assert set(Presence.objects.values_list("channel_name", flat=True)) == {"live.1", recent.channel_name}
+    presence.leave(channel_name="live.1")
+    assert presence.beat() == set()
+
+
+@pytest.mark.django_db
+def test_a_late_server_writes_back_the_rows_another_removed(table: Table) -> None:
+    presence.arrive(channel_name="live.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+    Presence.objects.filter(channel_name="live.1").delete()  # it looked dead to another server
+
+    assert presence.beat() == {table.campaign.pk}
+    row = Presence.objects.get(channel_name="live.1")
+    assert (row.user_id, row.server) == (table.player.pk, presence.SERVER)
+    presence.leave(channel_name="live.1")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_table_sees_a_crashed_servers_phone_leave(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(presence, "BEAT_SECONDS", 0.05)
+    monkeypatch.setattr(presence, "STALE_SECONDS", 0.3)
+    # The GM's screen was on a server that crashed a moment ago: still counted, for now.
+    await database_sync_to_async(ghost)(table, seen_ago=timedelta(0))
+    player, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    lists = []
+    while not lists or '<li class="gm">GM</li>' in lists[-1]:
+        frame = await player.receive_from(timeout=3)
+        if is_presence(frame):
+            lists.append(frame)
+
+    assert '<li class="gm">GM</li>' in lists[0]
+    assert "<li>Player</li>" in lists[-1]
+    assert await database_sync_to_async(Presence.objects.filter(server="crashed-1").exists)() is False
+    await player.disconnect()
