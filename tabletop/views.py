@@ -127,6 +127,7 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
             "feed": feed,
             "last_seq": last_seq,
             "session": campaign.open_session(),
+            "present": presence.present(campaign.pk),
         },
     )
 
@@ -318,6 +319,7 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
             "open_calls": panels.open_calls(campaign.pk, membership),
             "against_cards": panels.against_panel(campaign.pk, membership),
             "roll_form_template": adapter.ROLL_FORM_TEMPLATE,
+            "present": presence.present(campaign.pk),
         },
     )
 

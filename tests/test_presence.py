@@ -8,6 +8,8 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from tabletop import presence
@@ -89,3 +91,27 @@ async def test_the_table_sees_a_crashed_servers_phone_leave(
     assert "<li>Player</li>" in lists[-1]
     assert await database_sync_to_async(Presence.objects.filter(server="crashed-1").exists)() is False
     await player.disconnect()
+
+
+@pytest.mark.django_db
+def test_every_live_page_shows_who_is_at_the_table(table: Table) -> None:
+    # The socket's presence lists replace this element: every page with a socket has it.
+    presence.arrive(channel_name="live.gm", campaign_id=table.campaign.pk, user_id=table.gm.pk)
+    ghost(table, seen_ago=LONG_AGO, user=table.player)  # their server crashed a while ago
+    player = Client()
+    player.force_login(table.player)
+    gm = Client()
+    gm.force_login(table.gm)
+    pages = [
+        player.get(reverse("tabletop:campaign", args=[table.campaign.pk])),
+        player.get(reverse("tabletop:character", args=[table.campaign.pk, table.character.pk])),
+        gm.get(reverse("tabletop:session", args=[table.campaign.pk])),
+    ]
+    presence.leave(channel_name="live.gm")
+
+    for page in pages:
+        html = page.content.decode()
+        assert page.status_code == 200
+        listed = html[html.index('<ul id="presence"') :].split("</ul>")[0]
+        assert '<li class="gm">GM</li>' in listed
+        assert "Player" not in listed
