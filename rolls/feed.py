@@ -39,6 +39,8 @@ MAX_CATCH_UP = 200
 STATUS_EVENTS = ("session-start", "session-end", "mystery-start")
 # Events that change the calls for a roll waiting on the phones.
 CALL_EVENTS = ("call", "call-closed")
+# Events that change the GM's list of members.
+MEMBER_EVENTS = ("member-joined", "member-removed")
 # Rendered entries kept per process: a few minutes of a busy evening on many tables, a few MB.
 SHARED_ENTRIES = 4096
 
@@ -131,6 +133,10 @@ def _panels(membership: Membership, entries: list[LogEntry]) -> list[str]:
             parts.append(
                 render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)})
             )
+        if any(entry.action in MEMBER_EVENTS for entry in entries):
+            members = Membership.objects.filter(campaign_id=campaign_id)
+            context = {"members": members, "campaign": membership.campaign}
+            parts.append(render_to_string("tabletop/_members.html", context))
         return parts
     if calls:
         parts.append(

@@ -153,7 +153,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "npc_form": NpcRollForm(campaign=campaign),
             "gm_cards": panels.gm_panel(campaign.pk, membership),
             "calls": panels.call_status(campaign.pk),
-            "members": campaign.memberships.select_related("user"),
+            "members": campaign.memberships.all(),
             "session": campaign.open_session(),
         },
     )
@@ -220,6 +220,8 @@ def member_remove(request: HttpRequest, pk: int, member_id: int) -> HttpResponse
         messages.success(request, f"{target.display_name} was removed.")
     except RulesError as error:
         messages.error(request, str(error))
+    if request.htmx:  # the button of a list the socket sent: htmx posted it
+        return HttpResponseClientRedirect(reverse("tabletop:session", args=[pk]))
     return redirect("tabletop:session", pk)
 
 

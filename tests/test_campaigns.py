@@ -585,6 +585,25 @@ def test_removing_a_member_keeps_the_rolls_of_their_characters_by_name(
     assert Roll.objects.filter(character_name="Bea", character__isnull=True).count() == 1
 
 
+def test_the_remove_button_of_a_live_list_removes_and_reloads_the_session_page(table: Table) -> None:
+    # The list the socket sends has no CSRF field: htmx posts it with the page's token.
+    kim = factories.member(table.campaign, name="Kim")
+    gm = Client(enforce_csrf_checks=True)
+    gm.force_login(table.gm)
+    token = "".join(["ab"] * 16)
+    gm.cookies["csrftoken"] = token
+
+    response = gm.post(
+        reverse("tabletop:member-remove", args=[table.campaign.pk, kim.pk]),
+        headers={"HX-Request": "true", "X-CSRFToken": token},
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == reverse("tabletop:session", args=[table.campaign.pk])
+    assert not Membership.objects.filter(pk=kim.pk).exists()
+    assert "Kim was removed." in text(gm.get(response["HX-Redirect"]))
+
+
 def test_changing_a_password_that_was_set_takes_the_current_one(table: Table) -> None:
     """A laptop left logged in on the big screen must not hand the GM's account to anyone."""
     client = logged_in(table.gm)

@@ -73,11 +73,13 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     wait_live(bo)
     assert_fits_phone(bo)
 
-    # The GM's screen shows who is at the table.
+    # The GM's screen shows who is at the table, and its list of members grew without a reload.
     presence = gm.locator("#presence")
     expect(presence).to_contain_text("Alice")
     expect(presence).to_contain_text("Bruno")
     expect(presence).to_contain_text("Marta")
+    expect(gm.get_by_role("button", name="Remove Alice")).to_be_visible()
+    expect(gm.get_by_role("button", name="Remove Bruno")).to_be_visible()
 
     # Ada sees the exact odds before rolling, and they follow her choices.
     chance = ada.locator("#odds .odds-chance b")
@@ -163,3 +165,12 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     shot(gm, "gm-session-screen", full_page=False)
     shot(ada, "phone-roll-pushed")
     shot(bo, "phone-roll-other")
+
+    # The GM removes Bruno with the button that arrived over the socket (it carries no CSRF
+    # field of its own: htmx sends the page's token). He leaves the list and Ada's screen
+    # shows that he left.
+    gm.get_by_role("button", name="Remove Bruno").click()
+    expect(gm.locator("#members")).not_to_contain_text("Bruno")
+    expect(gm.locator("#members")).to_contain_text("Alice")
+    expect(gm.locator(".flash")).to_contain_text("Bruno was removed.")
+    expect(ada.locator("#feed")).to_contain_text("Bruno was removed from the table.")
