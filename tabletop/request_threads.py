@@ -1,4 +1,4 @@
-"""Django's ASGI handler, with each request's work on one of a few long-lived threads.
+"""Django's ASGI handler, with each request's work on a long-lived thread (one, or a few).
 
 Stock Django under ASGI gives every request a new thread (a ``ThreadSensitiveContext`` of its
 own), and goes back and forth between that thread and the event loop several times a request:
