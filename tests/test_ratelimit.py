@@ -8,7 +8,15 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls.models import LogEntry
+from tabletop import ratelimit
 from tests.conftest import Table
+
+
+@pytest.fixture(autouse=True)
+def still_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty seconds into a window, for the whole test: a window that ended halfway through
+    would split the count (and the test would fail now and then)."""
+    monkeypatch.setattr(ratelimit, "now", lambda: 1_800_000_000.0 + 20)
 
 
 @pytest.mark.django_db
