@@ -66,7 +66,7 @@ def beat() -> set[int]:
     with _lock:
         mine = dict(_open)
     Presence.objects.filter(server=SERVER).update(seen=now)
-    kept = set(Presence.objects.filter(channel_name__in=mine).values_list("channel_name", flat=True))
+    kept = set(Presence.objects.filter(server=SERVER).values_list("channel_name", flat=True))
     missing = [
         Presence(channel_name=name, campaign_id=campaign_id, user_id=user_id, server=SERVER, seen=now)
         for name, (campaign_id, user_id) in mine.items()

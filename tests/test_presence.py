@@ -4,6 +4,7 @@ the table."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -20,6 +21,14 @@ from tests.test_consumers import empty_channel_layer, is_presence, open_socket  
 pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 LONG_AGO = timedelta(seconds=presence.STALE_SECONDS + 1)
+
+
+@pytest.fixture(autouse=True)
+def no_sockets_left() -> Iterator[None]:
+    """This process's register of open sockets starts and ends empty, whatever a test did."""
+    presence._open.clear()
+    yield
+    presence._open.clear()
 
 
 def ghost(table: Table, *, seen_ago: timedelta, user: object = None) -> Presence:
