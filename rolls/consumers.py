@@ -20,6 +20,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
+from urllib.parse import parse_qs
 
 from asgiref.sync import SyncToAsync
 from channels.consumer import get_handler_name
@@ -79,6 +80,7 @@ def database(function: Callable[..., Any]) -> Callable[..., Any]:
 
 class TableConsumer(AsyncWebsocketConsumer):
     membership: Membership | None = None
+    result_for: int | None = None  # the character whose roll screen this is (its result panel)
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
 
@@ -106,6 +108,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        self.result_for = _result_for(self.scope.get("query_string", b""))
         self.membership = await self._membership()
         if self.membership is None:
             await self.close(code=NOT_A_MEMBER)
@@ -192,7 +195,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         membership = self.membership
         if membership is None:
             return None
-        batch = shared_since(membership, since, until)
+        batch = shared_since(membership, since, until, self.result_for)
         if batch is None and not is_stored(self.campaign_id, since, until):
             # Usually rendered already by the writer, when it runs in this process.
             try:
@@ -204,7 +207,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                     "could not prepare entries %s-%s of campaign %s", since, until, self.campaign_id
                 )
                 return None
-            batch = shared_since(membership, since, until)
+            batch = shared_since(membership, since, until, self.result_for)
         return batch
 
     def _find_membership(self) -> Membership | None:
@@ -225,7 +228,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         membership = self._find_membership()
         if membership is None:
             return None
-        return render_since(membership, since)
+        return render_since(membership, since, self.result_for)
 
     async def _present(self, here: bool) -> None:
         assert self.membership is not None
@@ -237,6 +240,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         else:
             await database(presence.leave)(channel_name=self.channel_name)
         await self.channel_layer.group_send(self.group, presence_message())
+
+
+def _result_for(query_string: bytes) -> int | None:
+    """``?character=N`` from a roll screen's socket; anything else is no character."""
+    values = parse_qs(query_string.decode("latin-1")).get("character", [])
+    if len(values) == 1 and values[0].isdecimal() and 0 < int(values[0]) <= MAX_ID:
+        return int(values[0])
+    return None
 
 
 def _render_presence(campaign_id: int) -> str:

@@ -2,15 +2,16 @@
 
 Each entry becomes one out-of-band swap: a new roll goes on top of the feed, a follow-up
 replaces its roll's card (in the feed, and in the result panel of someone who may act on
-it), an event goes on top of the feed. The last element records the sequence number the
-page has now, which it sends back when it reconnects.
+it, when the page is that character's roll screen: the socket's ``?character=N``), an event
+goes on top of the feed. The last element records the sequence number the page has now,
+which it sends back when it reconnects.
 
 Every socket of a table receives exactly the same markup for a plain new roll: the feed card.
 The roller's result panel (with its follow-up buttons) comes with the HTTP response to the
 roll, and nobody else's page holds that roll's result card yet. That markup is rendered once
 per process, by the writer, and kept (entries never change), so a roll costs one render for
-the whole table. Only what differs per member is rendered per member: a follow-up (it
-replaces the result card of whoever may act on the roll), a secret or blind roll on the GM's
+the whole table. Only what differs per member is rendered per member: a follow-up on the
+roll screen of its character (it replaces the result card there), a secret or blind roll on the GM's
 screen (the dice), and the panels a roll touches (the GM's waiting panel and call status, the
 panel of rolls against a player's character). ``render_since`` (the database read) uses and
 fills the same store; ``shared_since`` answers from it alone when it can.
@@ -45,8 +46,9 @@ MEMBER_EVENTS = ("member-joined", "member-removed")
 SHARED_ENTRIES = 4096
 
 
-def render_since(membership: Membership, since: int) -> tuple[str, int]:
-    """HTML for every entry after ``since`` that this member may see, and the last seq."""
+def render_since(membership: Membership, since: int, result_for: int | None = None) -> tuple[str, int]:
+    """HTML for every entry after ``since`` that this member may see, and the last seq.
+    ``result_for``: the character whose result panel the page holds (its roll screen), if any."""
     entries = list(
         LogEntry.objects.filter(campaign_id=membership.campaign_id, seq__gt=since)
         .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
@@ -71,7 +73,7 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
             else:
                 parts.append(_shared(entry).html)
             continue
-        if newest[roll.pk] == entry.seq and Audience.of(entry).own_card(membership):
+        if newest[roll.pk] == entry.seq and Audience.of(entry).own_card(membership, result_for):
             state = entry.state or {}
             new = entry.kind == LogEntry.Kind.ROLL
             context = {
@@ -79,7 +81,12 @@ def render_since(membership: Membership, since: int) -> tuple[str, int]:
                 "entry": entry,
                 "new": new,
             }
-            if not new and roll.character is not None and may_act_for(membership, roll.character):
+            if (
+                not new
+                and roll.character is not None
+                and roll.character_id == result_for
+                and may_act_for(membership, roll.character)
+            ):
                 context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
             parts.append(render_to_string("rolls/_card_oob.html", context))
         else:
@@ -164,6 +171,7 @@ class Audience:
     hidden: bool = False  # secret or blind: only the GM sees the dice
     gm_panels: bool = False  # an NPC roll (the GM's waiting panel) or an answer to a call
     owner_id: int | None = None  # the player of the roll's character
+    character_id: int | None = None  # the roll's character: its roll screen has a result panel
     target_owner_id: int | None = None  # the player of the character the roll is against
 
     @classmethod
@@ -177,25 +185,34 @@ class Audience:
             hidden=roll.visibility != Visibility.PUBLIC,
             gm_panels=roll.npc or roll.call_id is not None,
             owner_id=roll.character.owner_id if roll.character is not None else None,
+            character_id=roll.character_id,
             target_owner_id=roll.target.owner_id if roll.target is not None else None,
         )
 
-    def own_card(self, membership: Membership) -> bool:
-        """Whether the entry's card is rendered for this member. A follow-up: for the GM and
-        the players of the roll's characters (their result card, with the buttons still on
-        offer, is replaced). A new roll: for the GM, when its dice are hidden from the others;
-        the roller's result card comes with the HTTP response."""
-        if not self.follow_up:
-            return membership.is_gm and self.hidden
-        return membership.is_gm or membership.user_id in (self.owner_id, self.target_owner_id)
+    def own_card(self, membership: Membership, result_for: int | None = None) -> bool:
+        """Whether the entry's card is rendered for this member, on a page that holds the
+        result panel of character ``result_for`` (its roll screen) or none. The GM's, when the
+        roll's dice are hidden from the others. A follow-up's, for whoever may act on the roll
+        on that character's roll screen: their result card, with the buttons still on offer,
+        is replaced. The result card of a new roll comes with the HTTP response."""
+        if membership.is_gm and self.hidden:
+            return True
+        return (
+            self.follow_up
+            and result_for is not None
+            and result_for == self.character_id
+            and (membership.is_gm or membership.user_id == self.owner_id)
+        )
 
-    def personal_for(self, membership: Membership) -> bool:
+    def personal_for(self, membership: Membership, result_for: int | None = None) -> bool:
         """Whether ``render_since`` sends this member anything but the shared markup: their
-        own card, or a panel the entry touches (the GM's; the one of rolls made against a
-        player's character)."""
+        own card, or a panel the entry touches (the GM's waiting panel, which a follow-up may
+        change, and call status; the panel of rolls made against a player's character)."""
         if membership.user_id == self.target_owner_id:
             return True
-        return self.own_card(membership) or (membership.is_gm and self.gm_panels)
+        if membership.is_gm and (self.gm_panels or self.follow_up):
+            return True
+        return self.own_card(membership, result_for)
 
 
 @dataclass(frozen=True)
@@ -285,7 +302,9 @@ def is_stored(campaign_id: int, since: int, until: int) -> bool:
     return all((campaign_id, seq) in _store for seq in range(since + 1, until + 1))
 
 
-def shared_since(membership: Membership, since: int, until: int) -> tuple[str, int] | None:
+def shared_since(
+    membership: Membership, since: int, until: int, result_for: int | None = None
+) -> tuple[str, int] | None:
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
     a roll or a follow-up that this member gets no personal rendering of (see
@@ -300,7 +319,7 @@ def shared_since(membership: Membership, since: int, until: int) -> tuple[str, i
     shared = None
     for seq in range(since + 1, until + 1):
         shared = _store.get((membership.campaign_id, seq))
-        if shared is None or not shared.audience.roll or shared.audience.personal_for(membership):
+        if shared is None or not shared.audience.roll or shared.audience.personal_for(membership, result_for):
             return None
         parts.append(shared.html)
     assert shared is not None

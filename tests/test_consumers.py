@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 
 from rolls import services
+from rolls.consumers import _result_for
 from rolls.models import LogEntry, Roll
 from tabletop import services as table_services
 from tabletop.asgi import application
@@ -58,15 +59,21 @@ def _cookie(user: AbstractBaseUser) -> bytes:
 
 
 async def open_socket(
-    campaign_id: int, user: AbstractBaseUser | None = None, *, origin: bytes | None = ORIGIN
+    campaign_id: int,
+    user: AbstractBaseUser | None = None,
+    *,
+    origin: bytes | None = ORIGIN,
+    roll_screen: int | None = None,
 ) -> tuple[WebsocketCommunicator, bool, Any]:
-    """A socket as a browser opens it: with the page's Origin and the session cookie."""
+    """A socket as a browser opens it: with the page's Origin and the session cookie; from
+    the roll screen of character ``roll_screen`` (which has a result panel), or another page."""
     headers = []
     if origin is not None:
         headers.append((b"origin", origin))
     if user is not None:
         headers.append((b"cookie", await database_sync_to_async(_cookie)(user)))
-    communicator = WebsocketCommunicator(application, f"/ws/c/{campaign_id}/", headers=headers)
+    query = f"?character={roll_screen}" if roll_screen is not None else ""
+    communicator = WebsocketCommunicator(application, f"/ws/c/{campaign_id}/{query}", headers=headers)
     connected, detail = await communicator.connect()
     return communicator, connected, detail
 
@@ -365,12 +372,19 @@ async def test_a_malformed_frame_is_ignored_and_the_socket_stays_open(
 # -- what each member may see --------------------------------------------------------------------
 
 
-async def _three_sockets(table: Table) -> dict[str, Any]:
-    """Synced sockets for the roll's player, another player (Kim) and the GM."""
+async def _table_sockets(table: Table) -> dict[str, Any]:
+    """Synced sockets for the roll's player and the GM, both on the roll screen of the
+    player's character, for another player (Kim) and for the GM's session page."""
     kim = await database_sync_to_async(factories.member)(table.campaign, name="Kim")
     sockets = {}
-    for name, user in (("player", table.player), ("kim", kim.user), ("gm", table.gm)):
-        communicator, connected, _ = await open_socket(table.campaign.pk, user)
+    screen = table.character.pk
+    for name, user, roll_screen in (
+        ("player", table.player, screen),
+        ("kim", kim.user, None),
+        ("gm", table.gm, screen),
+        ("session", table.gm, None),
+    ):
+        communicator, connected, _ = await open_socket(table.campaign.pk, user, roll_screen=roll_screen)
         assert connected
         await sync(communicator, 0, await last_seq(table))
         sockets[name] = communicator
@@ -379,13 +393,13 @@ async def _three_sockets(table: Table) -> dict[str, Any]:
 
 async def test_a_plain_roll_reaches_every_socket_as_the_same_feed_card(table: Table) -> None:
     # The roller's result card and its buttons come with the HTTP response to the roll.
-    sockets = await _three_sockets(table)
+    sockets = await _table_sockets(table)
 
     made = await roll_for(table, 1, 2, 3)
     now = await last_seq(table)
     frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
 
-    assert frames["player"] == frames["kim"] == frames["gm"]
+    assert frames["player"] == frames["kim"] == frames["gm"] == frames["session"]
     assert f'id="feed-roll-{made.pk}"' in frames["kim"]
     assert "result-roll" not in frames["kim"]
     assert "follow-up-" not in frames["kim"]
@@ -393,8 +407,8 @@ async def test_a_plain_roll_reaches_every_socket_as_the_same_feed_card(table: Ta
         await communicator.disconnect()
 
 
-async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) -> None:
-    sockets = await _three_sockets(table)
+async def test_follow_up_buttons_reach_only_the_roller_and_the_gm_on_its_roll_screen(table: Table) -> None:
+    sockets = await _table_sockets(table)
     made = await roll_for(table, 1, 2, 3)
     await follow_up(made, table.player, "luck", 1, 1, 1)
     now = await last_seq(table)
@@ -405,10 +419,13 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) 
         assert f'<li id="result-roll-{made.pk}"' in frames[name]
         assert 'class="follow-ups"' in frames[name]
         assert "follow-up-pride" in frames[name]
-    assert f'id="feed-roll-{made.pk}"' in frames["kim"]
-    assert "result-roll" not in frames["kim"]
-    assert "follow-ups" not in frames["kim"]
-    assert "follow-up-" not in frames["kim"]
+    # Pages without that result panel get the feed card everyone gets, without buttons.
+    for name in ("kim", "session"):
+        assert f'id="feed-roll-{made.pk}"' in frames[name]
+        assert "result-roll" not in frames[name]
+        assert "follow-ups" not in frames[name]
+        assert "follow-up-" not in frames[name]
+    assert 'id="gm-panel"' in frames["session"]  # the GM's waiting panel, which a follow-up may change
     for communicator in sockets.values():
         await communicator.disconnect()
 
@@ -416,7 +433,9 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm(table: Table) 
 async def test_a_stale_card_in_one_batch_never_offers_a_button(table: Table) -> None:
     made = await roll_for(table, 1, 2, 3)
     await follow_up(made, table.player, "luck", 1, 1, 1)
-    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    communicator, connected, _ = await open_socket(
+        table.campaign.pk, table.player, roll_screen=table.character.pk
+    )
     assert connected
 
     frames = await sync(communicator, 0, await last_seq(table))
@@ -510,3 +529,23 @@ async def test_the_gms_list_of_members_follows_joins_and_removals(table: Table) 
     assert 'id="members"' not in on_players_phone  # the list is the GM's
     await player.disconnect()
     await gm.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("query", "character"),
+    [
+        (b"character=12", 12),
+        (b"", None),
+        (b"character=", None),
+        (b"character=x", None),
+        (b"character=0", None),
+        (b"character=-3", None),
+        (b"character=99999999999999999999", None),
+        (b"character=1&character=2", None),
+        (b"character=%FF", None),
+    ],
+)
+def test_a_roll_screen_names_its_character_and_anything_else_is_no_character(
+    query: bytes, character: int | None
+) -> None:
+    assert _result_for(query) == character
