@@ -146,6 +146,15 @@ class Phone:
     character_id: int | None  # None for the GM
     is_gm: bool
 
+    def post_headers(self, base: str) -> dict[str, str]:
+        """What htmx sends with a roll from this phone's page on ``base`` (host:port)."""
+        return {
+            "Cookie": self.cookie,
+            "X-CSRFToken": self.csrf,
+            "HX-Request": "true",
+            "Referer": f"http://{base}/",
+        }
+
 
 @dataclass
 class Table:

@@ -177,12 +177,7 @@ class Driver:
                 response = await self.client_for(phone).post(
                     self.paths[id(phone)],
                     data=ROLL_DATA,
-                    headers={
-                        "Cookie": phone.cookie,
-                        "X-CSRFToken": phone.csrf,
-                        "HX-Request": "true",
-                        "Referer": f"http://{base}/",
-                    },
+                    headers=phone.post_headers(base),
                 )
             except httpx.HTTPError:
                 result.statuses[0] += 1

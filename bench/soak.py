@@ -94,12 +94,7 @@ async def soak(server: Server, tables: list[Table], args: argparse.Namespace) ->
                 response = await http.post(
                     paths[id(phone)],
                     data=ROLL_DATA,
-                    headers={
-                        "Cookie": phone.cookie,
-                        "X-CSRFToken": phone.csrf,
-                        "HX-Request": "true",
-                        "Referer": f"http://{server.base}/",
-                    },
+                    headers=phone.post_headers(server.base),
                 )
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
             except httpx.HTTPError:
