@@ -14,7 +14,7 @@ import os
 import secrets
 import socket
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ BEAT_SECONDS = 20.0
 STALE_SECONDS = 3 * BEAT_SECONDS
 
 
-def _fresh_since() -> object:
+def _fresh_since() -> datetime:
     return timezone.now() - timedelta(seconds=STALE_SECONDS)
 
 
