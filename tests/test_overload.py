@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from typing import Any
 
 import httpx
 import pytest
@@ -98,10 +99,17 @@ def which(request: HttpRequest) -> HttpResponse:
 urlpatterns = [path("slow/", slow), path("which/", which)]
 
 
-async def serve(handler: RequestThreadsHandler, *requests: tuple[str, str]) -> list[httpx.Response]:
+async def serve(
+    handler: RequestThreadsHandler,
+    *requests: tuple[str, str],
+    cookies: dict[str, str] | None = None,
+    **each: Any,
+) -> list[httpx.Response]:
+    """The requests, all at once, through ``handler`` as a server would call it; ``each``
+    goes with every request (data, headers)."""
     transport = httpx.ASGITransport(app=handler)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-        return await asyncio.gather(*(client.request(method, url) for method, url in requests))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", cookies=cookies) as client:
+        return await asyncio.gather(*(client.request(method, url, **each) for method, url in requests))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -140,13 +148,15 @@ def test_a_roll_refused_for_load_changes_nothing(settings: Settings) -> None:
     player = client_for(table.player)
     handler = RequestThreadsHandler(max_writes=0)  # every POST is over the cap
 
-    async def roll() -> httpx.Response:
-        transport = httpx.ASGITransport(app=handler)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-            client.cookies.set("sessionid", player.cookies["sessionid"].value)
-            return await client.post(url, data={"trait": "Body", "need": "1"}, headers={"HX-Request": "true"})
-
-    response = asyncio.run(roll())
+    [response] = asyncio.run(
+        serve(
+            handler,
+            ("POST", url),
+            cookies={"sessionid": player.cookies["sessionid"].value},
+            data={"trait": "Body", "need": "1"},
+            headers={"HX-Request": "true"},
+        )
+    )
 
     assert response.status_code == 503
     assert response.headers["HX-Retarget"] == "#notice"
