@@ -34,7 +34,7 @@ SEQ = re.compile(r'data-seq="(\d+)"')
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH_DB = "tabletop_bench"
 REDIS_BENCH = "redis://127.0.0.1:6379/5"  # a database of its own, flushed before and after
-BACKEND = "django.contrib.auth.backends.ModelBackend"
+BACKEND = "tabletop.auth_backend.ModelBackend"
 
 
 # -- environment and database ---------------------------------------------------------------------

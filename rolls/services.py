@@ -14,6 +14,7 @@ from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError, get_system
 from rolls.systems.base import Rng
 from rolls.tables import adapter_for
+from tabletop.compiled_query import CompiledQuery
 from tabletop.models import Campaign, Character
 
 
@@ -68,8 +69,14 @@ def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str
         )
 
 
+# Read and locked on every roll and paid follow-up: compiled once (tabletop/compiled_query.py).
+_LOCKED_CHARACTER = CompiledQuery(
+    lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
+)
+
+
 def _locked(character: Character) -> Character:
-    return Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+    return _LOCKED_CHARACTER.get(pk=character.pk)
 
 
 def roll_create(

@@ -10,24 +10,34 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from tabletop.compiled_query import CompiledQuery
 from tabletop.models import Campaign, Character, Membership
 
 # The largest id a database column holds. A larger one in a URL matches nothing, but SQLite
 # raises OverflowError on it in a foreign-key lookup instead of finding nothing.
 MAX_ID = 2**63 - 1
 
+# Read on every request that acts in a campaign: compiled once (tabletop/compiled_query.py).
+_MEMBERSHIP = CompiledQuery(
+    lambda campaign_id, user_id: Membership.objects.select_related("campaign").filter(
+        campaign_id=campaign_id, user_id=user_id
+    ),
+    "campaign_id",
+    "user_id",
+)
+_CHARACTER = CompiledQuery(
+    lambda campaign_id, character_id: Character.objects.filter(campaign_id=campaign_id, pk=character_id),
+    "campaign_id",
+    "character_id",
+)
+
 
 def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
     if not user.is_authenticated or not 0 < campaign_id <= MAX_ID:
         raise Http404("No such campaign.")
-    # get(), not filter().first(): a member once per campaign, and no ORDER BY to compile (a
-    # third less time on every request that checks access).
-    try:
-        membership = Membership.objects.select_related("campaign").get(
-            campaign_id=campaign_id, user_id=user.pk
-        )
-    except Membership.DoesNotExist:
-        raise Http404("No such campaign.") from None
+    membership = _MEMBERSHIP.get_or_none(campaign_id=campaign_id, user_id=user.pk)
+    if membership is None:
+        raise Http404("No such campaign.")
     membership.user = user  # the request's, already read
     return membership
 
@@ -46,10 +56,9 @@ def may_act_for(membership: Membership, character: Character) -> bool:
 def character_or_404(campaign: Campaign, character_id: int) -> Character:
     if not 0 < character_id <= MAX_ID:
         raise Http404("No such character.")
-    try:
-        character = Character.objects.get(campaign=campaign, pk=character_id)
-    except Character.DoesNotExist:
-        raise Http404("No such character.") from None
+    character = _CHARACTER.get_or_none(campaign_id=campaign.pk, character_id=character_id)
+    if character is None:
+        raise Http404("No such character.")
     character.campaign = campaign  # the membership's, already read: no second read or join
     return character
 

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rolls.systems import SLUGS, get_system
+from tabletop.compiled_query import CompiledQuery
 
 
 def new_join_token() -> str:
@@ -52,11 +53,11 @@ class Campaign(models.Model):
         return story_name(self.system)
 
     def open_session(self) -> PlaySession | None:
-        # At most one is open (the "one_open_session" constraint): get(), no ORDER BY.
-        try:
-            return self.sessions.get(ended__isnull=True)
-        except PlaySession.DoesNotExist:
-            return None
+        # At most one is open (the "one_open_session" constraint). Read on every roll.
+        session = _OPEN_SESSION.get_or_none(campaign_id=self.pk)
+        if session is not None:
+            session.campaign = self
+        return session
 
 
 class Membership(models.Model):
@@ -130,6 +131,11 @@ class PlaySession(models.Model):
 
     def __str__(self) -> str:
         return f"Session {self.number}"
+
+
+_OPEN_SESSION = CompiledQuery(
+    lambda campaign_id: PlaySession.objects.filter(campaign_id=campaign_id, ended__isnull=True), "campaign_id"
+)
 
 
 class Presence(models.Model):

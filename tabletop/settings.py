@@ -227,6 +227,8 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
 
 # -- auth and sessions --------------------------------------------------------------------------
 LOGIN_URL = "tabletop:login"
+# Django's model backend with the signed-in user read by a compiled query (every request).
+AUTHENTICATION_BACKENDS = ["tabletop.auth_backend.ModelBackend"]
 LOGIN_REDIRECT_URL = "tabletop:home"
 LOGOUT_REDIRECT_URL = "tabletop:home"
 # A phone that joined stays at the table: a year, renewed on every visit.
