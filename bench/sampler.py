@@ -118,6 +118,8 @@ def start(directory: str, interval: float = 0.002) -> None:
 
 # Sync functions whose CPU time ``start_sections`` adds up (in the thread that runs them).
 SECTIONS = [
+    "django.core.handlers.base.BaseHandler.get_response",  # a request's middleware and view
+    "rolls.views.roll_create",  # the roll view, within it
     "rolls.services.roll_create",  # the roll's transaction, with its on-commit work
     "rolls.live._announce",  # on commit: render the shared card, group-send
     "rolls.feed.prepare_entry",  # the writer's render of the shared card

@@ -14,8 +14,16 @@ from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError, get_system
 from rolls.systems.base import Rng
 from rolls.tables import adapter_for
-from tabletop.compiled_query import CompiledQuery
+from tabletop.compiled_query import CompiledInsert, CompiledQuery
 from tabletop.models import Campaign, Character
+
+# Read and locked on every roll and paid follow-up; written on every roll: compiled once
+# (tabletop/compiled_query.py).
+_NEW_ROLL = CompiledInsert(Roll)
+_NEW_ENTRY = CompiledInsert(LogEntry)
+_LOCKED_CHARACTER = CompiledQuery(
+    lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
+)
 
 
 def append_entry(
@@ -31,7 +39,7 @@ def append_entry(
     """Append one entry with the next sequence number. Call inside a transaction: the UPDATE
     locks the campaign row until commit, so sequence numbers never repeat or skip."""
     seq = _next_seq(campaign_id)
-    entry = LogEntry.objects.create(
+    entry = _NEW_ENTRY.create(
         campaign_id=campaign_id,
         seq=seq,
         kind=kind,
@@ -69,12 +77,6 @@ def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str
         )
 
 
-# Read and locked on every roll and paid follow-up: compiled once (tabletop/compiled_query.py).
-_LOCKED_CHARACTER = CompiledQuery(
-    lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
-)
-
-
 def _locked(character: Character) -> Character:
     return _LOCKED_CHARACTER.get(pk=character.pk)
 
@@ -108,7 +110,7 @@ def roll_create(
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
         state = system.roll(request, rng)
-        roll = Roll.objects.create(
+        roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
             character=character,

@@ -1,4 +1,4 @@
-"""Reads on the roll path, compiled to SQL once.
+"""Reads and inserts on the roll path, compiled to SQL once.
 
 Django builds a query's SQL anew on every call. For the small reads every roll makes (the
 signed-in user, the membership, the character, its lock, the open session) building it is
@@ -16,6 +16,11 @@ Only for querysets whose SQL does not depend on the parameters' values: equality
 columns (ids, flags), no ``__in`` lists, nothing that compiles differently for None. Each
 stand-in must appear exactly once among the compiled parameters, or the first call fails
 loudly instead of running the wrong SQL.
+
+A ``CompiledInsert`` does the same for ``Model.objects.create()``: the INSERT of every column
+is compiled once, and each call sends the values as ``save()`` prepares them (``pre_save``,
+then ``get_db_prep_save``) and reads the new id back. It sends no ``pre_save``/``post_save``
+signals: nothing here listens to them (writes happen in services, see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 from django.db import connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
+from django.db.models.sql import InsertQuery
 from django.db.transaction import TransactionManagementError
 
 # Stand-ins: integers no id or flag of ours takes, inside a 32-bit column's range (Django
@@ -160,3 +166,67 @@ class CompiledQuery[M: Model]:
             for name, position in plan.annotations:
                 setattr(obj, name, row[position])
             yield obj
+
+
+@dataclass(frozen=True)
+class _InsertPlan:
+    sql: str
+    db: str
+    fields: tuple[Any, ...]
+
+
+class CompiledInsert[M: Model]:
+    """``model.objects.create(**values)`` with the INSERT compiled once."""
+
+    def __init__(self, model: type[M]) -> None:
+        self.model = model
+        self._compiled: _InsertPlan | None = None
+        self._lock = threading.Lock()
+
+    def create(self, **values: Any) -> M:
+        obj = self.model(**values)
+        obj._prepare_related_fields_for_save(operation_name="save")  # as save(): no unsaved relations
+        plan = self._plan()
+        connection = connections[plan.db]
+        params = []
+        for field in plan.fields:
+            value = field.pre_save(obj, add=True)  # auto_now_add and the like, as save() does
+            if hasattr(value, "resolve_expression"):
+                raise TypeError(f"{field.name}: a compiled insert takes values, not expressions")
+            params.append(field.get_db_prep_save(value, connection=connection))
+        with connection.cursor() as cursor:
+            cursor.execute(plan.sql, params)
+            row = cursor.fetchone()
+        obj.pk = row[0]
+        obj._state.adding = False
+        obj._state.db = plan.db
+        return obj
+
+    def sql(self) -> str:
+        return self._plan().sql
+
+    def _plan(self) -> _InsertPlan:
+        if self._compiled is None:
+            with self._lock:
+                if self._compiled is None:
+                    self._compiled = self._compile()
+        return self._compiled
+
+    def _compile(self) -> _InsertPlan:
+        meta = self.model._meta
+        db = self.model._default_manager.db_manager().db
+        connection = connections[db]
+        if (
+            list(meta.db_returning_fields) != [meta.pk]
+            or not connection.features.can_return_columns_from_insert
+        ):
+            raise ValueError(f"{meta.label}: a compiled insert reads back the id alone, with RETURNING")
+        fields = tuple(f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field)
+        query = InsertQuery(self.model)
+        query.insert_values(fields, [self.model()], raw=False)
+        compiler = query.get_compiler(using=db)
+        compiler.returning_fields = meta.db_returning_fields
+        statements = compiler.as_sql()
+        if len(statements) != 1 or len(statements[0][1]) != len(fields):
+            raise ValueError(f"{meta.label}: not one plain placeholder per column: {statements}")
+        return _InsertPlan(sql=statements[0][0], db=db, fields=fields)

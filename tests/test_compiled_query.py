@@ -1,5 +1,5 @@
-"""Compiled reads return what the ORM's get() returns, run the SQL the ORM would run, and
-refuse what they cannot do correctly."""
+"""Compiled reads return what the ORM's get() returns and run the SQL the ORM would run;
+compiled inserts write the row create() writes; both refuse what they cannot do correctly."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from rolls import services as roll_services
+from rolls.models import LogEntry, Roll
 from tabletop import access, auth_backend, models
 from tabletop.compiled_query import CompiledQuery
 from tabletop.models import Character, Membership
@@ -137,3 +138,52 @@ def test_it_refuses_a_query_whose_sql_would_not_follow_its_parameters() -> None:
     unused = CompiledQuery(lambda pk: Character.objects.all(), "pk")
     with pytest.raises(ValueError, match="appears 0 times"):
         unused.get_or_none(pk=1)
+
+
+def _row(model: type[Model], pk: int) -> dict[str, Any]:
+    """A row as the ORM reads it back, without what differs between two inserts."""
+    row = model.objects.filter(pk=pk).values().get()
+    del row["id"], row["created"]
+    return row
+
+
+def test_it_inserts_a_roll_as_create_does(table: Table) -> None:
+    session = table.campaign.open_session()
+    values = dict(
+        campaign=table.campaign,
+        session=session,
+        character=table.character,
+        character_name="Olle",
+        roller=table.player,
+        system="sixes",
+        intent="climb",
+        trait="Body + Force",
+    )
+    compiled = roll_services._NEW_ROLL.create(**values)
+    orm = Roll.objects.create(**values)
+    assert compiled.pk is not None and compiled.pk != orm.pk
+    assert compiled._state.adding is False and compiled._state.db == orm._state.db
+    assert compiled.created is not None and compiled.created.tzinfo is not None
+    assert _row(Roll, compiled.pk) == _row(Roll, orm.pk)
+    assert Roll.objects.get(pk=compiled.pk).created == compiled.created
+
+
+def test_it_inserts_a_log_entry_with_its_state_as_json(table: Table) -> None:
+    state = {"dice": [1, 6, 6], "note": "ä"}
+    entry = roll_services._NEW_ENTRY.create(
+        campaign_id=table.campaign.pk, seq=999, kind="event", action="call", actor=table.gm, state=state
+    )
+    assert LogEntry.objects.get(pk=entry.pk).state == state
+    with CaptureQueriesContext(connection) as queries:
+        roll_services._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
+    assert len(queries) == 1 and "RETURNING" in queries[0]["sql"]
+
+
+def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
+    with pytest.raises(ValueError, match="unsaved related object"):
+        roll_services._NEW_ENTRY.create(
+            campaign_id=table.campaign.pk, seq=5, kind="roll", action="roll", roll=Roll(system="sixes")
+        )
+    with pytest.raises(IntegrityError), transaction.atomic():  # the (campaign, seq) constraint
+        for _ in range(2):
+            roll_services._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
