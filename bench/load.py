@@ -64,6 +64,8 @@ class Phase:
     latencies: list[float] = field(default_factory=list)  # ms, one per delivery
     post_ms: list[float] = field(default_factory=list)
     lag_ms: list[float] = field(default_factory=list)  # how late the generator sent
+    # Per roll, in the order sent: (seconds into the run, POST ms, ms until its slowest socket).
+    timeline: list[tuple[float, float, float]] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
@@ -159,7 +161,7 @@ class Driver:
         import httpx
 
         result = Phase(rate, seconds)
-        posts: list[tuple[int, int, float]] = []  # (table, seq, sent at)
+        posts: list[tuple[int, int, float, float]] = []  # (table, seq, sent at, POST ms)
         base = self.target.server.base
         dup_before = sum(lst.duplicates for lst in self.listeners)
         ooo_before = sum(lst.out_of_order for lst in self.listeners)
@@ -182,10 +184,11 @@ class Driver:
             except httpx.HTTPError:
                 result.statuses[0] += 1
                 return
-            result.post_ms.append((time.perf_counter() - sent) * 1000)
+            post_ms = (time.perf_counter() - sent) * 1000
+            result.post_ms.append(post_ms)
             result.statuses[response.status_code] += 1
             if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
-                posts.append((table, int(match.group(1)), sent))
+                posts.append((table, int(match.group(1)), sent, post_ms))
 
         sampler = asyncio.create_task(sample_rss())
         tasks = []
@@ -205,19 +208,22 @@ class Driver:
             # Wait for every socket to have every entry, or for the drain time to pass.
             deadline = time.perf_counter() + drain
             while time.perf_counter() < deadline:
-                if all(seq in lst.first_seen for t, seq, _ in posts for lst in self.by_table[t]):
+                if all(seq in lst.first_seen for t, seq, _, _ in posts for lst in self.by_table[t]):
                     break
                 await asyncio.sleep(0.05)
         sampler.cancel()
         result.cpu = dict(cpu)
         result.posted = count
-        for table, seq, sent in posts:
+        for table, seq, sent, post_ms in sorted(posts, key=lambda post: post[2]):
+            slowest = 0.0
             for lst in self.by_table[table]:
                 result.expected += 1
                 seen = lst.first_seen.get(seq)
                 if seen is not None:
                     result.delivered += 1
                     result.latencies.append((seen - sent) * 1000)
+                slowest = max(slowest, (seen - sent) * 1000 if seen is not None else math.inf)
+            result.timeline.append((sent - start, post_ms, slowest))
         # Failed POSTs are counted as errors; their entries (if any) were never expected.
         result.duplicates = sum(lst.duplicates for lst in self.listeners) - dup_before
         result.out_of_order = sum(lst.out_of_order for lst in self.listeners) - ooo_before
@@ -303,7 +309,9 @@ async def run_target(target: Target, tables: list[Table], args: argparse.Namespa
     if target.server.env.get("BENCH_PROFILE"):
         (Path(target.server.env["BENCH_PROFILE"]) / "reset").touch()  # profile the measured run only
         await asyncio.sleep(1)
-    out["main"] = await driver.phase(args.rate, args.seconds)
+    out["main"] = main = await driver.phase(args.rate, args.seconds)
+    if args.timeline:
+        write_timeline(Path(args.timeline) / f"{target.name}.txt", main)
     if args.sweep:
         print(
             f"sweep ({target.name}): highest rate with p99 < {SWEEP_P99_MS:.0f} ms and nothing lost",
@@ -318,6 +326,17 @@ async def run_target(target: Target, tables: list[Table], args: argparse.Namespa
     out["errors"] = target.server.errors()
     await driver.close()
     return out
+
+
+def write_timeline(path: Path, phase: Phase) -> None:
+    """One line per roll of the measured run, in the order sent: when, how long its POST took,
+    how long until its slowest socket had it. Shows whether a tail is queueing (slow rolls
+    spread over the run) or stalls (slow rolls in bursts, and how often)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["# seconds  post_ms  slowest_socket_ms"]
+    lines += [f"{at:8.3f} {post:8.1f} {slowest:8.1f}" for at, post, slowest in phase.timeline]
+    path.write_text("\n".join(lines) + "\n")
+    print(f"timeline ({path.stem}): {path}", flush=True)
 
 
 def app_target(server: Server) -> Target:
@@ -457,6 +476,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-ceiling", type=float, default=2000)
     parser.add_argument(
         "--app", default="tabletop.asgi:application", help="the ASGI app to serve (an experiment of yours)"
+    )
+    parser.add_argument(
+        "--timeline",
+        metavar="DIR",
+        help="write each roll of the measured run to DIR/app.txt, DIR/baseline.txt",
     )
     parser.add_argument("--profile", metavar="DIR", help="run bench/sampler.py in the servers, write to DIR")
     parser.add_argument(
