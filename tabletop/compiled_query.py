@@ -12,15 +12,16 @@ instances as the ORM's own ``ModelIterable`` makes them: the database's converte
 dates), the ``select_related`` objects, the fetch mode. So a compiled read returns what
 ``get()`` on the same queryset returns, and a test compares the two for every query declared.
 
-Only for querysets whose SQL does not depend on the parameters' values: equality on plain
-columns (ids, flags), no ``__in`` lists, nothing that compiles differently for None. Each
-stand-in must appear exactly once among the compiled parameters, or the first call fails
-loudly instead of running the wrong SQL.
+Only for querysets whose SQL does not depend on the parameters' values: the parameters are
+integers compared for equality with integer columns (ids); no ``__in`` lists, nothing that
+compiles differently for None. What the query fixes itself (a flag, ``IS NULL``) may be
+anything. Each stand-in must appear exactly once among the compiled parameters, or the first
+call fails loudly instead of running the wrong SQL.
 
 A ``CompiledInsert`` does the same for ``Model.objects.create()``: the INSERT of every column
 is compiled once, and each call sends the values as ``save()`` prepares them (``pre_save``,
 then ``get_db_prep_save``) and reads the new id back. It sends no ``pre_save``/``post_save``
-signals: nothing here listens to them (writes happen in services, see docs/architecture.md).
+signals: nothing here listens to them (writes and what follows them live in services).
 """
 
 from __future__ import annotations
@@ -36,10 +37,29 @@ from django.db.models.query import get_related_populators
 from django.db.models.sql import InsertQuery
 from django.db.transaction import TransactionManagementError
 
-# Stand-ins: integers no id or flag of ours takes, inside a 32-bit column's range (Django
+# Stand-ins: integers no id of ours takes (ids are positive), inside a 32-bit column's range (Django
 # compiles an out-of-range integer lookup to "matches nothing", without a parameter).
 _FIRST_STAND_IN = -2_140_000_001
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class _CompiledOnce[P]:
+    """Compiles on first use, once per process: the database is the settings' and does not
+    change while the process runs."""
+
+    def __init__(self) -> None:
+        self._compiled: P | None = None
+        self._lock = threading.Lock()
+
+    def _plan(self) -> P:
+        if self._compiled is None:
+            with self._lock:
+                if self._compiled is None:
+                    self._compiled = self._compile()
+        return self._compiled
+
+    def _compile(self) -> P:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -59,7 +79,7 @@ class _Plan:
     fetch_mode: Any
 
 
-class CompiledQuery[M: Model]:
+class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
     """A read of at most one row, compiled once.
 
     ``build`` takes the parameters as keywords (all integers) and returns the queryset;
@@ -67,10 +87,9 @@ class CompiledQuery[M: Model]:
     """
 
     def __init__(self, build: Callable[..., QuerySet[M]], *params: str) -> None:
+        super().__init__()
         self._build = build
         self._names = params
-        self._compiled: _Plan | None = None
-        self._lock = threading.Lock()
 
     def get(self, **params: int) -> M:
         obj = self.get_or_none(**params)
@@ -104,15 +123,6 @@ class CompiledQuery[M: Model]:
     def sql(self) -> str:
         """The SQL each call runs (for tests and for reading)."""
         return self._plan().sql
-
-    def _plan(self) -> _Plan:
-        # Compiled on first use, once per process: the database is the settings' and does
-        # not change while the process runs.
-        if self._compiled is None:
-            with self._lock:
-                if self._compiled is None:
-                    self._compiled = self._compile()
-        return self._compiled
 
     def _compile(self) -> _Plan:
         stand_ins = {name: _FIRST_STAND_IN - index for index, name in enumerate(self._names)}
@@ -175,13 +185,12 @@ class _InsertPlan:
     fields: tuple[Any, ...]
 
 
-class CompiledInsert[M: Model]:
+class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
     """``model.objects.create(**values)`` with the INSERT compiled once."""
 
     def __init__(self, model: type[M]) -> None:
+        super().__init__()
         self.model = model
-        self._compiled: _InsertPlan | None = None
-        self._lock = threading.Lock()
 
     def create(self, **values: Any) -> M:
         obj = self.model(**values)
@@ -204,13 +213,6 @@ class CompiledInsert[M: Model]:
 
     def sql(self) -> str:
         return self._plan().sql
-
-    def _plan(self) -> _InsertPlan:
-        if self._compiled is None:
-            with self._lock:
-                if self._compiled is None:
-                    self._compiled = self._compile()
-        return self._compiled
 
     def _compile(self) -> _InsertPlan:
         meta = self.model._meta
