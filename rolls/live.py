@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
 from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
+
+from tabletop.request_threads import serving_loop
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry
@@ -24,8 +27,33 @@ def table_group(campaign_id: int) -> str:
 
 def _send(campaign_id: int, message: dict[str, object]) -> None:
     layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(table_group(campaign_id), message)
+    if layer is None:
+        return
+    group = table_group(campaign_id)
+    loop = serving_loop()
+    if loop is None:
+        async_to_sync(layer.group_send)(group, message)
+        return
+    # On a request thread: the serving loop sends it while the thread goes on with the
+    # response. Waiting cost the thread a trip to the loop, and at times a wait behind the
+    # loop's other work. A send that lands after a later one loses nothing: sockets catch up
+    # by sequence number.
+    loop.call_soon_threadsafe(_start_sending, layer, group, message)
+
+
+_sending: set[asyncio.Task[None]] = set()
+
+
+def _start_sending(layer: BaseChannelLayer, group: str, message: dict[str, object]) -> None:
+    task = asyncio.ensure_future(layer.group_send(group, message))
+    _sending.add(task)  # held until done: the loop keeps only a weak reference
+    task.add_done_callback(_sent)
+
+
+def _sent(task: asyncio.Task[None]) -> None:
+    _sending.discard(task)
+    if not task.cancelled() and (error := task.exception()) is not None:
+        logger.error("a broadcast could not be sent", exc_info=error)
 
 
 def broadcast_entry(entry: LogEntry) -> None:

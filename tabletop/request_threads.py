@@ -9,13 +9,20 @@ PRAGMAs and some thirty SQL functions registered, then a WAL checkpoint at close
 bench/load.py measured that as a large part of a roll's cost.
 
 This handler keeps Django's request handling as it is (signals, middleware, error handlers,
-streaming) and changes two things:
+streaming) and changes three things:
 
 - The middleware chain and the view run as Django runs them under WSGI: synchronously, in one
   call on the request's thread.
+- That call also sends ``request_started`` and, for a response already in memory, closes it
+  (``request_finished``): stock Django makes a trip to the thread for each of the three.
+  A stream (a static file) is closed after it is sent, as Django does.
 - The thread is one of ``REQUEST_THREADS`` long-lived threads (one by default: see the
   settings), lent to one request at a time, so its database connection outlives the request
   (``CONN_MAX_AGE``; PostgreSQL takes its connections from psycopg's pool instead).
+
+While it works on a request, the thread knows the event loop that lent it
+(``serving_loop()``): a broadcast is handed to that loop without waiting for it
+(``rolls.live``).
 
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
 POST over the cap gets a thread of its own at once, and ``tabletop.admission`` answers it with
@@ -25,20 +32,37 @@ the 503 "busy" page without waiting behind the queue it would have joined.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import deque
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any
+from contextlib import closing
+from typing import IO, Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import connections
-from django.http import HttpRequest
+from django.http import FileResponse
 from django.http.response import HttpResponseBase
+from django.urls import set_script_prefix
 
 # Set in the scope of a write request that came over the cap (read by tabletop.admission).
 OVER_CAPACITY = "tabletop.over_capacity"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+_serving = threading.local()
+
+
+def serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop that lent this thread the request it works on; None elsewhere (a socket's
+    database thread, a management command, a test calling a service)."""
+    return getattr(_serving, "loop", None)
+
+
+class _Sent(Exception):
+    """A stream went out whole (ends the task group that listens for a disconnect)."""
 
 
 class Threads:
@@ -84,8 +108,48 @@ class RequestThreadsHandler(ASGIHandler):
         # The synchronous chain, as under WSGI: one trip to the request's thread runs it all.
         super().load_middleware(is_async=False)
 
-    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """``ASGIHandler.handle``, with the request's synchronous work in one trip to its thread."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        with closing(body_file):
+            set_script_prefix(get_script_prefix(scope))
+            respond = sync_to_async(self._respond, thread_sensitive=True)
+            response = await respond(scope, body_file, asyncio.get_running_loop())
+            response._handler_class = self.__class__  # type: ignore[attr-defined]
+            if not response.streaming:
+                await self.send_response(response, send)  # closed on the thread already
+                return
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+            # As Django sends a stream: stop when the client leaves, then close it.
+            try:
+                try:
+                    async with asyncio.TaskGroup() as group:
+                        group.create_task(self.listen_for_disconnect(receive))
+                        await self.send_response(response, send)
+                        raise _Sent
+                except* (_Sent, RequestAborted):
+                    pass
+            finally:
+                await sync_to_async(response.close, thread_sensitive=True)()
+
+    def _respond(
+        self, scope: dict[str, Any], body_file: IO[bytes], loop: asyncio.AbstractEventLoop
+    ) -> HttpResponseBase:
+        _serving.loop = loop
+        try:
+            signals.request_started.send(sender=self.__class__, scope=scope)
+            request, response = self.create_request(scope, body_file)
+            if request is not None:
+                response = self.get_response(request)
+            if not response.streaming:
+                response.close()  # request_finished, here rather than after one more trip
+            return response
+        finally:
+            _serving.loop = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
