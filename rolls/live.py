@@ -36,22 +36,35 @@ def _send(campaign_id: int, message: dict[str, object]) -> None:
         return
     # On a request thread: the serving loop sends it while the thread goes on with the
     # response. Waiting cost the thread a trip to the loop, and at times a wait behind the
-    # loop's other work. A send that lands after a later one loses nothing: sockets catch up
-    # by sequence number.
-    loop.call_soon_threadsafe(_start_sending, layer, group, message)
+    # loop's other work. The loop sends them one after another, in the order the thread
+    # handed them over: over Redis, sends running side by side could land out of order, and a
+    # socket that sees entry N+1 before N reads and renders the gap itself.
+    loop.call_soon_threadsafe(_send_in_turn, loop, layer, group, message)
 
 
-_sending: set[asyncio.Task[None]] = set()
+# Per serving loop, the send the next one waits for (gone once it is done and no other follows).
+_last_send: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
 
 
-def _start_sending(layer: BaseChannelLayer, group: str, message: dict[str, object]) -> None:
-    task = asyncio.ensure_future(layer.group_send(group, message))
-    _sending.add(task)  # held until done: the loop keeps only a weak reference
-    task.add_done_callback(_sent)
+def _send_in_turn(
+    loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer, group: str, message: dict[str, object]
+) -> None:
+    task = loop.create_task(_send_after(_last_send.get(loop), layer, group, message))
+    _last_send[loop] = task  # also holds it until done: the loop keeps only a weak reference
+    task.add_done_callback(lambda done: _sent(loop, done))
 
 
-def _sent(task: asyncio.Task[None]) -> None:
-    _sending.discard(task)
+async def _send_after(
+    previous: asyncio.Task[None] | None, layer: BaseChannelLayer, group: str, message: dict[str, object]
+) -> None:
+    if previous is not None:
+        await asyncio.wait([previous])  # its turn first, however it ends
+    await layer.group_send(group, message)
+
+
+def _sent(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+    if _last_send.get(loop) is task:
+        del _last_send[loop]
     if not task.cancelled() and (error := task.exception()) is not None:
         logger.error("a broadcast could not be sent", exc_info=error)
 

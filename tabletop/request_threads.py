@@ -21,8 +21,8 @@ streaming) and changes three things:
   (``CONN_MAX_AGE``; PostgreSQL takes its connections from psycopg's pool instead).
 
 While it works on a request, the thread knows the event loop that lent it
-(``serving_loop()``): a broadcast is handed to that loop without waiting for it
-(``rolls.live``).
+(``serving_loop()``): a broadcast is handed to that loop, which sends it in turn, without the
+thread waiting for it (``rolls.live``).
 
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
 POST over the cap gets a thread of its own at once, and ``tabletop.admission`` answers it with
@@ -118,7 +118,6 @@ class RequestThreadsHandler(ASGIHandler):
             set_script_prefix(get_script_prefix(scope))
             respond = sync_to_async(self._respond, thread_sensitive=True)
             response = await respond(scope, body_file, asyncio.get_running_loop())
-            response._handler_class = self.__class__  # type: ignore[attr-defined]
             if not response.streaming:
                 await self.send_response(response, send)  # closed on the thread already
                 return
@@ -145,6 +144,7 @@ class RequestThreadsHandler(ASGIHandler):
             request, response = self.create_request(scope, body_file)
             if request is not None:
                 response = self.get_response(request)
+            response._handler_class = self.__class__  # type: ignore[attr-defined]  (the signal's sender)
             if not response.streaming:
                 response.close()  # request_finished, here rather than after one more trip
             return response

@@ -1,6 +1,6 @@
 """The ASGI handler's one trip to the request thread: Django's signals once each, on that
 thread; streams sent whole, then closed; and a roll's broadcast handed to the serving loop
-without waiting, still reaching the table's sockets."""
+without waiting, still reaching the table's sockets, sends going out in the order given."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from django.urls import path, reverse
 from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
+from rolls import live
 from tabletop.request_threads import RequestThreadsHandler, serving_loop
 from tests.conftest import build_table
 from tests.test_consumers import (  # noqa: F401  (fixture)
@@ -55,13 +56,16 @@ urlpatterns = [path("where/", where), path("stream/", stream)]
 
 @pytest.fixture
 def sent_signals() -> Iterator[list[tuple[str, str]]]:
-    """Each request_started and request_finished, with the thread it was sent on."""
+    """Each request_started and request_finished, with the thread it was sent on; both name
+    the handler as their sender."""
     seen: list[tuple[str, str]] = []
 
-    def started(**kwargs: Any) -> None:
+    def started(sender: object, **kwargs: Any) -> None:
+        assert sender is RequestThreadsHandler
         seen.append(("started", threading.current_thread().name))
 
-    def finished(**kwargs: Any) -> None:
+    def finished(sender: object, **kwargs: Any) -> None:
+        assert sender is RequestThreadsHandler
         seen.append(("finished", threading.current_thread().name))
 
     signals.request_started.connect(started)
@@ -147,3 +151,30 @@ async def test_a_roll_posted_through_the_handler_reaches_the_tables_socket() -> 
     frames = await frames_until(gm, up_to(seq))
     assert any('hx-swap-oob="afterbegin:#feed"' in frame and f'data-seq="{seq}"' in frame for frame in frames)
     await gm.disconnect()
+
+
+class UnevenLayer:
+    """A channel layer whose sends take longer for even numbers, and fail for 3: what a
+    network layer can do (the real ones do not let a test choose their delays)."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await asyncio.sleep(0.02 if message["n"] % 2 == 0 else 0)
+        if message["n"] == 3:
+            raise ConnectionError("Redis went away")
+        self.sent.append(message["n"])
+
+
+async def test_sends_handed_to_the_loop_go_out_in_the_order_given(caplog: pytest.LogCaptureFixture) -> None:
+    loop = asyncio.get_running_loop()
+    layer = UnevenLayer()
+    for n in range(6):
+        live._send_in_turn(loop, layer, "table-1", {"n": n})  # type: ignore[arg-type]
+    last = live._last_send[loop]
+    await asyncio.wait([last])
+
+    assert layer.sent == [0, 1, 2, 4, 5]  # in order; a failed send holds up none after it
+    assert "a broadcast could not be sent" in caplog.text
+    assert loop not in live._last_send  # nothing kept once all are out
