@@ -32,6 +32,7 @@ the 503 "busy" page without waiting behind the queue it would have joined.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import deque
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -47,6 +48,8 @@ from django.db import connections
 from django.http import FileResponse
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
+
+logger = logging.getLogger(__name__)
 
 # Set in the scope of a write request that came over the cap (read by tabletop.admission).
 OVER_CAPACITY = "tabletop.over_capacity"
@@ -146,7 +149,10 @@ class RequestThreadsHandler(ASGIHandler):
                 response = self.get_response(request)
             response._handler_class = self.__class__  # type: ignore[attr-defined]  (the signal's sender)
             if not response.streaming:
-                response.close()  # request_finished, here rather than after one more trip
+                try:
+                    response.close()  # request_finished, here rather than after one more trip
+                except Exception:  # the answer is whole: it goes out, as it would after sending
+                    logger.exception("closing the response to %s failed", scope.get("path"))
             return response
         finally:
             _serving.loop = None

@@ -178,3 +178,22 @@ async def test_sends_handed_to_the_loop_go_out_in_the_order_given(caplog: pytest
     assert layer.sent == [0, 1, 2, 4, 5]  # in order; a failed send holds up none after it
     assert "a broadcast could not be sent" in caplog.text
     assert loop not in live._last_send  # nothing kept once all are out
+
+
+def test_a_receiver_of_request_finished_that_fails_does_not_spoil_the_answer(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Stock Django closes a response after sending it, so such a failure only reaches the log.
+    settings.ROOT_URLCONF = __name__
+
+    def broken(**kwargs: Any) -> None:
+        raise RuntimeError("a receiver's bug")
+
+    signals.request_finished.connect(broken)
+    try:
+        [response] = asyncio.run(serve(RequestThreadsHandler(threads=1), ("GET", "/where/")))
+    finally:
+        signals.request_finished.disconnect(broken)
+
+    assert response.status_code == 200
+    assert "closing the response to /where/ failed" in caplog.text
