@@ -135,6 +135,10 @@ class RequestThreadsHandler(ASGIHandler):
                         raise _Sent
                 except* (_Sent, RequestAborted):
                     pass
+            except BaseExceptionGroup as errors:  # as Django: a lone error raised as itself
+                if len(errors.exceptions) == 1:
+                    raise errors.exceptions[0] from None
+                raise
             finally:
                 await sync_to_async(response.close, thread_sensitive=True)()
 
