@@ -34,7 +34,6 @@ SEQ = re.compile(r'data-seq="(\d+)"')
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH_DB = "tabletop_bench"
 REDIS_BENCH = "redis://127.0.0.1:6379/5"  # a database of its own, flushed before and after
-BACKEND = "tabletop.auth_backend.ModelBackend"
 
 
 # -- environment and database ---------------------------------------------------------------------
@@ -175,7 +174,7 @@ def _session_cookie(user: Any) -> tuple[str, str]:
 
     session = import_module(settings.SESSION_ENGINE).SessionStore()
     session["_auth_user_id"] = str(user.pk)
-    session["_auth_user_backend"] = BACKEND
+    session["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
     session["_auth_user_hash"] = user.get_session_auth_hash()
     session.create()
     csrf = "".join(

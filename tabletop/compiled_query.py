@@ -27,6 +27,7 @@ signals: nothing here listens to them (writes and what follows them live in serv
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +44,7 @@ _FIRST_STAND_IN = -2_140_000_001
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-class _CompiledOnce[P]:
+class _CompiledOnce[P](ABC):
     """Compiles on first use, once per process: the database is the settings' and does not
     change while the process runs."""
 
@@ -58,8 +59,9 @@ class _CompiledOnce[P]:
                     self._compiled = self._compile()
         return self._compiled
 
+    @abstractmethod
     def _compile(self) -> P:
-        raise NotImplementedError
+        """The plan: SQL and what running it needs."""
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="tabletop.auth_backend.ModelBackend")
+        login(request, user)
         messages.success(request, f"Welcome, {user.get_username()}. Create your first campaign.")
         return redirect("tabletop:campaign-new")
     return render(request, "tabletop/signup.html", {"form": form})
@@ -240,7 +240,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         user = request.user
         if not user.is_authenticated:
             user = services.player_create(display_name=name)
-            login(request, user, backend="tabletop.auth_backend.ModelBackend")
+            login(request, user)
         services.member_join(campaign=campaign, user=user, display_name=name)
         return redirect("tabletop:character-new", campaign.pk)
     return render(request, "tabletop/join.html", {"campaign": campaign, "form": form})
