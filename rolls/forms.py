@@ -48,9 +48,14 @@ class SixesRollForm(RollFormBase):
         choices = [(a, f"{a} alone") for a in ATTRIBUTES]
         choices += [(f"skill-{i}", s["name"]) for i, s in enumerate(sheet.get("skills", []))]
         self.fields["trait"].choices = choices
-        self.fields["helper"].queryset = Character.objects.filter(campaign_id=character.campaign_id).exclude(
-            pk=character.pk
-        )
+        # The other characters at the table: listed when the form is shown, looked up when a
+        # helper is sent. Most rolls send none, and building the query was a quarter of the
+        # form's cost on the roll path (bench/load.py, profiled); unbuilt, the field stays
+        # ``none()`` and an empty choice cleans to None without a query.
+        if not self.is_bound or self.data.get(self.add_prefix("helper")):
+            self.fields["helper"].queryset = Character.objects.filter(
+                campaign_id=character.campaign_id
+            ).exclude(pk=character.pk)
         self.fields["helper"].empty_label = "Nobody"
         if sheet.get("item"):
             self.fields["item"].label = f"{sheet['item']} (+2 dice)"
