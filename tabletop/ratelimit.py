@@ -15,8 +15,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import resolve
-from django.urls.exceptions import Resolver404
 from django_htmx.http import reswap, retarget
 
 # The clock the windows are counted by (tests hold it still: a window that ends halfway through
@@ -38,17 +36,16 @@ class RateLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method == "POST":
-            refusal = self._check(request)
-            if refusal is not None:
-                return refusal
         return self.get_response(request)
 
-    def _check(self, request: HttpRequest) -> HttpResponse | None:
-        try:
-            name = resolve(request.path_info).view_name
-        except Resolver404:
+    def process_view(self, request: HttpRequest, *_view: object) -> HttpResponse | None:
+        # By now the URL is resolved (resolving it a second time cost more than the count
+        # itself), and a request that the CSRF check refused is not counted.
+        if request.method != "POST" or request.resolver_match is None:
             return None
+        return self._check(request, request.resolver_match.view_name)
+
+    def _check(self, request: HttpRequest, name: str) -> HttpResponse | None:
         limit = settings.RATE_LIMITS.get(name)
         if limit is None:
             return None
