@@ -54,3 +54,19 @@ def test_get_requests_are_not_counted(client: Client, settings: object) -> None:
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "tabletop:login": (1, 60)}  # type: ignore[attr-defined]
     for _ in range(5):
         assert client.get(reverse("tabletop:login")).status_code == 200
+
+
+@pytest.mark.django_db
+def test_posts_refused_by_the_csrf_check_are_not_counted(settings: object) -> None:
+    """The count is taken after the CSRF check: forged posts get their 403 and spend nothing
+    of the visitor's limit."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "tabletop:login": (2, 60)}  # type: ignore[attr-defined]
+    client = Client(enforce_csrf_checks=True)
+    url = reverse("tabletop:login")
+    for _ in range(5):
+        assert client.post(url, {"username": "x", "password": "y"}).status_code == 403
+    token = client.get(url).cookies["csrftoken"].value
+    for _ in range(2):
+        response = client.post(url, {"username": "x", "password": "y"}, HTTP_X_CSRFTOKEN=token)
+        assert response.status_code == 200
+    assert client.post(url, {"username": "x", "password": "y"}, HTTP_X_CSRFTOKEN=token).status_code == 429
