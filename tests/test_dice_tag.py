@@ -31,3 +31,12 @@ def test_a_new_dropped_die_with_a_caption() -> None:
 
 def test_no_dice_draw_nothing() -> None:
     assert draw() == ""
+
+
+def test_a_follow_ups_choices_become_escaped_options() -> None:
+    html = (
+        engines["django"]
+        .from_string("{% load dice %}{{ choices|options }}")
+        .render({"choices": ("Upset", "<b>")})
+    )
+    assert html == '<option value="Upset">Upset</option><option value="&lt;b&gt;">&lt;b&gt;</option>'
