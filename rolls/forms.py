@@ -34,9 +34,8 @@ class SixesRollForm(RollFormBase):
 
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
-    helper = forms.ModelChoiceField(
-        queryset=Character.objects.none(), required=False, label="A friend helps (+1 die)"
-    )
+    # Its queryset is set in __init__, and only when it is needed (see there).
+    helper = forms.ModelChoiceField(queryset=None, required=False, label="A friend helps (+1 die)")
     need = forms.TypedChoiceField(
         label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
     )
@@ -50,8 +49,8 @@ class SixesRollForm(RollFormBase):
         self.fields["trait"].choices = choices
         # The other characters at the table: listed when the form is shown, looked up when a
         # helper is sent. Most rolls send none, and building the query was a quarter of the
-        # form's cost on the roll path (bench/load.py, profiled); unbuilt, the field stays
-        # ``none()`` and an empty choice cleans to None without a query.
+        # form's cost on the roll path (bench/load.py, profiled); unbuilt, the field has no
+        # queryset to copy, and an empty choice cleans to None without one.
         if not self.is_bound or self.data.get(self.add_prefix("helper")):
             self.fields["helper"].queryset = Character.objects.filter(
                 campaign_id=character.campaign_id
