@@ -205,7 +205,7 @@ else:
 
 # POST requests one server process works on or queues for its request thread at once; more
 # get 503 "busy, try again" at once (tabletop/admission.py, counted in
-# tabletop/request_threads.py). Over half a second of rolls at one process's capacity.
+# tabletop/request_threads.py): about a fifth of a second of rolls at one process's capacity.
 MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 # Long-lived threads a server process runs requests on, one request at a time each
 # (tabletop/request_threads.py); each keeps a database connection open. One is fastest:
