@@ -3,8 +3,6 @@ feed, the result panel, the history and the socket."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -14,6 +12,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from rolls.kept import Kept
 from rolls.models import Roll, Visibility
 from rolls.services import is_latest
 from rolls.systems import get_system
@@ -85,21 +84,14 @@ class Card:
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
         key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
-        with _bodies_lock:
-            body = _bodies.get(key)
-            if body is not None:
-                _bodies.move_to_end(key)
-                return body
-        body = render_to_string("rolls/_card.html#body", {"card": self})
-        with _bodies_lock:
-            _bodies[key] = body
-            while len(_bodies) > BODIES:
-                _bodies.popitem(last=False)
+        body = _bodies.get(key)
+        if body is None:
+            body = render_to_string("rolls/_card.html#body", {"card": self})
+            _bodies.put(key, body)
         return body
 
 
-_bodies: OrderedDict[tuple[int, datetime, int, bool], SafeString] = OrderedDict()
-_bodies_lock = threading.Lock()
+_bodies: Kept[tuple[int, datetime, int, bool], SafeString] = Kept(BODIES)
 
 
 def build_card(

@@ -19,8 +19,6 @@ fills the same store; ``shared_since`` answers from it alone when it can.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,6 +27,7 @@ from django.template.loader import render_to_string
 
 from rolls import panels
 from rolls.cards import build_card
+from rolls.kept import Kept
 from rolls.models import LogEntry, Visibility
 from rolls.tables import adapter_for
 from tabletop.access import may_act_for
@@ -227,16 +226,7 @@ class Shared:
         return cls(data["html"], data["tail"], Audience(**data["audience"]))
 
 
-_store: OrderedDict[tuple[int, int], Shared] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _remember(campaign_id: int, seq: int, shared: Shared) -> None:
-    with _lock:
-        _store[(campaign_id, seq)] = shared
-        _store.move_to_end((campaign_id, seq))
-        while len(_store) > SHARED_ENTRIES:
-            _store.popitem(last=False)
+_store: Kept[tuple[int, int], Shared] = Kept(SHARED_ENTRIES)
 
 
 def _shared(entry: LogEntry) -> Shared:
@@ -260,7 +250,7 @@ def _shared(entry: LogEntry) -> Shared:
         tail=render_to_string("rolls/_last_seq.html", {"last_seq": entry.seq}),
         audience=Audience.of(entry),
     )
-    _remember(entry.campaign_id, entry.seq, shared)
+    _store.put((entry.campaign_id, entry.seq), shared)
     return shared
 
 
@@ -277,7 +267,7 @@ def prepare_entry(entry: LogEntry) -> dict[str, Any] | None:
 def receive_shared(campaign_id: int, seq: int, data: dict[str, Any]) -> None:
     """Keep the shared markup a broadcast carried (rendered by the writer's process)."""
     if (campaign_id, seq) not in _store:
-        _remember(campaign_id, seq, Shared.from_data(data))
+        _store.put((campaign_id, seq), Shared.from_data(data))
 
 
 def prepare_shared(campaign_id: int, since: int, until: int) -> None:
@@ -329,8 +319,7 @@ def shared_since(
 
 def _forget_all(**kwargs: object) -> None:
     """A flushed or migrated database (tests) may reuse campaign ids and sequence numbers."""
-    with _lock:
-        _store.clear()
+    _store.clear()
 
 
 post_migrate.connect(_forget_all, dispatch_uid="rolls.feed.forget_all")

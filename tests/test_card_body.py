@@ -11,6 +11,7 @@ from django.template.loader import render_to_string
 
 from rolls import cards, services
 from rolls.cards import build_card, latest_card
+from rolls.kept import Kept
 from rolls.models import Roll
 from tabletop.models import Membership
 from tests.conftest import Table
@@ -94,7 +95,7 @@ def test_a_blind_roll_has_one_body_for_the_gm_and_another_for_the_table(
 
 
 def test_bodies_kept_are_bounded(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cards, "BODIES", 2)
+    monkeypatch.setattr(cards, "_bodies", Kept(2))
     roll = _roll(table, 6)
     for seq in range(1, 5):
         assert build_card(roll, latest_card(roll, place="feed").state, seq, place="feed").body
