@@ -9,12 +9,12 @@ page's notice area instead.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.deprecation import MiddlewareMixin
 from django_htmx.http import reswap, retarget
 
 # The clock the windows are counted by (tests hold it still: a window that ends halfway through
@@ -31,13 +31,7 @@ def client_key(request: HttpRequest) -> str:
     return f"ip:{request.META.get('REMOTE_ADDR', '')}"
 
 
-class RateLimitMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
+class RateLimitMiddleware(MiddlewareMixin):
     def process_view(self, request: HttpRequest, *_view: object) -> HttpResponse | None:
         # By now the URL is resolved (resolving it a second time cost more than the count
         # itself), and a request that the CSRF check refused is not counted.
