@@ -187,7 +187,7 @@ def build_tables(count: int, sockets: int) -> list[Table]:
     """``count`` campaigns with a GM and ``sockets - 1`` players, each player with a character,
     a play session open, and a signed-in session cookie per phone."""
     import rolls.live
-    from tabletop import services
+    from rolls import campaigns as services
     from tabletop.models import Campaign
 
     if sockets < 2:

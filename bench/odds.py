@@ -28,13 +28,13 @@ CASES: dict[str, list[dict[str, object]]] = {
 
 
 def measure(slug: str, *, warmed: bool) -> list[tuple[str, float, float]]:
-    from rolls.systems import get_system
+    from rolls import registry
 
     if warmed:
         from rolls.warmup import warm
 
         warm()
-    system = get_system(slug)
+    system = registry.engine(slug)
     rows = []
     for data in CASES[slug]:
         request = system.parse_request(data)

@@ -12,13 +12,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from rolls import registry
+from rolls.audience import Facts, Viewer, sight
 from rolls.kept import Kept
-from rolls.models import Roll, Visibility
-from rolls.services import is_latest
-from rolls.systems import get_system
+from rolls.models import Roll
 from rolls.systems.base import FollowUp, Outcome, StepView, percent
-from rolls.tables import adapter_for
-from tabletop.access import may_act_for
 from tabletop.models import Membership
 
 # Where a card is drawn: part of its element id. Buttons appear only where a card is acted
@@ -83,11 +81,14 @@ class Card:
         body shows the name it had when it was drawn, as the shared markup does (rolls.feed)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
+        from rolls.feed import sharing
+
         key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
         body = _bodies.get(key)
         if body is None:
             body = render_to_string("rolls/_card.html#body", {"card": self})
-            _bodies.put(key, body)
+            if sharing():
+                _bodies.put(key, body)
         return body
 
 
@@ -104,35 +105,43 @@ def build_card(
     latest: bool | None = None,
 ) -> Card:
     """A card for ``roll`` as of ``state``, as ``membership`` may see it (None: anyone at the
-    table). A secret or blind roll shows no dice to anyone but the GM. Follow-up buttons are
-    listed only where a card can be acted on (not in the feed or the history), for whoever
-    may ask for each one; callers pass the roll's latest state there, so a stale card never
-    offers a button. ``latest``: whether this is its character's newest roll, when the caller
-    knows (it has just made it); read from the database otherwise."""
-    system = get_system(roll.system)
-    hidden = roll.visibility != Visibility.PUBLIC and not (membership is not None and membership.is_gm)
-    if hidden:
+    table), as ``rolls.audience.sight`` decides: a secret or blind roll shows no dice to anyone
+    but the GM. Follow-up buttons are listed only where a card can be acted on (not in the
+    feed or the history), for whoever may ask for each one; callers pass the roll's latest
+    state there, so a stale card never offers a button. ``latest``: whether this is its
+    character's newest roll, when the caller knows (it has just made it); read from the
+    database otherwise."""
+    system = registry.engine(roll.system)
+    seen = sight(Facts.of_roll(roll), Viewer.of(membership))
+    if not seen.dice:
         return Card(roll, state, seq, HIDDEN, (), place, hidden=True)
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    if place in ACTIONABLE and membership is not None:
-        card.follow_ups = _buttons(roll, state, membership, latest)
+    if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
+        card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
 
 
 def _buttons(
-    roll: Roll, state: dict[str, Any], membership: Membership, latest: bool | None
+    roll: Roll,
+    state: dict[str, Any],
+    membership: Membership,
+    latest: bool | None,
+    *,
+    acts: bool,
+    answers: bool,
 ) -> list[FollowUpButton]:
-    """The follow-ups this member may ask for: on their character's roll (or any, for the GM),
-    and on a roll made against their character (paid from that character's sheet)."""
-    system = get_system(roll.system)
-    adapter = adapter_for(roll.system)
+    """The follow-ups this member may ask for: the roller's (on their character's roll, or
+    any for the GM), and the answers to a roll made against their character (paid from that
+    character's sheet)."""
+    system = registry.engine(roll.system)
+    adapter = registry.table(roll.system)
     offered: list[FollowUp] = []
-    if roll.character is not None and may_act_for(membership, roll.character):
-        resources = adapter.resources(roll.character, latest=is_latest(roll) if latest is None else latest)
+    if acts and roll.character is not None:
+        resources = adapter.resources(roll.character, latest=roll.is_latest() if latest is None else latest)
         offered += [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
-    elif roll.npc and membership.is_gm:
+    elif acts and roll.npc:
         offered += [f for f in system.follow_ups(state, {}) if f.action not in system.target_actions]
-    if roll.target is not None and may_act_for(membership, roll.target):
+    if answers and roll.target is not None:
         resources = adapter.resources(roll.target, latest=True)
         offered += [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
     buttons = []

@@ -253,7 +253,7 @@ def _result_for(query_string: bytes) -> int | None:
 def _render_presence(campaign_id: int) -> str:
     from django.template.loader import render_to_string
 
-    return render_to_string("tabletop/_presence.html", {"present": presence.present(campaign_id)})
+    return render_to_string("rolls/_presence.html", {"present": presence.present(campaign_id)})
 
 
 # -- the heartbeat of this process's presence rows (tabletop/presence.py) ---------------------------

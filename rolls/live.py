@@ -1,4 +1,6 @@
-"""The live side of the log: group names and the broadcasts sent after a write commits."""
+"""The live side of the log: a committed entry is published here, rendered once for the
+table (``rolls.feed``) and broadcast to every socket of its campaign, which send it or render
+it for their own member (``rolls.consumers``)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
-from django.db import transaction
 
+from rolls.feed import prepare_entry
 from tabletop.request_threads import serving_loop
 
 if TYPE_CHECKING:
@@ -69,20 +71,13 @@ def _sent(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
         logger.error("a broadcast could not be sent", exc_info=error)
 
 
-def broadcast_entry(entry: LogEntry) -> None:
-    """Tell every socket of the table that ``entry`` exists, once it is committed.
+def publish(entry: LogEntry) -> None:
+    """Tell every socket of the table that ``entry`` exists; called once it is committed.
 
-    The number travels, with the markup that anyone who may not act on the entry sees (a
-    secret roll's without its dice); each socket sends that, or renders the entry for its own
-    user, so a secret roll never leaves the server for a player."""
-    transaction.on_commit(lambda: _announce(entry))
-
-
-def _announce(entry: LogEntry) -> None:
-    # The writer holds the entry: it renders the markup most sockets of the table will send,
-    # once, before they ask for it.
-    from rolls.feed import prepare_entry
-
+    The number travels, with the markup the table shares (a secret roll's without its dice);
+    each socket sends that, or renders the entry for its own member, so a secret roll never
+    leaves the server for a player. The writer renders the shared markup once, from the
+    objects it holds, before any socket asks for it."""
     message: dict[str, object] = {"type": "table.entry", "seq": entry.seq}
     try:
         shared = prepare_entry(entry)
@@ -90,8 +85,8 @@ def _announce(entry: LogEntry) -> None:
         logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)
     else:
         if shared is not None:
-            # What every member who may not act on it sees, so the sockets of every process
-            # (several workers, over Redis) send it without reading and rendering it again.
+            # So the sockets of every process (several workers, over Redis) send it without
+            # reading and rendering it again.
             message["shared"] = shared
     _send(entry.campaign_id, message)
 

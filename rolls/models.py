@@ -88,6 +88,24 @@ class Roll(models.Model):
     def __str__(self) -> str:
         return f"{self.character_name}: {self.trait or 'roll'}"
 
+    def current_state(self) -> dict[str, Any]:
+        """The state after the roll's newest entry."""
+        entry = self.entries.order_by("-seq").first()
+        assert entry is not None and entry.state is not None
+        return entry.state
+
+    def is_latest(self) -> bool:
+        """Whether this is its character's most recent roll (a push must follow the roll)."""
+        if self.character_id is None:
+            return False
+        latest = (
+            Roll.objects.filter(character_id=self.character_id)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        return latest == self.pk
+
 
 class LogEntry(models.Model):
     class Kind(models.TextChoices):

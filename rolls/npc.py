@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 
+from rolls import registry
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 from tabletop.models import Campaign, Character
@@ -34,7 +35,7 @@ class NpcRollForm(forms.Form):
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.system: DiceSystem = campaign.rules
+        self.system: DiceSystem = registry.engine(campaign.system)
         self.fields["target"].queryset = campaign.characters.all()
         self.flag_names: list[str] = []
         for action in _cli_actions(self.system):

@@ -1,5 +1,6 @@
-"""Writes to the roll log. Each function is one transaction: it locks what it spends,
-appends log entries with the campaign's next sequence numbers and broadcasts on commit."""
+"""Rolls, follow-ups and calls for a roll. Each function is one transaction: it locks what it
+spends, applies the rule, and appends log entries (``rolls.log``), which are published to the
+table once the transaction commits."""
 
 from __future__ import annotations
 
@@ -7,74 +8,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import transaction
 
-from rolls.live import broadcast_entry
+from rolls import registry
+from rolls.events import TableEvent
+from rolls.log import append_entry, append_event
 from rolls.models import LogEntry, Roll, RollCall, Visibility
-from rolls.systems import RulesError, get_system
+from rolls.systems import RulesError
 from rolls.systems.base import Rng
-from rolls.tables import adapter_for
 from tabletop.compiled_query import CompiledInsert, CompiledQuery
 from tabletop.models import Campaign, Character
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
 # (tabletop/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
-_NEW_ENTRY = CompiledInsert(LogEntry)
 _LOCKED_CHARACTER = CompiledQuery(
     lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
 )
-
-
-def append_entry(
-    *,
-    campaign_id: int,
-    kind: str,
-    action: str,
-    actor: AbstractBaseUser | None,
-    roll: Roll | None = None,
-    state: dict[str, Any] | None = None,
-    text: str = "",
-) -> LogEntry:
-    """Append one entry with the next sequence number. Call inside a transaction: the UPDATE
-    locks the campaign row until commit, so sequence numbers never repeat or skip."""
-    seq = _next_seq(campaign_id)
-    entry = _NEW_ENTRY.create(
-        campaign_id=campaign_id,
-        seq=seq,
-        kind=kind,
-        action=action,
-        actor=actor,
-        roll=roll,
-        state=state,
-        text=text,
-    )
-    if roll is not None:
-        roll.last_entry = entry
-    broadcast_entry(entry)
-    return entry
-
-
-def _next_seq(campaign_id: int) -> int:
-    """Take the campaign's next sequence number: one UPDATE ... RETURNING (SQLite 3.35+ and
-    PostgreSQL), where the ORM would need an UPDATE and a SELECT on every roll."""
-    table = connection.ops.quote_name(Campaign._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",
-            [campaign_id],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return int(row[0])
-
-
-def log_event(*, campaign: Campaign, actor: AbstractBaseUser | None, action: str, text: str) -> LogEntry:
-    with transaction.atomic():
-        return append_entry(
-            campaign_id=campaign.pk, kind=LogEntry.Kind.EVENT, action=action, actor=actor, text=text
-        )
 
 
 def _locked(character: Character) -> Character:
@@ -94,8 +44,8 @@ def roll_create(
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM."""
-    system = get_system(character.campaign.system)
-    adapter = adapter_for(system.slug)
+    system = registry.engine(character.campaign.system)
+    adapter = registry.table(system.slug)
     with transaction.atomic():
         character = _locked(character)
         campaign = character.campaign
@@ -149,7 +99,7 @@ def npc_roll_create(
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
     character lets that character's player answer it (Luck against it, in stars)."""
-    system = get_system(campaign.system)
+    system = registry.engine(campaign.system)
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
@@ -179,30 +129,11 @@ def payer_of(roll: Roll, action: str) -> Character | None:
     """Whose resources a follow-up spends, and so whose player may ask for it: the roll's
     character, or for an answer to a roll made against someone, that someone. None for a GM
     roll without a character (only the GM acts on it, and it costs nothing)."""
-    if action in get_system(roll.system).target_actions:
+    if action in registry.engine(roll.system).target_actions:
         if roll.target is None:
             raise RulesError("This roll was not made against anyone.")
         return roll.target
     return roll.character
-
-
-def current_state(roll: Roll) -> dict[str, Any]:
-    entry = roll.entries.order_by("-seq").first()
-    assert entry is not None and entry.state is not None
-    return entry.state
-
-
-def is_latest(roll: Roll) -> bool:
-    """Whether this is its character's most recent roll (a push must follow the roll)."""
-    if roll.character_id is None:
-        return False
-    latest = (
-        Roll.objects.filter(character_id=roll.character_id)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    )
-    return latest == roll.pk
 
 
 def follow_up_apply(
@@ -217,8 +148,8 @@ def follow_up_apply(
     """Apply one follow-up to a roll and spend what it costs, under the paying character's row
     lock; raises RulesError (and writes nothing) when the rules refuse. ``by_gm``: the actor
     is the campaign's GM (GM-only follow-ups, such as approving a miracle)."""
-    system = get_system(roll.system)
-    adapter = adapter_for(system.slug)
+    system = registry.engine(roll.system)
+    adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
     if payer is None and not roll.npc:
         raise RulesError("This roll's character is gone; it can no longer be followed up.")
@@ -227,10 +158,10 @@ def follow_up_apply(
     with transaction.atomic():
         # The lock comes first: two taps on "Luck" queue here, and the second sees the first.
         character = _locked(payer) if payer is not None else None
-        state = current_state(roll)
+        state = roll.current_state()
         resources: Mapping[str, Any] = {}
         if character is not None:
-            resources = adapter.resources(character, latest=is_latest(roll))
+            resources = adapter.resources(character, latest=roll.is_latest())
         offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
         if action in offered and offered[action].gm_only and not by_gm:
             raise RulesError(f"Only the GM can do that ({offered[action].label.lower()}).")
@@ -272,10 +203,9 @@ def call_create(
         call = RollCall.objects.create(campaign=campaign, session=session, label=label[:120], data=dict(data))
         call.characters.set(characters)
         names = ", ".join(character.name for character in characters)
-        append_entry(
+        append_event(
             campaign_id=campaign.pk,
-            kind=LogEntry.Kind.EVENT,
-            action="call",
+            event=TableEvent.CALL,
             actor=gm,
             text=f"The GM asks {names} to roll {label}.",
         )
@@ -286,10 +216,9 @@ def call_close(*, call: RollCall, gm: AbstractBaseUser) -> None:
     with transaction.atomic():
         call.closed = True
         call.save(update_fields=["closed"])
-        append_entry(
+        append_event(
             campaign_id=call.campaign_id,
-            kind=LogEntry.Kind.EVENT,
-            action="call-closed",
+            event=TableEvent.CALL_CLOSED,
             actor=gm,
             text=f"The call to roll {call.label} is over.",
         )

@@ -1,18 +1,38 @@
+"""The table's pages and actions (namespace ``rolls``)."""
+
 from __future__ import annotations
 
 from django.urls import path
 
-from rolls import views
+from rolls.views import pages, rolling, rules, table
 
 app_name = "rolls"
 
 urlpatterns = [
-    path("c/<int:pk>/characters/<int:character_id>/roll/", views.roll_create, name="roll-create"),
-    path("c/<int:pk>/characters/<int:character_id>/odds/", views.odds, name="odds"),
-    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", views.follow_up, name="follow-up"),
-    path("c/<int:pk>/npc-roll/", views.npc_roll, name="npc-roll"),
-    path("c/<int:pk>/characters/<int:character_id>/call/", views.call_create, name="call-create"),
-    path("c/<int:pk>/calls/<int:call_id>/close/", views.call_close, name="call-close"),
-    path("rules/", views.rules_index, name="rules"),
-    path("rules/<slug:slug>/", views.rules_system, name="rules-system"),
+    path("campaigns/new/", table.campaign_new, name="campaign-new"),
+    path("join/<str:token>/", table.join, name="join"),
+    path("c/<int:pk>/", pages.campaign_page, name="campaign"),
+    path("c/<int:pk>/session/", pages.session_page, name="session"),
+    path("c/<int:pk>/history/", pages.history, name="history"),
+    path("c/<int:pk>/characters/<int:character_id>/", pages.character_page, name="character"),
+    path("c/<int:pk>/session/start/", table.session_start, name="session-start"),
+    path("c/<int:pk>/session/end/", table.session_end, name="session-end"),
+    path("c/<int:pk>/mystery/", table.mystery_start, name="mystery-start"),
+    path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
+    path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
+    path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),
+    path("c/<int:pk>/characters/new/", table.character_new, name="character-new"),
+    path("c/<int:pk>/characters/<int:character_id>/sheet/", table.character_sheet, name="character-sheet"),
+    path("c/<int:pk>/characters/<int:character_id>/edit/", table.character_edit, name="character-edit"),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/correct/", table.character_correct, name="character-correct"
+    ),
+    path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
+    path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
+    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
+    path("c/<int:pk>/npc-roll/", rolling.npc_roll, name="npc-roll"),
+    path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
+    path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),
+    path("rules/", rules.rules_index, name="rules"),
+    path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),
 ]

@@ -1,4 +1,4 @@
-"""Forms for accounts, campaigns and joining."""
+"""Forms for accounts and joining."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
-
-from rolls.systems import SLUGS, get_system
-from rolls.tables import AT_THE_TABLE
 
 
 class SignupForm(UserCreationForm):
@@ -30,32 +27,6 @@ class DisplayNameForm(forms.Form):
         if not name:
             raise forms.ValidationError("Tell the table what to call you.")
         return name
-
-
-class CampaignForm(forms.Form):
-    name = forms.CharField(label="Campaign name", max_length=80)
-    system = forms.ChoiceField(label="Dice system", widget=forms.RadioSelect)
-    display_name = forms.CharField(label="Your name as GM", max_length=40, initial="GM")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        choices = []
-        for slug in SLUGS:
-            system = get_system(slug)
-            label = f"{system.name}: {system.summary}"
-            if slug not in AT_THE_TABLE:
-                label += " (not at the table yet: rules and odds only)"
-            choices.append((slug, label))
-        self.fields["system"].choices = choices
-        self.fields["system"].initial = AT_THE_TABLE[0]
-
-    def clean_system(self) -> str:
-        system: str = self.cleaned_data["system"]
-        if system not in AT_THE_TABLE:
-            raise forms.ValidationError(
-                f"{get_system(system).name} is not at the table yet; its rules and odds are on the rules page."
-            )
-        return system
 
 
 class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
@@ -93,12 +64,3 @@ class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
     def save(self, commit: bool = True) -> Any:
         self.user.username = self.cleaned_data["username"]
         return super().save(commit=commit)
-
-
-class CorrectionForm(forms.Form):
-    """The GM's direct corrections of a character's resources, one field per adapter entry."""
-
-    def __init__(self, *args: Any, corrections: tuple[tuple[str, str, int], ...], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for field, label, maximum in corrections:
-            self.fields[field] = forms.IntegerField(label=label, min_value=0, max_value=maximum)

@@ -28,7 +28,7 @@ def public_base(request: HttpRequest) -> str:
 
 
 def join_url(request: HttpRequest, campaign: Campaign) -> str:
-    return public_base(request) + reverse("tabletop:join", args=[campaign.join_token])
+    return public_base(request) + reverse("rolls:join", args=[campaign.join_token])
 
 
 def qr_svg(url: str) -> SafeString:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -11,7 +10,6 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from rolls.systems import SLUGS, get_system
 from tabletop.compiled_query import CompiledQuery
 
 
@@ -21,10 +19,10 @@ def new_join_token() -> str:
 
 
 class Campaign(models.Model):
-    SYSTEM_CHOICES = [(slug, get_system(slug).name) for slug in SLUGS]
-
     name = models.CharField(max_length=80)
-    system = models.CharField(max_length=16, choices=SYSTEM_CHOICES)
+    # A dice system's slug, checked against ``rolls.registry`` where a campaign is made (a
+    # new system needs no migration).
+    system = models.CharField(max_length=16)
     gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run")
     join_token = models.CharField(max_length=64, unique=True, default=new_join_token)
     # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
@@ -40,17 +38,7 @@ class Campaign(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("tabletop:campaign", args=[self.pk])
-
-    @property
-    def rules(self) -> Any:
-        return get_system(self.system)
-
-    @property
-    def story_name(self) -> str:
-        from rolls.tables import story_name  # the adapters import these models
-
-        return story_name(self.system)
+        return reverse("rolls:campaign", args=[self.pk])
 
     def open_session(self) -> PlaySession | None:
         # At most one is open (the "one_open_session" constraint). Read on every roll.
@@ -81,7 +69,7 @@ class Membership(models.Model):
 
 
 class Character(models.Model):
-    """A character sheet. ``sheet`` holds the system's traits (see tabletop/sheets.py); the
+    """A character sheet. ``sheet`` holds the system's traits (each table package's forms); the
     resources that rules spend are columns, so the database guards their bounds."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
@@ -105,7 +93,7 @@ class Character(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("tabletop:character", args=[self.campaign_id, self.pk])
+        return reverse("rolls:character", args=[self.campaign_id, self.pk])
 
     @property
     def pride_available(self) -> bool:

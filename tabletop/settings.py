@@ -126,15 +126,26 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # The project's templates, each table package's own (rolls/tables/<slug>/templates),
+            # then the apps'; compiled once per process.
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "django.template.loaders.filesystem.Loader",
+                        "rolls.tables.templates.Loader",
+                        "django.template.loaders.app_directories.Loader",
+                    ],
+                )
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
             ],
-            "builtins": ["django_htmx.templatetags.django_htmx"],
+            "builtins": ["django_htmx.templatetags.django_htmx", "rolls.templatetags.table"],
         },
     }
 ]
@@ -219,7 +230,7 @@ REQUEST_THREADS = env_int("REQUEST_THREADS", 1, minimum=1)
 RATE_LIMITS: dict[str, tuple[int, int]] = {
     "tabletop:login": (10, 60),
     "tabletop:signup": (10, 60),
-    "tabletop:join": (20, 60),
+    "rolls:join": (20, 60),
     "rolls:roll-create": (60, 60),
     "rolls:follow-up": (60, 60),
     "tabletop:account": (10, 60),

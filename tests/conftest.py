@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from pytest_django.fixtures import Settings
 
-from tabletop import services
+from rolls import campaigns as services
 from tabletop.models import Campaign, Character
 from tests import factories
 

@@ -8,8 +8,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
+from rolls import campaigns as services
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
-from tabletop import services
 from tabletop.models import Campaign, Character, Membership
 
 _numbers = itertools.count(1)

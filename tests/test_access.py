@@ -104,23 +104,23 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "tabletop:login": ("GET", "", {}, everyone(200)),
     "tabletop:logout": ("POST", "", {}, everyone(302)),
     "tabletop:account": ("GET", "", {}, logged_in_only(200)),
-    "tabletop:campaign-new": ("GET", "", {}, logged_in_only(200)),
-    "tabletop:campaign": ("GET", "campaign", {}, MEMBERS),
-    "tabletop:session": ("GET", "campaign", {}, {**GM_CONTROL, "gm": 200}),
-    "tabletop:session-start": ("POST", "campaign", {}, GM_CONTROL),
-    "tabletop:session-end": ("POST", "campaign", {}, GM_CONTROL),
-    "tabletop:mystery-start": ("POST", "campaign", {}, GM_CONTROL),
-    "tabletop:long-rest": ("POST", "campaign", {}, GM_CONTROL),
-    "tabletop:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
-    "tabletop:member-remove": ("POST", "member", {}, GM_CONTROL),
-    "tabletop:history": ("GET", "campaign", {}, MEMBERS),
-    "tabletop:character-new": ("GET", "campaign", {}, MEMBERS),
-    "tabletop:character": ("GET", "character", {}, OWN_CHARACTER),
-    "tabletop:character-sheet": ("GET", "character", {}, MEMBERS),
-    "tabletop:character-edit": ("GET", "character", {}, OWN_CHARACTER),
-    "tabletop:character-correct": ("POST", "character", {"luck": "2"}, GM_CONTROL),
+    "rolls:campaign-new": ("GET", "", {}, logged_in_only(200)),
+    "rolls:campaign": ("GET", "campaign", {}, MEMBERS),
+    "rolls:session": ("GET", "campaign", {}, {**GM_CONTROL, "gm": 200}),
+    "rolls:session-start": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:session-end": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:mystery-start": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:long-rest": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:member-remove": ("POST", "member", {}, GM_CONTROL),
+    "rolls:history": ("GET", "campaign", {}, MEMBERS),
+    "rolls:character-new": ("GET", "campaign", {}, MEMBERS),
+    "rolls:character": ("GET", "character", {}, OWN_CHARACTER),
+    "rolls:character-sheet": ("GET", "character", {}, MEMBERS),
+    "rolls:character-edit": ("GET", "character", {}, OWN_CHARACTER),
+    "rolls:character-correct": ("POST", "character", {"luck": "2"}, GM_CONTROL),
     # Members go on to their campaign; anyone else gets the form to join.
-    "tabletop:join": (
+    "rolls:join": (
         "GET",
         "token",
         {},
@@ -162,13 +162,13 @@ def test_each_persona_gets_the_expected_status(world: World, name: str, persona:
     response = client.post(path, data) if method == "POST" else client.get(path, data)
 
     assert response.status_code == expected[persona], f"{persona} {method} {path}"
-    if persona == "anonymous" and name in ("tabletop:account", "tabletop:campaign-new"):
+    if persona == "anonymous" and name in ("tabletop:account", "rolls:campaign-new"):
         assert response["Location"].startswith(reverse("tabletop:login"))
 
 
 @pytest.mark.parametrize("persona", ["gm", "player", "other_player"])
 @pytest.mark.parametrize(
-    "name", ["tabletop:character", "tabletop:character-sheet", "tabletop:character-edit", "rolls:odds"]
+    "name", ["rolls:character", "rolls:character-sheet", "rolls:character-edit", "rolls:odds"]
 )
 def test_a_character_of_another_campaign_is_not_found_through_this_one(
     world: World, name: str, persona: str
@@ -188,22 +188,22 @@ def test_huge_and_unknown_ids_are_not_found(world: World, persona: str) -> None:
     huge = 99999999999999999999999
 
     for path in (
-        reverse("tabletop:campaign", args=[huge]),
-        reverse("tabletop:character", args=[campaign, huge]),
-        reverse("tabletop:character-sheet", args=[campaign, 999]),
+        reverse("rolls:campaign", args=[huge]),
+        reverse("rolls:character", args=[campaign, huge]),
+        reverse("rolls:character-sheet", args=[campaign, 999]),
         reverse("rolls:odds", args=[campaign, huge]),
     ):
         assert client.get(path).status_code == 404, path
     for path in (
         reverse("rolls:follow-up", args=[campaign, huge]),
         reverse("rolls:roll-create", args=[huge, 1]),
-        reverse("tabletop:member-remove", args=[campaign, huge]),
+        reverse("rolls:member-remove", args=[campaign, huge]),
     ):
         assert client.post(path, {"action": "pride"}).status_code in (403, 404), path
 
 
 def test_a_not_found_page_says_so_in_the_apps_own_words(world: World) -> None:
-    response = world.clients["outsider"].get(reverse("tabletop:campaign", args=[world.table.campaign.pk]))
+    response = world.clients["outsider"].get(reverse("rolls:campaign", args=[world.table.campaign.pk]))
 
     assert response.status_code == 404
     assert "There is nothing here for you." in response.content.decode()
@@ -212,7 +212,7 @@ def test_a_not_found_page_says_so_in_the_apps_own_words(world: World) -> None:
 
 def test_a_forbidden_page_says_why(world: World) -> None:
     response = world.clients["other_player"].get(
-        reverse("tabletop:character", args=[world.table.campaign.pk, world.table.character.pk])
+        reverse("rolls:character", args=[world.table.campaign.pk, world.table.character.pk])
     )
 
     assert response.status_code == 403
@@ -221,12 +221,12 @@ def test_a_forbidden_page_says_why(world: World) -> None:
 
 def test_the_history_shows_the_campaigns_rolls_to_every_member(world: World) -> None:
     for persona in ("gm", "player", "other_player"):
-        page = world.clients[persona].get(reverse("tabletop:history", args=[world.table.campaign.pk]))
+        page = world.clients[persona].get(reverse("rolls:history", args=[world.table.campaign.pk]))
         assert f'id="history-roll-{world.roll.pk}"' in page.content.decode()
 
 
 def test_the_history_survives_junk_filters(world: World) -> None:
-    path = reverse("tabletop:history", args=[world.table.campaign.pk])
+    path = reverse("rolls:history", args=[world.table.campaign.pk])
 
     for query in (
         {"page": "junk"},
@@ -242,7 +242,7 @@ def test_the_history_survives_junk_filters(world: World) -> None:
 
 
 def test_the_history_filters_by_character(world: World) -> None:
-    path = reverse("tabletop:history", args=[world.table.campaign.pk])
+    path = reverse("rolls:history", args=[world.table.campaign.pk])
     bea = world.table.campaign.characters.get(name="Bea")
 
     olle = world.clients["player"].get(path, {"character": world.table.character.pk}).content.decode()

@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from rolls import campaigns as services
+from rolls import registry
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
-from rolls.systems import SLUGS, RulesError
-from rolls.tables import AT_THE_TABLE
-from tabletop import services
+from rolls.systems import RulesError
 from tabletop.models import Campaign, Character, Membership, PlaySession
 from tests import factories
 from tests.conftest import Table
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("fast_passwords")
 User = get_user_model()
 NEW_PASSWORD = "a-long-walk-by-the-loop"
 
-NOT_AT_THE_TABLE = [slug for slug in SLUGS if slug not in AT_THE_TABLE]
+NOT_AT_THE_TABLE = [slug for slug in registry.slugs() if slug not in registry.slugs()]
 
 
 def logged_in(user: object) -> Client:
@@ -54,10 +54,10 @@ def test_signup_creates_an_account_logs_in_and_opens_the_campaign_form(db: None,
     )
 
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:campaign-new")
+    assert response["Location"] == reverse("rolls:campaign-new")
     user = User.objects.get(username="gunilla")
     assert user.check_password(NEW_PASSWORD)
-    assert client.get(reverse("tabletop:campaign-new")).status_code == 200
+    assert client.get(reverse("rolls:campaign-new")).status_code == 200
 
 
 def test_signup_refuses_passwords_that_do_not_match(db: None, client: Client) -> None:
@@ -108,7 +108,7 @@ def test_logout_ends_the_session(table: Table) -> None:
     response = client.post(reverse("tabletop:logout"))
 
     assert response.status_code == 302
-    assert client.get(reverse("tabletop:campaign", args=[table.campaign.pk])).status_code == 404
+    assert client.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 404
 
 
 def test_home_lists_the_users_campaigns_and_nobody_elses(table: Table) -> None:
@@ -129,13 +129,13 @@ def test_creating_a_campaign_makes_the_user_its_gm_and_opens_the_session_page(db
     client = logged_in(gm)
 
     response = client.post(
-        reverse("tabletop:campaign-new"),
+        reverse("rolls:campaign-new"),
         {"name": "  Summer of '85 ", "system": "sixes", "display_name": "Gun"},
     )
 
     campaign = Campaign.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:session", args=[campaign.pk])
+    assert response["Location"] == reverse("rolls:session", args=[campaign.pk])
     assert campaign.name == "Summer of '85"
     assert campaign.system == "sixes"
     assert campaign.gm == gm
@@ -149,7 +149,7 @@ def test_the_campaign_form_refuses_a_system_not_at_the_table(db: None, system: s
     client = logged_in(factories.user("gunilla"))
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Elsewhere", "system": system, "display_name": "GM"}
+        reverse("rolls:campaign-new"), {"name": "Elsewhere", "system": system, "display_name": "GM"}
     )
 
     assert response.status_code == 200
@@ -161,7 +161,7 @@ def test_the_campaign_form_refuses_an_unknown_system(db: None) -> None:
     client = logged_in(factories.user("gunilla"))
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Elsewhere", "system": "d20", "display_name": "GM"}
+        reverse("rolls:campaign-new"), {"name": "Elsewhere", "system": "d20", "display_name": "GM"}
     )
 
     assert response.status_code == 200
@@ -173,7 +173,7 @@ def test_the_campaign_form_requires_a_name(db: None) -> None:
     client = logged_in(factories.user("gunilla"))
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "   ", "system": "sixes", "display_name": "GM"}
+        reverse("rolls:campaign-new"), {"name": "   ", "system": "sixes", "display_name": "GM"}
     )
 
     assert response.status_code == 200
@@ -192,7 +192,7 @@ def test_the_campaign_service_refuses_a_system_not_at_the_table(db: None, system
 
 def test_creating_a_campaign_needs_a_login(db: None, client: Client) -> None:
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Elsewhere", "system": "sixes", "display_name": "GM"}
+        reverse("rolls:campaign-new"), {"name": "Elsewhere", "system": "sixes", "display_name": "GM"}
     )
 
     assert response.status_code == 302
@@ -204,7 +204,7 @@ def test_creating_a_campaign_needs_a_login(db: None, client: Client) -> None:
 
 
 def join_path(campaign: Campaign) -> str:
-    return reverse("tabletop:join", args=[campaign.join_token])
+    return reverse("rolls:join", args=[campaign.join_token])
 
 
 def test_joining_by_link_makes_a_player_account_logs_it_in_and_tells_the_table(
@@ -218,12 +218,12 @@ def test_joining_by_link_makes_a_player_account_logs_it_in_and_tells_the_table(
     assert page.status_code == 200
     assert "Join The Loop" in text(page)
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:character-new", args=[table.campaign.pk])
+    assert response["Location"] == reverse("rolls:character-new", args=[table.campaign.pk])
     assert User.objects.count() == users_before + 1
     membership = Membership.objects.get(campaign=table.campaign, display_name="Kim")
     assert not membership.is_gm
     assert not membership.user.has_usable_password()
-    assert client.get(reverse("tabletop:campaign", args=[table.campaign.pk])).status_code == 200
+    assert client.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 200
     last = LogEntry.objects.filter(campaign=table.campaign).order_by("-seq").first()
     assert last is not None
     assert (last.action, last.text) == ("member-joined", "Kim joined the table.")
@@ -246,7 +246,7 @@ def test_opening_the_join_link_again_as_a_member_goes_to_the_campaign(table: Tab
     response = client.post(join_path(table.campaign), {"display_name": "Someone else"})
 
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:campaign", args=[table.campaign.pk])
+    assert response["Location"] == reverse("rolls:campaign", args=[table.campaign.pk])
     assert Membership.objects.filter(campaign=table.campaign, user=table.player).count() == 1
     assert Membership.objects.get(campaign=table.campaign, user=table.player).display_name == "Player"
 
@@ -280,7 +280,7 @@ def test_a_display_name_longer_than_40_characters_is_refused(table: Table, clien
 def test_a_rotated_join_link_shows_the_link_does_not_work_page(table: Table, client: Client) -> None:
     old = join_path(table.campaign)
 
-    response = logged_in(table.gm).post(reverse("tabletop:join-link-rotate", args=[table.campaign.pk]))
+    response = logged_in(table.gm).post(reverse("rolls:join-link-rotate", args=[table.campaign.pk]))
     table.campaign.refresh_from_db()
 
     assert response.status_code == 302
@@ -293,7 +293,7 @@ def test_a_rotated_join_link_shows_the_link_does_not_work_page(table: Table, cli
 
 
 def test_an_unknown_join_token_shows_the_link_does_not_work_page(db: None, client: Client) -> None:
-    response = client.get(reverse("tabletop:join", args=["no-such-token"]))
+    response = client.get(reverse("rolls:join", args=["no-such-token"]))
 
     assert response.status_code == 404
     assert "This join link does not work" in text(response)
@@ -314,11 +314,11 @@ def test_a_player_who_joined_by_link_claims_an_account_and_logs_in_with_it_elsew
 
     assert response.status_code == 302
     # The phone stays logged in after the password change.
-    assert client.get(reverse("tabletop:campaign", args=[table.campaign.pk])).status_code == 200
+    assert client.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 200
     laptop = Client()
     login = laptop.post(reverse("tabletop:login"), {"username": "kim", "password": NEW_PASSWORD})
     assert login.status_code == 302
-    assert laptop.get(reverse("tabletop:campaign", args=[table.campaign.pk])).status_code == 200
+    assert laptop.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 200
 
 
 def test_claiming_a_username_that_is_taken_is_refused(table: Table, client: Client) -> None:
@@ -365,19 +365,19 @@ def test_claiming_an_account_with_bad_values_changes_nothing(
 
 
 def test_the_gm_ends_the_session_and_the_table_is_told(table: Table) -> None:
-    response = logged_in(table.gm).post(reverse("tabletop:session-end", args=[table.campaign.pk]))
+    response = logged_in(table.gm).post(reverse("rolls:session-end", args=[table.campaign.pk]))
 
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:session", args=[table.campaign.pk])
+    assert response["Location"] == reverse("rolls:session", args=[table.campaign.pk])
     assert table.campaign.open_session() is None
     assert events(table.campaign)[-1] == "session-end"
 
 
 def test_the_gm_starts_a_new_session_with_the_next_number(table: Table) -> None:
     client = logged_in(table.gm)
-    client.post(reverse("tabletop:session-end", args=[table.campaign.pk]))
+    client.post(reverse("rolls:session-end", args=[table.campaign.pk]))
 
-    response = client.post(reverse("tabletop:session-start", args=[table.campaign.pk]), follow=True)
+    response = client.post(reverse("rolls:session-start", args=[table.campaign.pk]), follow=True)
 
     session = table.campaign.open_session()
     assert session is not None
@@ -392,9 +392,7 @@ def test_the_gm_starts_a_new_session_with_the_next_number(table: Table) -> None:
 def test_starting_a_session_while_one_runs_is_refused_with_a_message(table: Table) -> None:
     entries_before = LogEntry.objects.count()
 
-    response = logged_in(table.gm).post(
-        reverse("tabletop:session-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:session-start", args=[table.campaign.pk]), follow=True)
 
     assert response.status_code == 200
     assert "A play session is already running." in text(response)
@@ -404,19 +402,17 @@ def test_starting_a_session_while_one_runs_is_refused_with_a_message(table: Tabl
 
 def test_ending_a_session_when_none_runs_is_refused_with_a_message(table: Table) -> None:
     client = logged_in(table.gm)
-    client.post(reverse("tabletop:session-end", args=[table.campaign.pk]))
+    client.post(reverse("rolls:session-end", args=[table.campaign.pk]))
     entries_before = LogEntry.objects.count()
 
-    response = client.post(reverse("tabletop:session-end", args=[table.campaign.pk]), follow=True)
+    response = client.post(reverse("rolls:session-end", args=[table.campaign.pk]), follow=True)
 
     assert "No play session is running." in text(response)
     assert LogEntry.objects.count() == entries_before
 
 
 def test_six_5_the_gm_starts_a_new_mystery(table: Table) -> None:
-    response = logged_in(table.gm).post(
-        reverse("tabletop:mystery-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
 
     table.campaign.refresh_from_db()
     assert table.campaign.mystery == 2
@@ -427,15 +423,15 @@ def test_six_5_the_gm_starts_a_new_mystery(table: Table) -> None:
 
 def test_a_gm_control_sent_by_htmx_answers_with_a_client_redirect(table: Table) -> None:
     response = logged_in(table.gm).post(
-        reverse("tabletop:mystery-start", args=[table.campaign.pk]), HTTP_HX_REQUEST="true"
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), HTTP_HX_REQUEST="true"
     )
 
     assert response.status_code == 200
-    assert response["HX-Redirect"] == reverse("tabletop:session", args=[table.campaign.pk])
+    assert response["HX-Redirect"] == reverse("rolls:session", args=[table.campaign.pk])
 
 
 def test_the_session_page_shows_the_gm_the_join_link_qr_code_and_members(table: Table) -> None:
-    response = logged_in(table.gm).get(reverse("tabletop:session", args=[table.campaign.pk]))
+    response = logged_in(table.gm).get(reverse("rolls:session", args=[table.campaign.pk]))
 
     page = text(response)
     assert response.status_code == 200
@@ -462,7 +458,7 @@ def test_the_gm_removes_a_member_whose_characters_leave_and_whose_rolls_stay(
     membership = Membership.objects.get(campaign=table.campaign, user=table.player)
 
     response = logged_in(table.gm).post(
-        reverse("tabletop:member-remove", args=[table.campaign.pk, membership.pk])
+        reverse("rolls:member-remove", args=[table.campaign.pk, membership.pk])
     )
 
     assert response.status_code == 302
@@ -471,11 +467,9 @@ def test_the_gm_removes_a_member_whose_characters_leave_and_whose_rolls_stay(
     roll.refresh_from_db()
     assert (roll.character, roll.character_name) == (None, "Olle")
     assert events(table.campaign)[-1] == "member-removed"
-    assert (
-        logged_in(table.player).get(reverse("tabletop:campaign", args=[table.campaign.pk])).status_code == 404
-    )
+    assert logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 404
     # The history still shows the roll, by the character's name.
-    history = text(logged_in(table.gm).get(reverse("tabletop:history", args=[table.campaign.pk])))
+    history = text(logged_in(table.gm).get(reverse("rolls:history", args=[table.campaign.pk])))
     assert f'id="history-roll-{roll.pk}"' in history
 
 
@@ -483,7 +477,7 @@ def test_the_gm_cannot_remove_themself(table: Table) -> None:
     membership = Membership.objects.get(campaign=table.campaign, user=table.gm)
 
     response = logged_in(table.gm).post(
-        reverse("tabletop:member-remove", args=[table.campaign.pk, membership.pk]), follow=True
+        reverse("rolls:member-remove", args=[table.campaign.pk, membership.pk]), follow=True
     )
 
     assert "The GM cannot be removed from their own campaign." in text(response)
@@ -494,9 +488,7 @@ def test_removing_a_member_of_another_campaign_is_not_found(table: Table) -> Non
     elsewhere = factories.campaign(table.outsider, name="Elsewhere")
     stranger = factories.member(elsewhere)
 
-    response = logged_in(table.gm).post(
-        reverse("tabletop:member-remove", args=[table.campaign.pk, stranger.pk])
-    )
+    response = logged_in(table.gm).post(reverse("rolls:member-remove", args=[table.campaign.pk, stranger.pk]))
 
     assert response.status_code == 404
     assert Membership.objects.filter(pk=stranger.pk).exists()
@@ -522,7 +514,7 @@ def table_state(campaign: Campaign) -> tuple[object, ...]:
 def test_a_player_may_not_use_gm_controls(table: Table, control: str) -> None:
     before = table_state(table.campaign)
 
-    response = logged_in(table.player).post(reverse(f"tabletop:{control}", args=[table.campaign.pk]))
+    response = logged_in(table.player).post(reverse(f"rolls:{control}", args=[table.campaign.pk]))
 
     assert response.status_code == 403
     assert "Only the GM can do that." in text(response)
@@ -533,7 +525,7 @@ def test_a_player_may_not_use_gm_controls(table: Table, control: str) -> None:
 def test_gm_controls_of_a_campaign_are_not_found_for_outsiders(table: Table, control: str) -> None:
     before = table_state(table.campaign)
 
-    response = logged_in(table.outsider).post(reverse(f"tabletop:{control}", args=[table.campaign.pk]))
+    response = logged_in(table.outsider).post(reverse(f"rolls:{control}", args=[table.campaign.pk]))
 
     assert response.status_code == 404
     assert table_state(table.campaign) == before
@@ -543,7 +535,7 @@ def test_gm_controls_of_a_campaign_are_not_found_for_outsiders(table: Table, con
 def test_gm_controls_refuse_get(table: Table, control: str) -> None:
     before = table_state(table.campaign)
 
-    response = logged_in(table.gm).get(reverse(f"tabletop:{control}", args=[table.campaign.pk]))
+    response = logged_in(table.gm).get(reverse(f"rolls:{control}", args=[table.campaign.pk]))
 
     assert response.status_code == 405
     assert table_state(table.campaign) == before
@@ -553,7 +545,7 @@ def test_a_player_may_not_remove_a_member(table: Table) -> None:
     other = factories.member(table.campaign, name="Kim")
 
     response = logged_in(table.player).post(
-        reverse("tabletop:member-remove", args=[table.campaign.pk, other.pk])
+        reverse("rolls:member-remove", args=[table.campaign.pk, other.pk])
     )
 
     assert response.status_code == 403
@@ -561,10 +553,10 @@ def test_a_player_may_not_remove_a_member(table: Table) -> None:
 
 
 def test_the_campaign_page_offers_the_session_page_to_the_gm_only(table: Table) -> None:
-    session_url = reverse("tabletop:session", args=[table.campaign.pk])
+    session_url = reverse("rolls:session", args=[table.campaign.pk])
 
-    gm_page = text(logged_in(table.gm).get(reverse("tabletop:campaign", args=[table.campaign.pk])))
-    player_page = text(logged_in(table.player).get(reverse("tabletop:campaign", args=[table.campaign.pk])))
+    gm_page = text(logged_in(table.gm).get(reverse("rolls:campaign", args=[table.campaign.pk])))
+    player_page = text(logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])))
 
     assert session_url in gm_page
     assert session_url not in player_page
@@ -579,7 +571,7 @@ def test_removing_a_member_keeps_the_rolls_of_their_characters_by_name(
         character=bea, roller=kim.user, data={"attribute": "Mind"}, helper=None, intent="", rng=rng
     )
 
-    logged_in(table.gm).post(reverse("tabletop:member-remove", args=[table.campaign.pk, kim.pk]))
+    logged_in(table.gm).post(reverse("rolls:member-remove", args=[table.campaign.pk, kim.pk]))
 
     assert Character.objects.filter(campaign=table.campaign).get() == table.character
     assert Roll.objects.filter(character_name="Bea", character__isnull=True).count() == 1
@@ -594,12 +586,12 @@ def test_the_remove_button_of_a_live_list_removes_and_reloads_the_session_page(t
     gm.cookies["csrftoken"] = token
 
     response = gm.post(
-        reverse("tabletop:member-remove", args=[table.campaign.pk, kim.pk]),
+        reverse("rolls:member-remove", args=[table.campaign.pk, kim.pk]),
         headers={"HX-Request": "true", "X-CSRFToken": token},
     )
 
     assert response.status_code == 200
-    assert response["HX-Redirect"] == reverse("tabletop:session", args=[table.campaign.pk])
+    assert response["HX-Redirect"] == reverse("rolls:session", args=[table.campaign.pk])
     assert not Membership.objects.filter(pk=kim.pk).exists()
     assert "Kim was removed." in text(gm.get(response["HX-Redirect"]))
 

@@ -27,11 +27,11 @@ def text(response: Any) -> str:
 
 
 def new_path(table: Table) -> str:
-    return reverse("tabletop:character-new", args=[table.campaign.pk])
+    return reverse("rolls:character-new", args=[table.campaign.pk])
 
 
 def edit_path(table: Table, character: Character | None = None) -> str:
-    return reverse("tabletop:character-edit", args=[table.campaign.pk, (character or table.character).pk])
+    return reverse("rolls:character-edit", args=[table.campaign.pk, (character or table.character).pk])
 
 
 def snapshot(character: Character) -> tuple[object, ...]:
@@ -177,7 +177,7 @@ def test_another_player_may_read_but_not_edit_a_sheet(table: Table) -> None:
     client = logged_in(kim)
     before = snapshot(table.character)
 
-    sheet = client.get(reverse("tabletop:character-sheet", args=[table.campaign.pk, table.character.pk]))
+    sheet = client.get(reverse("rolls:character-sheet", args=[table.campaign.pk, table.character.pk]))
     form = client.get(edit_path(table))
     post = client.post(edit_path(table), factories.sixes_sheet_form("Stolen", condition_broken="on"))
 
@@ -190,7 +190,7 @@ def test_another_player_may_read_but_not_edit_a_sheet(table: Table) -> None:
 
 
 def test_the_sheet_page_offers_editing_to_the_player_and_the_gm(table: Table) -> None:
-    path = reverse("tabletop:character-sheet", args=[table.campaign.pk, table.character.pk])
+    path = reverse("rolls:character-sheet", args=[table.campaign.pk, table.character.pk])
 
     assert edit_path(table) in text(logged_in(table.player).get(path))
     assert edit_path(table) in text(logged_in(table.gm).get(path))
@@ -211,9 +211,7 @@ def test_a_character_of_another_campaign_is_not_found_through_this_one(table: Ta
     elsewhere = factories.campaign(table.outsider, name="Elsewhere")
     stranger = factories.character(elsewhere, table.outsider, name="Stranger")
 
-    response = logged_in(table.gm).get(
-        reverse("tabletop:character-edit", args=[table.campaign.pk, stranger.pk])
-    )
+    response = logged_in(table.gm).get(reverse("rolls:character-edit", args=[table.campaign.pk, stranger.pk]))
 
     assert response.status_code == 404
 

@@ -19,7 +19,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from rolls.systems import SLUGS, get_system
+from rolls import registry
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,7 +114,7 @@ def test_odds_keys_are_in_natural_order() -> None:
 
 @pytest.mark.parametrize(("slug", "args", "data"), FLAGS)
 def test_odds_match_the_engine_for_every_flag(slug: str, args: list[str], data: dict[str, Any]) -> None:
-    system = get_system(slug)
+    system = registry.engine(slug)
     request = system.parse_request(data)
     result = odds_json(slug, *args)
     assert result["system"] == slug
@@ -142,7 +142,7 @@ def test_odds_success_is_null_without_a_difficulty(args: list[str]) -> None:
 
 
 def test_odds_success_is_the_chance_for_the_difficulty_given() -> None:
-    system = get_system("doubles")
+    system = registry.engine("doubles")
     data = odds_json("doubles", "--dice", "3", "--dn", "6")
     assert Fraction(data["success_exact"]) == system.chance(system.parse_request({"dice": 3, "dn": 6}))
 
@@ -177,7 +177,7 @@ def test_odds_table_says_when_there_is_no_difficulty() -> None:
 
 @pytest.mark.parametrize(("slug", "args", "data"), FLAGS)
 def test_roll_takes_every_systems_flags(slug: str, args: list[str], data: dict[str, Any]) -> None:
-    system = get_system(slug)
+    system = registry.engine(slug)
     request = system.parse_request(data)
     result = json.loads(run("roll", slug, *args, "--seed", "7", "--json"))
     expected = system.roll(request, random.Random(7))
@@ -209,7 +209,7 @@ def test_roll_times_prints_a_list_of_rolls() -> None:
     rolls = json.loads(run("roll", "kinds", "--dice", "5", "--times", "3", "--seed", "1", "--json"))
     assert isinstance(rolls, list) and len(rolls) == 3
     rng = random.Random(1)
-    system = get_system("kinds")
+    system = registry.engine("kinds")
     request = system.parse_request({"dice": 5})
     assert [roll["state"] for roll in rolls] == [system.roll(request, rng) for _ in range(3)]
 
@@ -235,7 +235,7 @@ def test_roll_without_a_seed_uses_the_system_random_source(monkeypatch: pytest.M
 
 def test_roll_prints_readable_rolls() -> None:
     text = run("roll", "sixes", "--dice", "3", "--seed", "42", "--times", "2")
-    system = get_system("sixes")
+    system = registry.engine("sixes")
     rng = random.Random(42)
     states = [system.roll(system.parse_request({"dice": 3}), rng) for _ in range(2)]
     assert text.startswith("Sixes: dice 3, need 1\n")
@@ -293,7 +293,7 @@ def test_help_lists_the_systems(capsys: pytest.CaptureFixture[str]) -> None:
     assert exited.value.code == 0
     text = capsys.readouterr().out
     listed = [line.split()[0] for line in text.splitlines() if line.startswith("    ") and line.split()]
-    assert [slug for slug in listed if slug in SLUGS] == list(SLUGS)
+    assert [slug for slug in listed if slug in registry.slugs()] == list(registry.slugs())
 
 
 @pytest.mark.parametrize(

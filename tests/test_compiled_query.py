@@ -12,6 +12,7 @@ from django.db.models import Model
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
+from rolls import log
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
 from tabletop import access, auth_backend, models
@@ -170,20 +171,20 @@ def test_it_inserts_a_roll_as_create_does(table: Table) -> None:
 
 def test_it_inserts_a_log_entry_with_its_state_as_json(table: Table) -> None:
     state = {"dice": [1, 6, 6], "note": "ä"}
-    entry = roll_services._NEW_ENTRY.create(
+    entry = log._NEW_ENTRY.create(
         campaign_id=table.campaign.pk, seq=999, kind="event", action="call", actor=table.gm, state=state
     )
     assert LogEntry.objects.get(pk=entry.pk).state == state
     with CaptureQueriesContext(connection) as queries:
-        roll_services._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
+        log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
     assert len(queries) == 1 and "RETURNING" in queries[0]["sql"]
 
 
 def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
     with pytest.raises(ValueError, match="unsaved related object"):
-        roll_services._NEW_ENTRY.create(
+        log._NEW_ENTRY.create(
             campaign_id=table.campaign.pk, seq=5, kind="roll", action="roll", roll=Roll(system="sixes")
         )
     with pytest.raises(IntegrityError), transaction.atomic():  # the (campaign, seq) constraint
         for _ in range(2):
-            roll_services._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
+            log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")

@@ -14,12 +14,14 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.test import Client
 
-from rolls import services
+from rolls import campaigns as table_services
+from rolls import log, services
 from rolls.consumers import _result_for
+from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll
-from tabletop import services as table_services
 from tabletop.asgi import application
 from tabletop.models import Membership, Presence
 from tests import factories
@@ -145,9 +147,15 @@ def follow_up(roll: Roll, actor: Any, action: str, *faces: int, **params: Any) -
     return services.follow_up_apply(roll=roll, actor=actor, action=action, params=params, rng=Faces(*faces))
 
 
-@database_sync_to_async
-def event(table: Table, text: str) -> LogEntry:
-    return services.log_event(campaign=table.campaign, actor=table.gm, action="note", text=text)
+def write_note(table: Table, text: str) -> LogEntry:
+    """A table event that refreshes nothing but the feed (the GM's note of a correction)."""
+    with transaction.atomic():
+        return log.append_event(
+            campaign_id=table.campaign.pk, event=TableEvent.GM_CORRECTION, actor=table.gm, text=text
+        )
+
+
+event = database_sync_to_async(write_note)
 
 
 # -- who may connect -----------------------------------------------------------------------------
@@ -319,7 +327,7 @@ async def test_a_page_too_far_behind_is_told_to_reload(table: Table) -> None:
     @database_sync_to_async
     def many_events() -> None:
         for i in range(201):
-            services.log_event(campaign=table.campaign, actor=table.gm, action="note", text=f"Note {i}")
+            write_note(table, f"Note {i}")
 
     await many_events()
     communicator, connected, _ = await open_socket(table.campaign.pk, table.player)

@@ -95,13 +95,13 @@ ENDPOINTS = [
     "rolls:npc-roll",
     "rolls:call-create",
     "rolls:odds",
-    "tabletop:character-new",
-    "tabletop:character-edit",
-    "tabletop:character-correct",
-    "tabletop:campaign-new",
+    "rolls:character-new",
+    "rolls:character-edit",
+    "rolls:character-correct",
+    "rolls:campaign-new",
     "tabletop:signup",
     "tabletop:account",
-    "tabletop:join",
+    "rolls:join",
 ]
 
 
@@ -128,13 +128,13 @@ def url_for(name: str, table: Table, roll_id: int) -> str:
         "rolls:npc-roll": [campaign],
         "rolls:call-create": [campaign, character],
         "rolls:odds": [campaign, character],
-        "tabletop:character-new": [campaign],
-        "tabletop:character-edit": [campaign, character],
-        "tabletop:character-correct": [campaign, character],
-        "tabletop:campaign-new": [],
+        "rolls:character-new": [campaign],
+        "rolls:character-edit": [campaign, character],
+        "rolls:character-correct": [campaign, character],
+        "rolls:campaign-new": [],
         "tabletop:signup": [],
         "tabletop:account": [],
-        "tabletop:join": [table.campaign.join_token],
+        "rolls:join": [table.campaign.join_token],
     }[name]
     return reverse(name, args=args)
 

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from rolls import services
+from rolls import registry, services
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from tests import factories
 from tests.conftest import Table
@@ -29,7 +29,7 @@ def logged_in(user: object) -> Client:
 
 @pytest.fixture
 def fixed_dice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rolls.views.RNG", Faces(6, 2, 3, 4, 5, 6, 1, 1))
+    monkeypatch.setattr("rolls.randomness.RNG", Faces(6, 2, 3, 4, 5, 6, 1, 1))
 
 
 def npc_roll(client: Client, table: Table, **data: str) -> object:
@@ -44,9 +44,7 @@ def test_the_gm_rolls_openly_for_someone_without_a_sheet(table: Table, fixed_dic
     assert response.status_code == 200  # type: ignore[attr-defined]
     roll = Roll.objects.get(npc=True)
     assert (roll.character_name, roll.visibility, roll.character) == ("The warden", Visibility.PUBLIC, None)
-    html = (
-        logged_in(table.player).get(reverse("tabletop:campaign", args=[table.campaign.pk])).content.decode()
-    )
+    html = logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).content.decode()
     assert f'id="feed-roll-{roll.pk}"' in html
     assert "The warden" in html and 'data-face="6"' in html
 
@@ -58,14 +56,14 @@ def test_a_players_pages_show_a_secret_roll_without_its_dice(table: Table, fixed
     assert roll.visibility == Visibility.SECRET
 
     for url in (
-        reverse("tabletop:campaign", args=[table.campaign.pk]),
-        reverse("tabletop:history", args=[table.campaign.pk]),
+        reverse("rolls:campaign", args=[table.campaign.pk]),
+        reverse("rolls:history", args=[table.campaign.pk]),
     ):
         html = logged_in(table.player).get(url).content.decode()
         card = html[html.index(f'-roll-{roll.pk}"') :].split("</li>\n", 1)[0]
         assert "The GM rolled in secret." in card
         assert not DIE.search(card) and not FACE.search(card)
-    gm_html = logged_in(table.gm).get(reverse("tabletop:history", args=[table.campaign.pk])).content.decode()
+    gm_html = logged_in(table.gm).get(reverse("rolls:history", args=[table.campaign.pk])).content.decode()
     assert 'data-face="6"' in gm_html
 
 
@@ -82,7 +80,7 @@ async def test_the_bytes_a_players_socket_receives_for_a_secret_roll_hold_no_fac
         campaign=table.campaign,
         gm=table.gm,
         name="Ghost",
-        request=table.campaign.rules.parse_request({"dice": 4}),
+        request=registry.engine(table.campaign.system).parse_request({"dice": 4}),
         secret=True,
         target=None,
         intent="sneaks up",
@@ -134,7 +132,7 @@ def test_a_blind_roll_shows_its_dice_to_the_gm_only(table: Table, fixed_dice: No
     assert roll.visibility == Visibility.BLIND
     assert "only the GM sees the result" in response.content.decode()
     assert not FACE.search(response.content.decode())
-    gm_page = logged_in(table.gm).get(reverse("tabletop:history", args=[table.campaign.pk])).content.decode()
+    gm_page = logged_in(table.gm).get(reverse("rolls:history", args=[table.campaign.pk])).content.decode()
     assert 'data-face="6"' in gm_page
 
 
@@ -172,7 +170,7 @@ def test_the_gm_calls_for_a_roll_and_sees_who_answered(table: Table, fixed_dice:
 
     # The player's roll screen shows the call with the GM's values, one tap to roll.
     page = logged_in(table.player).get(
-        reverse("tabletop:character", args=[table.campaign.pk, table.character.pk])
+        reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
     )
     html = page.content.decode()
     assert f'id="call-{call.pk}"' in html
@@ -187,7 +185,7 @@ def test_the_gm_calls_for_a_roll_and_sees_who_answered(table: Table, fixed_dice:
     assert f'id="call-{call.pk}" hx-swap-oob="delete"' in answer.content.decode()
     assert Roll.objects.get().call == call
 
-    session = gm.get(reverse("tabletop:session", args=[table.campaign.pk])).content.decode()
+    session = gm.get(reverse("rolls:session", args=[table.campaign.pk])).content.decode()
     status = session[session.index('id="call-status"') :]
     assert "Olle ✓" in status and "Kim&#x27;s kid …" in status
 
@@ -229,7 +227,7 @@ def test_calls_are_for_the_gm_to_make(table: Table) -> None:
 
 @pytest.mark.django_db
 def test_a_gm_correction_is_logged_for_the_table(table: Table) -> None:
-    url = reverse("tabletop:character-correct", args=[table.campaign.pk, table.character.pk])
+    url = reverse("rolls:character-correct", args=[table.campaign.pk, table.character.pk])
 
     logged_in(table.gm).post(url, {"luck": "1"})
 
@@ -242,7 +240,7 @@ def test_a_gm_correction_is_logged_for_the_table(table: Table) -> None:
 
 @pytest.mark.django_db
 def test_only_the_gm_corrects_and_bad_values_change_nothing(table: Table) -> None:
-    url = reverse("tabletop:character-correct", args=[table.campaign.pk, table.character.pk])
+    url = reverse("rolls:character-correct", args=[table.campaign.pk, table.character.pk])
     before = LogEntry.objects.count()
 
     assert logged_in(table.player).post(url, {"luck": "9"}).status_code == 403

@@ -67,8 +67,8 @@ def test_any_database_error_anywhere_in_a_request_is_a_503_page(monkeypatch: pyt
     def down(*args: object, **kwargs: object) -> None:
         raise OperationalError("connection pool timed out")
 
-    monkeypatch.setattr("tabletop.views.render", down)
-    response = gm.get(reverse("tabletop:campaign", args=[table.campaign.pk]))
+    monkeypatch.setattr("rolls.views.pages.render", down)
+    response = gm.get(reverse("rolls:campaign", args=[table.campaign.pk]))
 
     assert response.status_code == 503
     assert "Too busy" in response.content.decode()

@@ -112,9 +112,9 @@ def test_every_live_page_shows_who_is_at_the_table(table: Table) -> None:
     gm = Client()
     gm.force_login(table.gm)
     pages = [
-        player.get(reverse("tabletop:campaign", args=[table.campaign.pk])),
-        player.get(reverse("tabletop:character", args=[table.campaign.pk, table.character.pk])),
-        gm.get(reverse("tabletop:session", args=[table.campaign.pk])),
+        player.get(reverse("rolls:campaign", args=[table.campaign.pk])),
+        player.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk])),
+        gm.get(reverse("rolls:session", args=[table.campaign.pk])),
     ]
     presence.leave(channel_name="live.gm")
 

@@ -44,7 +44,7 @@ def _cookies(table: Table) -> dict[str, str]:
 def _roll(base: str, table: Table, cookies: dict[str, str]) -> int:
     """Roll through the real HTTP endpoint of one server; returns the new roll's id."""
     with httpx.Client(base_url=f"http://{base}", cookies=cookies) as http:
-        page = http.get(reverse("tabletop:character", args=[table.campaign.pk, table.character.pk]))
+        page = http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
         assert page.status_code == 200
         token = http.cookies["csrftoken"]
         response = http.post(
@@ -58,7 +58,7 @@ def _roll(base: str, table: Table, cookies: dict[str, str]) -> int:
 
 def _push(base: str, table: Table, cookies: dict[str, str], roll_id: int) -> None:
     with httpx.Client(base_url=f"http://{base}", cookies=cookies) as http:
-        http.get(reverse("tabletop:character", args=[table.campaign.pk, table.character.pk]))
+        http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
         response = http.post(
             reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
             data={"action": "push", "condition": "Scared"},

@@ -13,10 +13,10 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import services, views
+from rolls import campaigns as table_services
+from rolls import randomness, services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
-from tabletop import services as table_services
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.conftest import Table
@@ -46,7 +46,7 @@ def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
 
     def script(*faces: int) -> Faces:
         source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
+        monkeypatch.setattr(randomness, "RNG", source)
         return source
 
     return script
@@ -573,7 +573,7 @@ def test_six_5_pride_is_available_again_after_a_new_mystery(table: Table, dice: 
     dice(1, 2, 3)
     roll(client, table)
     follow(client, table, latest_roll().pk, "pride")
-    logged_in(table.gm).post(reverse("tabletop:mystery-start", args=[table.campaign.pk]))
+    logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]))
     dice(1, 2, 3)
     page = text(roll(client, table))
     assert "follow-up-pride" in page
@@ -598,8 +598,8 @@ def test_six_8_luck_refills_at_a_new_session_and_does_not_carry_over(table: Tabl
     assert table.character.luck == 1
     gm = logged_in(table.gm)
 
-    gm.post(reverse("tabletop:session-end", args=[table.campaign.pk]))
-    gm.post(reverse("tabletop:session-start", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-start", args=[table.campaign.pk]))
 
     table.character.refresh_from_db()
     full.refresh_from_db()

@@ -13,11 +13,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rolls.odds_tables import tables_for
-from rolls.systems import SLUGS, get_system
+from rolls import registry
 from rolls.systems.base import percent
 from rolls.systems.stars import botch_chance
-from rolls.tables import AT_THE_TABLE
 
 CHOICES = "Our choices where the rules leave room"
 
@@ -101,7 +99,7 @@ def page_choices(content: str) -> list[str]:
 
 
 def chance(slug: str, **data: object) -> str:
-    system = get_system(slug)
+    system = registry.engine(slug)
     return percent(system.chance(system.parse_request(data)))
 
 
@@ -112,27 +110,27 @@ def test_the_index_links_every_system(client: Client, db: None) -> None:
     response = client.get(reverse("rolls:rules"))
     assert response.status_code == 200
     content = response.content.decode()
-    for slug in SLUGS:
+    for slug in registry.slugs():
         assert f'href="{reverse("rolls:rules-system", args=[slug])}"' in content
-        assert get_system(slug).name in content
+        assert registry.engine(slug).name in content
 
 
-@pytest.mark.parametrize("slug", SLUGS)
+@pytest.mark.parametrize("slug", registry.slugs())
 def test_each_page_answers_an_anonymous_visitor(client: Client, db: None, slug: str) -> None:
     content = page(client, slug)
-    assert f"<h1>{get_system(slug).name}</h1>" in content
+    assert f"<h1>{registry.engine(slug).name}</h1>" in content
     assert CHOICES in content
     assert tables_on(content)
 
 
-@pytest.mark.parametrize("slug", [slug for slug in SLUGS if slug not in AT_THE_TABLE])
+@pytest.mark.parametrize("slug", [slug for slug in registry.slugs() if slug not in registry.slugs()])
 def test_a_page_says_when_campaigns_cannot_use_the_system_yet(client: Client, db: None, slug: str) -> None:
     content = page(client, slug)
     assert "Not at the table yet." in content
     assert "but its rules and exact odds are all here" in content
 
 
-@pytest.mark.parametrize("slug", AT_THE_TABLE)
+@pytest.mark.parametrize("slug", registry.slugs())
 def test_a_page_at_the_table_does_not_say_it_is_missing(client: Client, db: None, slug: str) -> None:
     assert "Not at the table yet." not in page(client, slug)
 
@@ -187,7 +185,7 @@ def test_doubles_tables_match_the_engine(client: Client, db: None) -> None:
     assert cell(content, caption, "8", "12") == chance("doubles", dice=8, dn=12)
     # One die never beats 6: a tie does not beat.
     assert cell(content, caption, "1", "6") == "0%"
-    doubles = get_system("doubles")
+    doubles = registry.engine("doubles")
     with_drama = doubles.chance_with_drama(doubles.parse_request({"dice": 2, "dn": 6}), 3)  # type: ignore[attr-defined]
     assert cell(content, "drama dice", "2, Challenging (6)", "+3 dice") == percent(with_drama)
     assert cell(content, "drama dice", "2, Challenging (6)", "none") == chance("doubles", dice=2, dn=6)
@@ -207,7 +205,7 @@ def test_sets_tables_match_the_engine(client: Client, db: None) -> None:
 def test_stars_tables_match_the_engine(client: Client, db: None) -> None:
     """STR-6, STR-7, STR-8, STR-10: training, botches, advantage and disadvantage."""
     content = page(client, "stars")
-    stars = get_system("stars")
+    stars = registry.engine("stars")
 
     def botch(**data: object) -> str:
         return percent(botch_chance(stars.parse_request(data)))
@@ -228,5 +226,7 @@ def test_stars_tables_match_the_engine(client: Client, db: None) -> None:
 
 
 def test_the_tables_are_computed_once() -> None:
-    for slug in SLUGS:
-        assert [id(table) for table in tables_for(slug)] == [id(table) for table in tables_for(slug)]
+    for slug in registry.slugs():
+        assert [id(table) for table in registry.engine(slug).rules_tables()] == [
+            id(table) for table in registry.engine(slug).rules_tables()
+        ]

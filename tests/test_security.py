@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rolls import views
+from rolls import randomness
 from rolls.systems.base import roll_dice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def test_pages_carry_a_csp_with_nonces_and_htmx_runs_without_eval(client: Client
 def test_the_app_rolls_with_the_operating_systems_random_source() -> None:
     import random
 
-    assert isinstance(views.RNG, random.SystemRandom)
+    assert isinstance(randomness.RNG, random.SystemRandom)
 
 
 def test_no_module_uses_the_random_module_for_dice() -> None:
@@ -72,7 +72,7 @@ def test_a_million_server_dice_pass_a_chi_square_test() -> None:
     """Every face about as often as the others. The bound is the 1-in-a-million critical value
     of chi-square with 5 degrees of freedom, so this fails for a biased source, not by chance."""
     n = 1_000_000
-    counts = Counter(roll_dice(views.RNG, n))
+    counts = Counter(roll_dice(randomness.RNG, n))
     expected = n / 6
     chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, 7))
     assert set(counts) == {1, 2, 3, 4, 5, 6}

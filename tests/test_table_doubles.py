@@ -18,11 +18,10 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import services, views
+from rolls import campaigns as table_services
+from rolls import randomness, registry, services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
-from rolls.tables import AT_THE_TABLE
-from tabletop import services as table_services
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.conftest import Table
@@ -95,7 +94,7 @@ def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
 
     def script(*faces: int) -> Faces:
         source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
+        monkeypatch.setattr(randomness, "RNG", source)
         return source
 
     return script
@@ -174,7 +173,7 @@ def assert_refused(response: Any, status: int, message: str) -> None:
 
 
 def test_doubles_is_at_the_table() -> None:
-    assert "doubles" in AT_THE_TABLE
+    assert "doubles" in registry.slugs()
 
 
 def test_the_gm_creates_a_doubles_campaign_with_adventures_and_long_rests(db: None) -> None:
@@ -182,12 +181,12 @@ def test_the_gm_creates_a_doubles_campaign_with_adventures_and_long_rests(db: No
     client = logged_in(gm)
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Hard Road", "system": "doubles", "display_name": "Gun"}
+        reverse("rolls:campaign-new"), {"name": "Hard Road", "system": "doubles", "display_name": "Gun"}
     )
 
     campaign = Campaign.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == reverse("tabletop:session", args=[campaign.pk])
+    assert response["Location"] == reverse("rolls:session", args=[campaign.pk])
     assert (campaign.system, campaign.gm) == ("doubles", gm)
     page = text(client.get(response["Location"]))
     assert ">New Adventure</button>" in page
@@ -198,11 +197,11 @@ def test_the_gm_creates_a_doubles_campaign_with_adventures_and_long_rests(db: No
 
 
 def new_path(table: Table) -> str:
-    return reverse("tabletop:character-new", args=[table.campaign.pk])
+    return reverse("rolls:character-new", args=[table.campaign.pk])
 
 
 def edit_path(table: Table) -> str:
-    return reverse("tabletop:character-edit", args=[table.campaign.pk, table.character.pk])
+    return reverse("rolls:character-edit", args=[table.campaign.pk, table.character.pk])
 
 
 def test_the_new_character_form_offers_editable_defaults(table: Table) -> None:
@@ -347,7 +346,7 @@ def test_another_player_may_read_but_not_edit_the_sheet(table: Table) -> None:
     before = everything(table.campaign)
     client = logged_in(kim)
 
-    page = text(client.get(reverse("tabletop:character-sheet", args=[table.campaign.pk, table.character.pk])))
+    page = text(client.get(reverse("rolls:character-sheet", args=[table.campaign.pk, table.character.pk])))
     refused = client.post(edit_path(table), sheet_form("Stolen"))
 
     assert "Endurance 20 of 30 · 10 spent on drama, back with a new Adventure" in page
@@ -955,7 +954,7 @@ def test_a_long_rest_brings_endurance_back_except_what_went_on_drama(table: Tabl
     set_endurance(table.character, 3, drama_spent=15)
     set_endurance(bo, 2)
 
-    response = logged_in(table.gm).post(reverse("tabletop:long-rest", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]), follow=True)
 
     assert "Everyone takes a long rest." in text(response)
     assert endurance(table.character) == (15, 15)
@@ -970,7 +969,7 @@ def test_a_long_rest_brings_endurance_back_except_what_went_on_drama(table: Tabl
 def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
     set_endurance(table.character, 30)
 
-    logged_in(table.gm).post(reverse("tabletop:long-rest", args=[table.campaign.pk]))
+    logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]))
 
     assert endurance(table.character) == (30, 0)
 
@@ -978,9 +977,7 @@ def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
 def test_dbl_10_a_new_adventure_brings_back_what_went_on_drama(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
 
-    response = logged_in(table.gm).post(
-        reverse("tabletop:mystery-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
 
     table.campaign.refresh_from_db()
     assert "New Adventure: done." in text(response)
@@ -997,13 +994,13 @@ def test_a_new_play_session_does_not_refill_endurance(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
     gm = logged_in(table.gm)
 
-    gm.post(reverse("tabletop:session-end", args=[table.campaign.pk]))
-    gm.post(reverse("tabletop:session-start", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-start", args=[table.campaign.pk]))
 
     assert endurance(table.character) == (3, 15)
 
 
-@pytest.mark.parametrize("control", ["tabletop:long-rest", "tabletop:mystery-start"])
+@pytest.mark.parametrize("control", ["rolls:long-rest", "rolls:mystery-start"])
 def test_a_player_may_not_move_the_clocks(table: Table, control: str) -> None:
     set_endurance(table.character, 3, drama_spent=15)
     before = everything(table.campaign)

@@ -11,10 +11,10 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import views
+from rolls import campaigns as services
+from rolls import randomness
 from rolls.models import LogEntry
-from rolls.tables.kinds_forms import DEFAULT_SKILLS, FIELDS, SKILLS_PER_FIELD
-from tabletop import services
+from rolls.tables.kinds.forms import DEFAULT_SKILLS, FIELDS, SKILLS_PER_FIELD
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.test_rolls import (
@@ -90,7 +90,7 @@ def kinds(db: None) -> KindsTable:
 def dice(monkeypatch: pytest.MonkeyPatch) -> Any:
     def script(*faces: int) -> Faces:
         source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
+        monkeypatch.setattr(randomness, "RNG", source)
         return source
 
     return script
@@ -119,7 +119,7 @@ def test_a_gm_creates_a_kinds_campaign_with_a_new_adventure_and_no_long_rest(db:
     client = logged_in(gm)
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Temple Run", "system": "kinds", "display_name": "FM"}
+        reverse("rolls:campaign-new"), {"name": "Temple Run", "system": "kinds", "display_name": "FM"}
     )
 
     campaign = Campaign.objects.get()
@@ -134,7 +134,7 @@ def test_a_gm_creates_a_kinds_campaign_with_a_new_adventure_and_no_long_rest(db:
 
 
 def test_the_new_sheet_offers_four_fields_with_their_skills_and_editable_defaults(kinds: KindsTable) -> None:
-    page = text(logged_in(kinds.player).get(reverse("tabletop:character-new", args=[kinds.campaign.pk])))
+    page = text(logged_in(kinds.player).get(reverse("rolls:character-new", args=[kinds.campaign.pk])))
 
     for field in FIELDS:
         assert f"<legend>{field}</legend>" in page
@@ -148,7 +148,7 @@ def test_kin_1_creating_an_adventurer_stores_fields_and_skills_in_diamonds(kinds
     client = logged_in(kinds.player)
 
     response = client.post(
-        reverse("tabletop:character-new", args=[kinds.campaign.pk]),
+        reverse("rolls:character-new", args=[kinds.campaign.pk]),
         sheet_form("Marion", action=4, skill_action_3_name="Whip", skill_action_3_diamonds=3),
     )
 
@@ -159,7 +159,7 @@ def test_kin_1_creating_an_adventurer_stores_fields_and_skills_in_diamonds(kinds
     assert marion.sheet["skills"][3] == {"name": "Whip", "field": "Action", "diamonds": 3}
     assert len(marion.sheet["skills"]) == len(FIELDS) * SKILLS_PER_FIELD
     assert marion.luck == 0
-    sheet = text(client.get(reverse("tabletop:character-sheet", args=[kinds.campaign.pk, marion.pk])))
+    sheet = text(client.get(reverse("rolls:character-sheet", args=[kinds.campaign.pk, marion.pk])))
     assert "<dt>Action</dt><dd>4</dd>" in sheet
     assert "Whip <b>3</b>" in sheet
 
@@ -190,7 +190,7 @@ def test_kin_2_a_sheet_out_of_bounds_is_refused_and_nothing_is_created(
     before = everything(kinds.campaign)
 
     response = logged_in(kinds.player).post(
-        reverse("tabletop:character-new", args=[kinds.campaign.pk]), sheet_form("Marion", **overrides)
+        reverse("rolls:character-new", args=[kinds.campaign.pk]), sheet_form("Marion", **overrides)
     )
 
     assert response.status_code == 200
@@ -200,7 +200,7 @@ def test_kin_2_a_sheet_out_of_bounds_is_refused_and_nothing_is_created(
 
 def test_editing_the_sheet_shows_it_as_saved_and_changes_it(kinds: KindsTable) -> None:
     client = logged_in(kinds.player)
-    path = reverse("tabletop:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
+    path = reverse("rolls:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
     page = text(client.get(path))
     assert 'name="knowledge" value="3"' in page
     assert 'name="skill_knowledge_0_diamonds" value="2"' in page
@@ -216,7 +216,7 @@ def test_editing_the_sheet_shows_it_as_saved_and_changes_it(kinds: KindsTable) -
 
 def test_a_refused_edit_changes_nothing(kinds: KindsTable) -> None:
     before = everything(kinds.campaign)
-    path = reverse("tabletop:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
+    path = reverse("rolls:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
 
     response = logged_in(kinds.player).post(path, sheet_form("Indiana", knowledge=9))
 
@@ -230,7 +230,7 @@ def test_a_refused_edit_changes_nothing(kinds: KindsTable) -> None:
 def test_another_player_cannot_edit_the_sheet(kinds: KindsTable) -> None:
     kim = factories.member(kinds.campaign, name="Kim").user
     before = everything(kinds.campaign)
-    path = reverse("tabletop:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
+    path = reverse("rolls:character-edit", args=[kinds.campaign.pk, kinds.character.pk])
 
     response = logged_in(kim).post(path, sheet_form("Mine now"))
 
@@ -526,9 +526,7 @@ def test_every_follow_up_is_refused_and_changes_nothing(kinds: KindsTable, dice:
 def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
 
-    response = logged_in(kinds.gm).post(
-        reverse("tabletop:mystery-start", args=[kinds.campaign.pk]), follow=True
-    )
+    response = logged_in(kinds.gm).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True)
 
     kinds.campaign.refresh_from_db()
     assert kinds.campaign.mystery == 2
@@ -541,7 +539,7 @@ def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> No
 def test_a_long_rest_is_refused_and_changes_nothing(kinds: KindsTable) -> None:
     before = everything(kinds.campaign)
 
-    response = logged_in(kinds.gm).post(reverse("tabletop:long-rest", args=[kinds.campaign.pk]), follow=True)
+    response = logged_in(kinds.gm).post(reverse("rolls:long-rest", args=[kinds.campaign.pk]), follow=True)
 
     assert "This dice system has no long rest." in text(response)
     assert everything(kinds.campaign) == before
@@ -550,7 +548,7 @@ def test_a_long_rest_is_refused_and_changes_nothing(kinds: KindsTable) -> None:
 def test_only_the_gm_starts_an_adventure(kinds: KindsTable) -> None:
     before = everything(kinds.campaign)
 
-    response = logged_in(kinds.player).post(reverse("tabletop:mystery-start", args=[kinds.campaign.pk]))
+    response = logged_in(kinds.player).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]))
 
     assert response.status_code == 403
     assert everything(kinds.campaign) == before
@@ -560,8 +558,8 @@ def test_a_new_play_session_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
     gm = logged_in(kinds.gm)
 
-    gm.post(reverse("tabletop:session-end", args=[kinds.campaign.pk]))
-    gm.post(reverse("tabletop:session-start", args=[kinds.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[kinds.campaign.pk]))
+    gm.post(reverse("rolls:session-start", args=[kinds.campaign.pk]))
 
     assert kinds.campaign.open_session().number == 2  # type: ignore[union-attr]
     assert list(Character.objects.values_list("pk", "luck", "sheet")) == sheets

@@ -14,10 +14,9 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import views
+from rolls import campaigns as table_services
+from rolls import randomness, registry
 from rolls.models import LogEntry, Roll
-from rolls.tables import AT_THE_TABLE
-from tabletop import services as table_services
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.conftest import Table
@@ -77,7 +76,7 @@ def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
 
     def script(*faces: int) -> Faces:
         source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
+        monkeypatch.setattr(randomness, "RNG", source)
         return source
 
     return script
@@ -153,7 +152,7 @@ def rolled(client: Client, table: Table, dice: Script, faces: tuple[int, ...], *
 
 
 def test_sets_is_at_the_table() -> None:
-    assert "sets" in AT_THE_TABLE
+    assert "sets" in registry.slugs()
 
 
 def test_the_gm_creates_a_sets_campaign_with_adventures_and_no_long_rest(db: None) -> None:
@@ -161,7 +160,7 @@ def test_the_gm_creates_a_sets_campaign_with_adventures_and_no_long_rest(db: Non
     client = logged_in(gm)
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Red Moon", "system": "sets", "display_name": "Judge"}
+        reverse("rolls:campaign-new"), {"name": "Red Moon", "system": "sets", "display_name": "Judge"}
     )
 
     campaign = Campaign.objects.get()
@@ -176,11 +175,11 @@ def test_the_gm_creates_a_sets_campaign_with_adventures_and_no_long_rest(db: Non
 
 
 def new_path(table: Table) -> str:
-    return reverse("tabletop:character-new", args=[table.campaign.pk])
+    return reverse("rolls:character-new", args=[table.campaign.pk])
 
 
 def edit_path(table: Table) -> str:
-    return reverse("tabletop:character-edit", args=[table.campaign.pk, table.character.pk])
+    return reverse("rolls:character-edit", args=[table.campaign.pk, table.character.pk])
 
 
 def test_the_new_character_form_offers_five_derived_stats_of_three_dice(table: Table) -> None:
@@ -268,7 +267,7 @@ def test_any_member_reads_the_sheet(table: Table) -> None:
     kim = factories.member(table.campaign, name="Kim").user
 
     page = text(
-        logged_in(kim).get(reverse("tabletop:character-sheet", args=[table.campaign.pk, table.character.pk]))
+        logged_in(kim).get(reverse("rolls:character-sheet", args=[table.campaign.pk, table.character.pk]))
     )
 
     assert "<dt>Might</dt><dd>4</dd>" in page
@@ -683,9 +682,7 @@ def test_the_gm_may_bid_for_a_players_character(table: Table, dice: Script) -> N
 def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
     sheet = table.character.sheet
 
-    response = logged_in(table.gm).post(
-        reverse("tabletop:mystery-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
 
     table.campaign.refresh_from_db()
     table.character.refresh_from_db()
@@ -699,7 +696,7 @@ def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
 def test_there_is_no_long_rest_in_sets(table: Table) -> None:
     before = everything(table.campaign)
 
-    response = logged_in(table.gm).post(reverse("tabletop:long-rest", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]), follow=True)
 
     assert "This dice system has no long rest." in text(response)
     assert everything(table.campaign) == before

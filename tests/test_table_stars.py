@@ -15,13 +15,13 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
+from rolls import campaigns as services
+from rolls import randomness, registry
 from rolls import services as roll_services
-from rolls import views
 from rolls.models import LogEntry, Roll
-from rolls.systems import RulesError, get_system
+from rolls.systems import RulesError
 from rolls.systems.stars import EDGES, SKILLS, STATS
-from rolls.tables.stars_forms import key_of
-from tabletop import services
+from rolls.tables.stars.forms import key_of
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.test_rolls import (
@@ -91,7 +91,7 @@ def stars(db: None) -> StarsTable:
 def dice(monkeypatch: pytest.MonkeyPatch) -> Any:
     def script(*faces: int) -> Faces:
         source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
+        monkeypatch.setattr(randomness, "RNG", source)
         return source
 
     return script
@@ -132,7 +132,7 @@ def test_a_gm_creates_a_stars_campaign_with_a_new_adventure_and_a_long_rest(db: 
     client = logged_in(gm)
 
     response = client.post(
-        reverse("tabletop:campaign-new"), {"name": "Stick it", "system": "stars", "display_name": "GM"}
+        reverse("rolls:campaign-new"), {"name": "Stick it", "system": "stars", "display_name": "GM"}
     )
 
     campaign = Campaign.objects.get()
@@ -149,7 +149,7 @@ def test_a_gm_creates_a_stars_campaign_with_a_new_adventure_and_a_long_rest(db: 
 def test_str_13_the_new_sheet_lists_the_stats_skills_and_edges_with_editable_defaults(
     stars: StarsTable,
 ) -> None:
-    page = text(logged_in(stars.player).get(reverse("tabletop:character-new", args=[stars.campaign.pk])))
+    page = text(logged_in(stars.player).get(reverse("rolls:character-new", args=[stars.campaign.pk])))
 
     for stat in STATS:
         assert f'name="{stat.lower()}" value="2" min="1" max="5"' in page
@@ -167,7 +167,7 @@ def test_str_12_a_new_hero_starts_with_full_luck(stars: StarsTable) -> None:
     client = logged_in(stars.player)
 
     response = client.post(
-        reverse("tabletop:character-new", args=[stars.campaign.pk]),
+        reverse("rolls:character-new", args=[stars.campaign.pk]),
         sheet_form("Ann", smarts=4, skill_bookworm="adept", edge_dodge="basic"),
     )
 
@@ -178,7 +178,7 @@ def test_str_12_a_new_hero_starts_with_full_luck(stars: StarsTable) -> None:
     assert ann.sheet["skills"]["Aim"] == "untrained"
     assert ann.sheet["edges"] == {"Dodge!": "basic"}
     assert ann.luck == 3
-    sheet = text(client.get(reverse("tabletop:character-sheet", args=[stars.campaign.pk, ann.pk])))
+    sheet = text(client.get(reverse("rolls:character-sheet", args=[stars.campaign.pk, ann.pk])))
     assert "Luck 3 of 3" in sheet
     assert "<dt>Smarts</dt><dd>4 <small" in sheet
     assert "Superb" in sheet
@@ -191,7 +191,7 @@ def test_str_12_charmed_life_raises_the_luck_a_new_hero_starts_with(
     stars: StarsTable, rating: str, luck: int
 ) -> None:
     logged_in(stars.player).post(
-        reverse("tabletop:character-new", args=[stars.campaign.pk]),
+        reverse("rolls:character-new", args=[stars.campaign.pk]),
         sheet_form("Lucky", edge_charmed_life=rating),
     )
 
@@ -223,7 +223,7 @@ def test_str_13_a_sheet_out_of_the_lists_is_refused_and_nothing_is_created(
     before = everything(stars.campaign)
 
     response = logged_in(stars.player).post(
-        reverse("tabletop:character-new", args=[stars.campaign.pk]), sheet_form("Ann", **overrides)
+        reverse("rolls:character-new", args=[stars.campaign.pk]), sheet_form("Ann", **overrides)
     )
 
     assert response.status_code == 200
@@ -233,7 +233,7 @@ def test_str_13_a_sheet_out_of_the_lists_is_refused_and_nothing_is_created(
 
 def test_editing_the_sheet_shows_it_as_saved_and_changes_it(stars: StarsTable) -> None:
     client = logged_in(stars.player)
-    path = reverse("tabletop:character-edit", args=[stars.campaign.pk, stars.character.pk])
+    path = reverse("rolls:character-edit", args=[stars.campaign.pk, stars.character.pk])
     page = text(client.get(path))
     assert 'name="vigor" value="5"' in page
     assert '<option value="adept" selected>Adept</option>' in page
@@ -249,7 +249,7 @@ def test_editing_the_sheet_shows_it_as_saved_and_changes_it(stars: StarsTable) -
 
 def test_a_refused_edit_changes_nothing(stars: StarsTable) -> None:
     before = everything(stars.campaign)
-    path = reverse("tabletop:character-edit", args=[stars.campaign.pk, stars.character.pk])
+    path = reverse("rolls:character-edit", args=[stars.campaign.pk, stars.character.pk])
 
     response = logged_in(stars.player).post(path, sheet_form("Dave", presence=9))
 
@@ -260,7 +260,7 @@ def test_a_refused_edit_changes_nothing(stars: StarsTable) -> None:
 
 def test_str_12_the_sheet_form_cannot_set_luck(stars: StarsTable) -> None:
     set_luck(stars.character, 1)
-    path = reverse("tabletop:character-edit", args=[stars.campaign.pk, stars.character.pk])
+    path = reverse("rolls:character-edit", args=[stars.campaign.pk, stars.character.pk])
 
     response = logged_in(stars.player).post(path, sheet_form("Dave", luck=3, edge_charmed_life="advanced"))
 
@@ -270,10 +270,10 @@ def test_str_12_the_sheet_form_cannot_set_luck(stars: StarsTable) -> None:
 
 
 def test_str_12_losing_charmed_life_takes_the_luck_above_the_new_maximum(stars: StarsTable) -> None:
-    path = reverse("tabletop:character-edit", args=[stars.campaign.pk, stars.character.pk])
+    path = reverse("rolls:character-edit", args=[stars.campaign.pk, stars.character.pk])
     client = logged_in(stars.player)
     client.post(path, sheet_form("Dave", edge_charmed_life="advanced"))
-    logged_in(stars.gm).post(reverse("tabletop:mystery-start", args=[stars.campaign.pk]))
+    logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]))
     assert luck_of(stars.character) == 5
 
     client.post(path, sheet_form("Dave"))
@@ -647,7 +647,7 @@ def test_str_11_luck_against_ones_own_roll_is_refused(stars: StarsTable, dice: A
 
 
 def _gm_roll_against(table: StarsTable, faces: tuple[int, ...]) -> Roll:
-    stars_system = get_system("stars")
+    stars_system = registry.engine("stars")
     return roll_services.npc_roll_create(
         campaign=table.campaign,
         gm=table.gm,
@@ -767,9 +767,7 @@ def test_str_12_a_new_adventure_fills_everyones_luck(stars: StarsTable) -> None:
     set_luck(stars.character, 0)
     set_luck(lucky, 1)
 
-    response = logged_in(stars.gm).post(
-        reverse("tabletop:mystery-start", args=[stars.campaign.pk]), follow=True
-    )
+    response = logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True)
 
     assert "New Adventure: done." in text(response)
     assert (luck_of(stars.character), luck_of(lucky)) == (3, 5)
@@ -783,15 +781,15 @@ def test_str_12_a_long_rest_gives_one_point_back_up_to_the_maximum(stars: StarsT
     set_luck(stars.character, 1)
     gm = logged_in(stars.gm)
 
-    response = gm.post(reverse("tabletop:long-rest", args=[stars.campaign.pk]), follow=True)
+    response = gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]), follow=True)
 
     assert "Everyone takes a long rest." in text(response)
     assert (luck_of(stars.character), luck_of(full)) == (2, 3)
     event = LogEntry.objects.filter(campaign=stars.campaign, action="long-rest").get()
     assert event.text == "A long rest: everyone gets one point of Luck back, up to their maximum."
 
-    gm.post(reverse("tabletop:long-rest", args=[stars.campaign.pk]))
-    gm.post(reverse("tabletop:long-rest", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]))
 
     assert (luck_of(stars.character), luck_of(full)) == (3, 3)
 
@@ -800,13 +798,13 @@ def test_str_12_a_new_play_session_gives_no_luck_back(stars: StarsTable) -> None
     set_luck(stars.character, 1)
     gm = logged_in(stars.gm)
 
-    gm.post(reverse("tabletop:session-end", args=[stars.campaign.pk]))
-    gm.post(reverse("tabletop:session-start", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:session-start", args=[stars.campaign.pk]))
 
     assert luck_of(stars.character) == 1
 
 
-@pytest.mark.parametrize("name", ["tabletop:mystery-start", "tabletop:long-rest"])
+@pytest.mark.parametrize("name", ["rolls:mystery-start", "rolls:long-rest"])
 def test_only_the_gm_moves_the_clocks(stars: StarsTable, name: str) -> None:
     set_luck(stars.character, 0)
     before = everything(stars.campaign)
@@ -840,7 +838,7 @@ def test_str_11_luck_against_a_gm_roll_made_against_one_keeps_the_worse(stars: S
     player = Client()
     player.force_login(stars.player)
     page = player.get(
-        reverse("tabletop:character", args=[stars.campaign.pk, stars.character.pk])
+        reverse("rolls:character", args=[stars.campaign.pk, stars.character.pk])
     ).content.decode()
     assert f'id="against-roll-{attack.pk}"' in page and "follow-up-luck_against" in page
 
@@ -859,7 +857,7 @@ def test_str_11_luck_against_a_gm_roll_made_against_one_keeps_the_worse(stars: S
     assert response.status_code == 200
     assert luck_of(stars.character) == luck - 1
     state = LogEntry.objects.filter(roll=attack).order_by("-seq").first().state  # type: ignore[union-attr]
-    assert get_system("stars").evaluate(state).key == "0"  # the worse of 6,6,6 and 1,2,3
+    assert registry.engine("stars").evaluate(state).key == "0"  # the worse of 6,6,6 and 1,2,3
     # Once per roll: the button is gone and a second try is refused, Luck untouched.
     assert follow(player, stars, attack.pk, "luck_against").status_code == 422
     assert luck_of(stars.character) == luck - 1

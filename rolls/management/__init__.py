@@ -17,7 +17,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rolls.systems import RulesError, all_systems, get_system
+from rolls import registry
+from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 
 
@@ -35,7 +36,7 @@ class SystemCommand(BaseCommand):
             required=True,
             help="one of the systems below; 'SYSTEM --help' lists its flags",
         )
-        for system in all_systems():
+        for system in (each.engine for each in registry.all_systems()):
             sub = systems.add_parser(
                 system.slug,
                 help=system.summary,
@@ -51,7 +52,7 @@ class SystemCommand(BaseCommand):
     def system_request(self, options: dict[str, Any]) -> tuple[DiceSystem, Any]:
         """The system and the validated request the flags describe."""
         try:
-            system = get_system(options["system"])
+            system = registry.engine(options["system"])
             return system, system.request_from_cli(argparse.Namespace(**options))
         except RulesError as error:
             raise CommandError(str(error)) from None

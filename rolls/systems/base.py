@@ -23,7 +23,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from .odds_table import Table
 
 State = dict[str, Any]
 """A roll's state: ``{"system": slug, "request": {...}, "steps": [{"action": ..., ...}, ...]}``."""
@@ -200,6 +204,25 @@ class DiceSystem(ABC):
     def cli_extra_odds(self, request: Any) -> dict[str, Fraction]:
         """Extra chances ``manage.py odds`` prints (with a push, with a drama die...)."""
         return {}
+
+    # -- the rules page and the warm-up -------------------------------------------------------
+    def rules_tables(self) -> tuple[Table, ...]:
+        """Tables of exact odds for the rules page, computed once per process."""
+        return _rules_tables(self)
+
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        """The rules page's tables, computed (``rules_tables`` keeps them). None by default."""
+        return ()
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        """Requests of every pool size the roll forms offer, as plain data for
+        ``parse_request``: a serving process fills the odds caches with them at start."""
+        return ()
+
+
+@cache
+def _rules_tables(system: DiceSystem) -> tuple[Table, ...]:
+    return system.build_rules_tables()
 
 
 # --------------------------------------------------------------------------------------------

@@ -71,6 +71,10 @@ from .base import (
     with_step,
 )
 from .dice import Counts, binomial, counts_of
+from .odds_table import Table, grid
+
+# The drama dice table's examples: (net pool, Difficulty Number).
+DRAMA_EXAMPLES = ((0, 4), (2, 6), (2, 8), (4, 8), (4, 10))
 
 BASE_DICE = 2  # DBL-1
 MAX_POOL = 20
@@ -728,6 +732,38 @@ class Doubles(DiceSystem):
         extra["catastrophe"] = self.chance_of_catastrophe(request)
         extra["Amazing Success"] = self.chance_of_amazing(request)
         return extra
+
+    # -- the rules page and the warm-up ----------------------------------------------------
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        def net_pool(net: int) -> str:
+            """A net pool as a row heading: "3", or "-1 (3 dice)" for negative dice."""
+            return str(net) if net >= 1 else f"{net} ({2 - net} dice)"
+
+        plain = grid(
+            "Chance of beating each Difficulty Number, from Easy (2) to Nigh Impossible (12), by net "
+            "pool (0 or less: negative dice, keep the lowest)",
+            "Net pool",
+            [(net_pool(net), net) for net in range(-3, 9)],
+            [(str(dn), dn) for dn in DN_NAMES],
+            lambda net, dn: self.chance(self.parse_request({"dice": net, "dn": dn})),
+        )
+        drama = grid(
+            "Chance of beating the Difficulty Number with drama dice added to the roll (5 Endurance "
+            "each); 0 or less: negative dice",
+            "Net pool, Difficulty",
+            [(f"{net_pool(net)}, {DN_NAMES[dn]} ({dn})", (net, dn)) for net, dn in DRAMA_EXAMPLES],
+            [
+                ("none" if count == 0 else f"+{count} {'die' if count == 1 else 'dice'}", count)
+                for count in range(4)
+            ],
+            lambda example, count: self.chance_with_drama(
+                self.parse_request({"dice": example[0], "dn": example[1]}), count
+            ),
+        )
+        return (plain, drama)
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        return tuple({"dice": n, "dn": dn} for n in range(-8, 21) for dn in (2, 4, 6, 8, 10, 12))
 
 
 def _pool_note(request: DoublesRequest) -> str:

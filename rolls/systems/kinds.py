@@ -50,6 +50,7 @@ from .base import (
     roll_dice,
 )
 from .dice import Counts, counts_of, distribution
+from .odds_table import Table, grid
 
 MAX_DICE = 9  # KIN-2: Advantage never goes past nine dice; no roll has more
 MIN_AFTER_DISADVANTAGE = 2  # KIN-3
@@ -295,6 +296,25 @@ class Kinds(DiceSystem):
             for net, chance in self.chance_by_advantage(request).items()
             if net
         }
+
+    # -- the rules page and the warm-up ----------------------------------------------------
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        return (
+            grid(
+                "Chance of passing a Challenge by number of dice (after Advantage and Disadvantage)",
+                "Dice",
+                [(str(n), n) for n in range(2, 10)],
+                [(level.capitalize(), level) for level in LEVELS[1:]],
+                lambda n, level: self.chance(self.parse_request({"dice": n, "level": level})),
+            ),
+        )
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        return tuple(
+            {"dice": n, "level": level}
+            for n in range(1, 10)
+            for level in ("none", "basic", "critical", "extreme", "impossible")
+        )
 
 
 @cache

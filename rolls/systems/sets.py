@@ -64,6 +64,7 @@ from .base import (
     with_step,
 )
 from .dice import FACES, counts_of
+from .odds_table import Table, grid
 
 MAX_POOL = 15
 MAX_STAT = 15
@@ -565,6 +566,24 @@ class Sets(DiceSystem):
         for size, name in BAR_LEVELS.items():
             lines[f"{name} Bar, rolled Face"] = chance_against_bar(request.dice, size, None)
         return lines
+
+    # -- the rules page and the warm-up ----------------------------------------------------
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        return tuple(
+            grid(
+                f"Chance of meeting the {BAR_LEVELS[size]} Bar (Size {size}) with the best bid, by pool",
+                "Dice",
+                [(str(n), n) for n in range(1, 13)],
+                [("Face 1", 1), ("Face 3", 3), ("Face 6", 6), ("rolled Face", "rolled")],
+                lambda n, face, size=size: self.chance(
+                    self.parse_request({"dice": n, "bar_size": size, "bar_face": face})
+                ),
+            )
+            for size in BAR_LEVELS
+        )
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        return tuple({"dice": n, "bar_size": size, "bar_face": 1} for n in range(1, 16) for size in (2, 3, 4))
 
 
 system = Sets()

@@ -60,6 +60,7 @@ from .base import (
     with_step,
 )
 from .dice import binomial
+from .odds_table import Table, grid
 
 CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
 ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
@@ -302,6 +303,30 @@ class Sixes(DiceSystem):
             "with a push and Luck": self.chance_with(request, push=True, luck=True),
             "with Pride": self.chance_with(request, pride=True),
         }
+
+    # -- the rules page and the warm-up ----------------------------------------------------
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        chance = self.chance
+        plain = grid(
+            "Chance of success by number of dice and successes needed (without push or Luck)",
+            "Dice",
+            [(str(n), n) for n in range(1, 14)],
+            [(f"{k} six{'es' if k > 1 else ''}", k) for k in (1, 2, 3)],
+            lambda n, k: chance(self.parse_request({"dice": n, "need": k})),
+        )
+        pushed = grid(
+            "One six needed: plain, with a push, with a push and a Luck point",
+            "Dice",
+            [(str(n), n) for n in range(1, 14)],
+            [("plain", (False, False)), ("push", (True, False)), ("push + Luck", (True, True))],
+            lambda n, how: self.chance_with(
+                self.parse_request({"dice": n, "need": 1}), push=how[0], luck=how[1]
+            ),
+        )
+        return (plain, pushed)
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        return tuple({"dice": n, "need": k} for n in range(1, 14) for k in (1, 2, 3))
 
 
 @cache

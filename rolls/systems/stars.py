@@ -56,6 +56,7 @@ from .base import (
     with_step,
 )
 from .dice import Counts, distribution
+from .odds_table import Table, grid
 
 # STR-13: the character sheet's lists, as the document names them.
 STATS = ("Vigor", "Agility", "Smarts", "Presence")
@@ -510,6 +511,56 @@ class Stars(DiceSystem):
             "with Luck after a failure": chance_with_luck(request),
             "with Luck spent against it": chance_against_luck(request),
         }
+
+    # -- the rules page and the warm-up ----------------------------------------------------
+    def build_rules_tables(self) -> tuple[Table, ...]:
+        def stat(n: int) -> str:
+            return f"{n} ({RATINGS[n]})"
+
+        def measure(what: str, **data: object) -> Fraction:
+            """The chance of at least one Star ("star") or of a botch ("botch")."""
+            request = self.parse_request(data)
+            return success_chance(request) if what == "star" else botch_chance(request)
+
+        stats = [(stat(n), n) for n in range(1, 6)]
+        trainings = [(training.capitalize(), training) for training in TRAININGS]
+        return (
+            grid(
+                "Chance of at least one Star by Stat and training",
+                "Stat",
+                stats,
+                trainings,
+                lambda n, training: measure("star", dice=n, training=training),
+            ),
+            grid(
+                "Chance of a botch by Stat and training",
+                "Stat",
+                stats,
+                trainings,
+                lambda n, training: measure("botch", dice=n, training=training),
+            ),
+            grid(
+                "Untrained (difficulty 5), rolled twice: advantage keeps the better roll, disadvantage "
+                "the worse",
+                "Stat",
+                stats,
+                [
+                    ("a Star, advantage", ("star", "advantage")),
+                    ("a Star, disadvantage", ("star", "disadvantage")),
+                    ("botch, advantage", ("botch", "advantage")),
+                    ("botch, disadvantage", ("botch", "disadvantage")),
+                ],
+                lambda n, how: measure(how[0], dice=n, **{how[1]: True}),
+            ),
+        )
+
+    def typical_requests(self) -> tuple[dict[str, Any], ...]:
+        return tuple(
+            {"dice": n, "training": training, **extra}
+            for n in range(1, 6)
+            for training in ("untrained", "novice", "adept", "professional")
+            for extra in ({}, {"advantage": True}, {"disadvantage": True})
+        )
 
 
 def _stars(dice: list[int], request: StarsRequest) -> str:

@@ -11,8 +11,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.views
-from rolls.systems import get_system
+import rolls.randomness
+from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
@@ -27,7 +27,7 @@ from tests.browser.flows import (
 )
 from tests.factories import ScriptedDice
 
-DOUBLES = get_system("doubles")
+DOUBLES = registry.engine("doubles")
 
 
 def chance(**request: object) -> str:
@@ -72,7 +72,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
 ) -> None:
     # Ada's four dice 2 3 1 4 (4: fails Challenging 6); Bo's 5 5 (10); Ada's drama dice 4 6
     # (4 + 4 = 8); Bo's 2 3 against Nigh Impossible. The approved miracle rolls nothing.
-    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(2, 3, 1, 4, 5, 5, 4, 6, 2, 3))
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(2, 3, 1, 4, 5, 5, 4, 6, 2, 3))
 
     gm = browsers.gm()
     sign_up(gm)

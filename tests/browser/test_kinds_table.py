@@ -10,8 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.views
-from rolls.systems import get_system
+import rolls.randomness
+from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
@@ -29,7 +29,7 @@ from tests.factories import ScriptedDice
 
 def chance(dice: int, level: str) -> str:
     """What the roll form should print: the engine's exact chance, as the app formats it."""
-    kinds = get_system("kinds")
+    kinds = registry.engine("kinds")
     return percent(kinds.chance(kinds.parse_request({"dice": dice, "level": level})))
 
 
@@ -59,7 +59,7 @@ def test_a_kinds_scene_on_two_phones_and_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # Indy's 4 dice show two pairs; Marion's 3 dice show nothing alike.
-    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(5, 2, 5, 2, 1, 3, 6))
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(5, 2, 5, 2, 1, 3, 6))
 
     gm = browsers.gm()
     sign_up(gm)

@@ -32,7 +32,7 @@ def _session_cookie(table: Table) -> str:
 def _roll_over_http(base: str, table: Table, cookie: str) -> int:
     """A roll posted to the server as the phone would, outside the browser."""
     with httpx.Client(base_url=f"http://{base}", cookies={settings.SESSION_COOKIE_NAME: cookie}) as http:
-        http.get(reverse("tabletop:character", args=[table.campaign.pk, table.character.pk]))
+        http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
         response = http.post(
             reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]),
             data={"trait": "Body", "need": 1},
@@ -71,7 +71,7 @@ def test_a_restart_loses_no_roll_and_the_page_reconnects_by_itself(
     try:
         with server_process(port, tmp_path) as base:
             page.goto(
-                f"http://{base}" + reverse("tabletop:character", args=[table.campaign.pk, table.character.pk])
+                f"http://{base}" + reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
             )
             expect(status).to_have_attribute("data-state", "live", timeout=15_000)
             before = _in_thread(_roll_over_http, base, table, cookie)

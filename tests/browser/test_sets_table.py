@@ -10,8 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-import rolls.views
-from rolls.systems import get_system
+import rolls.randomness
+from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
@@ -26,7 +26,7 @@ from tests.browser.flows import (
 )
 from tests.factories import ScriptedDice
 
-SETS = get_system("sets")
+SETS = registry.engine("sets")
 
 
 def chance(**request: object) -> str:
@@ -68,7 +68,7 @@ def test_a_sets_scene_with_a_bid_and_a_critical_on_two_phones_and_the_gm_screen(
 ) -> None:
     # Wil's five dice 4 4 5 5 2 against the Apprentice Bar 2x3; Bo's three dice 6 6 1, then
     # the Face of his Bar, rolled by the server: 5.
-    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(4, 4, 5, 5, 2, 6, 6, 1, 5))
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(4, 4, 5, 5, 2, 6, 6, 1, 5))
 
     gm = browsers.gm()
     sign_up(gm)

@@ -10,8 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.views
-from rolls.systems import get_system
+import rolls.randomness
+from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
@@ -29,7 +29,7 @@ from tests.factories import ScriptedDice
 
 def chance(**request: object) -> str:
     """What the roll form should print: the engine's exact chance, as the app formats it."""
-    stars = get_system("stars")
+    stars = registry.engine("stars")
     return percent(stars.chance(stars.parse_request(request)))
 
 
@@ -65,7 +65,7 @@ def test_a_stars_scene_with_luck_and_a_d3_on_two_phones_and_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # Dave's three dice botch (two ones); Ann's d3 shows a 5 (3); Dave's Luck reroll 6 3 1.
-    monkeypatch.setattr(rolls.views, "RNG", ScriptedDice(2, 1, 1, 5, 6, 3, 1))
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(2, 1, 1, 5, 6, 3, 1))
 
     gm = browsers.gm()
     sign_up(gm)

@@ -22,7 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls.systems import RulesError, get_system
+from rolls import registry
+from rolls.systems import RulesError
 from rolls.systems import sixes as sixes_module
 from rolls.systems.base import Applied, Die, FollowUp, Outcome, Param, StepView
 from rolls.systems.sixes import (
@@ -34,7 +35,7 @@ from rolls.systems.sixes import (
     luck_max,
 )
 
-system = get_system("sixes")
+system = registry.engine("sixes")
 
 HIT = Fraction(1, 6)
 MISS = Fraction(5, 6)

@@ -1,0 +1,171 @@
+"""What a given person at the table sees of a log entry: the one place that decides it.
+
+Every path that shows an entry asks here: a page (the feed, the roll screen, the session
+page, the history), a socket that renders for its member, a socket that sends the markup
+the whole table shares, and the catch-up after a reconnect. So a secret roll stays secret
+on all of them at once, and a button appears only for whoever may press it.
+
+``sight`` says what a viewer sees of a roll (its dice, or "rolled in secret") and which of
+its follow-ups they may ask for. ``delivery`` says what a socket sends its member for an
+entry beyond the table's shared markup: their own card, a new result card on their roll
+screen, panels to redraw. The shared markup is what ``TABLE`` (anyone at the table, who may
+act on nothing) sees; a member whose ``delivery`` is empty is sent exactly that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Flag, auto
+from typing import TYPE_CHECKING
+
+from rolls.events import Refresh, refreshes
+
+if TYPE_CHECKING:
+    from rolls.models import LogEntry, Roll
+    from tabletop.models import Membership
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks: a member (their user and whether they run the table), or ``TABLE``."""
+
+    user_id: int | None
+    is_gm: bool = False
+
+    @classmethod
+    def of(cls, membership: Membership | None) -> Viewer:
+        if membership is None:
+            return TABLE
+        return cls(user_id=membership.user_id, is_gm=membership.is_gm)
+
+
+# Anyone at the table, acting on nothing: the markup every socket may share.
+TABLE = Viewer(user_id=None)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the audience of an entry depends on, read from the entry and its roll without
+    rendering anything; plain data, so a broadcast can carry it to other processes."""
+
+    action: str
+    roll: bool = False  # a roll or a follow-up (not a table event)
+    follow_up: bool = False
+    hidden: bool = False  # secret or blind: only the GM sees the dice
+    npc: bool = False  # rolled by the GM for someone without a sheet
+    call: bool = False  # an answer to a call for a roll
+    owner_id: int | None = None  # the player of the roll's character (None: no character)
+    character_id: int | None = None  # the roll's character: its roll screen has a result panel
+    target_id: int | None = None  # the character the roll is made against
+    target_owner_id: int | None = None  # its player
+
+    @classmethod
+    def of(cls, entry: LogEntry) -> Facts:
+        from rolls.models import LogEntry
+
+        if entry.roll is None:
+            return cls(action=entry.action)
+        return cls.of_roll(entry.roll, action=entry.action, follow_up=entry.kind == LogEntry.Kind.FOLLOW_UP)
+
+    @classmethod
+    def of_roll(cls, roll: Roll, *, action: str = "roll", follow_up: bool = False) -> Facts:
+        from rolls.models import Visibility
+
+        return cls(
+            action=action,
+            roll=True,
+            follow_up=follow_up,
+            hidden=roll.visibility != Visibility.PUBLIC,
+            npc=roll.npc,
+            call=roll.call_id is not None,
+            owner_id=roll.character.owner_id if roll.character is not None else None,
+            character_id=roll.character_id,
+            target_id=roll.target_id,
+            target_owner_id=roll.target.owner_id if roll.target is not None else None,
+        )
+
+
+@dataclass(frozen=True)
+class Sight:
+    dice: bool  # the dice, the intent and the outcome; otherwise "rolled in secret"
+    acts: bool  # may ask for the roller's follow-ups: their character's roll, or the GM
+    answers: bool  # may answer it: it is made against their character (or they are the GM)
+
+
+def sight(facts: Facts, viewer: Viewer) -> Sight:
+    """What ``viewer`` sees of the roll an entry belongs to. The GM sees and may act on
+    everything; a player sees a hidden roll as "rolled in secret", acts on their own
+    character's rolls and answers the GM's rolls made against their character."""
+    if viewer.is_gm:
+        return Sight(
+            dice=True, acts=facts.owner_id is not None or facts.npc, answers=facts.target_owner_id is not None
+        )
+    mine = viewer.user_id is not None
+    return Sight(
+        dice=not facts.hidden,
+        acts=mine and not facts.hidden and facts.owner_id == viewer.user_id,
+        answers=mine and not facts.hidden and facts.target_owner_id == viewer.user_id,
+    )
+
+
+class Panel(Flag):
+    """The parts of a page an entry can change besides its card."""
+
+    NONE = 0
+    GM_WAITING = auto()  # the GM's "waiting for you": their own rolls, miracles to approve
+    CALL_STATUS = auto()  # the GM's view of who has answered a call
+    MEMBERS = auto()  # the GM's list of members
+    CALLS = auto()  # a player's calls for a roll to answer
+    AGAINST = auto()  # a player's panel of GM rolls made against their characters
+    RESOURCES = auto()  # the resources line of the roll screen's character, a follow-up spent from
+    STATUS = auto()  # the "session N is on" line
+
+
+@dataclass(frozen=True)
+class Delivery:
+    own_card: bool = False  # their feed card differs from the table's (a hidden roll, to the GM)
+    result_card: bool = False  # the result card on their roll screen is replaced, with buttons
+    panels: Panel = Panel.NONE
+
+    @property
+    def personal(self) -> bool:
+        """Whether this member is sent anything but the table's shared markup."""
+        return self.own_card or self.result_card or bool(self.panels)
+
+
+def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None) -> Delivery:
+    """What a socket sends ``viewer`` for an entry, besides the shared markup, on a page that
+    holds the result panel of character ``result_for`` (their roll screen) or none.
+
+    A new roll's result card comes with the HTTP answer to the roll, so only a follow-up
+    replaces one, and only for whoever may act on it. Table events redraw what their
+    ``TableEvent.refreshes`` names."""
+    panels = Panel.NONE
+    refresh = refreshes(facts.action)
+    if refresh & Refresh.STATUS:
+        panels |= Panel.STATUS
+    if not facts.roll:
+        if refresh & Refresh.CALLS:
+            panels |= Panel.CALL_STATUS if viewer.is_gm else Panel.CALLS
+        if refresh & Refresh.MEMBERS and viewer.is_gm:
+            panels |= Panel.MEMBERS
+        return Delivery(panels=panels)
+    seen = sight(facts, viewer)
+    if viewer.is_gm:
+        if facts.npc or facts.follow_up:
+            panels |= Panel.GM_WAITING
+        if facts.call:
+            panels |= Panel.CALL_STATUS
+    elif viewer.user_id is not None and viewer.user_id == facts.target_owner_id:
+        panels |= Panel.AGAINST
+    on_its_screen = result_for is not None and result_for == facts.character_id
+    if facts.follow_up and result_for is not None and viewer.user_id is not None:
+        spent_from = ((facts.character_id, facts.owner_id), (facts.target_id, facts.target_owner_id))
+        if (result_for, viewer.user_id) in spent_from:
+            panels |= Panel.RESOURCES
+    return Delivery(
+        own_card=seen.dice != sight(facts, TABLE).dice,
+        # The roll screen of a character they play (any, for the GM) shows its new result card.
+        result_card=facts.follow_up and on_its_screen and (viewer.is_gm or viewer.user_id == facts.owner_id),
+        panels=panels,
+    )

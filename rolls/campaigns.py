@@ -1,0 +1,224 @@
+"""Writes to campaigns, memberships, characters and play sessions. Changes the table should
+see go into the roll log as events, so the history tells the whole evening. Each function is
+one transaction, like the roll services (``rolls.services``)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from rolls import registry
+from rolls.events import TableEvent
+from rolls.log import append_event
+from rolls.systems import RulesError
+from rolls.tables.base import Clock
+from tabletop.models import Campaign, Character, Membership, PlaySession, new_join_token
+
+
+def campaign_create(*, gm: AbstractBaseUser, name: str, system: str, display_name: str) -> Campaign:
+    if system not in registry.slugs():
+        raise RulesError("That dice system is not at the table.")
+    with transaction.atomic():
+        campaign = Campaign.objects.create(name=name.strip(), system=system, gm=gm)
+        Membership.objects.create(campaign=campaign, user=gm, display_name=display_name, is_gm=True)
+        return campaign
+
+
+def player_create(*, display_name: str) -> AbstractBaseUser:
+    """A player who joined by link: a real account with no password yet (one can be set
+    later, to log in from another device)."""
+    User = get_user_model()
+    while True:
+        username = f"player-{secrets.token_hex(4)}"
+        if not User.objects.filter(username=username).exists():
+            break
+    user = User(username=username, first_name=display_name[:150])
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def member_join(*, campaign: Campaign, user: AbstractBaseUser, display_name: str) -> Membership:
+    with transaction.atomic():
+        membership, created = Membership.objects.get_or_create(
+            campaign=campaign, user=user, defaults={"display_name": display_name.strip()}
+        )
+        if created:
+            append_event(
+                campaign_id=campaign.pk,
+                event=TableEvent.MEMBER_JOINED,
+                actor=user,
+                text=f"{membership.display_name} joined the table.",
+            )
+        return membership
+
+
+def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, membership: Membership) -> None:
+    if membership.is_gm:
+        raise RulesError("The GM cannot be removed from their own campaign.")
+    with transaction.atomic():
+        # Their characters leave with them; the history keeps their rolls by name.
+        Character.objects.filter(campaign=campaign, owner=membership.user).delete()
+        membership.delete()
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.MEMBER_REMOVED,
+            actor=actor,
+            text=f"{membership.display_name} was removed from the table.",
+        )
+
+
+def join_link_rotate(*, campaign: Campaign) -> None:
+    campaign.join_token = new_join_token()
+    campaign.save(update_fields=["join_token"])
+
+
+def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession:
+    adapter = registry.table(campaign.system)
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if campaign.open_session() is not None:
+            raise RulesError("A play session is already running.")
+        number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
+        session = PlaySession.objects.create(campaign=campaign, number=number)
+        characters = list(campaign.characters.select_for_update())
+        changed = {field for character in characters for field in adapter.on_new_session(character)}
+        if changed:
+            Character.objects.bulk_update(characters, sorted(changed))
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.SESSION_START,
+            actor=actor,
+            text=f"Session {number} started. {adapter.session_note}".strip(),
+        )
+        return session
+
+
+def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("No play session is running.")
+        session.ended = timezone.now()
+        session.save(update_fields=["ended"])
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.SESSION_END,
+            actor=actor,
+            text=f"Session {session.number} ended.",
+        )
+
+
+def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    """The system's story clock: a new Mystery (Pride is available again, SIX-5) or a new
+    Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign.mystery += 1
+        campaign.save(update_fields=["mystery"])
+        _advance(campaign, actor, registry.table(campaign.system).story, TableEvent.STORY)
+
+
+def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    """A long rest for every character, in the systems that have one."""
+    clock = registry.table(campaign.system).rest
+    if clock is None:
+        raise RulesError("This dice system has no long rest.")
+    with transaction.atomic():
+        _advance(campaign, actor, clock, TableEvent.LONG_REST)
+
+
+def _advance(campaign: Campaign, actor: AbstractBaseUser, clock: Clock, event: TableEvent) -> None:
+    """Move a clock for every character of the campaign, each row locked, and log it (inside
+    a transaction)."""
+    for character in (
+        Character.objects.select_for_update().filter(campaign=campaign).select_related("campaign")
+    ):
+        changed = clock.apply(character)
+        if changed:
+            character.save(update_fields=changed)
+    append_event(
+        campaign_id=campaign.pk,
+        event=event,
+        actor=actor,
+        text=clock.event.format(n=campaign.mystery),
+    )
+
+
+def character_create(
+    *, campaign: Campaign, owner: AbstractBaseUser, name: str, sheet: dict[str, Any]
+) -> Character:
+    adapter = registry.table(campaign.system)
+    with transaction.atomic():
+        character = Character(campaign=campaign, owner=owner, name=name.strip(), sheet=sheet)
+        adapter.new_character(character)
+        character.save()
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.CHARACTER_NEW,
+            actor=owner,
+            text=f"{character.name} joins the story.",
+        )
+        return character
+
+
+def character_update(
+    *, character: Character, actor: AbstractBaseUser, name: str, sheet: dict[str, Any]
+) -> Character:
+    with transaction.atomic():
+        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        before_sheet = character.sheet
+        before = before_sheet.get("conditions", {})
+        character.name = name.strip()
+        character.sheet = sheet
+        by_gm = actor.pk == character.campaign.gm_id
+        changed = registry.table(character.campaign.system).on_sheet_change(
+            character, before_sheet, by_gm=by_gm
+        )
+        character.save(update_fields=["name", "sheet", *changed])
+        # A change of Conditions is visible to the table, never silent.
+        after = sheet.get("conditions", {})
+        changes = [
+            f"{'checked' if after.get(c) else 'cleared'} {c}"
+            for c in after
+            if bool(after.get(c)) != bool(before.get(c))
+        ]
+        if changes:
+            append_event(
+                campaign_id=character.campaign_id,
+                event=TableEvent.SHEET_CHANGE,
+                actor=actor,
+                text=f"{character.name}: {', '.join(changes)}.",
+            )
+        return character
+
+
+def resources_correct(*, character: Character, gm: AbstractBaseUser, values: dict[str, int]) -> list[str]:
+    """The GM sets a resource directly (Luck, Endurance...). Never silent: each change is a
+    log entry the whole table sees. Returns the changes made."""
+    corrections = {c.field: c.label for c in registry.table(character.campaign.system).corrections}
+    with transaction.atomic():
+        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        changes = []
+        for field, value in values.items():
+            if field not in corrections:
+                raise RulesError(f"{field} is not something the GM sets in this system.")
+            before = getattr(character, field)
+            if before != value:
+                setattr(character, field, value)
+                changes.append(f"{corrections[field]} {before} → {value}")
+        if changes:
+            character.save(update_fields=list(values))
+            append_event(
+                campaign_id=character.campaign_id,
+                event=TableEvent.GM_CORRECTION,
+                actor=gm,
+                text=f"The GM corrected {character.name}: {', '.join(changes)}.",
+            )
+        return changes

@@ -1,0 +1,58 @@
+"""The table events of the log, and what each one refreshes on the pages that show it.
+
+Rolls and follow-ups are entries too (``LogEntry.Kind``); their actions are the rules
+engine's ("roll", "push", "luck", ...) and refresh only the cards and panels the audience
+function names (``rolls.audience``). A table event is one of these, written by the services
+and read by the live side from this one list.
+"""
+
+from __future__ import annotations
+
+from enum import Flag, StrEnum, auto
+
+
+class Refresh(Flag):
+    """What a page redraws besides the feed when an entry arrives."""
+
+    NOTHING = 0
+    STATUS = auto()  # the "session N is on" line of every page, drawn as it is when sent
+    CALLS = auto()  # the calls for a roll waiting on the phones, and their status for the GM
+    MEMBERS = auto()  # the GM's list of members
+
+
+class TableEvent(StrEnum):
+    MEMBER_JOINED = "member-joined"
+    MEMBER_REMOVED = "member-removed"
+    SESSION_START = "session-start"
+    SESSION_END = "session-end"
+    STORY = "mystery-start"  # a new Mystery or Adventure: the system's story clock
+    LONG_REST = "long-rest"
+    CHARACTER_NEW = "character-new"
+    SHEET_CHANGE = "sheet-change"
+    GM_CORRECTION = "gm-correction"
+    CALL = "call"
+    CALL_CLOSED = "call-closed"
+
+    @property
+    def refreshes(self) -> Refresh:
+        return _REFRESHES.get(self, Refresh.NOTHING)
+
+
+_REFRESHES = {
+    TableEvent.SESSION_START: Refresh.STATUS,
+    TableEvent.SESSION_END: Refresh.STATUS,
+    TableEvent.STORY: Refresh.STATUS,
+    TableEvent.CALL: Refresh.CALLS,
+    TableEvent.CALL_CLOSED: Refresh.CALLS,
+    TableEvent.MEMBER_JOINED: Refresh.MEMBERS,
+    TableEvent.MEMBER_REMOVED: Refresh.MEMBERS,
+}
+
+
+def refreshes(action: str) -> Refresh:
+    """What an entry with this action refreshes: a table event's, or nothing for a roll or a
+    follow-up (whose action is the engine's)."""
+    try:
+        return TableEvent(action).refreshes
+    except ValueError:
+        return Refresh.NOTHING

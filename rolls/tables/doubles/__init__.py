@@ -1,0 +1,160 @@
+"""The `doubles` system at the table: pools from Abilities and Weaknesses, and Endurance.
+
+Endurance, as we run it at the table:
+
+- The sheet holds the maximum (``endurance_max``); ``Character.endurance`` is what the
+  character has now, full when the character is made.
+- Drama dice and approved miracles spend Endurance (DBL-10, DBL-11) and count it in
+  ``Character.drama_spent``: that part does not come back with a long rest, only with a new
+  Adventure (the GM's story clock).
+- A long rest (the GM's control) brings Endurance back up to the maximum minus what went on
+  drama; a new Adventure clears the drama spending and fills Endurance.
+- Editing the sheet never gives Endurance: a lower maximum cuts what is above it at once, a
+  higher one fills at the next long rest or Adventure. A play session changes nothing.
+- Drama dice and miracles go on the character's latest roll only (``resources["latest"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rolls.systems import RulesError
+from rolls.systems.base import percent
+from rolls.systems.doubles import DN_NAMES, Doubles, DoublesRequest, negative_keep
+from rolls.tables.base import Clock, Correction, TableAdapter
+from rolls.tables.doubles.forms import DoublesRollForm, DoublesSheetForm, endurance_max
+from tabletop.models import Character
+
+DRAMA_SHOWN = (1, 2, 3)  # the roll form shows the chance with this many drama dice
+
+
+def _new_adventure(character: Character) -> list[str]:
+    """DBL-10: between adventures the Endurance spent on drama comes back, and all the rest."""
+    character.drama_spent = 0
+    character.endurance = endurance_max(character.sheet)
+    return ["endurance", "drama_spent"]
+
+
+def _long_rest(character: Character) -> list[str]:
+    """The usual way back: up to the maximum, less what went on drama dice and miracles."""
+    regained = max(0, endurance_max(character.sheet) - character.drama_spent)
+    if character.endurance >= regained:
+        return []
+    character.endurance = regained
+    return ["endurance"]
+
+
+def _levels(sheet: Mapping[str, Any], key: str, names: Any, label: str) -> list[tuple[str, int]]:
+    """(name, level) of each trait named in ``names``, in the sheet's order."""
+    if isinstance(names, str):
+        wanted = [names] if names else []
+    else:
+        wanted = [str(name) for name in (names or [])]
+    traits = {trait["name"]: trait["level"] for trait in sheet.get(key, [])}
+    for name in wanted:
+        if name not in traits:
+            raise RulesError(f"{name} is not a {label} on this sheet.")
+    return [(name, level) for name, level in traits.items() if name in wanted]
+
+
+def pool_words(net: int) -> str:
+    """The net pool in the table's words; negative pools said as such (DBL-6)."""
+    if net >= 1:
+        return f"{net} {'die' if net == 1 else 'dice'}"
+    shown = f"\N{MINUS SIGN}{-net}" if net < 0 else "0"
+    return f"{shown} dice: roll {negative_keep(net)}, keep the lowest"
+
+
+class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
+    slug = "doubles"
+    sheet_form = DoublesSheetForm
+    roll_form = DoublesRollForm
+    roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
+    story = Clock(
+        "New Adventure",
+        "Adventure {n} begins. Endurance is full again, and what went on drama dice is back.",
+        _new_adventure,
+    )
+    rest = Clock(
+        "Long rest",
+        "A long rest: Endurance comes back, except what went on drama dice and miracles.",
+        _long_rest,
+    )
+    corrections = (
+        Correction("endurance", "Endurance now", 200),
+        Correction("drama_spent", "Endurance spent on drama", 200),
+    )
+
+    def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """The engine request and a label ("Fighting + Athletics - Reckless") for the roll form's
+        choices.
+
+        ``data``: ``abilities`` and ``weaknesses`` (names on the sheet), ``bonus``, ``penalty``,
+        ``helpers`` (characters teaming up, DBL-14), ``dn`` (2-12, or "opposed"),
+        ``degree_matters``, ``declaration``. ``helper`` (from the generic form) is not used:
+        teaming up counts helpers."""
+        abilities = _levels(character.sheet, "abilities", data.get("abilities"), "Ability")
+        weaknesses = _levels(character.sheet, "weaknesses", data.get("weaknesses"), "Weakness")
+        label = " + ".join(name for name, _ in abilities) or "Two dice"
+        label += "".join(f" - {name}" for name, _ in weaknesses)
+        request = {
+            "abilities": [level for _, level in abilities],
+            "weaknesses": [level for _, level in weaknesses],
+            "bonus": data.get("bonus", 0),
+            "penalty": data.get("penalty", 0),
+            "helpers": data.get("helpers", 0),
+            "dn": data.get("dn"),
+            "degree_matters": data.get("degree_matters", False),
+            "declaration": data.get("declaration", False),
+        }
+        return request, label
+
+    def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
+        return {"endurance": character.endurance, "latest": latest}
+
+    def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:
+        """DBL-10, DBL-11: Endurance for drama dice and miracles, counted as spent on drama. The
+        caller holds the row lock and saves. Returns the fields changed."""
+        if "endurance" not in costs:
+            return []
+        amount = int(costs["endurance"])
+        if amount > character.endurance:
+            raise RulesError(
+                f"That costs {amount} Endurance, and {character.name} has {character.endurance}."
+            )
+        character.endurance -= amount
+        character.drama_spent += amount
+        return ["endurance", "drama_spent"]
+
+    def new_character(self, character: Character) -> None:
+        character.endurance = endurance_max(character.sheet)
+        character.drama_spent = 0
+
+    def on_sheet_change(self, character: Character, before: Mapping[str, Any], *, by_gm: bool) -> list[str]:
+        """A sheet edit never gives Endurance; a lower maximum cuts what is above it (less what
+        went on drama dice, which stays spent until the next Adventure)."""
+        ceiling = max(0, endurance_max(character.sheet) - character.drama_spent)
+        if character.endurance > ceiling:
+            character.endurance = ceiling
+            return ["endurance"]
+        return []
+
+    def odds_context(self, system: Doubles, request: DoublesRequest, label: str) -> dict[str, Any]:
+        """The roll form's odds: the chance to beat the Difficulty Number, and with drama dice."""
+        context: dict[str, Any] = {
+            "trait": label,
+            "pool": pool_words(request.net),
+            "dn": request.dn,
+            "dn_name": DN_NAMES.get(request.dn) if request.dn is not None else "",
+            "catastrophe": percent(system.chance_of_catastrophe(request)),
+            "amazing": percent(system.chance_of_amazing(request)),
+            "chance": "",
+            "drama": [],
+        }
+        if request.dn is not None:
+            context["chance"] = percent(system.chance(request))
+            context["drama"] = [
+                (count, percent(system.chance_with_drama(request, count))) for count in DRAMA_SHOWN
+            ]
+        return context

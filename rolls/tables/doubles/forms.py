@@ -1,0 +1,174 @@
+"""The `doubles` character sheet and roll form.
+
+The sheet keeps Abilities and Weaknesses as named levels (rows left without a name are
+dropped) and the maximum Endurance; the current Endurance and the part spent on drama dice are
+columns on ``Character``, changed only by the rules and the GM's controls. The roll form
+ticks the Abilities and Weaknesses that apply by name, so a GM's call for a roll means the
+same trait on every sheet that has it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from rolls.systems.doubles import DIFFICULTIES, MAX_HELPERS, MAX_LEVEL, MAX_SITUATIONAL
+from rolls.tables.forms import RollFormBase
+
+ABILITY_ROWS = 5
+WEAKNESS_ROWS = 3
+DEFAULT_ABILITIES = [("Athletics", 1), ("Fighting", 1), ("Notice", 1), ("Persuasion", 1), ("Connected", 1)]
+DEFAULT_WEAKNESSES = [("Reckless", 1)]
+DEFAULT_ENDURANCE = 30  # one miracle, or six drama dice
+MAX_ENDURANCE = 200
+OPPOSED = "opposed"
+DN_CHOICES = [(str(dn), f"{name} ({dn})") for name, dn in DIFFICULTIES.items()]
+DN_CHOICES.append((OPPOSED, "Opposed roll"))
+
+# The two kinds of rows: (form prefix, label, sheet key, rows, defaults).
+KINDS = (
+    ("ability", "Ability", "abilities", ABILITY_ROWS, DEFAULT_ABILITIES),
+    ("weakness", "Weakness", "weaknesses", WEAKNESS_ROWS, DEFAULT_WEAKNESSES),
+)
+
+
+def endurance_max(sheet: dict[str, Any]) -> int:
+    return int(sheet.get("endurance_max", DEFAULT_ENDURANCE))
+
+
+class DoublesSheetForm(forms.Form):
+    name = forms.CharField(max_length=60)
+    endurance_max = forms.IntegerField(
+        label="Endurance",
+        min_value=0,
+        max_value=MAX_ENDURANCE,
+        initial=DEFAULT_ENDURANCE,
+        help_text=f"0 to {MAX_ENDURANCE}: the most the character can have",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for prefix, label, _, rows, defaults in KINDS:
+            for i in range(rows):
+                default_name, default_level = defaults[i] if i < len(defaults) else ("", 0)
+                self.fields[f"{prefix}_{i}_name"] = forms.CharField(
+                    label=f"{label} {i + 1}", max_length=40, required=False, initial=default_name
+                )
+                # "Level" on screen, beside its name; the whole name for a screen reader.
+                self.fields[f"{prefix}_{i}_level"] = forms.IntegerField(
+                    label="Level",
+                    min_value=0,
+                    max_value=MAX_LEVEL,
+                    initial=default_level,
+                    widget=forms.NumberInput(attrs={"aria-label": f"{label} {i + 1} level"}),
+                )
+
+    # Rows for the template, so it can lay the sheet out without knowing the field names.
+    def _rows(self, prefix: str, rows: int) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        return [(self[f"{prefix}_{i}_name"], self[f"{prefix}_{i}_level"]) for i in range(rows)]
+
+    def ability_rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        return self._rows("ability", ABILITY_ROWS)
+
+    def weakness_rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        return self._rows("weakness", WEAKNESS_ROWS)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for prefix, label, _, rows, _ in KINDS:
+            seen: set[str] = set()
+            for i in range(rows):
+                name = (data.get(f"{prefix}_{i}_name") or "").strip()
+                level = data.get(f"{prefix}_{i}_level")
+                if not name and level:
+                    self.add_error(f"{prefix}_{i}_name", f"Give this {label} a name, or set its level to 0.")
+                elif name and name.lower() in seen:
+                    self.add_error(f"{prefix}_{i}_name", f"Two {label} rows are called {name}.")
+                seen.add(name.lower())
+        return data
+
+    def to_sheet(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        sheet: dict[str, Any] = {"endurance_max": data["endurance_max"]}
+        for prefix, _, key, rows, _ in KINDS:
+            sheet[key] = [
+                {"name": data[f"{prefix}_{i}_name"].strip(), "level": data[f"{prefix}_{i}_level"]}
+                for i in range(rows)
+                if data[f"{prefix}_{i}_name"].strip()
+            ]
+        return sheet
+
+    @classmethod
+    def initial_from(cls, name: str, sheet: dict[str, Any]) -> dict[str, Any]:
+        initial: dict[str, Any] = {"name": name, "endurance_max": endurance_max(sheet)}
+        for prefix, _, key, rows, _ in KINDS:
+            traits = sheet.get(key, [])
+            for i in range(rows):
+                # Empty rows stay empty: the defaults are for a new sheet only.
+                trait = traits[i] if i < len(traits) else {"name": "", "level": 0}
+                initial[f"{prefix}_{i}_name"] = trait["name"]
+                initial[f"{prefix}_{i}_level"] = trait["level"]
+        return initial
+
+
+class DoublesRollForm(RollFormBase):
+    """Tick what applies; steppers for the situation; the Difficulty Number in one tap."""
+
+    abilities = forms.MultipleChoiceField(
+        label="Abilities that apply", required=False, widget=forms.CheckboxSelectMultiple
+    )
+    weaknesses = forms.MultipleChoiceField(
+        label="Weaknesses in the way", required=False, widget=forms.CheckboxSelectMultiple
+    )
+    bonus = forms.IntegerField(
+        label="Bonus dice", min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
+    )
+    penalty = forms.IntegerField(
+        label="Penalty dice", min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
+    )
+    helpers = forms.IntegerField(
+        label="Teaming up: helpers", min_value=0, max_value=MAX_HELPERS, required=False, initial=0
+    )
+    dn = forms.ChoiceField(label="Difficulty", choices=DN_CHOICES, widget=forms.RadioSelect, initial="4")
+    degree_matters = forms.BooleanField(label="The degree of success matters (an attack...)", required=False)
+    declaration = forms.BooleanField(
+        label="A declaration: success makes it something the character can do", required=False
+    )
+
+    def __init__(self, *args: Any, character: Any, **kwargs: Any) -> None:
+        super().__init__(*args, character=character, **kwargs)
+        sheet = character.sheet
+        for key in ("abilities", "weaknesses"):
+            self.fields[key].choices = [(t["name"], t["name"]) for t in sheet.get(key, [])]  # type: ignore[attr-defined]
+
+    def _ticks(self, key: str) -> list[tuple[str, int, bool]]:
+        """(name, level, ticked) for each trait of the sheet, for a grid of one-tap choices."""
+        ticked = {str(value) for value in (self[key].value() or [])}
+        return [(t["name"], t["level"], t["name"] in ticked) for t in self.character.sheet.get(key, [])]
+
+    def ability_ticks(self) -> list[tuple[str, int, bool]]:
+        return self._ticks("abilities")
+
+    def weakness_ticks(self) -> list[tuple[str, int, bool]]:
+        return self._ticks("weaknesses")
+
+    def dn_options(self) -> list[tuple[str, str, str, bool]]:
+        """(value, name, number, picked) for each Difficulty Number and the opposed roll."""
+        picked = str(self["dn"].value() or "")
+        options = [(str(dn), name, str(dn), str(dn) == picked) for name, dn in DIFFICULTIES.items()]
+        options.append((OPPOSED, "Opposed roll", "", picked == OPPOSED))
+        return options
+
+    def engine_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "abilities": list(data.get("abilities") or []),
+            "weaknesses": list(data.get("weaknesses") or []),
+            "bonus": data.get("bonus") or 0,
+            "penalty": data.get("penalty") or 0,
+            "helpers": data.get("helpers") or 0,
+            "dn": data["dn"],
+            "degree_matters": bool(data.get("degree_matters")),
+            "declaration": bool(data.get("declaration")),
+        }

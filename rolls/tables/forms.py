@@ -1,0 +1,31 @@
+"""Roll forms: which trait, what the character tries, and the choices that change the pool.
+
+``RollFormBase`` holds what every system's roll form asks; each table adapter's form adds
+its own system's choices and turns them into ``engine_data()`` for the adapter's ``pool``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from tabletop.models import Character
+
+
+class RollFormBase(forms.Form):
+    intent = forms.CharField(label="What do you try?", max_length=200, required=False)
+    blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
+    call = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.character = character
+
+    def engine_data(self) -> dict[str, Any]:
+        """The form's choices in its adapter's terms, for ``TableAdapter.pool`` (each system's
+        form defines it; ``rolls.registry.register`` checks that it does)."""
+        raise NotImplementedError(f"{type(self).__name__} does not say what it asks the engine for.")
+
+    def errors_text(self) -> str:
+        return " ".join(str(error) for errors in self.errors.values() for error in errors)

@@ -1,0 +1,113 @@
+"""The `kinds` system at the table: Skill plus Field Diamonds, the Challenge, the stepper.
+
+Table choices where the document leaves room (the engine's own are in rolls/systems/kinds.py):
+
+- **Fields and Skills.** The document names only the Field Knowledge and its Skill First Aid.
+  A sheet here has four Fields, Action, Knowledge, Social and Survival, each with four Skills
+  (Athletics, Drive, Fight, Shoot; First Aid, History, Languages, Science; Charm, Deceive,
+  Insight, Intimidate; Climb, Notice, Stealth, Track). Skills can be renamed; the Fields stay.
+- **Diamonds.** A Field has 1-5 Diamonds (2 on a new sheet), a Skill 0-4 (1 on a new sheet):
+  every Skill rolls at least one die, and a Skill with its Field never passes nine (KIN-2).
+- **Another Field (KIN-1).** The roll form can put a Skill to the test in another Field, for
+  when the Fortune Master asks for it; the card's label names the Field used.
+- **The stepper (KIN-2, KIN-3).** One control from three Disadvantages to three Advantages;
+  the odds show the pool and the chance at every step, clamped to 9 and 2 dice.
+- **Resources.** The document has none and no follow-ups, so a sheet spends nothing, a play
+  session changes nothing, the GM's story clock is a plain "New Adventure" and there is no
+  long rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rolls.systems import RulesError
+from rolls.systems.base import get_bool, get_choice, get_int, percent
+from rolls.systems.kinds import (
+    GRADES,
+    MAX_DICE,
+    MIN_AFTER_DISADVANTAGE,
+    Kinds,
+    KindsRequest,
+    level_grade,
+    pool_after,
+)
+from rolls.tables.base import Clock, TableAdapter, unchanged
+from rolls.tables.kinds.forms import FIELDS, KindsRollForm, KindsSheetForm, step_label
+from tabletop.models import Character
+
+
+def _note(request: KindsRequest) -> str:
+    """How Advantage or Disadvantage made the pool, clamp included (KIN-2, KIN-3)."""
+    given = f"Skill and Field give {request.dice} {'die' if request.dice == 1 else 'dice'}"
+    net = request.net
+    if not net:
+        return given + "."
+    steps = f"{abs(net)} {'Advantage' if net > 0 else 'Disadvantage'}{'s' if abs(net) > 1 else ''}"
+    made = f"{given}; {steps} make{'s' if abs(net) == 1 else ''} {request.pool}"
+    if net > 0 and request.pool < request.dice + net:
+        return f"{made}, the most a roll can have."
+    if net < 0 and request.dice < MIN_AFTER_DISADVANTAGE:
+        return f"{given}; Disadvantage never takes the last die away."
+    if net < 0 and request.pool > request.dice + net:
+        return f"{made}, the fewest Disadvantage leaves."
+    return f"{made}."
+
+
+class KindsTable(TableAdapter[Kinds, KindsRequest]):
+    slug = "kinds"
+    sheet_form = KindsSheetForm
+    roll_form = KindsRollForm
+    roll_initial = {"trait": "skill-0", "level": "basic", "net": 0, "other_field": ""}
+    story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
+
+    def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """KIN-1: the engine request and a label ("Knowledge + First Aid") for the roll form's choices.
+
+        ``data``: ``skill`` (a Skill's index on the sheet), ``field`` (another Field the Fortune
+        Master names, or empty for the Skill's own), ``level`` (basic...impossible), ``net``
+        (-3..+3: Advantage above zero, Disadvantage below) and ``danger``."""
+        sheet = character.sheet
+        skills = sheet.get("skills", [])
+        if not skills:
+            raise RulesError("This sheet has no Skills yet; add some before rolling.")
+        skill = skills[get_int(data, "skill", "The Skill", 0, len(skills) - 1)]
+        field = skill["field"]
+        if data.get("field") not in (None, ""):
+            field = get_choice(data, "field", "The Field", FIELDS)
+        net = get_int(data, "net", "Advantage or Disadvantage", -3, 3, default=0)
+        request = {
+            "skill": skill["diamonds"],
+            "field": sheet["fields"][field],
+            "advantage": max(net, 0),
+            "disadvantage": max(-net, 0),
+            "level": data.get("level") or "basic",
+            "danger": get_bool(data, "danger"),
+        }
+        return request, f"{field} + {skill['name']}"
+
+    def odds_context(self, system: Kinds, request: KindsRequest, label: str) -> dict[str, Any]:
+        """The roll form's odds line: the chance now, and the pool and chance at every step of the
+        Advantage/Disadvantage stepper (KIN-2, KIN-3), so the table sees what each step is worth."""
+        by_step = system.chance_by_advantage(request)
+        ladder = [
+            {
+                "net": net,
+                "label": step_label(net),
+                "pool": pool_after(request.dice, net),
+                "chance": percent(chance),
+                "current": net == request.net,
+            }
+            for net, chance in by_step.items()
+        ]
+        level = GRADES[level_grade(request.level)]
+        return {
+            "trait": label,
+            "pool": request.pool,
+            "challenge": f"{'an' if level[0] in 'AEIOU' else 'a'} {level} Challenge",
+            "chance": percent(system.chance(request)),
+            "note": _note(request),
+            "ladder": ladder,
+            "max_dice": MAX_DICE,
+        }

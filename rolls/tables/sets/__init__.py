@@ -1,0 +1,99 @@
+"""The `sets` system at the table: pools from derived stats, Bars and opposed rolls.
+
+Table choices (the rules choices are in ``rolls/systems/sets.py``):
+
+- **Derived stats.** The rules document names its stats in a section we do not have (its
+  example rolls Insight), so a new sheet offers five, each 3 dice, all renamable: Might
+  (force, endurance, fighting up close), Finesse (speed, aim, stealth), Insight
+  (perception, reasoning, finding clues), Resolve (will, nerve, resisting sorcery) and
+  Presence (charm, command, deceit). A stat is 1 to 10 dice.
+- **Bonus and penalty dice** come from abilities, sorcery and circumstances (SET-1): the
+  sheet keeps abilities and sorcery as notes, and the roll form counts the dice the Judge
+  grants. Significant helpers give a die each, three lesser helpers one die (SET-11).
+- **The Bar** is chosen on the roll form (SET-5): Apprentice, Journeyman or Master, its Face
+  chosen by the Judge or rolled by the server with the dice; or an opposed roll, with no Bar,
+  as the attacker (wins ties) or the defender (SET-4).
+- **No resources**: bids and criticals spend dice of the roll, never anything on the sheet.
+  The story clock counts Adventures and changes no sheet; there is no long rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rolls.systems import RulesError
+from rolls.systems.base import percent
+from rolls.systems.sets import BAR_LEVELS, Sets, SetsRequest, best_bid_distribution, chance_against_bar
+from rolls.tables.base import Clock, TableAdapter, unchanged
+from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
+from tabletop.models import Character
+
+
+def _bar_words(size: int, face: int | None) -> str:
+    return f"the {BAR_LEVELS[size]} Bar ({f'{size}x{face}' if face else f'Size {size}, Face rolled'})"
+
+
+class SetsTable(TableAdapter[Sets, SetsRequest]):
+    slug = "sets"
+    sheet_form = SetsSheetForm
+    roll_form = SetsRollForm
+    roll_initial = {
+        "bar": "2",
+        "face": ROLLED,
+        "side": "attacker",
+        "bonus": 0,
+        "penalty": 0,
+        "assists": 0,
+        "lesser_assists": 0,
+    }
+    story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
+
+    def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """The engine request and a label (the stat's name) for the roll form's choices.
+
+        ``data``: ``stat`` (a stat's name on the sheet), ``bonus``, ``penalty``, ``assists``,
+        ``lesser_assists``, ``bar`` (2-4, or "opposed"), ``face`` (1-6 or "rolled") and ``side``
+        ("attacker" or "defender", for an opposed roll). ``helper`` is not used: helpers are
+        counted."""
+        stats = {stat["name"]: stat["dice"] for stat in character.sheet.get("stats", [])}
+        name = str(data.get("stat", ""))
+        if name not in stats:
+            raise RulesError(f"Choose a stat: {', '.join(stats)}.")
+        opposed = str(data.get("bar", "")) == OPPOSED
+        request: dict[str, Any] = {
+            "stat": stats[name],
+            "bonus": data.get("bonus", 0),
+            "penalty": data.get("penalty", 0),
+            "assists": data.get("assists", 0),
+            "lesser_assists": data.get("lesser_assists", 0),
+            "opposed": opposed,
+        }
+        if opposed:
+            request["attacker"] = str(data.get("side", "attacker")) != "defender"
+        else:
+            request["bar_size"] = data.get("bar", 2)
+            request["bar_face"] = data.get("face", ROLLED)
+        return request, name
+
+    def odds_context(self, system: Sets, request: SetsRequest, label: str) -> dict[str, Any]:
+        """The roll form's odds: the chance to meet the Bar, and of any set at all."""
+        any_set = 1 - best_bid_distribution(request.dice).get(None, 0)
+        context: dict[str, Any] = {
+            "trait": label,
+            "dice": request.dice,
+            "any_set": percent(any_set),
+            "bar": "",
+            "chance": "",
+            "others": [],
+            "attacker": request.attacker,
+        }
+        if request.bar_size is not None:
+            context["bar"] = _bar_words(request.bar_size, request.bar_face)
+            context["chance"] = percent(system.chance(request))
+            context["others"] = [
+                (name, percent(chance_against_bar(request.dice, size, request.bar_face)))
+                for size, name in BAR_LEVELS.items()
+                if size != request.bar_size
+            ]
+        return context

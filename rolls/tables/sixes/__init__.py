@@ -1,0 +1,123 @@
+"""The `sixes` system at the table: pools from the sheet, Luck, Pride and Conditions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rolls.systems import RulesError
+from rolls.systems.base import get_bool, get_int, percent
+from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest
+from rolls.tables.base import Clock, Correction, TableAdapter, unchanged
+from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_max, unchecked_conditions
+from tabletop.models import Character
+
+
+class SixesTable(TableAdapter[Sixes, SixesRequest]):
+    slug = "sixes"
+    sheet_form = SixesSheetForm
+    roll_form = SixesRollForm
+    roll_initial = {"trait": "Body", "need": 1}
+    # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
+    story = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
+    story_name = "Mystery"
+    session_note = "Luck points are full again."
+    corrections = (Correction("luck", "Luck points", 15),)
+
+    def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """The engine request and a label ("Mind + Comprehend") for the roll form's choices.
+
+        ``data``: ``attribute`` (Body/Tech/Heart/Mind), ``skill`` (a skill's index on the sheet,
+        or empty for the attribute alone), ``item``, ``helper`` (bool: the view resolves who),
+        ``need`` (1-3) and ``threat``."""
+        sheet = character.sheet
+        attribute = str(data.get("attribute", "")).strip().capitalize()
+        if attribute not in ATTRIBUTES:
+            raise RulesError(f"Choose an attribute: {', '.join(ATTRIBUTES)}.")
+        label = attribute
+        skill_level = 0
+        if data.get("skill") not in (None, ""):
+            index = get_int(data, "skill", "The skill", 0, len(sheet["skills"]) - 1)
+            skill = sheet["skills"][index]
+            skill_level = skill["level"]
+            label = f"{attribute} + {skill['name']}"
+        item = get_bool(data, "item")
+        if item:
+            if not sheet.get("item"):
+                raise RulesError("This character has no Iconic Item on the sheet.")
+            label += f" + {sheet['item']}"
+        request = {
+            "attribute": sheet["attributes"][attribute],
+            "skill": skill_level,
+            "item": item,
+            "helper": get_bool(data, "helper"),
+            "need": data.get("need", 1),
+            "threat": get_bool(data, "threat"),
+        }
+        return request, label
+
+    def check_can_roll(self, character: Character) -> None:
+        """SIX-22, our reading: a Broken kid is out of the action until the GM clears Broken."""
+        if character.sheet.get("conditions", {}).get("Broken"):
+            raise RulesError(f"{character.name} is Broken and cannot roll until the GM clears it.")
+
+    def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
+        return {
+            "luck": character.luck,
+            "pride": character.pride_available,
+            "latest": latest,
+            "conditions": unchecked_conditions(character.sheet),
+        }
+
+    def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:
+        """Spend what a follow-up costs; the caller holds the row lock and saves. Returns the
+        fields changed."""
+        changed = []
+        if "luck" in costs:
+            if character.luck < costs["luck"]:
+                raise RulesError("No Luck points left.")
+            character.luck -= costs["luck"]
+            changed.append("luck")
+        if "pride" in costs:
+            character.pride_used_in = character.campaign.mystery
+            changed.append("pride_used_in")
+        if "condition" in costs:
+            character.sheet = {
+                **character.sheet,
+                "conditions": {**character.sheet.get("conditions", {}), costs["condition"]: True},
+            }
+            changed.append("sheet")
+        return changed
+
+    def on_sheet_change(self, character: Character, before: Mapping[str, Any], *, by_gm: bool) -> list[str]:
+        """An edited sheet (``character.sheet`` is the new one): only the GM clears Broken
+        (SIX-22, our reading), and Luck never exceeds 15 - age (SIX-8), so a kid made older
+        loses the points above the new maximum at once (a younger one gains only at the next
+        session). Returns the fields changed besides the sheet."""
+        was_broken = before.get("conditions", {}).get("Broken")
+        if was_broken and not character.sheet.get("conditions", {}).get("Broken") and not by_gm:
+            raise RulesError("Only the GM can clear Broken.")
+        maximum = sixes_luck_max(character.sheet)
+        if character.luck > maximum:
+            character.luck = maximum
+            return ["luck"]
+        return []
+
+    def on_new_session(self, character: Character) -> list[str]:
+        """SIX-8: Luck refills at every play session; unspent points do not carry over."""
+        character.luck = sixes_luck_max(character.sheet)
+        return ["luck"]
+
+    def new_character(self, character: Character) -> None:
+        character.luck = sixes_luck_max(character.sheet)
+
+    def odds_context(self, system: Sixes, request: SixesRequest, label: str) -> dict[str, Any]:
+        """The roll form's odds line: plain, and with the follow-ups the kid still has in hand."""
+        return {
+            "trait": label,
+            "dice": request.dice,
+            "need": request.need,
+            "chance": percent(system.chance(request)),
+            "with_push": percent(system.chance_with(request, push=True)),
+            "with_push_luck": percent(system.chance_with(request, push=True, luck=True)),
+        }

@@ -1,0 +1,165 @@
+"""The pages of the table: the campaign, the GM's session page, a character's roll screen
+and the campaign's history."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from rolls import panels, registry
+from rolls.cards import build_card, latest_card
+from rolls.models import LogEntry, Roll
+from rolls.npc import NpcRollForm
+from tabletop import presence
+from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.joinlink import join_url, qr_svg
+from tabletop.models import Membership
+
+FEED_SIZE = 30
+
+
+def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
+    """The newest feed items (cards and events), newest first, and the last sequence number
+    they include: the page's socket asks for what came after it."""
+    campaign = membership.campaign
+    entries = list(
+        LogEntry.objects.filter(campaign=campaign)
+        .select_related("roll", "roll__character", "roll__target")
+        .order_by("-seq")[:200]
+    )
+    last_seq = entries[0].seq if entries else campaign.last_seq
+    items: list[object] = []
+    seen: set[int] = set()
+    for entry in entries:
+        if entry.roll_id is None:
+            items.append(entry)
+        elif entry.roll_id not in seen:
+            seen.add(entry.roll_id)
+            card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed", membership=membership)  # type: ignore[arg-type]
+            items.append(card)
+        if len(items) >= limit:
+            break
+    return items, last_seq
+
+
+def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A member's view of the table: their characters, everyone else's, and the live feed."""
+    membership = membership_or_404(request.user, pk)
+    campaign = membership.campaign
+    characters = list(campaign.characters.select_related("owner"))
+    mine = [c for c in characters if may_act_for(membership, c)]
+    others = [c for c in characters if c not in mine]
+    feed, last_seq = _feed(membership)
+    return render(
+        request,
+        "rolls/campaign.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "mine": mine,
+            "resources_template": registry.table(campaign.system).resources_template,
+            "others": others,
+            "feed": feed,
+            "last_seq": last_seq,
+            "session": campaign.open_session(),
+            "present": presence.present(campaign.pk),
+        },
+    )
+
+
+def session_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM's big screen: join link and QR code, who is here, the live feed, the controls."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    url = join_url(request, campaign)
+    feed, last_seq = _feed(membership)
+    return render(
+        request,
+        "rolls/session.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "join_url": url,
+            "qr": qr_svg(url),
+            "feed": feed,
+            "last_seq": last_seq,
+            "present": presence.present(campaign.pk),
+            "adapter": registry.table(campaign.system),
+            "npc_form": NpcRollForm(campaign=campaign),
+            "gm_cards": panels.gm_panel(campaign.pk, membership),
+            "calls": panels.call_status(campaign.pk),
+            "members": campaign.memberships.all(),
+            "session": campaign.open_session(),
+        },
+    )
+
+
+def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The phone's roll screen for one character: form, odds, the latest result, the feed."""
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    campaign = membership.campaign
+    adapter = registry.table(campaign.system)
+    form = adapter.roll_form(character=character, initial=adapter.roll_initial)
+    last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
+    result = latest_card(last, place="result", membership=membership) if last else None
+    feed, last_seq = _feed(membership, limit=10)
+    return render(
+        request,
+        "rolls/character.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "character": character,
+            "form": form,
+            "result": result,
+            "feed": feed,
+            "last_seq": last_seq,
+            "session": campaign.open_session(),
+            "resources_template": adapter.resources_template,
+            "open_calls": panels.open_calls(campaign.pk, membership),
+            "against_cards": panels.against_panel(campaign.pk, membership),
+            "roll_form_template": adapter.roll_form_template,
+            "present": presence.present(campaign.pk),
+        },
+    )
+
+
+def history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every roll of the campaign, newest first, grouped by play session, with its chain."""
+    membership = membership_or_404(request.user, pk)
+    campaign = membership.campaign
+    rolls = (
+        Roll.objects.filter(campaign=campaign)
+        .select_related("session", "character", "target")
+        .prefetch_related(Prefetch("entries", queryset=LogEntry.objects.order_by("seq")))
+        .order_by("-id")
+    )
+    character_filter = request.GET.get("character", "")
+    # isdecimal, not isdigit: int() refuses "²"; and an id no column holds matches nothing.
+    if character_filter.isdecimal() and 0 < int(character_filter) <= MAX_ID:
+        rolls = rolls.filter(character_id=int(character_filter))
+    page = Paginator(rolls, 25).get_page(request.GET.get("page"))
+    groups: list[dict[str, object]] = []
+    for roll in page.object_list:
+        entries = list(roll.entries.all())
+        card = build_card(
+            roll, entries[-1].state or {}, entries[-1].seq, place="history", membership=membership
+        )
+        if not groups or groups[-1]["session"] != roll.session:
+            groups.append({"session": roll.session, "cards": []})
+        groups[-1]["cards"].append(card)  # type: ignore[attr-defined]
+    return render(
+        request,
+        "rolls/history.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "page": page,
+            "groups": groups,
+            "characters": campaign.characters.all(),
+            "character_filter": character_filter,
+        },
+    )

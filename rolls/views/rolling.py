@@ -1,0 +1,213 @@
+"""Rolls and what follows them: a character's roll, its follow-ups, the odds as the form
+changes, the GM's rolls for people without a sheet and calls for a roll."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
+
+from rolls import randomness, registry, services
+from rolls.cards import PLACES, build_card, latest_card
+from rolls.models import Roll, RollCall, Visibility
+from rolls.npc import NpcRollForm
+from rolls.systems import RulesError
+from tabletop.access import character_to_act_for, gm_or_403, membership_or_404
+
+CHARACTER_PAGE = "rolls/character.html"
+
+
+@require_POST
+def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
+    if not form.is_valid():
+        return _refusal(request, form.errors_text())
+    call = None
+    if form.cleaned_data.get("call"):
+        call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
+        if call is None:
+            return _refusal(request, "That call for a roll does not exist.")
+    try:
+        roll = services.roll_create(
+            character=character,
+            roller=request.user,
+            data=form.engine_data(),
+            helper=form.cleaned_data.get("helper"),
+            intent=form.cleaned_data.get("intent", ""),
+            rng=randomness.RNG,
+            blind=bool(form.cleaned_data.get("blind")),
+            call=call,
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    card = latest_card(roll, place="result", membership=membership, latest=True)
+    # The roll's character as the service locked and read it: its resources as they are now.
+    character = roll.character
+    return render(
+        request,
+        CHARACTER_PAGE + "#result",
+        {
+            "result": card,
+            "campaign": membership.campaign,
+            "answered": call,
+            "character": character,
+            "resources_oob": True,
+            "resources_template": registry.table(membership.campaign.system).resources_template,
+        },
+    )
+
+
+@require_POST
+def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    membership = membership_or_404(request.user, pk)
+    roll = get_object_or_404(
+        Roll.objects.select_related("character", "target"), campaign=membership.campaign, pk=roll_id
+    )
+    action = request.POST.get("action", "")
+    try:
+        payer = services.payer_of(roll, action)
+    except RulesError as error:
+        return _refusal(request, str(error))
+    if roll.visibility != Visibility.PUBLIC and not membership.is_gm:
+        raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
+    if payer is None:
+        if not roll.npc:
+            return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
+        if not membership.is_gm:
+            raise PermissionDenied("Only the GM acts on a roll without a character.")
+    else:
+        character_to_act_for(membership, payer.pk)
+    # A die picker sends one value per ticked die: those stay a list.
+    params = {
+        key: values if len(values) > 1 else values[0]
+        for key, values in request.POST.lists()
+        if key not in ("action", "place", "csrfmiddlewaretoken")
+    }
+    try:
+        entry = services.follow_up_apply(
+            roll=roll,
+            actor=request.user,
+            action=action,
+            params=params,
+            rng=randomness.RNG,
+            by_gm=membership.is_gm,
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    for character in (roll.character, roll.target):
+        if character is not None:
+            character.refresh_from_db()
+    place = request.POST.get("place", "result")
+    place = place if place in PLACES else "result"
+    card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
+    context: dict[str, object] = {"card": card}
+    if place == "result" and roll.character is not None:
+        # The roll screen's header shows what the follow-up spent.
+        context.update(
+            character=roll.character, resources_template=registry.table(roll.system).resources_template
+        )
+    return render(request, "rolls/_card_response.html", context)
+
+
+@require_GET
+def odds(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The exact chance of success for the roll form as it stands, updated on every change."""
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    adapter = registry.table(membership.campaign.system)
+    form = adapter.roll_form(request.GET, character=character)
+    context: dict[str, object] = {"character": character}
+    if form.is_valid():
+        try:
+            data = {**form.engine_data(), "helper": form.cleaned_data.get("helper") is not None}
+            request_data, label = adapter.pool(character, data)
+            system = registry.engine(membership.campaign.system)
+            context.update(adapter.odds_context(system, system.parse_request(request_data), label))
+        except RulesError as error:
+            context["error"] = str(error)
+    else:
+        context["error"] = form.errors_text()
+    return render(request, adapter.odds_template, context)
+
+
+def _refusal(request: HttpRequest, message: str) -> HttpResponse:
+    """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
+    it into the page's message area instead of the result."""
+    response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
+    if request.htmx:
+        response = reswap(retarget(response, "#notice"), "innerHTML")
+    return response
+
+
+# -- the GM's own rolls and calls for a roll --------------------------------------------------------
+
+
+@require_POST
+def npc_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM rolls for someone without a sheet, openly or in secret."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    form = NpcRollForm(request.POST, campaign=campaign)
+    if not form.is_valid():
+        return _refusal(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    try:
+        roll = services.npc_roll_create(
+            campaign=campaign,
+            gm=request.user,
+            name=form.cleaned_data["name"],
+            request=form.engine_request(),
+            secret=form.cleaned_data["secret"],
+            target=form.cleaned_data["target"],
+            intent=form.cleaned_data["intent"],
+            rng=randomness.RNG,
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    card = latest_card(roll, place="gm", membership=membership)
+    return render(request, "rolls/_card.html", {"card": card})
+
+
+CALL_SKIPS = ("csrfmiddlewaretoken", "intent", "blind", "call", "also")
+
+
+@require_POST
+def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The GM asks this character (and any others ticked under ``also``) to roll what the
+    roll form says now."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    character = character_to_act_for(membership, character_id)
+    others = list(
+        campaign.characters.filter(pk__in=[v for v in request.POST.getlist("also") if v.isdecimal()])
+    )
+    adapter = registry.table(campaign.system)
+    data = {key: values if len(values) > 1 else values[0] for key, values in request.POST.lists()}
+    data = {key: value for key, value in data.items() if key not in CALL_SKIPS}
+    asked = [character, *[other for other in others if other.pk != character.pk]]
+    try:
+        label = ""
+        for each in asked:
+            form = adapter.roll_form(data, character=each)
+            if not form.is_valid():
+                raise RulesError(f"For {each.name}: {form.errors_text()}")
+            request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
+            registry.engine(campaign.system).parse_request(request_data)
+            label = label or each_label
+        services.call_create(campaign=campaign, gm=request.user, characters=asked, data=data, label=label)
+    except RulesError as error:
+        return _refusal(request, str(error))
+    names = ", ".join(each.name for each in asked)
+    response = render(request, "rolls/_notice.html", {"message": f"Asked {names} to roll {label}."})
+    return reswap(retarget(response, "#notice"), "innerHTML")
+
+
+@require_POST
+def call_close(request: HttpRequest, pk: int, call_id: int) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
+    services.call_close(call=call, gm=request.user)
+    return redirect("rolls:session", pk)

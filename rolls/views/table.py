@@ -1,0 +1,212 @@
+"""Campaigns, joining, the GM's controls of a play session, and character sheets."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from rolls import campaigns as services
+from rolls import registry
+from rolls.forms import CampaignForm, CorrectionForm
+from rolls.systems import RulesError
+from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.forms import DisplayNameForm
+from tabletop.models import Campaign, Character, Membership
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        campaign = services.campaign_create(
+            gm=request.user,
+            name=form.cleaned_data["name"],
+            system=form.cleaned_data["system"],
+            display_name=form.cleaned_data["display_name"],
+        )
+        return redirect("rolls:session", campaign.pk)
+    return render(request, "rolls/campaign_new.html", {"form": form})
+
+
+def _gm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    try:
+        if action == "start":
+            services.session_start(campaign=campaign, actor=request.user)
+            messages.success(request, "The session has started.")
+        elif action == "end":
+            services.session_end(campaign=campaign, actor=request.user)
+            messages.success(request, "The session has ended.")
+        elif action == "mystery":
+            services.mystery_start(campaign=campaign, actor=request.user)
+            messages.success(request, f"{registry.table(campaign.system).story.label}: done.")
+        elif action == "rest":
+            services.long_rest(campaign=campaign, actor=request.user)
+            messages.success(request, "Everyone takes a long rest.")
+        elif action == "rotate":
+            services.join_link_rotate(campaign=campaign)
+            messages.success(request, "New join link made; the old one no longer works.")
+    except RulesError as error:
+        messages.error(request, str(error))
+    target = reverse("rolls:session", args=[pk])
+    if request.htmx:
+        return HttpResponseClientRedirect(target)
+    return redirect(target)
+
+
+@require_POST
+def session_start(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "start")
+
+
+@require_POST
+def session_end(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "end")
+
+
+@require_POST
+def mystery_start(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "mystery")
+
+
+@require_POST
+def long_rest(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "rest")
+
+
+@require_POST
+def join_link_rotate(request: HttpRequest, pk: int) -> HttpResponse:
+    return _gm_action(request, pk, "rotate")
+
+
+@require_POST
+def member_remove(request: HttpRequest, pk: int, member_id: int) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    target = get_object_or_404(Membership, campaign=membership.campaign, pk=member_id)
+    try:
+        services.member_remove(campaign=membership.campaign, actor=request.user, membership=target)
+        messages.success(request, f"{target.display_name} was removed.")
+    except RulesError as error:
+        messages.error(request, str(error))
+    if request.htmx:  # the button of a list the socket sent: htmx posted it
+        return HttpResponseClientRedirect(reverse("rolls:session", args=[pk]))
+    return redirect("rolls:session", pk)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """Join by link: a name is all it takes; the phone stays logged in."""
+    campaign = Campaign.objects.filter(join_token=token).first()
+    if campaign is None:
+        return render(request, "rolls/join_invalid.html", status=404)
+    if request.user.is_authenticated and campaign.memberships.filter(user=request.user).exists():
+        return redirect(campaign)
+    initial = {"display_name": request.user.first_name} if request.user.is_authenticated else {}
+    form = DisplayNameForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        name = form.cleaned_data["display_name"]
+        user = request.user
+        if not user.is_authenticated:
+            user = services.player_create(display_name=name)
+            login(request, user)
+        services.member_join(campaign=campaign, user=user, display_name=name)
+        return redirect("rolls:character-new", campaign.pk)
+    return render(request, "rolls/join.html", {"campaign": campaign, "form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def character_new(request: HttpRequest, pk: int) -> HttpResponse:
+    membership = membership_or_404(request.user, pk)
+    campaign = membership.campaign
+    adapter = registry.table(campaign.system)
+    form = adapter.sheet_form(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        character = services.character_create(
+            campaign=campaign, owner=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
+        )
+        return redirect(character)
+    return render(
+        request,
+        "rolls/character_form.html",
+        {"campaign": campaign, "form": form, "new": True, "sheet_form_template": adapter.sheet_form_template},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    adapter = registry.table(membership.campaign.system)
+    form = adapter.sheet_form(
+        request.POST or None, initial=adapter.sheet_form.initial_from(character.name, character.sheet)
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.character_update(
+                character=character, actor=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
+            )
+        except RulesError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, "Sheet saved.")
+            return redirect(character)
+    return render(
+        request,
+        "rolls/character_form.html",
+        {
+            "campaign": membership.campaign,
+            "form": form,
+            "character": character,
+            "new": False,
+            "sheet_form_template": adapter.sheet_form_template,
+        },
+    )
+
+
+@require_POST
+def character_correct(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The GM sets a resource directly; the change goes into the log."""
+    membership = gm_or_403(request.user, pk)
+    character = character_or_404(membership.campaign, character_id)
+    corrections = registry.table(membership.campaign.system).corrections
+    form = CorrectionForm(request.POST, corrections=corrections)
+    if form.is_valid():
+        changes = services.resources_correct(character=character, gm=request.user, values=form.cleaned_data)
+        messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect("rolls:character-sheet", pk, character_id)
+
+
+def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """Any member may read a sheet; only its player and the GM may edit it."""
+    membership = membership_or_404(request.user, pk)
+    character = character_or_404(membership.campaign, character_id)
+    return render(
+        request,
+        "rolls/sheet.html",
+        {
+            "campaign": membership.campaign,
+            "character": character,
+            "can_edit": may_act_for(membership, character),
+            "sheet_template": registry.table(membership.campaign.system).sheet_template,
+            "correction_form": _correction_form(membership, character),
+        },
+    )
+
+
+def _correction_form(membership: Membership, character: Character) -> CorrectionForm | None:
+    corrections = registry.table(membership.campaign.system).corrections
+    if not membership.is_gm or not corrections:
+        return None
+    return CorrectionForm(
+        corrections=corrections, initial={c.field: getattr(character, c.field) for c in corrections}
+    )

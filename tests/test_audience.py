@@ -1,0 +1,108 @@
+"""Who sees what of an entry (rolls.audience): the one rule that the pages, the socket's
+database path and its shared path all follow. Plain facts in, no database."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pytest
+
+from rolls.audience import TABLE, Facts, Panel, Viewer, delivery, sight
+from rolls.feed import Shared
+
+GM, ROLLER, TARGET, OTHER = 1, 2, 3, 4
+CHARACTER, TARGETED, ANOTHER = 20, 21, 22  # the roll's character, the one it is made against, another
+
+VIEWERS = {GM: Viewer(GM, is_gm=True), ROLLER: Viewer(ROLLER), TARGET: Viewer(TARGET), OTHER: Viewer(OTHER)}
+
+
+def own_cards(facts: Facts, result_for: int | None = None) -> set[int]:
+    """Who gets their own card, each on a page with ``result_for``'s result panel (or none)."""
+    sent = {user: delivery(facts, viewer, result_for) for user, viewer in VIEWERS.items()}
+    return {user for user, each in sent.items() if each.own_card or each.result_card}
+
+
+def personal(facts: Facts, result_for: int | None = None) -> set[int]:
+    return {user for user, viewer in VIEWERS.items() if delivery(facts, viewer, result_for).personal}
+
+
+def roll(**facts: object) -> Facts:
+    return Facts(action="roll", roll=True, **facts)  # type: ignore[arg-type]
+
+
+def test_a_plain_roll_is_the_same_for_everyone() -> None:
+    plain = roll(owner_id=ROLLER, character_id=CHARACTER)
+    assert own_cards(plain) == set()
+    assert personal(plain) == set()
+    assert delivery(plain, TABLE) == delivery(plain, VIEWERS[OTHER])
+
+
+def test_a_hidden_roll_is_the_gms_own() -> None:
+    hidden = roll(hidden=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert own_cards(hidden) == {GM}
+    assert sight(hidden, VIEWERS[GM]).dice
+    assert not any(sight(hidden, VIEWERS[user]).dice for user in (ROLLER, TARGET, OTHER))
+    assert not sight(hidden, TABLE).dice
+    # Nobody but the GM acts on a roll whose result they cannot see, their own included.
+    assert not sight(hidden, VIEWERS[ROLLER]).acts
+
+
+def test_an_npc_roll_or_an_answer_to_a_call_touches_the_gms_panels_only() -> None:
+    for touched in (roll(npc=True), roll(call=True, owner_id=ROLLER, character_id=CHARACTER)):
+        assert own_cards(touched) == set()
+        assert personal(touched) == {GM}
+
+
+def test_a_roll_against_a_character_touches_its_players_panel() -> None:
+    against = roll(npc=True, target_id=TARGETED, target_owner_id=TARGET)
+    assert own_cards(against) == set()
+    assert personal(against) == {GM, TARGET}
+    assert delivery(against, VIEWERS[TARGET]).panels == Panel.AGAINST
+    assert sight(against, VIEWERS[TARGET]).answers
+    assert not sight(against, VIEWERS[OTHER]).answers
+
+
+def test_a_follow_up_replaces_the_result_card_on_its_characters_roll_screen() -> None:
+    follow_up = roll(
+        follow_up=True, owner_id=ROLLER, character_id=CHARACTER, target_id=TARGETED, target_owner_id=TARGET
+    )
+    # On that character's roll screen, whoever may act on the roll gets the result card.
+    assert own_cards(follow_up, CHARACTER) == {GM, ROLLER}
+    assert personal(follow_up, CHARACTER) == {GM, ROLLER, TARGET}
+    assert Panel.RESOURCES in delivery(follow_up, VIEWERS[ROLLER], CHARACTER).panels
+    # Any other page holds no result card of it: the shared card will do. The GM's waiting
+    # panel (a miracle asked) and the panel of rolls made against a player are still theirs.
+    assert own_cards(follow_up) == own_cards(follow_up, ANOTHER) == set()
+    assert personal(follow_up) == personal(follow_up, ANOTHER) == {GM, TARGET}
+    # The target's own roll screen shows what the answer spent from its sheet.
+    assert Panel.RESOURCES in delivery(follow_up, VIEWERS[TARGET], TARGETED).panels
+
+
+def test_a_hidden_follow_up_is_the_gms_own_on_every_page() -> None:
+    hidden = roll(follow_up=True, hidden=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert own_cards(hidden) == {GM}
+    # The roller's roll screen gets the new (still hidden) result card.
+    assert own_cards(hidden, CHARACTER) == {GM, ROLLER}
+
+
+@pytest.mark.parametrize("event", ["session-start", "session-end", "mystery-start"])
+def test_a_status_event_redraws_the_status_line_for_everyone(event: str) -> None:
+    facts = Facts(action=event)
+    assert all(delivery(facts, viewer).panels == Panel.STATUS for viewer in (*VIEWERS.values(), TABLE))
+
+
+def test_calls_and_members_redraw_their_panels() -> None:
+    assert delivery(Facts(action="call"), VIEWERS[GM]).panels == Panel.CALL_STATUS
+    assert delivery(Facts(action="call-closed"), VIEWERS[ROLLER]).panels == Panel.CALLS
+    assert delivery(Facts(action="member-joined"), VIEWERS[GM]).panels == Panel.MEMBERS
+    assert delivery(Facts(action="member-joined"), VIEWERS[ROLLER]).panels == Panel.NONE
+    assert delivery(Facts(action="character-new"), VIEWERS[GM]).panels == Panel.NONE
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [Facts(action="note"), roll(follow_up=True, owner_id=2, character_id=CHARACTER)],
+)
+def test_shared_markup_survives_the_trip_through_a_broadcast(facts: Facts) -> None:
+    shared = Shared(html="<li>card</li>", tail='<span id="last-seq"></span>', facts=facts)
+    assert Shared.from_data(asdict(shared)) == shared
