@@ -140,6 +140,21 @@ def test_the_gm_form_has_a_field_for_each_command_line_flag(system: str) -> None
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("bar", ["journeyman", "3", "3 4 5"])
+def test_a_gm_roll_with_half_a_bar_is_refused_and_changes_nothing(table: Table, bar: str) -> None:
+    table.campaign.system = "sets"
+    table.campaign.save(update_fields=["system"])
+    before = LogEntry.objects.count()
+
+    response = npc_roll(logged_in(table.gm), table, flag_dice="3", flag_bar=bar)
+
+    assert response.status_code == 422  # type: ignore[attr-defined]
+    assert "The Bar is a Size and a Face" in response.content.decode()  # type: ignore[attr-defined]
+    assert LogEntry.objects.count() == before
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.django_db
 def test_a_blind_roll_shows_its_dice_to_the_gm_only(table: Table, fixed_dice: None) -> None:
     url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
     response = logged_in(table.player).post(
