@@ -9,6 +9,7 @@ is, and a new system brings its GM form with its flags.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -18,11 +19,75 @@ from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 from tabletop.models import Campaign, Character
 
+# How the form shows a flag, from the ``action=`` keyword a system passed to add_argument.
+FLAG, CHOICE, VALUE = "flag", "choice", "value"
+KNOWN_ACTIONS = ("store", "store_true", "append")
 
-def _cli_actions(system: DiceSystem) -> list[argparse.Action]:
-    parser = argparse.ArgumentParser(add_help=False)
+
+@dataclass(frozen=True)
+class CliFlag:
+    """One ``add_argument`` call of a system: the Action argparse returned for it (whose
+    ``dest``, ``default``, ``choices``, ``help``, ``nargs``, ``required`` and ``type`` are
+    public) and the ``action=`` it was asked for."""
+
+    action: argparse.Action
+    action_name: str
+
+    @property
+    def kind(self) -> str:
+        if self.action_name == "store_true":
+            return FLAG
+        if self.action.choices:
+            return CHOICE
+        return VALUE
+
+    @property
+    def many(self) -> bool:
+        """Whether the value is a list: a repeated flag, or one that takes several words."""
+        return self.action_name == "append" or self.action.nargs not in (None, "?")
+
+
+class _RecordingParser(argparse.ArgumentParser):
+    """A parser that keeps each flag a system adds, in order.
+
+    argparse has no public accessor for the actions a parser holds, so the calls are
+    recorded as they are made; the parser still builds every Action itself, so dest,
+    defaults and types come out exactly as the command line sees them.
+    """
+
+    def __init__(self) -> None:
+        self.flags: list[CliFlag] = []
+        self.recording = False
+        super().__init__(add_help=False)
+        self.recording = True
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        name = kwargs.get("action", "store")
+        if name not in KNOWN_ACTIONS:
+            # A flag the form cannot show would silently be missing from the GM's roll.
+            raise TypeError(f"The GM's roll form does not know action={name!r} (flag {args}).")
+        action = super().add_argument(*args, **kwargs)
+        self.flags.append(CliFlag(action, name))
+        return action
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        # A group's add_argument does not pass through this parser, so a system's flags added
+        # there would be missing from the form. (The parser makes its own groups while it is
+        # built; those hold nothing of the system's.)
+        if self.recording:
+            raise TypeError("The GM's roll form reads only flags added with parser.add_argument.")
+        return super().add_argument_group(*args, **kwargs)
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any) -> Any:
+        if self.recording:
+            raise TypeError("The GM's roll form reads only flags added with parser.add_argument.")
+        return super().add_mutually_exclusive_group(*args, **kwargs)
+
+
+def _cli_flags(system: DiceSystem) -> list[CliFlag]:
+    parser = _RecordingParser()
     system.add_cli_arguments(parser)
-    return list(parser._actions)  # argparse keeps them here; there is no public accessor
+    return parser.flags
 
 
 class NpcRollForm(forms.Form):
@@ -38,15 +103,18 @@ class NpcRollForm(forms.Form):
         self.system: DiceSystem = registry.engine(campaign.system)
         self.fields["target"].queryset = campaign.characters.all()
         self.flag_names: list[str] = []
-        for action in _cli_actions(self.system):
+        for flag in _cli_flags(self.system):
+            action = flag.action
             name = f"flag_{action.dest}"
             label = action.dest.replace("_", " ").capitalize()
             help_text = (action.help or "").replace("%", "%%") if action.help else ""
-            if isinstance(action, argparse._StoreTrueAction):
+            if flag.kind == FLAG:
                 field: forms.Field = forms.BooleanField(label=label, required=False, help_text=help_text)
-            elif action.choices:
+            elif flag.kind == CHOICE:
                 field = forms.ChoiceField(
-                    label=label, choices=[(str(c), str(c)) for c in action.choices], required=action.required
+                    label=label,
+                    choices=[(str(c), str(c)) for c in action.choices or ()],
+                    required=action.required,
                 )
             else:
                 initial = action.default if action.default not in (None, False) else None
@@ -62,14 +130,15 @@ class NpcRollForm(forms.Form):
     def engine_request(self) -> Any:
         """The validated engine request; raises RulesError with the engine's own message."""
         values: dict[str, Any] = {}
-        for action in _cli_actions(self.system):
-            raw = self.cleaned_data.get(f"flag_{action.dest}")
-            values[action.dest] = _convert(action, raw)
+        for flag in _cli_flags(self.system):
+            raw = self.cleaned_data.get(f"flag_{flag.action.dest}")
+            values[flag.action.dest] = _convert(flag, raw)
         return self.system.request_from_cli(argparse.Namespace(**values))
 
 
-def _convert(action: argparse.Action, raw: Any) -> Any:
-    if isinstance(action, argparse._StoreTrueAction):
+def _convert(flag: CliFlag, raw: Any) -> Any:
+    action = flag.action
+    if flag.kind == FLAG:
         return bool(raw)
     if raw in (None, ""):
         return action.default
@@ -77,10 +146,8 @@ def _convert(action: argparse.Action, raw: Any) -> Any:
     parts = text.replace(",", " ").split()
     try:
         convert = action.type if callable(action.type) else str
-        if isinstance(action, argparse._AppendAction):
+        if flag.many:
             return [convert(part) for part in parts]
-        if action.nargs not in (None, "?"):
-            return [convert(part) if action.type else part for part in parts]
         return convert(text)
     except (TypeError, ValueError) as error:
         raise RulesError(

@@ -3,6 +3,7 @@ and the socket. A secret roll's dice never leave the server for a player."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
@@ -12,6 +13,8 @@ from django.urls import reverse
 
 from rolls import registry, services
 from rolls.models import LogEntry, Roll, RollCall, Visibility
+from rolls.npc import NpcRollForm
+from rolls.systems import all_systems, get_system
 from tests import factories
 from tests.conftest import Table
 from tests.test_consumers import Faces, frames_until, open_socket, sync, up_to
@@ -119,6 +122,34 @@ def test_a_bad_gm_roll_is_refused_with_the_rules_message_and_changes_nothing(tab
         response = npc_roll(logged_in(table.gm), table, **flags)
         assert response.status_code == 422, flags  # type: ignore[attr-defined]
     assert LogEntry.objects.count() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("system", [system.slug for system in all_systems()])
+def test_the_gm_form_has_a_field_for_each_command_line_flag(system: str) -> None:
+    # What the command line itself parses is the reference; every system takes --dice.
+    parser = argparse.ArgumentParser(add_help=False)
+    get_system(system).add_cli_arguments(parser)
+    dests = vars(parser.parse_args(["--dice", "3"]))
+
+    form = NpcRollForm(campaign=factories.campaign(system=system))
+
+    assert form.flag_names == [f"flag_{dest}" for dest in dests]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("bar", ["journeyman", "3", "3 4 5"])
+def test_a_gm_roll_with_half_a_bar_is_refused_and_changes_nothing(table: Table, bar: str) -> None:
+    table.campaign.system = "sets"
+    table.campaign.save(update_fields=["system"])
+    before = LogEntry.objects.count()
+
+    response = npc_roll(logged_in(table.gm), table, flag_dice="3", flag_bar=bar)
+
+    assert response.status_code == 422  # type: ignore[attr-defined]
+    assert "The Bar is a Size and a Face" in response.content.decode()  # type: ignore[attr-defined]
+    assert LogEntry.objects.count() == before
+    assert not Roll.objects.exists()
 
 
 @pytest.mark.django_db

@@ -555,6 +555,9 @@ class Sets(DiceSystem):
     def request_from_cli(self, options: argparse.Namespace) -> SetsRequest:
         data: dict[str, Any] = {"dice": options.dice, "attacker": not options.defender}
         if options.bar:
+            # argparse always gives --bar two words; the GM's form passes whatever was typed.
+            if len(options.bar) != 2:
+                raise RulesError("The Bar is a Size and a Face, for example journeyman 4 or 3 rolled.")
             data.update(bar_size=options.bar[0], bar_face=options.bar[1])
         else:
             data["opposed"] = True

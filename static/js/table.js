@@ -20,30 +20,56 @@
     el.textContent = text;
   }
 
+  // The page has one socket (the #live element's). htmx.createWebSocket is the extension's
+  // documented factory: wrapping it tells us which socket is the current one, which the
+  // events alone cannot (a reconnect closes the old socket after the new one exists).
+  var current = null;
+  var makeSocket =
+    htmx.createWebSocket ||
+    function (url) {
+      var made = new WebSocket(url, []);
+      made.binaryType = htmx.config.wsBinaryType;
+      return made;
+    };
+  htmx.createWebSocket = function (url) {
+    current = makeSocket(url);
+    return current;
+  };
+  // The wrapper of the current socket, from the last event that handed it out; its
+  // reconnect() opens a new socket in place (it closes the old one if it is still open).
+  var wrapper = null;
+  var refused = false;
+
+  function dead() {
+    return !current || current.readyState > 1; // CLOSING or CLOSED
+  }
+
   document.addEventListener("htmx:wsOpen", function (event) {
-    event.detail.socketWrapper.send(JSON.stringify({ since: lastSeq() }));
+    wrapper = event.detail.socketWrapper;
+    wrapper.send(JSON.stringify({ since: lastSeq() }));
     setStatus("live", "Live");
   });
 
   document.addEventListener("htmx:wsClose", function (event) {
+    wrapper = event.detail.socketWrapper;
     var code = event.detail.event.code;
     if (code === NOT_A_MEMBER) {
+      refused = true;
       setStatus("offline", "You are no longer at this table.");
       return;
     }
+    // Only the loss of the current socket counts: htmx closes the socket it replaces when
+    // it reconnects, and reconnecting again for that would close the new one, and so on.
+    if (event.detail.event.target !== current) return;
     setStatus("offline", "Reconnecting…");
     // htmx reconnects by itself on 1006/1011/1012/1013; any other close (1001 when a server
     // goes away, for one) gets the same treatment here.
     if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
-      var live = document.getElementById("live");
-      var wrapper = live && live["htmx-internal-data"] && live["htmx-internal-data"].webSocket;
-      // Only the loss of the current socket counts: htmx closes the socket it replaces when
-      // it reconnects, and reconnecting again for that would close the new one, and so on.
-      if (!wrapper || event.detail.event.target !== wrapper.socket) return;
+      var lost = wrapper;
       setTimeout(function () {
         // Someone (htmx's own retry, the page waking up) reconnected in the meantime.
-        if (wrapper.socket && wrapper.socket.readyState <= 1) return;
-        wrapper.init();
+        if (refused || !dead()) return;
+        lost.reconnect();
       }, 1000 + Math.random() * 1000);
     }
   });
@@ -55,9 +81,7 @@
   // A phone that slept may hold a dead socket that has not noticed yet.
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState !== "visible") return;
-    var live = document.getElementById("live");
-    var wrapper = live && live["htmx-internal-data"] && live["htmx-internal-data"].webSocket;
-    if (wrapper && wrapper.socket && wrapper.socket.readyState > 1) wrapper.init();
+    if (wrapper && !refused && dead()) wrapper.reconnect();
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {

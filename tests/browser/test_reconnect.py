@@ -97,3 +97,41 @@ def test_a_page_that_reconnects_keeps_one_socket(browsers: Browsers) -> None:
     gm.wait_for_timeout(2500)
     assert len(opened) == 1, opened
     expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")
+
+
+@pytest.mark.browser
+def test_a_phone_that_wakes_with_a_dead_socket_reconnects_at_once(browsers: Browsers) -> None:
+    browsers.ignore(r"ERR_INTERNET_DISCONNECTED")
+    browsers.ignore(r"^\[object Event\]$")
+    gm = browsers.gm()
+    open_table(gm)
+    # htmx's own retries wait a minute here, so only the page waking up can bring it back soon.
+    gm.evaluate("htmx.config.wsReconnectDelay = function () { return 60000; }")
+
+    gm.context.set_offline(True)
+    drop_socket(gm)
+    # Longer than the page waits before its own reconnect, which fails while offline.
+    gm.wait_for_timeout(2500)
+    gm.context.set_offline(False)
+    wake_up(gm)
+
+    expect(gm.locator("#live-status")).to_have_attribute("data-state", "live", timeout=5000)
+
+
+@pytest.mark.browser
+def test_a_removed_players_page_does_not_reconnect(browsers: Browsers) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    bo = join_with_character(browsers.phone(), link, "Bruno", "Bo")
+    wait_live(bo.page)
+    opened: list[str] = []
+    bo.page.on("websocket", lambda socket: opened.append(socket.url))
+
+    gm.get_by_role("button", name="Remove Bruno").click()
+    status = bo.page.locator("#live-status")
+    expect(status).to_have_text("You are no longer at this table.")
+    wake_up(bo.page)
+    bo.page.wait_for_timeout(2500)
+
+    assert opened == []
+    expect(status).to_have_text("You are no longer at this table.")
