@@ -13,23 +13,16 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from tests import factories
-from tests.conftest import Table
-from tests.test_consumers import Faces, frames_until, open_socket, sync, up_to
+from tests.factories import Script, ScriptedDice, Table, logged_in
+from tests.test_consumers import frames_until, open_socket, sync, up_to
 
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 DIE = re.compile(r'class="die d\d')
 FACE = re.compile(r'data-face="\d"')
 
 
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
-
-
 @pytest.fixture
-def fixed_dice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rolls.views.RNG", Faces(6, 2, 3, 4, 5, 6, 1, 1))
+def fixed_dice(dice: Script) -> None:
+    dice(6, 2, 3, 4, 5, 6, 1, 1, then=1)
 
 
 def npc_roll(client: Client, table: Table, **data: str) -> object:
@@ -86,7 +79,7 @@ async def test_the_bytes_a_players_socket_receives_for_a_secret_roll_hold_no_fac
         secret=True,
         target=None,
         intent="sneaks up",
-        rng=Faces(6, 6, 5, 4),
+        rng=ScriptedDice(6, 6, 5, 4, then=1),
     )
     now = last + 1
     player_bytes = "".join(await frames_until(player, up_to(now)))

@@ -16,7 +16,6 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import services as roll_services
-from rolls import views
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError, get_system
 from rolls.systems.stars import EDGES, SKILLS, STATS
@@ -24,19 +23,16 @@ from rolls.tables.stars_forms import key_of
 from tabletop import services
 from tabletop.models import Campaign, Character
 from tests import factories
+from tests.factories import ScriptedDice, Table, logged_in
 from tests.test_rolls import (
-    Faces,
     assert_refused,
     dice_now,
     everything,
     latest_roll,
     latest_state,
-    logged_in,
     text,
     visible_text,
 )
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 
 def stars_sheet(
@@ -61,40 +57,22 @@ def sheet_form(character: str = "Dave", **overrides: Any) -> dict[str, Any]:
     return data
 
 
-class StarsTable:
-    """A stars campaign with a GM, a player whose hero is Dave, an outsider; session open."""
-
-    def __init__(self) -> None:
-        self.gm = factories.user("gm")
-        self.player = factories.user("player")
-        self.outsider = factories.user("outsider")
-        self.campaign = factories.campaign(self.gm, name="Stick it to the Man", system="stars")
-        factories.member(self.campaign, self.player, name="Player")
-        self.character = services.character_create(
-            campaign=self.campaign,
-            owner=self.player,
-            name="Dave",
-            sheet=stars_sheet(
-                {"Vigor": 5, "Agility": 3},
-                {"Athletics": "novice", "Stealth": "adept", "Melee": "professional"},
-            ),
-        )
-        services.session_start(campaign=self.campaign, actor=self.gm)
+# The tests here call the shared table by the name of its system.
+StarsTable = Table
 
 
 @pytest.fixture
 def stars(db: None) -> StarsTable:
-    return StarsTable()
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(views, "RNG", source)
-        return source
-
-    return script
+    """A stars campaign with a GM, a player whose hero is Dave, an outsider; session open."""
+    return factories.table(
+        "stars",
+        campaign_name="Stick it to the Man",
+        character_name="Dave",
+        sheet=stars_sheet(
+            {"Vigor": 5, "Agility": 3},
+            {"Athletics": "novice", "Stealth": "adept", "Melee": "professional"},
+        ),
+    )
 
 
 def roll(
@@ -656,7 +634,7 @@ def _gm_roll_against(table: StarsTable, faces: tuple[int, ...]) -> Roll:
         secret=False,
         target=table.character,
         intent="spots Dave",
-        rng=Faces(*faces),
+        rng=ScriptedDice(*faces),
     )
 
 
@@ -718,7 +696,7 @@ def test_str_12_the_last_luck_point_is_spent_once_under_the_row_lock() -> None:
             data={"stat": "Agility"},
             helper=None,
             intent="",
-            rng=Faces(4, 3, 2),
+            rng=ScriptedDice(4, 3, 2),
         )
         for _ in range(10)
     ]
