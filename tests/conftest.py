@@ -1,4 +1,6 @@
-"""Fixtures shared by every test: the three personas and a table ready to roll."""
+"""Fixtures shared by every test: a table ready to roll, the views' scripted dice, fast password
+hashing for the session, and a fresh channel layer and cache for each test. The helpers they
+build with live in tests/factories.py."""
 
 from __future__ import annotations
 
