@@ -61,8 +61,7 @@ def sheet_form(character: str = "Dave", **overrides: Any) -> dict[str, Any]:
 StarsTable = Table
 
 
-@pytest.fixture
-def stars(db: None) -> StarsTable:
+def stars_table() -> StarsTable:
     """A stars campaign with a GM, a player whose hero is Dave, an outsider; session open."""
     return factories.table(
         "stars",
@@ -73,6 +72,11 @@ def stars(db: None) -> StarsTable:
             {"Athletics": "novice", "Stealth": "adept", "Melee": "professional"},
         ),
     )
+
+
+@pytest.fixture
+def stars(db: None) -> StarsTable:
+    return stars_table()
 
 
 def roll(
@@ -687,7 +691,7 @@ def test_str_11_another_player_cannot_spend_luck_on_someone_elses_roll(stars: St
 @pytest.mark.django_db(transaction=True)
 def test_str_12_the_last_luck_point_is_spent_once_under_the_row_lock() -> None:
     """Ten rolls at once, one Luck point: the row lock lets exactly one reroll through."""
-    table = StarsTable()
+    table = stars_table()
     set_luck(table.character, 1)
     made = [
         roll_services.roll_create(
