@@ -1,50 +1,47 @@
-"""Fixtures shared by every test: the three personas and a table ready to roll."""
+"""Fixtures shared by every test: a table ready to roll, the views' scripted dice, fast password
+hashing for the session, and a fresh channel layer and cache for each test. The helpers they
+build with live in tests/factories.py."""
 
 from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 import pytest
-from django.contrib.auth.models import AbstractBaseUser
+from django.conf import settings as django_settings
+from django.test.utils import override_settings
 from pytest_django.fixtures import Settings
 
-from rolls import campaigns as services
-from tabletop.models import Campaign, Character
 from tests import factories
+from tests.factories import Script, ScriptedDice, Table
 
 # With TEST_PRODUCTION=1 (set by `manage.py runtests` under CI=true) the suite runs on
 # PostgreSQL + Redis, and the tests marked `production` must run there, never skip.
 PRODUCTION = os.environ.get("TEST_PRODUCTION") == "1"
 
 
-@dataclass
-class Table:
-    """A sixes campaign with a GM, a player with a character, and an outsider, session open."""
+@pytest.fixture
+def table(db: None) -> Table:
+    return factories.table()
 
-    campaign: Campaign
-    gm: AbstractBaseUser
-    player: AbstractBaseUser
-    outsider: AbstractBaseUser
-    character: Character
+
+# Where the views take their random source from. The ``dice`` fixture patches it here and
+# nowhere else, so moving the source is a change of this one line.
+VIEWS_RNG = "rolls.randomness.RNG"
 
 
 @pytest.fixture
-def table(db: None) -> Table:
-    return build_table()
+def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
+    """``dice(6, 2, 3)``: the faces the next dice the views roll will show; ``dice()``: the
+    views must roll none; ``dice(6, then=1)``: a six, then ones for as long as they roll."""
 
+    def script(*faces: int, then: int | None = None) -> ScriptedDice:
+        source = ScriptedDice(*faces, then=then)
+        monkeypatch.setattr(VIEWS_RNG, source)
+        return source
 
-def build_table() -> Table:
-    gm = factories.user("gm")
-    player = factories.user("player")
-    outsider = factories.user("outsider")
-    campaign = factories.campaign(gm)
-    factories.member(campaign, player, name="Player")
-    character = factories.character(campaign, player, name="Olle")
-    services.session_start(campaign=campaign, actor=gm)
-    character.refresh_from_db()
-    return Table(campaign, gm, player, outsider, character)
+    return script
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -81,9 +78,27 @@ def rng() -> random.Random:
     return random.Random(1234)
 
 
-@pytest.fixture
-def fast_passwords(settings: Settings) -> None:
-    """Opt-in (``pytestmark = pytest.mark.usefixtures("fast_passwords")``): Django's PBKDF2 costs
-    about half a second a user, which view tests that build three users each cannot afford.
-    Not autouse: the browser tests' server process checks passwords with the real hashers."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_passwords: hash passwords with the project's own hashers (a test of passwords)"
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_passwords() -> Iterator[list[str]]:
+    """Django's PBKDF2 costs about half a second a password, and the tests make thousands of
+    users: the whole session hashes with MD5. For the whole process, so the browser tests'
+    server (a thread of this process) verifies what their sign-ups hashed. Yields the
+    project's own hashers, for the tests marked ``real_passwords``."""
+    real = list(django_settings.PASSWORD_HASHERS)
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def _real_passwords(request: pytest.FixtureRequest, _fast_passwords: list[str]) -> None:
+    """``@pytest.mark.real_passwords``: this test checks passwords themselves, with the hashers
+    the project runs with. Autouse, so it applies before any fixture makes a user."""
+    if request.node.get_closest_marker("real_passwords") is not None:
+        settings: Settings = request.getfixturevalue("settings")
+        settings.PASSWORD_HASHERS = _fast_passwords

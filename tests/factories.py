@@ -1,16 +1,22 @@
-"""Small helpers that build campaigns, members and characters for tests. No framework."""
+"""Small helpers that build users, campaigns, members, characters and whole tables for tests,
+and sign them in. No framework. The scripted dice live in tests/dice.py (no Django there, for
+the engine tests) and are named here too, so a view test finds every helper in one place."""
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.test import Client
 
 from rolls import campaigns as services
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
 from tabletop.models import Campaign, Character, Membership
+from tests.dice import Script as Script
+from tests.dice import ScriptedDice as ScriptedDice
 
 _numbers = itertools.count(1)
 PASSWORD = "correct-horse-battery"
@@ -67,13 +73,42 @@ def sixes_sheet_form(name: str = "Olle", **overrides: Any) -> dict[str, Any]:
     return data
 
 
-class ScriptedDice:
-    """A random source that rolls the faces it is given, in order: a test knows every die in
-    advance, and rolling more than it scripted fails the test."""
+@dataclass
+class Table:
+    """A campaign with a GM, a player with a character, and an outsider, session open."""
 
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
+    campaign: Campaign
+    gm: AbstractBaseUser
+    player: AbstractBaseUser
+    outsider: AbstractBaseUser
+    character: Character
 
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the server rolled more dice than the test scripted"
-        return self.faces.pop(0)
+
+def table(
+    system: str = "sixes",
+    *,
+    campaign_name: str = "The Loop",
+    character_name: str = "Olle",
+    sheet: dict[str, Any] | None = None,
+) -> Table:
+    """A table of ``system`` ready to roll. ``sheet`` is the character's (the default is a
+    sixes sheet, so any other system passes its own)."""
+    gm = user("gm")
+    player = user("player")
+    outsider = user("outsider")
+    made = campaign(gm, name=campaign_name, system=system)
+    member(made, player, name="Player")
+    if sheet is None:
+        hero = character(made, player, name=character_name)
+    else:
+        hero = services.character_create(campaign=made, owner=player, name=character_name, sheet=sheet)
+    services.session_start(campaign=made, actor=gm)
+    hero.refresh_from_db()
+    return Table(made, gm, player, outsider, hero)
+
+
+def logged_in(user: object) -> Client:
+    """A test client signed in as ``user``, without a password (nothing to hash)."""
+    client = Client()
+    client.force_login(user)  # type: ignore[arg-type]
+    return client

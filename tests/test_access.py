@@ -19,16 +19,9 @@ from rolls import services as roll_services
 from rolls.models import Roll, RollCall
 from tabletop.models import Membership
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+from tests.factories import ScriptedDice, Table
 
 PERSONAS = ("gm", "player", "other_player", "outsider", "anonymous")
-
-
-class Dice:
-    def randint(self, a: int, b: int) -> int:
-        return 1
 
 
 @dataclass
@@ -66,7 +59,7 @@ def world(table: Table) -> World:
         data={"attribute": "Body"},
         helper=None,
         intent="",
-        rng=Dice(),
+        rng=ScriptedDice(then=1),
     )
     clients = {"anonymous": Client()}
     for name, user in (

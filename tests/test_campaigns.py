@@ -16,20 +16,12 @@ from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character, Membership, PlaySession
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+from tests.factories import Table, logged_in
 
 User = get_user_model()
 NEW_PASSWORD = "a-long-walk-by-the-loop"
 
 NOT_AT_THE_TABLE = [slug for slug in registry.slugs() if slug not in registry.slugs()]
-
-
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
 
 
 def text(response: object) -> str:
@@ -47,6 +39,7 @@ def events(campaign: Campaign) -> list[str]:
 # -- signing up and logging in -------------------------------------------------------------------
 
 
+@pytest.mark.real_passwords
 def test_signup_creates_an_account_logs_in_and_opens_the_campaign_form(db: None, client: Client) -> None:
     response = client.post(
         reverse("tabletop:signup"),
@@ -83,6 +76,7 @@ def test_signup_refuses_a_username_that_is_taken(db: None, client: Client) -> No
     assert User.objects.filter(username="gunilla").count() == 1
 
 
+@pytest.mark.real_passwords
 def test_login_with_username_and_password_opens_the_home_page(db: None, client: Client) -> None:
     factories.user("gunilla")
 
@@ -93,6 +87,7 @@ def test_login_with_username_and_password_opens_the_home_page(db: None, client: 
     assert "Your campaigns" in text(client.get(reverse("tabletop:home")))
 
 
+@pytest.mark.real_passwords
 def test_login_refuses_a_wrong_password(db: None, client: Client) -> None:
     factories.user("gunilla")
 
@@ -302,6 +297,7 @@ def test_an_unknown_join_token_shows_the_link_does_not_work_page(db: None, clien
 # -- claiming an account -------------------------------------------------------------------------
 
 
+@pytest.mark.real_passwords
 def test_a_player_who_joined_by_link_claims_an_account_and_logs_in_with_it_elsewhere(
     table: Table, client: Client
 ) -> None:
@@ -596,6 +592,7 @@ def test_the_remove_button_of_a_live_list_removes_and_reloads_the_session_page(t
     assert "Kim was removed." in text(gm.get(response["HX-Redirect"]))
 
 
+@pytest.mark.real_passwords
 def test_changing_a_password_that_was_set_takes_the_current_one(table: Table) -> None:
     """A laptop left logged in on the big screen must not hand the GM's account to anyone."""
     client = logged_in(table.gm)

@@ -4,8 +4,6 @@ around its own id, buttons and time."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from django.template.loader import render_to_string
 
@@ -14,18 +12,7 @@ from rolls.cards import build_card, latest_card
 from rolls.kept import Kept
 from rolls.models import Roll
 from tabletop.models import Membership
-from tests.conftest import Table
-
-
-class Faces(random.Random):
-    """Rolls the faces it is given, then ones."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else 1
+from tests.factories import ScriptedDice, Table
 
 
 @pytest.fixture
@@ -48,7 +35,7 @@ def _roll(table: Table, *faces: int, blind: bool = False) -> Roll:
         data={"attribute": "Body"},
         helper=None,
         intent="Jump the fence",
-        rng=Faces(*faces),
+        rng=ScriptedDice(*faces, then=1),
         blind=blind,
     )
 
@@ -73,7 +60,11 @@ def test_a_follow_up_is_a_new_entry_with_a_body_of_its_own(table: Table, counted
     roll = _roll(table, 2, 2)
     before = latest_card(roll, place="feed").body
     entry = services.follow_up_apply(
-        roll=roll, actor=table.player, action="push", params={"condition": "Scared"}, rng=Faces(6, 6)
+        roll=roll,
+        actor=table.player,
+        action="push",
+        params={"condition": "Scared"},
+        rng=ScriptedDice(6, 6, then=1),
     )
     after = build_card(roll, entry.state or {}, entry.seq, place="feed").body
 

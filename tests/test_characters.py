@@ -5,21 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from rolls.models import LogEntry
 from tabletop.models import Character
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
-
-
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
+from tests.factories import Table, logged_in
 
 
 def text(response: Any) -> str:

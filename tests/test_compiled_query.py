@@ -18,7 +18,7 @@ from rolls.models import LogEntry, Roll
 from tabletop import access, auth_backend, models
 from tabletop.compiled_query import CompiledQuery
 from tabletop.models import Character, Membership
-from tests.conftest import Table
+from tests.factories import Table
 
 pytestmark = pytest.mark.django_db
 

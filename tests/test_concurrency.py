@@ -14,19 +14,9 @@ from django.db import connection
 from rolls import services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
-from tests.conftest import Table
+from tests.factories import ScriptedDice, Table
 
 REQUESTS = 50
-
-
-class Faces:
-    """A random source that rolls the faces it is given, then ones."""
-
-    def __init__(self, faces: list[int]) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else 1
 
 
 def _failed_roll(table: Table) -> Roll:
@@ -36,7 +26,7 @@ def _failed_roll(table: Table) -> Roll:
         data={"attribute": "Body", "skill": "", "need": 1},
         helper=None,
         intent="",
-        rng=Faces([1, 1, 1]),
+        rng=ScriptedDice(1, 1, 1, then=1),
     )
 
 

@@ -25,24 +25,14 @@ from rolls.models import LogEntry, Roll
 from tabletop.asgi import application
 from tabletop.models import Membership, Presence
 from tests import factories
-from tests.conftest import Table
+from tests.factories import ScriptedDice, Table
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = b"http://testserver"
 NOT_A_MEMBER = 4403
 # One element per log entry in the feed: a roll's card or an event, each with its seq.
 FEED_ITEM = re.compile(r'<li id="(?:feed-roll-\d+|event-\d+)"[^>]*?\bdata-seq="(\d+)"')
-
-
-class Faces:
-    """A random source that rolls the faces it is given, then ones."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else 1
 
 
 @pytest.fixture(autouse=True)
@@ -138,13 +128,15 @@ def roll_for(table: Table, *faces: int, character: Any = None, roller: Any = Non
         data={"attribute": "Body", "skill": "", "need": 1},
         helper=None,
         intent="",
-        rng=Faces(*faces),
+        rng=ScriptedDice(*faces, then=1),
     )
 
 
 @database_sync_to_async
 def follow_up(roll: Roll, actor: Any, action: str, *faces: int, **params: Any) -> LogEntry:
-    return services.follow_up_apply(roll=roll, actor=actor, action=action, params=params, rng=Faces(*faces))
+    return services.follow_up_apply(
+        roll=roll, actor=actor, action=action, params=params, rng=ScriptedDice(*faces, then=1)
+    )
 
 
 def write_note(table: Table, text: str) -> LogEntry:

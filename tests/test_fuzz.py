@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from rolls.models import LogEntry, Roll, RollCall
 from rolls.services import roll_create
 from tabletop.models import Campaign, Character, Membership
-from tests.conftest import Table
+from tests.factories import Table
 
-pytestmark = [pytest.mark.usefixtures("fast_passwords"), pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 HOSTILE = st.one_of(
     st.text(max_size=30),

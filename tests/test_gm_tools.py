@@ -3,7 +3,6 @@ and the socket. A secret roll's dice never leave the server for a player."""
 
 from __future__ import annotations
 
-import argparse
 import re
 
 import pytest
@@ -13,26 +12,17 @@ from django.urls import reverse
 
 from rolls import registry, services
 from rolls.models import LogEntry, Roll, RollCall, Visibility
-from rolls.npc import NpcRollForm
-from rolls.systems import all_systems, get_system
 from tests import factories
-from tests.conftest import Table
-from tests.test_consumers import Faces, frames_until, open_socket, sync, up_to
+from tests.factories import Script, ScriptedDice, Table, logged_in
+from tests.test_consumers import frames_until, open_socket, sync, up_to
 
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 DIE = re.compile(r'class="die d\d')
 FACE = re.compile(r'data-face="\d"')
 
 
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
-
-
 @pytest.fixture
-def fixed_dice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rolls.randomness.RNG", Faces(6, 2, 3, 4, 5, 6, 1, 1))
+def fixed_dice(dice: Script) -> None:
+    dice(6, 2, 3, 4, 5, 6, 1, 1, then=1)
 
 
 def npc_roll(client: Client, table: Table, **data: str) -> object:
@@ -47,7 +37,9 @@ def test_the_gm_rolls_openly_for_someone_without_a_sheet(table: Table, fixed_dic
     assert response.status_code == 200  # type: ignore[attr-defined]
     roll = Roll.objects.get(npc=True)
     assert (roll.character_name, roll.visibility, roll.character) == ("The warden", Visibility.PUBLIC, None)
-    html = logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).content.decode()
+    html = (
+        logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).content.decode()
+    )
     assert f'id="feed-roll-{roll.pk}"' in html
     assert "The warden" in html and 'data-face="6"' in html
 
@@ -87,7 +79,7 @@ async def test_the_bytes_a_players_socket_receives_for_a_secret_roll_hold_no_fac
         secret=True,
         target=None,
         intent="sneaks up",
-        rng=Faces(6, 6, 5, 4),
+        rng=ScriptedDice(6, 6, 5, 4, then=1),
     )
     now = last + 1
     player_bytes = "".join(await frames_until(player, up_to(now)))
@@ -122,34 +114,6 @@ def test_a_bad_gm_roll_is_refused_with_the_rules_message_and_changes_nothing(tab
         response = npc_roll(logged_in(table.gm), table, **flags)
         assert response.status_code == 422, flags  # type: ignore[attr-defined]
     assert LogEntry.objects.count() == before
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("system", [system.slug for system in all_systems()])
-def test_the_gm_form_has_a_field_for_each_command_line_flag(system: str) -> None:
-    # What the command line itself parses is the reference; every system takes --dice.
-    parser = argparse.ArgumentParser(add_help=False)
-    get_system(system).add_cli_arguments(parser)
-    dests = vars(parser.parse_args(["--dice", "3"]))
-
-    form = NpcRollForm(campaign=factories.campaign(system=system))
-
-    assert form.flag_names == [f"flag_{dest}" for dest in dests]
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("bar", ["journeyman", "3", "3 4 5"])
-def test_a_gm_roll_with_half_a_bar_is_refused_and_changes_nothing(table: Table, bar: str) -> None:
-    table.campaign.system = "sets"
-    table.campaign.save(update_fields=["system"])
-    before = LogEntry.objects.count()
-
-    response = npc_roll(logged_in(table.gm), table, flag_dice="3", flag_bar=bar)
-
-    assert response.status_code == 422  # type: ignore[attr-defined]
-    assert "The Bar is a Size and a Face" in response.content.decode()  # type: ignore[attr-defined]
-    assert LogEntry.objects.count() == before
-    assert not Roll.objects.exists()
 
 
 @pytest.mark.django_db

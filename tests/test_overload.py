@@ -19,9 +19,7 @@ from pytest_django.fixtures import Settings
 
 from rolls.models import LogEntry, Roll
 from tabletop.request_threads import RequestThreadsHandler
-from tests.conftest import build_table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+from tests import factories
 
 
 def client_for(user: object, **headers: str) -> Client:
@@ -34,7 +32,7 @@ def client_for(user: object, **headers: str) -> Client:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock")
 def test_a_roll_that_waits_too_long_for_sqlites_write_lock_gets_a_503_and_changes_nothing() -> None:
-    table = build_table()
+    table = factories.table()
     url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
     player = client_for(table.player, HX_Request="true")
     # Another writer holds the lock for longer than this connection waits.
@@ -61,7 +59,7 @@ def test_a_roll_that_waits_too_long_for_sqlites_write_lock_gets_a_503_and_change
 @pytest.mark.django_db
 def test_any_database_error_anywhere_in_a_request_is_a_503_page(monkeypatch: pytest.MonkeyPatch) -> None:
     # PostgreSQL's pool timing out, or the database down, raise OperationalError too.
-    table = build_table()
+    table = factories.table()
     gm = client_for(table.gm)
 
     def down(*args: object, **kwargs: object) -> None:
@@ -143,7 +141,7 @@ def test_a_post_over_the_cap_is_refused_at_once_and_the_others_are_served(settin
 
 @pytest.mark.django_db(transaction=True)
 def test_a_roll_refused_for_load_changes_nothing(settings: Settings) -> None:
-    table = build_table()
+    table = factories.table()
     url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
     player = client_for(table.player)
     handler = RequestThreadsHandler(max_writes=0)  # every POST is over the cap

@@ -15,10 +15,8 @@ from django.utils import timezone
 
 from tabletop import presence
 from tabletop.models import Presence
-from tests.conftest import Table
+from tests.factories import Table
 from tests.test_consumers import empty_channel_layer, is_presence, open_socket  # noqa: F401  (fixture)
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 LONG_AGO = timedelta(seconds=presence.STALE_SECONDS + 1)
 

@@ -20,7 +20,8 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import PRODUCTION, Table
+from tests.conftest import PRODUCTION
+from tests.factories import Table
 from tests.servers import free_port, server_process
 
 pytestmark = [

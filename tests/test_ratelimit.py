@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from rolls.models import LogEntry
 from tabletop import ratelimit
-from tests.conftest import Table
+from tests.factories import Table
 
 
 @pytest.fixture(autouse=True)

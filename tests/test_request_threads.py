@@ -20,7 +20,7 @@ from pytest_django.fixtures import Settings
 
 from rolls import live
 from tabletop.request_threads import RequestThreadsHandler, serving_loop
-from tests.conftest import build_table
+from tests import factories
 from tests.test_consumers import (  # noqa: F401  (fixture)
     empty_channel_layer,
     frames_until,
@@ -32,7 +32,7 @@ from tests.test_consumers import (  # noqa: F401  (fixture)
 from tests.test_overload import serve
 
 CSRF_SECRET = "a1b2c3d4" * 4  # a cookie's secret, sent back in the header as htmx does
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_passwords")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @csrf_exempt
@@ -129,7 +129,7 @@ def test_a_bad_request_is_answered_and_closed(
 
 
 async def test_a_roll_posted_through_the_handler_reaches_the_tables_socket() -> None:
-    table = await database_sync_to_async(build_table)()
+    table = await database_sync_to_async(factories.table)()
     gm, connected, _ = await open_socket(table.campaign.pk, table.gm)
     assert connected
     await sync(gm, 0, await last_seq(table))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,48 +13,12 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as table_services
-from rolls import randomness, services
+from rolls import services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
-
-
-class Faces:
-    """A random source that rolls exactly the faces it is given, in order."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 6)
-        assert self.faces, "the code rolled more dice than the test scripted"
-        return self.faces.pop(0)
-
-
-Script = Callable[..., Faces]
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
-    """``dice(6, 2, 3)``: the faces the next dice the views roll will show; ``dice()``: the
-    views must roll none."""
-
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(randomness, "RNG", source)
-        return source
-
-    return script
-
-
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
+from tests.factories import Script, ScriptedDice, Table, logged_in
 
 
 def text(response: Any) -> str:
@@ -749,7 +712,7 @@ def test_a_roll_of_another_campaign_is_not_found_through_this_one(table: Table, 
         data={"attribute": "Body"},
         helper=None,
         intent="",
-        rng=Faces(1, 2, 3),
+        rng=ScriptedDice(1, 2, 3),
     )
     before = everything(table.campaign)
     dice()
@@ -795,7 +758,7 @@ def test_six_15_a_helper_from_another_campaign_is_refused(table: Table, dice: Sc
             data={"attribute": "Body"},
             helper=stranger,
             intent="",
-            rng=Faces(),
+            rng=ScriptedDice(),
         )
     assert everything(table.campaign) == before
 
@@ -814,7 +777,7 @@ def test_six_15_a_character_cannot_help_themself(table: Table, dice: Script) -> 
             data={"attribute": "Body"},
             helper=table.character,
             intent="",
-            rng=Faces(),
+            rng=ScriptedDice(),
         )
     assert everything(table.campaign) == before
 

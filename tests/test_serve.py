@@ -11,7 +11,7 @@ import pytest
 
 from tabletop.management.commands.serve import KEEP_ALIVE, prepare
 from tabletop.models import Presence
-from tests.conftest import Table
+from tests.factories import Table
 from tests.servers import free_port, server_process
 
 

@@ -9,7 +9,6 @@ import random
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,29 +18,12 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as table_services
-from rolls import randomness, registry, services
+from rolls import registry, services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
-
-
-class Faces:
-    """A random source that rolls exactly the faces it is given, in order."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 6)
-        assert self.faces, "the code rolled more dice than the test scripted"
-        return self.faces.pop(0)
-
-
-Script = Callable[..., Faces]
+from tests.factories import Script, ScriptedDice, Table, logged_in
 
 
 def doubles_sheet(**overrides: Any) -> dict[str, Any]:
@@ -75,35 +57,7 @@ def sheet_form(character_name: str = "Mara", **overrides: Any) -> dict[str, Any]
 def table(db: None) -> Table:
     """A doubles campaign with a GM, a player with a character (Endurance 30), an outsider,
     and a session open."""
-    gm = factories.user("gm")
-    player = factories.user("player")
-    outsider = factories.user("outsider")
-    campaign = factories.campaign(gm, system="doubles")
-    factories.member(campaign, player, name="Player")
-    character = table_services.character_create(
-        campaign=campaign, owner=player, name="Mara", sheet=doubles_sheet()
-    )
-    table_services.session_start(campaign=campaign, actor=gm)
-    character.refresh_from_db()
-    return Table(campaign, gm, player, outsider, character)
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
-    """``dice(6, 2, 3)``: the faces the views roll next; ``dice()``: they must roll none."""
-
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(randomness, "RNG", source)
-        return source
-
-    return script
-
-
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
+    return factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
 
 
 def text(response: Any) -> str:
@@ -759,7 +713,7 @@ def test_dbl_10_endurance_is_spent_once_when_many_buy_the_last_drama_die_at_once
         data={"dn": "6"},
         helper=None,
         intent="",
-        rng=Faces(2, 3),
+        rng=ScriptedDice(2, 3),
     )
     set_endurance(table.character, 5)
     requests = 20
@@ -977,7 +931,9 @@ def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
 def test_dbl_10_a_new_adventure_brings_back_what_went_on_drama(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
 
-    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True
+    )
 
     table.campaign.refresh_from_db()
     assert "New Adventure: done." in text(response)

@@ -11,25 +11,20 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as services
-from rolls import randomness
 from rolls.models import LogEntry
 from rolls.tables.kinds.forms import DEFAULT_SKILLS, FIELDS, SKILLS_PER_FIELD
 from tabletop.models import Campaign, Character
 from tests import factories
+from tests.factories import Table, logged_in
 from tests.test_rolls import (
-    Faces,
     assert_refused,
     dice_now,
     everything,
     latest_roll,
     latest_state,
-    logged_in,
     text,
     visible_text,
 )
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 
 def kinds_sheet(
@@ -63,37 +58,19 @@ def skill_index(name: str) -> int:
     return [skill for field in FIELDS for skill in DEFAULT_SKILLS[field]].index(name)
 
 
-class KindsTable:
-    """A kinds campaign with a GM, a player whose Adventurer is Indy, an outsider; session open."""
-
-    def __init__(self) -> None:
-        self.gm = factories.user("gm")
-        self.player = factories.user("player")
-        self.outsider = factories.user("outsider")
-        self.campaign = factories.campaign(self.gm, name="Temple Run", system="kinds")
-        factories.member(self.campaign, self.player, name="Player")
-        self.character = services.character_create(
-            campaign=self.campaign,
-            owner=self.player,
-            name="Indy",
-            sheet=kinds_sheet({"Knowledge": 3, "Social": 1}, {"First Aid": 2, "Charm": 0}),
-        )
-        services.session_start(campaign=self.campaign, actor=self.gm)
+# The tests here call the shared table by the name of its system.
+KindsTable = Table
 
 
 @pytest.fixture
 def kinds(db: None) -> KindsTable:
-    return KindsTable()
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(randomness, "RNG", source)
-        return source
-
-    return script
+    """A kinds campaign with a GM, a player whose Adventurer is Indy, an outsider; session open."""
+    return factories.table(
+        "kinds",
+        campaign_name="Temple Run",
+        character_name="Indy",
+        sheet=kinds_sheet({"Knowledge": 3, "Social": 1}, {"First Aid": 2, "Charm": 0}),
+    )
 
 
 def roll(client: Client, table: KindsTable, skill: str = "First Aid", **extra: Any) -> HttpResponse:
@@ -526,7 +503,9 @@ def test_every_follow_up_is_refused_and_changes_nothing(kinds: KindsTable, dice:
 def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
 
-    response = logged_in(kinds.gm).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True)
+    response = logged_in(kinds.gm).post(
+        reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True
+    )
 
     kinds.campaign.refresh_from_db()
     assert kinds.campaign.mystery == 2

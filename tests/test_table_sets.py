@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,31 +13,13 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as table_services
-from rolls import randomness, registry
+from rolls import registry
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign, Character
 from tests import factories
-from tests.conftest import Table
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+from tests.factories import Script, Table, logged_in
 
 STATS = [("Might", 4), ("Finesse", 3), ("Insight", 3), ("Resolve", 2), ("Presence", 1)]
-
-
-class Faces:
-    """A random source that rolls exactly the faces it is given, in order."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 6)
-        assert self.faces, "the code rolled more dice than the test scripted"
-        return self.faces.pop(0)
-
-
-Script = Callable[..., Faces]
 
 
 def sets_sheet() -> dict[str, Any]:
@@ -57,35 +38,7 @@ def sheet_form(character_name: str = "Wilcott", **overrides: Any) -> dict[str, A
 @pytest.fixture
 def table(db: None) -> Table:
     """A sets campaign with a GM, a player with a character, an outsider, a session open."""
-    gm = factories.user("gm")
-    player = factories.user("player")
-    outsider = factories.user("outsider")
-    campaign = factories.campaign(gm, system="sets")
-    factories.member(campaign, player, name="Player")
-    character = table_services.character_create(
-        campaign=campaign, owner=player, name="Wilcott", sheet=sets_sheet()
-    )
-    table_services.session_start(campaign=campaign, actor=gm)
-    character.refresh_from_db()
-    return Table(campaign, gm, player, outsider, character)
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
-    """``dice(6, 2, 3)``: the faces the views roll next; ``dice()``: they must roll none."""
-
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(randomness, "RNG", source)
-        return source
-
-    return script
-
-
-def logged_in(user: object) -> Client:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
+    return factories.table("sets", character_name="Wilcott", sheet=sets_sheet())
 
 
 def text(response: Any) -> str:
@@ -682,7 +635,9 @@ def test_the_gm_may_bid_for_a_players_character(table: Table, dice: Script) -> N
 def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
     sheet = table.character.sheet
 
-    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True
+    )
 
     table.campaign.refresh_from_db()
     table.character.refresh_from_db()

@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as services
-from rolls import randomness, registry
+from rolls import registry
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
@@ -24,19 +24,16 @@ from rolls.systems.stars import EDGES, SKILLS, STATS
 from rolls.tables.stars.forms import key_of
 from tabletop.models import Campaign, Character
 from tests import factories
+from tests.factories import ScriptedDice, Table, logged_in
 from tests.test_rolls import (
-    Faces,
     assert_refused,
     dice_now,
     everything,
     latest_roll,
     latest_state,
-    logged_in,
     text,
     visible_text,
 )
-
-pytestmark = pytest.mark.usefixtures("fast_passwords")
 
 
 def stars_sheet(
@@ -61,40 +58,26 @@ def sheet_form(character: str = "Dave", **overrides: Any) -> dict[str, Any]:
     return data
 
 
-class StarsTable:
-    """A stars campaign with a GM, a player whose hero is Dave, an outsider; session open."""
+# The tests here call the shared table by the name of its system.
+StarsTable = Table
 
-    def __init__(self) -> None:
-        self.gm = factories.user("gm")
-        self.player = factories.user("player")
-        self.outsider = factories.user("outsider")
-        self.campaign = factories.campaign(self.gm, name="Stick it to the Man", system="stars")
-        factories.member(self.campaign, self.player, name="Player")
-        self.character = services.character_create(
-            campaign=self.campaign,
-            owner=self.player,
-            name="Dave",
-            sheet=stars_sheet(
-                {"Vigor": 5, "Agility": 3},
-                {"Athletics": "novice", "Stealth": "adept", "Melee": "professional"},
-            ),
-        )
-        services.session_start(campaign=self.campaign, actor=self.gm)
+
+def stars_table() -> StarsTable:
+    """A stars campaign with a GM, a player whose hero is Dave, an outsider; session open."""
+    return factories.table(
+        "stars",
+        campaign_name="Stick it to the Man",
+        character_name="Dave",
+        sheet=stars_sheet(
+            {"Vigor": 5, "Agility": 3},
+            {"Athletics": "novice", "Stealth": "adept", "Melee": "professional"},
+        ),
+    )
 
 
 @pytest.fixture
 def stars(db: None) -> StarsTable:
-    return StarsTable()
-
-
-@pytest.fixture
-def dice(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def script(*faces: int) -> Faces:
-        source = Faces(*faces)
-        monkeypatch.setattr(randomness, "RNG", source)
-        return source
-
-    return script
+    return stars_table()
 
 
 def roll(
@@ -656,7 +639,7 @@ def _gm_roll_against(table: StarsTable, faces: tuple[int, ...]) -> Roll:
         secret=False,
         target=table.character,
         intent="spots Dave",
-        rng=Faces(*faces),
+        rng=ScriptedDice(*faces),
     )
 
 
@@ -709,7 +692,7 @@ def test_str_11_another_player_cannot_spend_luck_on_someone_elses_roll(stars: St
 @pytest.mark.django_db(transaction=True)
 def test_str_12_the_last_luck_point_is_spent_once_under_the_row_lock() -> None:
     """Ten rolls at once, one Luck point: the row lock lets exactly one reroll through."""
-    table = StarsTable()
+    table = stars_table()
     set_luck(table.character, 1)
     made = [
         roll_services.roll_create(
@@ -718,7 +701,7 @@ def test_str_12_the_last_luck_point_is_spent_once_under_the_row_lock() -> None:
             data={"stat": "Agility"},
             helper=None,
             intent="",
-            rng=Faces(4, 3, 2),
+            rng=ScriptedDice(4, 3, 2),
         )
         for _ in range(10)
     ]
@@ -767,7 +750,9 @@ def test_str_12_a_new_adventure_fills_everyones_luck(stars: StarsTable) -> None:
     set_luck(stars.character, 0)
     set_luck(lucky, 1)
 
-    response = logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True)
+    response = logged_in(stars.gm).post(
+        reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True
+    )
 
     assert "New Adventure: done." in text(response)
     assert (luck_of(stars.character), luck_of(lucky)) == (3, 5)

@@ -14,7 +14,7 @@ from rolls.cards import PLACES, build_card, latest_card
 from rolls.models import Roll, RollCall, Visibility
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
-from tabletop.access import character_to_act_for, gm_or_403, membership_or_404
+from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
 
 CHARACTER_PAGE = "rolls/character.html"
 
@@ -182,7 +182,10 @@ def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
     campaign = membership.campaign
     character = character_to_act_for(membership, character_id)
     others = list(
-        campaign.characters.filter(pk__in=[v for v in request.POST.getlist("also") if v.isdecimal()])
+        campaign.characters.filter(
+            # isdecimal, and no id past the largest a column holds (SQLite raises on one).
+            pk__in=[int(v) for v in request.POST.getlist("also") if v.isdecimal() and 0 < int(v) <= MAX_ID]
+        )
     )
     adapter = registry.table(campaign.system)
     data = {key: values if len(values) > 1 else values[0] for key, values in request.POST.lists()}

@@ -4,7 +4,7 @@ and the players' phones.
 
 The app needs HTTP and websockets, so pytest-django's ``live_server`` (WSGI) will not do:
 ``asgi_server`` runs ``tabletop.asgi:application`` on 127.0.0.1 and a free port, in this
-process, so the in-memory channel layer and a seeded ``rolls.randomness.RNG`` reach it. The
+process, so the in-memory channel layer and the scripted dice of ``dice`` reach it. The
 database is the file-backed SQLite test database; the tests use ``transactional_db`` so the
 server's threads see what the tests commit.
 """

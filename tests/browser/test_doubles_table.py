@@ -11,7 +11,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.randomness
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
@@ -25,7 +24,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-from tests.factories import ScriptedDice
+from tests.factories import Script
 
 DOUBLES = registry.engine("doubles")
 
@@ -68,11 +67,11 @@ def create_hero(page: Page, name: str, **levels: int) -> None:
 
 @pytest.mark.browser
 def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_screen(
-    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+    browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
     # Ada's four dice 2 3 1 4 (4: fails Challenging 6); Bo's 5 5 (10); Ada's drama dice 4 6
     # (4 + 4 = 8); Bo's 2 3 against Nigh Impossible. The approved miracle rolls nothing.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(2, 3, 1, 4, 5, 5, 4, 6, 2, 3))
+    dice(2, 3, 1, 4, 5, 5, 4, 6, 2, 3)
 
     gm = browsers.gm()
     sign_up(gm)

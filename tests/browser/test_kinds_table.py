@@ -10,7 +10,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.randomness
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
@@ -24,7 +23,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-from tests.factories import ScriptedDice
+from tests.factories import Script
 
 
 def chance(dice: int, level: str) -> str:
@@ -55,11 +54,9 @@ def create_adventurer(page: Page, name: str, **diamonds: int) -> None:
 
 
 @pytest.mark.browser
-def test_a_kinds_scene_on_two_phones_and_the_gm_screen(
-    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
-) -> None:
+def test_a_kinds_scene_on_two_phones_and_the_gm_screen(browsers: Browsers, dice: Script, shot: Shot) -> None:
     # Indy's 4 dice show two pairs; Marion's 3 dice show nothing alike.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(5, 2, 5, 2, 1, 3, 6))
+    dice(5, 2, 5, 2, 1, 3, 6)
 
     gm = browsers.gm()
     sign_up(gm)

@@ -16,8 +16,9 @@ from django.urls import reverse
 from playwright.sync_api import Browser, expect
 
 from rolls.models import Roll
+from tests import factories
 from tests.browser.conftest import PHONE
-from tests.conftest import Table, build_table
+from tests.factories import Table
 from tests.servers import free_port, server_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -59,7 +60,7 @@ def _in_thread[T](function: Callable[..., T], *args: object) -> T:
 def test_a_restart_loses_no_roll_and_the_page_reconnects_by_itself(
     transactional_db: None, chromium: Browser, tmp_path: Path
 ) -> None:
-    table = _in_thread(build_table)
+    table = _in_thread(factories.table)
     port = free_port()
     cookie = _in_thread(_session_cookie, table)
     context = chromium.new_context(**PHONE)  # type: ignore[arg-type]

@@ -10,7 +10,6 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-import rolls.randomness
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
@@ -24,7 +23,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-from tests.factories import ScriptedDice
+from tests.factories import Script
 
 SETS = registry.engine("sets")
 
@@ -64,11 +63,11 @@ def pick(card: Locator, action: str, *indices: int) -> None:
 
 @pytest.mark.browser
 def test_a_sets_scene_with_a_bid_and_a_critical_on_two_phones_and_the_gm_screen(
-    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+    browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
     # Wil's five dice 4 4 5 5 2 against the Apprentice Bar 2x3; Bo's three dice 6 6 1, then
     # the Face of his Bar, rolled by the server: 5.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(4, 4, 5, 5, 2, 6, 6, 1, 5))
+    dice(4, 4, 5, 5, 2, 6, 6, 1, 5)
 
     gm = browsers.gm()
     sign_up(gm)

@@ -10,7 +10,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.randomness
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
@@ -24,7 +23,7 @@ from tests.browser.flows import (
     start_session,
     wait_live,
 )
-from tests.factories import ScriptedDice
+from tests.factories import Script
 
 
 def chance(**request: object) -> str:
@@ -62,10 +61,10 @@ def create_hero(
 
 @pytest.mark.browser
 def test_a_stars_scene_with_luck_and_a_d3_on_two_phones_and_the_gm_screen(
-    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+    browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
     # Dave's three dice botch (two ones); Ann's d3 shows a 5 (3); Dave's Luck reroll 6 3 1.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(2, 1, 1, 5, 6, 3, 1))
+    dice(2, 1, 1, 5, 6, 3, 1)
 
     gm = browsers.gm()
     sign_up(gm)

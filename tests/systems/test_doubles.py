@@ -21,20 +21,10 @@ from rolls.systems import doubles
 from rolls.systems.base import Outcome, RulesError, State
 from rolls.systems.dice import distribution
 from rolls.systems.doubles import Doubles, DoublesRequest, ExtendedAction, opposed
+from tests.dice import ScriptedDice
 
 system = doubles.system
 PLENTY = {"endurance": 100}
-
-
-class Faces:
-    """A random source that deals the faces it is given, in order."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 6)
-        return self.faces.pop(0)
 
 
 def request(**data: Any) -> DoublesRequest:
@@ -371,7 +361,7 @@ def test_dbl_10_drama_dice_cost_five_endurance_each_after_the_roll() -> None:
     (drama, *_) = system.follow_ups(state, {"endurance": 17})
     assert drama.action == "drama"
     assert drama.params[0].maximum == 3
-    applied = system.apply(state, "drama", {"count": 2}, {"endurance": 17}, Faces(3, 6))
+    applied = system.apply(state, "drama", {"count": 2}, {"endurance": 17}, ScriptedDice(3, 6))
     assert applied.costs == {"endurance": 10}
     assert applied.state["steps"][-1] == {"action": "drama", "dice": [3, 6]}
     assert system.evaluate(applied.state).key == "6"  # 3-3 joins up to 6; still does not beat 6
@@ -381,7 +371,7 @@ def test_dbl_10_drama_dice_cost_five_endurance_each_after_the_roll() -> None:
 def test_dbl_10_drama_dice_can_make_a_new_group() -> None:
     """DBL-10, DBL-4: a drama die that matches adds up with its group."""
     state = state_with([4, 2], dn=6)
-    after = system.apply(state, "drama", {"count": 1}, PLENTY, Faces(4)).state
+    after = system.apply(state, "drama", {"count": 1}, PLENTY, ScriptedDice(4)).state
     result = system.evaluate(after)
     assert (result.key, result.success) == ("8", True)
     assert "1 drama die bought." in result.details
@@ -422,7 +412,7 @@ def test_dbl_10_dbl_15_a_drama_die_lifts_all_ones() -> None:
     """DBL-10, DBL-15 (decided): the dice are read again, so all ones plus a 3 is a 3."""
     state = state_with([1, 1], dn=2)
     assert system.evaluate(state).tone == "catastrophe"
-    after = system.apply(state, "drama", {"count": 1}, PLENTY, Faces(3)).state
+    after = system.apply(state, "drama", {"count": 1}, PLENTY, ScriptedDice(3)).state
     assert (system.evaluate(after).key, system.evaluate(after).success) == ("3", True)
 
 
@@ -430,13 +420,13 @@ def test_dbl_10_decide_a_drama_die_on_negative_dice_replaces_the_lowest() -> Non
     """DBL-10 (decided): on negative dice a drama die pushes out the lowest die when higher."""
     state = state_with([1, 5], net=0, dn=2)
     assert system.evaluate(state).tone == "catastrophe"
-    better = system.apply(state, "drama", {"count": 1}, PLENTY, Faces(4)).state
+    better = system.apply(state, "drama", {"count": 1}, PLENTY, ScriptedDice(4)).state
     result = system.evaluate(better)
     assert (result.key, result.tone) == ("4", "success")
     roll, drama = system.view(better)
     assert [(d.face, d.hit, d.dropped) for d in roll.dice] == [(1, False, True), (5, False, True)]
     assert [(d.face, d.hit, d.dropped) for d in drama.dice] == [(4, True, False)]
-    worse = system.apply(state, "drama", {"count": 1}, PLENTY, Faces(1)).state
+    worse = system.apply(state, "drama", {"count": 1}, PLENTY, ScriptedDice(1)).state
     assert system.evaluate(worse).tone == "catastrophe"  # a drama die never makes it worse
 
 
@@ -530,7 +520,9 @@ def test_dbl_11_when_the_degree_matters_six_dice_join_the_roll() -> None:
     """DBL-11: six dice are added when the degree of success matters, and the dice still count."""
     state = state_with([2, 3], dn=4, degree_matters=True)
     asked = system.apply(state, "miracle", {}, {"endurance": 40}, random.Random(1)).state
-    approved = system.apply(asked, "miracle_approve", {}, {"endurance": 40}, Faces(6, 6, 6, 1, 2, 5)).state
+    approved = system.apply(
+        asked, "miracle_approve", {}, {"endurance": 40}, ScriptedDice(6, 6, 6, 1, 2, 5)
+    ).state
     assert approved["steps"][-1] == {"action": "miracle_approve", "dice": [6, 6, 6, 1, 2, 5]}
     result = system.evaluate(approved)
     assert (result.key, result.margin, result.tone) == ("18", 14, "amazing")

@@ -34,6 +34,7 @@ from rolls.systems.sixes import (
     kid_versus_kid,
     luck_max,
 )
+from tests.dice import ScriptedDice
 
 system = registry.engine("sixes")
 
@@ -113,17 +114,6 @@ def follow_up(state: dict[str, Any], action: str, have: dict[str, Any] | None = 
 def draws(seed: int, count: int) -> list[int]:
     rng = random.Random(seed)
     return [rng.randint(1, 6) for _ in range(count)]
-
-
-class ScriptedDice:
-    """A random source that hands out the faces it was given, in order."""
-
-    def __init__(self, faces: tuple[int, ...] | list[int]) -> None:
-        self.faces = iter(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 6)
-        return next(self.faces)
 
 
 @cache
@@ -539,9 +529,9 @@ def test_six_11_a_roll_of_all_sixes_offers_no_push_or_luck():
     (either would cost a Condition or a point for nothing)."""
     state = state_of([6, 6], need=3)
     with pytest.raises(RulesError, match="nothing to reroll"):
-        apply(state, "push", {"condition": "Upset"}, rng=ScriptedDice([]))
+        apply(state, "push", {"condition": "Upset"}, rng=ScriptedDice())
     with pytest.raises(RulesError, match="nothing to reroll"):
-        apply(state, "luck", rng=ScriptedDice([]))
+        apply(state, "luck", rng=ScriptedDice())
     assert actions(state) == ["pride"]
 
 
@@ -1011,7 +1001,7 @@ def test_chance_with_a_push_matches_what_the_engine_does_on_every_roll(dice, nee
     request = make_request(dice=dice, need=need)
     total = Fraction(0)
     for first in itertools.product(FACES, repeat=dice):
-        state = system.roll(request, ScriptedDice(first))
+        state = system.roll(request, ScriptedDice(*first))
         if system.evaluate(state).success:
             total += Fraction(1, 6**dice)
             continue
@@ -1021,7 +1011,7 @@ def test_chance_with_a_push_matches_what_the_engine_does_on_every_roll(dice, nee
         wins = sum(
             bool(
                 system.evaluate(
-                    apply(state, "push", {"condition": "Upset"}, rng=ScriptedDice(again)).state
+                    apply(state, "push", {"condition": "Upset"}, rng=ScriptedDice(*again)).state
                 ).success
             )
             for again in itertools.product(FACES, repeat=misses)
