@@ -2,10 +2,16 @@
 
 ``manage.py`` calls ``ensure_environment()`` first. It finds a Python of 3.12 or newer (the
 one running, the project's ``.venv``, pyenv's versions, then the usual names on PATH and in
-/usr/bin and /usr/local/bin), creates ``.venv`` with it, installs the dependencies listed in
-``pyproject.toml`` (with the ``dev`` extras for the test commands) and re-runs the same
-command inside the virtual environment. A stamp in ``.venv`` records what was installed, so a
-change to ``pyproject.toml`` reinstalls and an unchanged one costs nothing.
+/usr/bin and /usr/local/bin), creates ``.venv`` with it, installs the lock file
+``requirements/app.txt`` (``requirements/dev.txt`` for the test and lint commands) with
+``pip install --require-hashes`` and re-runs the same command inside the virtual environment.
+A stamp in the environment records the hash of each lock installed, so an edited lock
+reinstalls and an unchanged one costs nothing. ``./manage.py lock`` writes the locks from
+``pyproject.toml``.
+
+A virtual environment that is already active (``VIRTUAL_ENV``, or a running Python whose
+``sys.prefix`` is a venv) and is not the project's ``.venv`` is used as it is: the lock goes
+into it and the command runs there, and no ``.venv`` is made.
 
 Set ``TABLETOP_NO_BOOTSTRAP=1`` to manage the environment yourself (containers, packagers).
 
@@ -24,9 +30,11 @@ PREFERRED = (3, 13)
 BASE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(BASE_DIR, ".venv")
 VENV_PYTHON = os.path.join(VENV, "bin", "python")
-STAMP = os.path.join(VENV, ".tabletop-installed")
-# Commands that need the test and lint tools as well as the app's own packages.
-DEV_COMMANDS = ("runtests", "test", "lint")
+STAMP_NAME = ".tabletop-installed"
+APP_LOCK = os.path.join(BASE_DIR, "requirements", "app.txt")
+DEV_LOCK = os.path.join(BASE_DIR, "requirements", "dev.txt")
+# Commands that need the test, lint and lock tools as well as the app's own packages.
+DEV_COMMANDS = ("runtests", "test", "lint", "lock")
 
 
 def fail(message):
@@ -92,42 +100,104 @@ def find_python():
     return best
 
 
-def wanted_packages(dev):
-    import tomllib  # the interpreter running this part is 3.12 or newer
-
-    with open(os.path.join(BASE_DIR, "pyproject.toml"), "rb") as handle:
-        project = tomllib.load(handle)["project"]
-    packages = list(project["dependencies"])
-    if dev:
-        packages += project["optional-dependencies"]["dev"]
-    return packages
+def lock_stamp(lock):
+    """Hash of a lock file's content: what the stamp records for it."""
+    with open(lock, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
 
 
-def stamp_for(packages):
-    return hashlib.sha256("\n".join(sorted(packages)).encode()).hexdigest()
-
-
-def installed_stamp():
+def installed_stamp(stamp):
     try:
-        with open(STAMP) as handle:
+        with open(stamp) as handle:
             return handle.read().strip().splitlines()
     except OSError:
         return []
 
 
+def same_path(a, b):
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def in_venv():
-    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
+    return same_path(sys.prefix, VENV)
+
+
+def active_environment():
+    """The virtual environment the user activated, or None when it is none or the project's own."""
+    prefix = os.environ.get("VIRTUAL_ENV")
+    if not prefix and sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        prefix = sys.prefix
+    if not prefix or same_path(prefix, VENV):
+        return None
+    return prefix
+
+
+def install(dev, environment, where):
+    """Install the lock into the environment running this, unless its stamp says it is there."""
+    lock = DEV_LOCK if dev else APP_LOCK
+    stamp_path = os.path.join(environment, STAMP_NAME)
+    stamps = installed_stamp(stamp_path)
+    if lock_stamp(lock) in stamps:
+        return
+    sys.stderr.write(
+        "tabletop: installing %s into %s (once per change of the lock)\n"
+        % (os.path.relpath(lock, BASE_DIR), where)
+    )
+    # --require-hashes: only the pinned versions, and only files whose hash the lock names. The
+    # venv's own pip is kept as it is, so nothing unpinned is fetched.
+    subprocess.check_call(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "-r",
+            lock,
+        ]
+    )
+    keep = [lock_stamp(lock)]
+    if dev:
+        # ./manage.py lock resolves app.txt within dev.txt's pins, so the dev lock holds the app's.
+        keep.append(lock_stamp(APP_LOCK))
+    with open(stamp_path, "w") as handle:
+        handle.write("\n".join(keep) + "\n")
+
+
+def use_active_environment(environment, dev):
+    python = os.path.join(environment, "bin", "python")
+    if not os.path.exists(python):
+        fail(
+            "VIRTUAL_ENV is %s, which holds no bin/python. Deactivate it (or unset VIRTUAL_ENV) to "
+            "use the project's .venv, or activate a working one." % environment
+        )
+    if not same_path(sys.prefix, environment):
+        # Started by another python3 while the environment is active: continue in the environment.
+        os.execv(python, [python] + sys.argv)
+    if sys.version_info[:2] < MINIMUM:
+        fail(
+            "the active virtual environment %s has Python %d.%d and Tabletop needs %d.%d or newer. "
+            "Deactivate it (the set-up then makes .venv with a newer Python it finds) or activate "
+            "one made with Python 3.12+." % ((environment,) + tuple(sys.version_info[:2]) + MINIMUM)
+        )
+    install(dev, environment, "the active virtual environment " + environment)
 
 
 def ensure_environment():
     if os.environ.get("TABLETOP_NO_BOOTSTRAP"):
         return
     dev = len(sys.argv) > 1 and sys.argv[1] in DEV_COMMANDS
+    environment = active_environment()
+    if environment is not None:
+        use_active_environment(environment, dev)
+        return
     if not in_venv():
         if sys.version_info[:2] < MINIMUM or not os.path.exists(VENV_PYTHON):
             python = find_python() if not os.path.exists(VENV_PYTHON) else VENV_PYTHON
             if python != VENV_PYTHON and sys.executable != python:
-                # Continue the set-up under the newer Python (tomllib, venv of the right version).
+                # Continue the set-up under the newer Python, so .venv gets that version.
                 os.execv(python, [python] + sys.argv)
         if os.path.exists(VENV_PYTHON) and (python_version(VENV_PYTHON) or (0, 0)) < MINIMUM:
             sys.stderr.write("tabletop: .venv holds an old Python; making a new one.\n")
@@ -138,17 +208,4 @@ def ensure_environment():
             sys.stderr.write("tabletop: creating .venv with Python %d.%d\n" % sys.version_info[:2])
             subprocess.check_call([sys.executable, "-m", "venv", VENV])
         os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
-    packages = wanted_packages(dev)
-    stamp = stamp_for(packages)
-    stamps = installed_stamp()
-    if stamp in stamps or (not dev and stamp_for(wanted_packages(False)) in stamps):
-        return
-    # A full install also satisfies the plain one, so both stamps are kept.
-    sys.stderr.write("tabletop: installing packages into .venv (once per change of pyproject.toml)\n")
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet"] + packages)
-    keep = [stamp]
-    if dev:
-        keep.append(stamp_for(wanted_packages(False)))
-    with open(STAMP, "w") as handle:
-        handle.write("\n".join(keep) + "\n")
+    install(dev, VENV, ".venv")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.utils.csp import CSP
@@ -168,7 +169,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": env("SQLITE_PATH") or DATA_DIR / "tabletop.sqlite3",
+            "NAME": str(env("SQLITE_PATH") or DATA_DIR / "tabletop.sqlite3"),
             "OPTIONS": {
                 # IMMEDIATE: a write transaction takes the write lock when it starts, so two
                 # requests spending the same Luck point queue up instead of failing with
@@ -203,7 +204,10 @@ else:
 
 # -- cache (rate limits, sessions) ------------------------------------------------------------------
 if redis_url:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    # Typed here for both branches: the locmem one below has an OPTIONS dict of numbers.
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+    }
 else:
     # One process: its memory is the cache. Room for every phone's session and rate-limit
     # counters of a busy club night (the default, 300 entries, would evict them constantly).

@@ -29,7 +29,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, host: str, port: int, workers: int, **options: Any) -> None:
         embedded = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
-        if workers > 1 and (embedded or "redis" not in settings.CHANNEL_LAYERS["default"]["BACKEND"].lower()):
+        if workers > 1 and (
+            embedded or "redis" not in str(settings.CHANNEL_LAYERS["default"]["BACKEND"]).lower()
+        ):
             raise CommandError(
                 "Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md."
             )
