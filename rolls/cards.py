@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString
 
 from rolls import registry
 from rolls.audience import Facts, Viewer, sight
-from rolls.kept import Kept
+from rolls.kept import Kept, sharing
 from rolls.models import Roll
 from rolls.systems.base import FollowUp, Outcome, StepView, percent
 from tabletop.models import Membership
@@ -81,8 +81,6 @@ class Card:
         body shows the name it had when it was drawn, as the shared markup does (rolls.feed)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
-        from rolls.feed import sharing
-
         key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
         body = _bodies.get(key)
         if body is None:

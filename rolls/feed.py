@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
@@ -33,7 +32,7 @@ from rolls import panels, registry
 from rolls.audience import Delivery, Facts, Panel, Viewer, delivery
 from rolls.cards import build_card
 from rolls.events import Refresh, TableEvent
-from rolls.kept import Kept
+from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
 from tabletop.models import Character, Membership
 
@@ -43,11 +42,6 @@ MAX_CATCH_UP = 200
 STATUS_EVENTS = tuple(event.value for event in TableEvent if event.refreshes & Refresh.STATUS)
 # Rendered entries kept per process: a few minutes of a busy evening on many tables, a few MB.
 SHARED_ENTRIES = 4096
-
-
-def sharing() -> bool:
-    """Whether rendered markup is kept and shared between sockets (the fast path)."""
-    return bool(getattr(settings, "FAST_PATH", {}).get("shared_markup", True))
 
 
 def render_since(membership: Membership, since: int, result_for: int | None = None) -> tuple[str, int]:

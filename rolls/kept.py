@@ -1,11 +1,21 @@
 """Rendered markup kept in a process for the next request or socket that needs it: a bounded
 map that drops what was written first. Reads are one dict lookup (atomic under the GIL, so
-sockets and request threads read without waiting); writes take a lock."""
+sockets and request threads read without waiting); writes take a lock.
+
+Keeping it is part of the fast path: with ``FAST_PATH`` "shared_markup" off (``sharing()``),
+nothing is kept and every page and socket renders for itself."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+
+from django.conf import settings
+
+
+def sharing() -> bool:
+    """Whether rendered markup is kept and shared between sockets (the fast path)."""
+    return bool(getattr(settings, "FAST_PATH", {}).get("shared_markup", True))
 
 
 class Kept[K, V]:

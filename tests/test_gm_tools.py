@@ -37,9 +37,7 @@ def test_the_gm_rolls_openly_for_someone_without_a_sheet(table: Table, fixed_dic
     assert response.status_code == 200  # type: ignore[attr-defined]
     roll = Roll.objects.get(npc=True)
     assert (roll.character_name, roll.visibility, roll.character) == ("The warden", Visibility.PUBLIC, None)
-    html = (
-        logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).content.decode()
-    )
+    html = logged_in(table.player).get(reverse("rolls:campaign", args=[table.campaign.pk])).content.decode()
     assert f'id="feed-roll-{roll.pk}"' in html
     assert "The warden" in html and 'data-face="6"' in html
 

@@ -931,9 +931,7 @@ def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
 def test_dbl_10_a_new_adventure_brings_back_what_went_on_drama(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
 
-    response = logged_in(table.gm).post(
-        reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
 
     table.campaign.refresh_from_db()
     assert "New Adventure: done." in text(response)

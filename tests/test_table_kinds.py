@@ -503,9 +503,7 @@ def test_every_follow_up_is_refused_and_changes_nothing(kinds: KindsTable, dice:
 def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
 
-    response = logged_in(kinds.gm).post(
-        reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True
-    )
+    response = logged_in(kinds.gm).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True)
 
     kinds.campaign.refresh_from_db()
     assert kinds.campaign.mystery == 2

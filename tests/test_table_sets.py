@@ -635,9 +635,7 @@ def test_the_gm_may_bid_for_a_players_character(table: Table, dice: Script) -> N
 def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
     sheet = table.character.sheet
 
-    response = logged_in(table.gm).post(
-        reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True
-    )
+    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
 
     table.campaign.refresh_from_db()
     table.character.refresh_from_db()

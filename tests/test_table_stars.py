@@ -750,9 +750,7 @@ def test_str_12_a_new_adventure_fills_everyones_luck(stars: StarsTable) -> None:
     set_luck(stars.character, 0)
     set_luck(lucky, 1)
 
-    response = logged_in(stars.gm).post(
-        reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True
-    )
+    response = logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True)
 
     assert "New Adventure: done." in text(response)
     assert (luck_of(stars.character), luck_of(lucky)) == (3, 5)

@@ -20,14 +20,11 @@ from __future__ import annotations
 import argparse
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
-
-if TYPE_CHECKING:
-    from .odds_table import Table
+from typing import Any, ClassVar, Protocol
 
 State = dict[str, Any]
 """A roll's state: ``{"system": slug, "request": {...}, "steps": [{"action": ..., ...}, ...]}``."""
@@ -319,3 +316,31 @@ def percent(chance: Fraction | None) -> str:
     if value > 99:
         return ">99%"
     return f"{value:.0f}%"
+
+
+# --------------------------------------------------------------------------------------------
+# Tables of exact odds, as a rules page shows them: rows by pool, columns by difficulty
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    row_label: str  # what each row varies: "Dice"
+    columns: tuple[str, ...]  # what each column is: "1 six", "2 sixes", ...
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (row heading, one percentage per column)
+
+
+def grid[R, C](
+    caption: str,
+    row_label: str,
+    rows: list[tuple[str, R]],
+    columns: list[tuple[str, C]],
+    chance: Callable[[R, C], Fraction | None],
+) -> Table:
+    """A table whose every cell is ``chance(row, column)``, as a percentage."""
+    return Table(
+        caption,
+        row_label,
+        tuple(label for label, _ in columns),
+        tuple((label, tuple(percent(chance(row, column)) for _, column in columns)) for label, row in rows),
+    )

@@ -63,15 +63,16 @@ from .base import (
     RulesError,
     State,
     StepView,
+    Table,
     get_bool,
     get_int,
+    grid,
     new_state,
     roll_dice,
     steps_of,
     with_step,
 )
 from .dice import Counts, binomial, counts_of
-from .odds_table import Table, grid
 
 # The drama dice table's examples: (net pool, Difficulty Number).
 DRAMA_EXAMPLES = ((0, 4), (2, 6), (2, 8), (4, 8), (4, 10))

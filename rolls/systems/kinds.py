@@ -43,14 +43,15 @@ from .base import (
     RulesError,
     State,
     StepView,
+    Table,
     get_bool,
     get_choice,
     get_int,
+    grid,
     new_state,
     roll_dice,
 )
 from .dice import Counts, counts_of, distribution
-from .odds_table import Table, grid
 
 MAX_DICE = 9  # KIN-2: Advantage never goes past nine dice; no roll has more
 MIN_AFTER_DISADVANTAGE = 2  # KIN-3

@@ -56,15 +56,16 @@ from .base import (
     RulesError,
     State,
     StepView,
+    Table,
     get_bool,
     get_int,
+    grid,
     new_state,
     roll_dice,
     steps_of,
     with_step,
 )
 from .dice import FACES, counts_of
-from .odds_table import Table, grid
 
 MAX_POOL = 15
 MAX_STAT = 15

@@ -52,15 +52,16 @@ from .base import (
     RulesError,
     State,
     StepView,
+    Table,
     get_bool,
     get_int,
+    grid,
     new_state,
     roll_dice,
     steps_of,
     with_step,
 )
 from .dice import binomial
-from .odds_table import Table, grid
 
 CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
 ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")

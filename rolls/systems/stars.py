@@ -47,16 +47,17 @@ from .base import (
     RulesError,
     State,
     StepView,
+    Table,
     get_bool,
     get_choice,
     get_int,
+    grid,
     new_state,
     roll_dice,
     steps_of,
     with_step,
 )
 from .dice import Counts, distribution
-from .odds_table import Table, grid
 
 # STR-13: the character sheet's lists, as the document names them.
 STATS = ("Vigor", "Agility", "Smarts", "Presence")

@@ -1,0 +1,99 @@
+"""The house's floors (docs/architecture.md, "Layers"): no import circle anywhere in rolls/
+or tabletop/, and tabletop stands below rolls (only the project's wiring, its URL and socket
+routing, names the rolls app). Read from the source with ``ast``, nothing imported."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("rolls", "tabletop")
+# The project's wiring stands on top of both apps: the root URLs and the ASGI routing.
+WIRING = {"tabletop.urls", "tabletop.asgi", "tabletop.routing"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" not in path.parts:
+                found[module_name(path)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project modules ``name`` imports, at any depth of its code (a deferred import
+    inside a function is still an edge of the house)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        for target in targets:
+            # The longest known module the name falls in: "rolls.feed.sharing" -> rolls.feed.
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    return {name: imports(name, path, known) for name, path in found.items()}
+
+
+def test_no_module_of_rolls_or_tabletop_imports_itself_round_a_circle() -> None:
+    edges = graph()
+    # Package __init__ modules are folders here: importing rolls.tables.sixes loads rolls.tables,
+    # which is a docstring and nothing else, not an arrow back.
+    state: dict[str, int] = {}
+    path: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                circles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    assert not circles, "import circles: " + "; ".join(" -> ".join(circle) for circle in circles)
+
+
+def test_tabletop_stands_below_rolls() -> None:
+    upward = {
+        (name, target)
+        for name, targets in graph().items()
+        if name.startswith("tabletop") and name not in WIRING
+        for target in targets
+        if target.startswith("rolls")
+    }
+    assert not upward, f"tabletop modules that import rolls: {sorted(upward)}"
+
+
+def test_the_rules_engine_imports_nothing_of_the_table() -> None:
+    engine = {name: targets for name, targets in graph().items() if name.startswith("rolls.systems")}
+    assert engine
+    assert all(target.startswith("rolls.systems") for targets in engine.values() for target in targets)
