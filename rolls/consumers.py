@@ -123,7 +123,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self._present(False)
-        # The in-memory layer (tabletop.channel_layer) can drop what was sent to this socket
+        # The in-memory layer (tabletop.serving.channel_layer) can drop what was sent to this socket
         # while it closed, rather than keep it until it expires.
         discard = getattr(self.channel_layer, "discard_channel", None)
         if discard is not None:

@@ -12,7 +12,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db import transaction
 
-from tabletop.request_threads import serving_loop
+from tabletop.serving.request_threads import serving_loop
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry

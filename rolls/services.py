@@ -14,11 +14,11 @@ from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError, get_system
 from rolls.systems.base import Rng
 from rolls.tables import adapter_for
-from tabletop.compiled_query import CompiledInsert, CompiledQuery
 from tabletop.models import Campaign, Character
+from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
-# (tabletop/compiled_query.py).
+# (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
 _NEW_ENTRY = CompiledInsert(LogEntry)
 _LOCKED_CHARACTER = CompiledQuery(

@@ -10,7 +10,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabletop.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from tabletop.request_threads import RequestThreadsHandler  # noqa: E402  (needs the apps loaded)
+from tabletop.serving.request_threads import RequestThreadsHandler  # noqa: E402  (needs the apps loaded)
 
 django_asgi_app = RequestThreadsHandler()
 
@@ -18,8 +18,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loa
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from tabletop.gc_tuning import freeze_startup_heap  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
+from tabletop.serving.gc import freeze_startup_heap  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

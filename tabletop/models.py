@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rolls.systems import SLUGS, get_system
-from tabletop.compiled_query import CompiledQuery
+from tabletop.serving.compiled_query import CompiledQuery
 
 
 def new_join_token() -> str:

@@ -114,7 +114,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "tabletop.admission.WriteCapMiddleware",
+    "tabletop.serving.admission.WriteCapMiddleware",
     "tabletop.ratelimit.RateLimitMiddleware",
 ]
 
@@ -168,7 +168,7 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
                 ),
             },
-            # Kept open by each request thread (tabletop/request_threads.py): opening one costs
+            # Kept open by each request thread (tabletop/serving/request_threads.py): opening one costs
             # a connect, the PRAGMAs and Django's SQL functions, closing one a WAL checkpoint.
             "CONN_MAX_AGE": None,
             "CONN_HEALTH_CHECKS": True,
@@ -188,7 +188,7 @@ if redis_url := env("REDIS_URL"):
     }
 else:
     # Channels' in-memory layer, without its walk over every socket on each message.
-    CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.channel_layer.IndexedInMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.serving.channel_layer.IndexedInMemoryChannelLayer"}}
 
 # -- cache (rate limits, sessions) ------------------------------------------------------------------
 if redis_url:
@@ -204,11 +204,11 @@ else:
     }
 
 # POST requests one server process works on or queues for its request thread at once; more
-# get 503 "busy, try again" at once (tabletop/admission.py, counted in
-# tabletop/request_threads.py): about a fifth of a second of rolls at one process's capacity.
+# get 503 "busy, try again" at once (tabletop/serving/admission.py, counted in
+# tabletop/serving/request_threads.py): about a fifth of a second of rolls at one process's capacity.
 MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 # Long-lived threads a server process runs requests on, one request at a time each
-# (tabletop/request_threads.py); each keeps a database connection open. One is fastest:
+# (tabletop/serving/request_threads.py); each keeps a database connection open. One is fastest:
 # requests are CPU work under one GIL, and more threads only contend for it and for SQLite's
 # write lock (bench/load.py, 100 tables x 6 at 110 rolls/s: 1 thread p99 24 ms at 78% of a
 # core; 2 or 4 threads p99 0.9 s at 96%; PostgreSQL + Redis, 2 workers at 50/s: p99 25 ms
@@ -228,7 +228,7 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
 # -- auth and sessions --------------------------------------------------------------------------
 LOGIN_URL = "tabletop:login"
 # Django's model backend with the signed-in user read by a compiled query (every request).
-AUTHENTICATION_BACKENDS = ["tabletop.auth_backend.ModelBackend"]
+AUTHENTICATION_BACKENDS = ["tabletop.serving.auth_backend.ModelBackend"]
 LOGIN_REDIRECT_URL = "tabletop:home"
 LOGOUT_REDIRECT_URL = "tabletop:home"
 # A phone that joined stays at the table: a year, renewed on every visit.

@@ -14,9 +14,10 @@ from django.test.utils import CaptureQueriesContext
 
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
-from tabletop import access, auth_backend, models
-from tabletop.compiled_query import CompiledQuery
+from tabletop import access, models
 from tabletop.models import Character, Membership
+from tabletop.serving import auth_backend
+from tabletop.serving.compiled_query import CompiledQuery
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db

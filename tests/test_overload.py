@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
 from rolls.models import LogEntry, Roll
-from tabletop.request_threads import RequestThreadsHandler
+from tabletop.serving.request_threads import RequestThreadsHandler
 from tests.conftest import build_table
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")

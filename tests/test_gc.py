@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from tabletop.gc_tuning import FULL_EVERY, freeze_startup_heap
+from tabletop.serving.gc import FULL_EVERY, freeze_startup_heap
 
 
 def test_loading_the_served_app_freezes_what_it_loaded() -> None:

@@ -1,7 +1,7 @@
 """Django's model backend, reading the signed-in user with a compiled query.
 
 Every request of a signed-in user reads the user once; compiling that read was most of it
-(tabletop/compiled_query.py). Everything else, passwords included, is Django's."""
+(tabletop/serving/compiled_query.py). Everything else, passwords included, is Django's."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib.auth import backends, get_user_model
 
-from tabletop.compiled_query import CompiledQuery
+from tabletop.serving.compiled_query import CompiledQuery
 
 _USER: CompiledQuery[Any] = CompiledQuery(lambda pk: get_user_model()._default_manager.filter(pk=pk), "pk")
 

@@ -1,0 +1,1 @@
+"""Serving plumbing that replaces stock pieces of Django, asgiref and Channels for speed."""
