@@ -8,7 +8,9 @@ cap, a request over it is answered at once with the 503 "busy, try again" page
 speed. Reads are not capped: they are cheap and take no lock.
 
 The count is kept where requests queue, in the ASGI handler (``tabletop.serving.request_threads``),
-which marks a request over the cap in its scope; this middleware gives it its answer.
+which marks a request over the cap in its scope; this middleware gives it its answer. With
+``FAST_PATH["request_threads"]`` off, Django's own handler serves and marks nothing: the cap
+is not enforced and this middleware passes every request on.
 """
 
 from __future__ import annotations
