@@ -96,6 +96,7 @@ def test_a_bad_value_stops_the_settings_by_name(env: dict[str, str], message: st
     assert "ValueError" in done.stderr and message in done.stderr
 
 
+@pytest.mark.django_db  # both look at the database thread's connection after the call
 @pytest.mark.parametrize("on", [True, False])
 def test_the_sockets_database_calls_follow_the_consumer_switch(settings: Settings, on: bool) -> None:
     settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
