@@ -17,7 +17,7 @@ from channels.consumer import AsyncConsumer
 from channels.db import DatabaseSyncToAsync
 from pytest_django.fixtures import Settings
 
-from tabletop.serving import PIECES, consumer
+from tabletop.serving import PIECES, consumer, enabled
 
 PROBE = """
 import json, sys
@@ -128,3 +128,10 @@ def test_the_consumers_dispatch_follows_the_consumer_switch(
     assert closed == ([] if on else [True])
     with pytest.raises(ValueError, match="No handler for message type"):
         asyncio.run(handled.dispatch({"type": "table.nothing"}))
+
+
+def test_a_switch_follows_an_override_of_the_setting(settings: Settings) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": True}
+    assert enabled("gc") is True
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": False}
+    assert enabled("gc") is False

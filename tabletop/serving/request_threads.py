@@ -27,6 +27,9 @@ thread waiting for it (``rolls.live``).
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
 POST over the cap gets a thread of its own at once, and ``tabletop.serving.admission`` answers it with
 the 503 "busy" page without waiting behind the queue it would have joined.
+
+``tabletop/asgi.py`` serves with it while ``FAST_PATH["request_threads"]`` is on, and with
+Django's own handler otherwise.
 """
 
 from __future__ import annotations
