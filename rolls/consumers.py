@@ -22,17 +22,15 @@ from collections.abc import Callable, Hashable
 from typing import Any
 from urllib.parse import parse_qs
 
-from asgiref.sync import SyncToAsync
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
-from django.db import connections
 
 from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
 from tabletop import presence
 from tabletop.access import MAX_ID
 from tabletop.models import Membership
+from tabletop.serving.consumer import KeptConnectionDispatch, database
 
 logger = logging.getLogger(__name__)
 
@@ -40,45 +38,7 @@ logger = logging.getLogger(__name__)
 NOT_A_MEMBER = 4403
 
 
-def _close_if_broken() -> None:
-    for connection in connections.all(initialized_only=True):
-        if connection.connection is None:
-            continue
-        if (
-            connection.in_atomic_block
-            or connection.get_autocommit() != connection.settings_dict["AUTOCOMMIT"]
-        ):
-            connection.close()
-        elif connection.errors_occurred:
-            if connection.is_usable():
-                connection.errors_occurred = False
-            else:
-                connection.close()
-
-
-class _Database(SyncToAsync):
-    """``database_sync_to_async`` for the sockets, keeping the database connection open.
-
-    Channels runs the sockets' database calls one at a time on one long-lived thread and
-    closes its connection after each (``CONN_MAX_AGE`` is 0: Django's requests run each on a
-    thread of its own, where a connection could not be reused). Opening and closing cost more
-    than the reads themselves (SQLite: a checkpoint of the WAL whenever the last connection
-    closes; PostgreSQL: a new backend process), so this thread keeps its connection, as
-    ``CONN_MAX_AGE`` would, and drops it only when it is broken or was left in a transaction.
-    """
-
-    def thread_handler(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().thread_handler(*args, **kwargs)
-        finally:
-            _close_if_broken()
-
-
-def database(function: Callable[..., Any]) -> Callable[..., Any]:
-    return _Database(function, thread_sensitive=True)
-
-
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     membership: Membership | None = None
     result_for: int | None = None  # the character whose roll screen this is (its result panel)
     last_sent: int = -1  # -1: the page has not said where it is yet
@@ -97,15 +57,6 @@ class TableConsumer(AsyncWebsocketConsumer):
 
         await super().__call__(scope, receive, send_unless_gone)
 
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        # Channels' own dispatch first closes the database thread's connection for every
-        # message (a trip to that thread per socket and message); every database call here
-        # goes through ``database()``, which looks after that connection itself.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
-
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         self.result_for = _result_for(self.scope.get("query_string", b""))
@@ -123,8 +74,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
         await self._present(False)
-        # The in-memory layer (tabletop.channel_layer) can drop what was sent to this socket
-        # while it closed, rather than keep it until it expires.
+        # The embedded default's layer (tabletop.serving.channel_layer) can drop what was sent
+        # to this socket while it closed, rather than keep it until it expires.
         discard = getattr(self.channel_layer, "discard_channel", None)
         if discard is not None:
             await discard(self.channel_name)
@@ -220,7 +171,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             .first()
         )
 
-    _membership = database(_find_membership)
+    async def _membership(self) -> Membership | None:
+        return await database(self._find_membership)()
 
     def _read_since(self, since: int) -> tuple[str, int] | None:
         """This member's batch after ``since``, read with the membership in one trip to the

@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from django.conf import settings
+from tabletop import serving
 
 
 def sharing() -> bool:
     """Whether rendered markup is kept and shared between sockets (the fast path)."""
-    return bool(getattr(settings, "FAST_PATH", {}).get("shared_markup", True))
+    return serving.enabled("shared_markup")
 
 
 class Kept[K, V]:

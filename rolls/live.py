@@ -14,7 +14,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from rolls.feed import prepare_entry
-from tabletop.request_threads import serving_loop
+from tabletop.serving.request_threads import serving_loop
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry

@@ -15,10 +15,10 @@ from django.db import connection, transaction
 from rolls import live
 from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll
-from tabletop.compiled_query import CompiledInsert
 from tabletop.models import Campaign
+from tabletop.serving.compiled_query import CompiledInsert
 
-# Written on every roll and follow-up: compiled once (tabletop/compiled_query.py).
+# Written on every roll and follow-up: compiled once (tabletop/serving/compiled_query.py).
 _NEW_ENTRY = CompiledInsert(LogEntry)
 
 

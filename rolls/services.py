@@ -16,11 +16,11 @@ from rolls.log import append_entry, append_event
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import Rng
-from tabletop.compiled_query import CompiledInsert, CompiledQuery
 from tabletop.models import Campaign, Character
+from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
-# (tabletop/compiled_query.py).
+# (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
 _LOCKED_CHARACTER = CompiledQuery(
     lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"

@@ -39,8 +39,8 @@ def warm() -> int:
 def warm_and_freeze() -> None:
     warm()
     # The filled caches live as long as the process: out of the garbage collector's sight
-    # too, like the rest of the startup heap.
-    from tabletop.gc_tuning import freeze_startup_heap
+    # too, like the rest of the startup heap (tabletop.serving.gc).
+    from tabletop.serving.gc import freeze_startup_heap
 
     freeze_startup_heap()
 

@@ -10,14 +10,14 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from tabletop.compiled_query import CompiledQuery
 from tabletop.models import Campaign, Character, Membership
+from tabletop.serving.compiled_query import CompiledQuery
 
 # The largest id a database column holds. A larger one in a URL matches nothing, but SQLite
 # raises OverflowError on it in a foreign-key lookup instead of finding nothing.
 MAX_ID = 2**63 - 1
 
-# Read on every request that acts in a campaign: compiled once (tabletop/compiled_query.py).
+# Read on every request that acts in a campaign: compiled once (tabletop/serving/compiled_query.py).
 _MEMBERSHIP = CompiledQuery(
     lambda campaign_id, user_id: Membership.objects.select_related("campaign").filter(
         campaign_id=campaign_id, user_id=user_id

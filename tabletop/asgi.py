@@ -1,5 +1,5 @@
-"""ASGI entry point: HTTP through Django (on long-lived request threads), websockets through
-Channels."""
+"""ASGI entry point: HTTP through Django (on long-lived request threads, or with
+``FAST_PATH``'s request_threads off on Django's own handler), websockets through Channels."""
 
 from __future__ import annotations
 
@@ -10,16 +10,23 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabletop.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from tabletop.request_threads import RequestThreadsHandler  # noqa: E402  (needs the apps loaded)
+from tabletop.serving import enabled  # noqa: E402  (needs the settings)
 
-django_asgi_app = RequestThreadsHandler()
+if enabled("request_threads"):
+    from tabletop.serving.request_threads import RequestThreadsHandler  # (needs the apps loaded)
+
+    django_asgi_app = RequestThreadsHandler()
+else:
+    from django.core.asgi import get_asgi_application
+
+    django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from tabletop.gc_tuning import freeze_startup_heap  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
+from tabletop.serving.gc import freeze_startup_heap  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

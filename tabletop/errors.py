@@ -44,7 +44,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def busy(request: HttpRequest) -> HttpResponse:
-    """503 when the server cannot take a request: too many at once (tabletop.admission), or
+    """503 when the server cannot take a request: too many at once (tabletop.serving.admission), or
     the database could not (SQLite's write lock waited past its timeout, PostgreSQL's
     connection pool stayed empty, the database is down). Nothing was written, or the
     request's transaction rolled back: the client may simply retry."""

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from tabletop.compiled_query import CompiledQuery
+from tabletop.serving.compiled_query import CompiledQuery
 
 
 def new_join_token() -> str:

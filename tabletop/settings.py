@@ -19,6 +19,7 @@ import dj_database_url
 from django.utils.csp import CSP
 
 from tabletop.network import local_addresses
+from tabletop.serving import switches
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -50,6 +51,11 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
 def env_list(name: str) -> list[str]:
     return [item.strip() for item in env(name).split(",") if item.strip()]
 
+
+# The serving room's pieces (tabletop/serving/__init__.py says what each replaces and saves):
+# all on unless FAST_PATH=off; FAST_PATH_OFF=gc,compiled_queries turns the listed ones off.
+# Off, the app runs on the stock piece of Django, asgiref or Channels.
+FAST_PATH: dict[str, bool] = switches(on=env_bool("FAST_PATH", default=True), off=env_list("FAST_PATH_OFF"))
 
 # Where the embedded database and the generated secret key live: outside the repository, so a
 # clone can be deleted or shared without losing the campaign or leaking the key.
@@ -115,7 +121,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "tabletop.admission.WriteCapMiddleware",
+    "tabletop.serving.admission.WriteCapMiddleware",
     "tabletop.ratelimit.RateLimitMiddleware",
 ]
 
@@ -180,9 +186,11 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
                 ),
             },
-            # Kept open by each request thread (tabletop/request_threads.py): opening one costs
+            # Kept open by each request thread (tabletop/serving/request_threads.py): opening one costs
             # a connect, the PRAGMAs and Django's SQL functions, closing one a WAL checkpoint.
-            "CONN_MAX_AGE": None,
+            # Django's own handler runs each request on a new thread, where a kept connection
+            # would only be left behind: closed after each request, as Django advises.
+            "CONN_MAX_AGE": None if FAST_PATH["request_threads"] else 0,
             "CONN_HEALTH_CHECKS": True,
             # A file, not memory: the browser tests' server thread must see the same database.
             "TEST": {"NAME": str(BASE_DIR / ".data" / f"test-{os.getpid()}.sqlite3")},
@@ -198,9 +206,11 @@ if redis_url := env("REDIS_URL"):
             "CONFIG": {"hosts": [redis_url], "capacity": 1000, "expiry": 30},
         }
     }
-else:
+elif FAST_PATH["channel_layer"]:
     # Channels' in-memory layer, without its walk over every socket on each message.
-    CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.channel_layer.IndexedInMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.serving.channel_layer.IndexedInMemoryChannelLayer"}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # -- cache (rate limits, sessions) ------------------------------------------------------------------
 if redis_url:
@@ -219,11 +229,12 @@ else:
     }
 
 # POST requests one server process works on or queues for its request thread at once; more
-# get 503 "busy, try again" at once (tabletop/admission.py, counted in
-# tabletop/request_threads.py): about a fifth of a second of rolls at one process's capacity.
+# get 503 "busy, try again" at once (tabletop/serving/admission.py, counted in
+# tabletop/serving/request_threads.py): about a fifth of a second of rolls at one process's capacity.
+# Not enforced with FAST_PATH's request_threads off: Django's own handler counts nothing.
 MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 # Long-lived threads a server process runs requests on, one request at a time each
-# (tabletop/request_threads.py); each keeps a database connection open. One is fastest:
+# (tabletop/serving/request_threads.py); each keeps a database connection open. One is fastest:
 # requests are CPU work under one GIL, and more threads only contend for it and for SQLite's
 # write lock (bench/load.py, 100 tables x 6 at 110 rolls/s: 1 thread p99 24 ms at 78% of a
 # core; 2 or 4 threads p99 0.9 s at 96%; PostgreSQL + Redis, 2 workers at 50/s: p99 25 ms
@@ -243,7 +254,12 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
 # -- auth and sessions --------------------------------------------------------------------------
 LOGIN_URL = "tabletop:login"
 # Django's model backend with the signed-in user read by a compiled query (every request).
-AUTHENTICATION_BACKENDS = ["tabletop.auth_backend.ModelBackend"]
+# A session names the backend that signed it in: switching compiled_queries signs everyone out.
+AUTHENTICATION_BACKENDS = [
+    "tabletop.serving.auth_backend.ModelBackend"
+    if FAST_PATH["compiled_queries"]
+    else "django.contrib.auth.backends.ModelBackend"
+]
 LOGIN_REDIRECT_URL = "tabletop:home"
 LOGOUT_REDIRECT_URL = "tabletop:home"
 # A phone that joined stays at the table: a year, renewed on every visit.

@@ -10,7 +10,7 @@ import time
 import pytest
 from channels.exceptions import ChannelFull
 
-from tabletop.channel_layer import IndexedInMemoryChannelLayer
+from tabletop.serving.channel_layer import IndexedInMemoryChannelLayer
 
 
 def run(coroutine: object) -> object:

@@ -1,5 +1,6 @@
 """Compiled reads return what the ORM's get() returns and run the SQL the ORM would run;
-compiled inserts write the row create() writes; both refuse what they cannot do correctly."""
+compiled inserts write the row create() writes; both refuse what they cannot do correctly.
+With FAST_PATH's compiled_queries off, the same calls run the plain ORM."""
 
 from __future__ import annotations
 
@@ -11,16 +12,29 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
+from pytest_django.fixtures import Settings
 
 from rolls import log
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
-from tabletop import access, auth_backend, models
-from tabletop.compiled_query import CompiledQuery
+from tabletop import access, models
 from tabletop.models import Character, Membership
+from tabletop.serving import auth_backend
+from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 from tests.factories import Table
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def compiled(settings: Settings) -> None:
+    """These tests test the compiled piece itself: on, whatever FAST_PATH the suite runs with."""
+    settings.FAST_PATH = {**settings.FAST_PATH, "compiled_queries": True}
+
+
+@pytest.fixture
+def plain_orm(settings: Settings) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "compiled_queries": False}
 
 
 def _same(compiled: Model, orm: Model, related: tuple[str, ...] = ()) -> None:
@@ -188,3 +202,42 @@ def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():  # the (campaign, seq) constraint
         for _ in range(2):
             log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_a_read_is_the_orms_get(table: Table) -> None:
+    membership = CompiledQuery(
+        lambda campaign_id, user_id: Membership.objects.select_related("campaign").filter(
+            campaign_id=campaign_id, user_id=user_id
+        ),
+        "campaign_id",
+        "user_id",
+    )
+    with CaptureQueriesContext(connection) as queries:
+        found = membership.get(campaign_id=table.campaign.pk, user_id=table.player.pk)
+    orm = Membership.objects.select_related("campaign").get(campaign=table.campaign, user=table.player)
+    _same(found, orm, related=("campaign",))
+    assert len(queries) == 1
+    assert membership._compiled is None  # nothing compiled
+    assert membership.get_or_none(campaign_id=table.campaign.pk, user_id=2**63) is None
+    with pytest.raises(Membership.DoesNotExist):
+        membership.get(campaign_id=table.campaign.pk, user_id=table.player.pk + 1000)
+    with pytest.raises(TypeError):
+        membership.get_or_none(campaign_id=table.campaign.pk)
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_an_insert_is_the_orms_create(table: Table) -> None:
+    insert = CompiledInsert(LogEntry)
+    entry = insert.create(
+        campaign_id=table.campaign.pk, seq=999, kind="event", action="call", actor=table.gm, state={"a": 1}
+    )
+    assert LogEntry.objects.get(pk=entry.pk).state == {"a": 1}
+    assert insert._compiled is None
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_the_signed_in_user_is_read_by_the_orm(table: Table) -> None:
+    user = auth_backend.ModelBackend().get_user(str(table.player.pk))
+    assert user is not None
+    _same(user, get_user_model().objects.get(pk=table.player.pk))

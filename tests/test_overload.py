@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, connections
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import path, reverse
@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
 from rolls.models import LogEntry, Roll
-from tabletop.request_threads import RequestThreadsHandler
+from tabletop.serving.request_threads import RequestThreadsHandler
 from tests import factories
 
 
@@ -165,9 +165,12 @@ def test_a_roll_refused_for_load_changes_nothing(settings: Settings) -> None:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="PostgreSQL lends connections from its pool")
 def test_a_request_thread_keeps_its_database_connection_from_one_request_to_the_next(
-    settings: Settings,
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings.ROOT_URLCONF = __name__
+    # What the settings give the request threads when they serve (FAST_PATH off closes each
+    # request's connection, for Django's own handler).
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", None)
     handler = RequestThreadsHandler(threads=1)
 
     async def twice() -> list[str]:

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
 from rolls import live
-from tabletop.request_threads import RequestThreadsHandler, serving_loop
+from tabletop.serving.request_threads import RequestThreadsHandler, serving_loop
 from tests import factories
 from tests.test_consumers import (  # noqa: F401  (fixture)
     empty_channel_layer,

@@ -18,6 +18,8 @@ it was sent, a channel whose message expired leaves every group, a membership ex
 - a group send puts one copy of the message on each member's queue in a loop, in join order
   (the members share that copy: the consumers here never change a message they receive);
 - ``discard_channel()`` lets a consumer that stops drop what is still waiting for it.
+
+The settings name it while ``FAST_PATH["channel_layer"]`` is on, and the stock layer otherwise.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Django's model backend, reading the signed-in user with a compiled query.
 
 Every request of a signed-in user reads the user once; compiling that read was most of it
-(tabletop/compiled_query.py). Everything else, passwords included, is Django's."""
+(tabletop/serving/compiled_query.py). Everything else, passwords included, is Django's. The
+settings name it while ``FAST_PATH["compiled_queries"]`` is on, and Django's own backend
+otherwise."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth import backends, get_user_model
 
-from tabletop.compiled_query import CompiledQuery
+from tabletop.serving.compiled_query import CompiledQuery
 
 _USER: CompiledQuery[Any] = CompiledQuery(lambda pk: get_user_model()._default_manager.filter(pk=pk), "pk")
 

@@ -19,12 +19,17 @@ from __future__ import annotations
 
 import gc
 
+from tabletop.serving import enabled
+
 # Young collections between full ones: Python's default is 10.
 FULL_EVERY = 100
 
 
 def freeze_startup_heap() -> None:
-    """Collect once, then keep everything alive now out of every later collection."""
+    """Collect once, then keep everything alive now out of every later collection; nothing
+    with ``FAST_PATH["gc"]`` off."""
+    if not enabled("gc"):
+        return
     gc.collect()
     gc.freeze()
     young, middle, _ = gc.get_threshold()

@@ -7,8 +7,10 @@ cap, a request over it is answered at once with the 503 "busy, try again" page
 (``tabletop.errors.busy``) and changes nothing, and those under it are served at the usual
 speed. Reads are not capped: they are cheap and take no lock.
 
-The count is kept where requests queue, in the ASGI handler (``tabletop.request_threads``),
-which marks a request over the cap in its scope; this middleware gives it its answer.
+The count is kept where requests queue, in the ASGI handler (``tabletop.serving.request_threads``),
+which marks a request over the cap in its scope; this middleware gives it its answer. With
+``FAST_PATH["request_threads"]`` off, Django's own handler serves and marks nothing: the cap
+is not enforced and this middleware passes every request on.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 
 from tabletop.errors import busy
-from tabletop.request_threads import OVER_CAPACITY
+from tabletop.serving.request_threads import OVER_CAPACITY
 
 
 class WriteCapMiddleware:

@@ -25,8 +25,11 @@ While it works on a request, the thread knows the event loop that lent it
 thread waiting for it (``rolls.live``).
 
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
-POST over the cap gets a thread of its own at once, and ``tabletop.admission`` answers it with
+POST over the cap gets a thread of its own at once, and ``tabletop.serving.admission`` answers it with
 the 503 "busy" page without waiting behind the queue it would have joined.
+
+``tabletop/asgi.py`` serves with it while ``FAST_PATH["request_threads"]`` is on, and with
+Django's own handler otherwise.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from django.urls import set_script_prefix
 
 logger = logging.getLogger(__name__)
 
-# Set in the scope of a write request that came over the cap (read by tabletop.admission).
+# Set in the scope of a write request that came over the cap (read by tabletop.serving.admission).
 OVER_CAPACITY = "tabletop.over_capacity"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 

@@ -1,0 +1,137 @@
+"""FAST_PATH switches the serving room's pieces: read from the environment when the settings
+load, refused by name when it names no piece, and with a piece off the app is built on the
+stock piece. Each case starts a fresh interpreter, since the settings are read once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import channels.consumer
+import pytest
+from channels.consumer import AsyncConsumer
+from channels.db import DatabaseSyncToAsync
+from pytest_django.fixtures import Settings
+
+from tabletop.serving import PIECES, consumer, enabled
+
+PROBE = """
+import json, sys
+import django
+from django.conf import settings
+settings.FAST_PATH  # load the settings alone first
+loaded_at_settings = sorted(m for m in sys.modules if m.startswith(("django.contrib.auth.models",
+    "django.db.models.base", "tabletop.models", "tabletop.serving.")))
+import tabletop.asgi
+print(json.dumps({
+    "fast_path": settings.FAST_PATH,
+    "backends": settings.AUTHENTICATION_BACKENDS,
+    "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"],
+    "conn_max_age": settings.DATABASES["default"].get("CONN_MAX_AGE"),
+    "http": type(tabletop.asgi.django_asgi_app).__module__ + "." + type(tabletop.asgi.django_asgi_app).__name__,
+    "loaded_at_settings": loaded_at_settings,
+}))
+"""
+
+
+def _probe(**env: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "tabletop.settings", "TABLETOP_NO_BOOTSTRAP": "1"}
+    for name in ("FAST_PATH", "FAST_PATH_OFF"):
+        environment.pop(name, None)
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+def _app(**env: str) -> dict[str, Any]:
+    done = _probe(**env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_piece_is_on_by_default() -> None:
+    app = _app()
+    assert app["fast_path"] == dict.fromkeys(PIECES, True)
+    assert app["backends"] == ["tabletop.serving.auth_backend.ModelBackend"]
+    assert app["http"] == "tabletop.serving.request_threads.RequestThreadsHandler"
+    if "REDIS_URL" not in os.environ:
+        assert app["layer"] == "tabletop.serving.channel_layer.IndexedInMemoryChannelLayer"
+
+
+def test_fast_path_off_builds_the_app_on_the_stock_pieces() -> None:
+    app = _app(FAST_PATH="off")
+    assert app["fast_path"] == dict.fromkeys(PIECES, False)
+    assert app["backends"] == ["django.contrib.auth.backends.ModelBackend"]
+    assert app["http"] == "django.core.handlers.asgi.ASGIHandler"
+    if "REDIS_URL" not in os.environ:
+        assert app["layer"] == "channels.layers.InMemoryChannelLayer"
+    if "DATABASE_URL" not in os.environ:
+        assert app["conn_max_age"] == 0  # Django's handler: a new thread for every request
+    # Deciding at settings time loads no model and no piece.
+    assert app["loaded_at_settings"] == []
+
+
+def test_fast_path_off_lists_the_pieces_to_turn_off() -> None:
+    app = _app(FAST_PATH_OFF="gc, compiled_queries")
+    assert [piece for piece, on in app["fast_path"].items() if not on] == ["compiled_queries", "gc"]
+    assert app["backends"] == ["django.contrib.auth.backends.ModelBackend"]
+    assert app["http"] == "tabletop.serving.request_threads.RequestThreadsHandler"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"FAST_PATH_OFF": "gc,turbo"}, "FAST_PATH_OFF names no piece turbo"),
+        ({"FAST_PATH": "sometimes"}, "FAST_PATH must be true or false"),
+    ],
+)
+def test_a_bad_value_stops_the_settings_by_name(env: dict[str, str], message: str) -> None:
+    done = _probe(**env)
+    assert done.returncode != 0
+    assert "ValueError" in done.stderr and message in done.stderr
+
+
+@pytest.mark.django_db  # both look at the database thread's connection after the call
+@pytest.mark.parametrize("on", [True, False])
+def test_the_sockets_database_calls_follow_the_consumer_switch(settings: Settings, on: bool) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
+    wrapped = consumer.database(len)
+    assert isinstance(wrapped, DatabaseSyncToAsync) is not on  # Channels' own closes around each
+    assert isinstance(wrapped, consumer._Database) is on
+    assert asyncio.run(wrapped("abc")) == 3
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_consumers_dispatch_follows_the_consumer_switch(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
+) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
+    closed: list[bool] = []
+
+    async def close_old_connections() -> None:
+        closed.append(True)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", close_old_connections)
+
+    class Consumer(consumer.KeptConnectionDispatch, AsyncConsumer):
+        async def table_entry(self, message: dict[str, Any]) -> None:
+            self.seen = message["seq"]
+
+    handled = Consumer()
+    asyncio.run(handled.dispatch({"type": "table.entry", "seq": 4}))
+    assert handled.seen == 4
+    assert closed == ([] if on else [True])
+    with pytest.raises(ValueError, match="No handler for message type"):
+        asyncio.run(handled.dispatch({"type": "table.nothing"}))
+
+
+def test_a_switch_follows_an_override_of_the_setting(settings: Settings) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": True}
+    assert enabled("gc") is True
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": False}
+    assert enabled("gc") is False
