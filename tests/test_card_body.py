@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.template.loader import render_to_string
+from pytest_django.fixtures import Settings
 
 from rolls import cards, services
 from rolls.cards import build_card, latest_card
@@ -13,6 +14,12 @@ from rolls.kept import Kept
 from rolls.models import Roll
 from tabletop.models import Membership
 from tests.factories import ScriptedDice, Table
+
+
+@pytest.fixture(autouse=True)
+def _sharing(settings: Settings) -> None:
+    """These tests are of the kept bodies, a piece of the fast path: on, whatever FAST_PATH says."""
+    settings.FAST_PATH = {**settings.FAST_PATH, "shared_markup": True}
 
 
 @pytest.fixture
