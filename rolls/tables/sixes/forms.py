@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS, MAX_AGE, MIN_AGE, luck_max
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 from tabletop.models import Character
 
 SKILL_SLOTS = [(attribute, i) for attribute in ATTRIBUTES for i in range(3)]
@@ -21,7 +21,7 @@ def skill_field(attribute: str, index: int) -> str:
     return f"skill_{attribute.lower()}_{index}"
 
 
-class SixesSheetForm(forms.Form):
+class SixesSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
     age = forms.IntegerField(min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text="10 to 15")
     item = forms.CharField(label="Iconic item", max_length=80, required=False)
