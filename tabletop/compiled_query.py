@@ -120,7 +120,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             raise plan.model.MultipleObjectsReturned(  # type: ignore[attr-defined]
                 f"get() returned more than one {plan.model._meta.object_name}."
             )
-        return next(iter(self._instances(plan, rows)), None)  # type: ignore[arg-type]
+        return next(iter(self._instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
 
     def sql(self) -> str:
         """The SQL each call runs (for tests and for reading)."""
@@ -144,7 +144,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
         select = compiler.select
         select_fields = klass_info["select_fields"]
         start, end = select_fields[0], select_fields[-1] + 1
-        fetch_mode = queryset._fetch_mode
+        fetch_mode = queryset._fetch_mode  # type: ignore[attr-defined]  # private: what ModelIterable passes on
         return _Plan(
             sql=sql,
             params=params,
@@ -196,7 +196,7 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
 
     def create(self, **values: Any) -> M:
         obj = self.model(**values)
-        obj._prepare_related_fields_for_save(operation_name="save")  # as save(): no unsaved relations
+        obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # as save(): no unsaved relations
         plan = self._plan()
         connection = connections[plan.db]
         params = []
