@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -21,7 +21,7 @@ from rolls.tables.base import Clock
 from tabletop.models import Campaign, Character, Membership, PlaySession, new_join_token
 
 
-def campaign_create(*, gm: AbstractBaseUser, name: str, system: str, display_name: str) -> Campaign:
+def campaign_create(*, gm: User, name: str, system: str, display_name: str) -> Campaign:
     if system not in registry.slugs():
         raise RulesError("That dice system is not at the table.")
     with transaction.atomic():
@@ -30,21 +30,21 @@ def campaign_create(*, gm: AbstractBaseUser, name: str, system: str, display_nam
         return campaign
 
 
-def player_create(*, display_name: str) -> AbstractBaseUser:
+def player_create(*, display_name: str) -> User:
     """A player who joined by link: a real account with no password yet (one can be set
     later, to log in from another device)."""
-    User = get_user_model()
+    user_model = get_user_model()
     while True:
         username = f"player-{secrets.token_hex(4)}"
-        if not User.objects.filter(username=username).exists():
+        if not user_model.objects.filter(username=username).exists():
             break
-    user = User(username=username, first_name=display_name[:150])
+    user = user_model(username=username, first_name=display_name[:150])
     user.set_unusable_password()
     user.save()
     return user
 
 
-def member_join(*, campaign: Campaign, user: AbstractBaseUser, display_name: str) -> Membership:
+def member_join(*, campaign: Campaign, user: User, display_name: str) -> Membership:
     with transaction.atomic():
         membership, created = Membership.objects.get_or_create(
             campaign=campaign, user=user, defaults={"display_name": display_name.strip()}
@@ -59,7 +59,7 @@ def member_join(*, campaign: Campaign, user: AbstractBaseUser, display_name: str
         return membership
 
 
-def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, membership: Membership) -> None:
+def member_remove(*, campaign: Campaign, actor: User, membership: Membership) -> None:
     if membership.is_gm:
         raise RulesError("The GM cannot be removed from their own campaign.")
     with transaction.atomic():
@@ -79,7 +79,7 @@ def join_link_rotate(*, campaign: Campaign) -> None:
     campaign.save(update_fields=["join_token"])
 
 
-def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession:
+def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
     adapter = registry.table(campaign.system)
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -100,7 +100,7 @@ def session_start(*, campaign: Campaign, actor: AbstractBaseUser) -> PlaySession
         return session
 
 
-def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+def session_end(*, campaign: Campaign, actor: User) -> None:
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
@@ -115,7 +115,7 @@ def session_end(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
         )
 
 
-def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+def mystery_start(*, campaign: Campaign, actor: User) -> None:
     """The system's story clock: a new Mystery (Pride is available again, SIX-5) or a new
     Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
     with transaction.atomic():
@@ -125,7 +125,7 @@ def mystery_start(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
         _advance(campaign, actor, registry.table(campaign.system).story, TableEvent.STORY)
 
 
-def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+def long_rest(*, campaign: Campaign, actor: User) -> None:
     """A long rest for every character, in the systems that have one."""
     clock = registry.table(campaign.system).rest
     if clock is None:
@@ -134,7 +134,7 @@ def long_rest(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
         _advance(campaign, actor, clock, TableEvent.LONG_REST)
 
 
-def _advance(campaign: Campaign, actor: AbstractBaseUser, clock: Clock, event: TableEvent) -> None:
+def _advance(campaign: Campaign, actor: User, clock: Clock, event: TableEvent) -> None:
     """Move a clock for every character of the campaign, each row locked, and log it (inside
     a transaction)."""
     for character in (
@@ -151,9 +151,7 @@ def _advance(campaign: Campaign, actor: AbstractBaseUser, clock: Clock, event: T
     )
 
 
-def character_create(
-    *, campaign: Campaign, owner: AbstractBaseUser, name: str, sheet: dict[str, Any]
-) -> Character:
+def character_create(*, campaign: Campaign, owner: User, name: str, sheet: dict[str, Any]) -> Character:
     adapter = registry.table(campaign.system)
     with transaction.atomic():
         character = Character(campaign=campaign, owner=owner, name=name.strip(), sheet=sheet)
@@ -168,9 +166,7 @@ def character_create(
         return character
 
 
-def character_update(
-    *, character: Character, actor: AbstractBaseUser, name: str, sheet: dict[str, Any]
-) -> Character:
+def character_update(*, character: Character, actor: User, name: str, sheet: dict[str, Any]) -> Character:
     with transaction.atomic():
         character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
         before_sheet = character.sheet
@@ -199,7 +195,7 @@ def character_update(
         return character
 
 
-def resources_correct(*, character: Character, gm: AbstractBaseUser, values: dict[str, int]) -> list[str]:
+def resources_correct(*, character: Character, gm: User, values: dict[str, int]) -> list[str]:
     """The GM sets a resource directly (Luck, Endurance...). Never silent: each change is a
     log entry the whole table sees. Returns the changes made."""
     corrections = {c.field: c.label for c in registry.table(character.campaign.system).corrections}

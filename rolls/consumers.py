@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 from urllib.parse import parse_qs
 
+from asgiref.typing import ASGISendEvent
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
@@ -45,7 +46,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        async def send_unless_gone(message: dict[str, Any]) -> None:
+        async def send_unless_gone(message: ASGISendEvent) -> None:
             # A phone that leaves while something is being sent to it makes the server raise
             # (uvicorn: ClientDisconnected, an OSError). Left alone, that ends the consumer
             # before disconnect() runs: the member stays "at the table" and the socket in its
@@ -167,7 +168,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return None
         return (
             Membership.objects.select_related("campaign", "user")
-            .filter(campaign_id=self.campaign_id, user=user)
+            .filter(campaign_id=self.campaign_id, user_id=user.pk)
             .first()
         )
 

@@ -118,7 +118,7 @@ def _resources(membership: Membership, character_id: int) -> str:
 def _panels(membership: Membership, touched: Panel) -> list[str]:
     """The panels of things waiting for this member, again, when the batch touched them."""
     campaign_id = membership.campaign_id
-    parts = []
+    parts: list[str] = []
     if touched & Panel.GM_WAITING:
         cards = panels.gm_panel(campaign_id, membership)
         parts.append(render_to_string("rolls/_gm_panel.html", {"gm_cards": cards}))

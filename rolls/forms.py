@@ -3,7 +3,7 @@ corrections of a character's resources."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -19,7 +19,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Validated against the registry: a new system needs no migration.
-        self.fields["system"].choices = [
+        cast(forms.ChoiceField, self.fields["system"]).choices = [
             (system.slug, f"{system.name}: {system.summary}") for system in registry.all_systems()
         ]
         self.fields["system"].initial = registry.slugs()[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -101,7 +101,7 @@ class NpcRollForm(forms.Form):
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.system: DiceSystem = registry.engine(campaign.system)
-        self.fields["target"].queryset = campaign.characters.all()
+        cast("forms.ModelChoiceField[Character]", self.fields["target"]).queryset = campaign.characters.all()
         self.flag_names: list[str] = []
         for flag in _cli_flags(self.system):
             action = flag.action

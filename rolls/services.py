@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import registry
@@ -34,7 +34,7 @@ def _locked(character: Character) -> Character:
 def roll_create(
     *,
     character: Character,
-    roller: AbstractBaseUser,
+    roller: User,
     data: Mapping[str, Any],
     helper: Character | None,
     intent: str,
@@ -88,7 +88,7 @@ def roll_create(
 def npc_roll_create(
     *,
     campaign: Campaign,
-    gm: AbstractBaseUser,
+    gm: User,
     name: str,
     request: Any,
     secret: bool,
@@ -139,7 +139,7 @@ def payer_of(roll: Roll, action: str) -> Character | None:
 def follow_up_apply(
     *,
     roll: Roll,
-    actor: AbstractBaseUser,
+    actor: User,
     action: str,
     params: Mapping[str, Any],
     rng: Rng,
@@ -185,7 +185,7 @@ def follow_up_apply(
 def call_create(
     *,
     campaign: Campaign,
-    gm: AbstractBaseUser,
+    gm: User,
     characters: list[Character],
     data: Mapping[str, Any],
     label: str,
@@ -212,7 +212,7 @@ def call_create(
         return call
 
 
-def call_close(*, call: RollCall, gm: AbstractBaseUser) -> None:
+def call_close(*, call: RollCall, gm: User) -> None:
     with transaction.atomic():
         call.closed = True
         call.save(update_fields=["closed"])

@@ -6,7 +6,7 @@ leak); a character is acted for by its player or the GM (403 for the other membe
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
@@ -32,7 +32,7 @@ _CHARACTER = CompiledQuery(
 )
 
 
-def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
+def membership_or_404(user: User | AnonymousUser, campaign_id: int) -> Membership:
     if not user.is_authenticated or not 0 < campaign_id <= MAX_ID:
         raise Http404("No such campaign.")
     membership = _MEMBERSHIP.get_or_none(campaign_id=campaign_id, user_id=user.pk)
@@ -42,7 +42,7 @@ def membership_or_404(user: AbstractBaseUser | AnonymousUser, campaign_id: int) 
     return membership
 
 
-def gm_or_403(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Membership:
+def gm_or_403(user: User | AnonymousUser, campaign_id: int) -> Membership:
     membership = membership_or_404(user, campaign_id)
     if not membership.is_gm:
         raise PermissionDenied("Only the GM can do that.")

@@ -29,7 +29,7 @@ class DisplayNameForm(forms.Form):
         return name
 
 
-class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
+class ClaimAccountForm(SetPasswordForm):
     """A player who joined by link picks a username and a password to log in elsewhere."""
 
     username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
@@ -56,7 +56,7 @@ class ClaimAccountForm(SetPasswordForm):  # type: ignore[type-arg]
     def clean_username(self) -> str:
         username: str = self.cleaned_data["username"].strip()
         User = get_user_model()
-        User.username_validator(username)  # type: ignore[attr-defined]
+        User.username_validator(username)
         if User.objects.filter(username__iexact=username).exclude(pk=self.user.pk).exists():
             raise forms.ValidationError("That username is taken.")
         return username

@@ -1,7 +1,16 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.urls import path
 
 from rolls.consumers import TableConsumer
 
-websocket_urlpatterns = [path("ws/c/<int:campaign_id>/", TableConsumer.as_asgi())]
+if TYPE_CHECKING:
+    from channels.routing import URLRouter, _ExtendedURLPattern
+
+# django-stubs' path() takes views only; Channels routes ASGI applications with it, and its
+# URLRouter wants the patterns typed as its own.
+websocket_urlpatterns: list[_ExtendedURLPattern | URLRouter] = [
+    path("ws/c/<int:campaign_id>/", TableConsumer.as_asgi())  # type: ignore[arg-type, list-item]
+]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -573,17 +573,27 @@ class Sets(DiceSystem):
 
     # -- the rules page and the warm-up ----------------------------------------------------
     def build_rules_tables(self) -> tuple[Table, ...]:
+        faces: list[tuple[str, int | str]] = [
+            ("Face 1", 1),
+            ("Face 3", 3),
+            ("Face 6", 6),
+            ("rolled Face", "rolled"),
+        ]
         return tuple(
             grid(
                 f"Chance of meeting the {BAR_LEVELS[size]} Bar (Size {size}) with the best bid, by pool",
                 "Dice",
                 [(str(n), n) for n in range(1, 13)],
-                [("Face 1", 1), ("Face 3", 3), ("Face 6", 6), ("rolled Face", "rolled")],
-                lambda n, face, size=size: self.chance(
-                    self.parse_request({"dice": n, "bar_size": size, "bar_face": face})
-                ),
+                faces,
+                self._chance_against_bar(size),
             )
             for size in BAR_LEVELS
+        )
+
+    def _chance_against_bar(self, size: int) -> Callable[[int, int | str], Fraction | None]:
+        """One rules table's cells: the chance to meet a Bar of ``size``, by pool and Face."""
+        return lambda n, face: self.chance(
+            self.parse_request({"dice": n, "bar_size": size, "bar_face": face})
         )
 
     def typical_requests(self) -> tuple[dict[str, Any], ...]:

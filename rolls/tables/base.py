@@ -31,9 +31,7 @@ from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 
 if TYPE_CHECKING:
-    from django import forms
-
-    from rolls.tables.forms import RollFormBase
+    from rolls.tables.forms import RollFormBase, SheetFormBase
     from tabletop.models import Character
 
 TEMPLATES = ("sheet_form", "sheet", "resources", "roll_form", "odds", "rules")
@@ -69,7 +67,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     ``R``. Subclasses are stateless; the registry holds one instance of each."""
 
     slug: ClassVar[str]
-    sheet_form: ClassVar[type[forms.Form]]  # with ``to_sheet()`` and ``initial_from(name, sheet)``
+    sheet_form: ClassVar[type[SheetFormBase]]
     roll_form: ClassVar[type[RollFormBase]]
     roll_initial: ClassVar[Mapping[str, Any]]  # the roll form's first values
     story: ClassVar[Clock]  # the GM's "new Mystery/Adventure"

@@ -13,6 +13,19 @@ from django import forms
 from tabletop.models import Character
 
 
+class SheetFormBase(forms.Form):
+    """What every system's sheet form offers the character views."""
+
+    def to_sheet(self) -> dict[str, Any]:
+        """The cleaned form as the character's ``sheet``."""
+        raise NotImplementedError(f"{type(self).__name__} does not say how it fills a sheet.")
+
+    @classmethod
+    def initial_from(cls, name: str, sheet: dict[str, Any]) -> dict[str, Any]:
+        """The form's initial values for a character's ``name`` and ``sheet``."""
+        raise NotImplementedError(f"{cls.__name__} does not say how it reads a sheet.")
+
+
 class RollFormBase(forms.Form):
     intent = forms.CharField(label="What do you try?", max_length=200, required=False)
     blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)

@@ -13,7 +13,7 @@ from django.template.loaders import filesystem
 
 
 class Loader(filesystem.Loader):
-    def get_dirs(self) -> list[Path]:
+    def get_dirs(self) -> list[str | Path]:
         from rolls import registry  # the registry imports the forms, which need the apps loaded
 
         return [system.table.templates_dir for system in registry.all_systems()]

@@ -4,7 +4,7 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
@@ -15,12 +15,13 @@ from rolls.models import Roll, RollCall, Visibility
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
+from tabletop.http import HtmxRequest
 
 CHARACTER_PAGE = "rolls/character.html"
 
 
 @require_POST
-def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
@@ -34,7 +35,7 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
     try:
         roll = services.roll_create(
             character=character,
-            roller=request.user,
+            roller=membership.user,
             data=form.engine_data(),
             helper=form.cleaned_data.get("helper"),
             intent=form.cleaned_data.get("intent", ""),
@@ -46,7 +47,7 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
         return _refusal(request, str(error))
     card = latest_card(roll, place="result", membership=membership, latest=True)
     # The roll's character as the service locked and read it: its resources as they are now.
-    character = roll.character
+    locked = roll.character
     return render(
         request,
         CHARACTER_PAGE + "#result",
@@ -54,7 +55,7 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
             "result": card,
             "campaign": membership.campaign,
             "answered": call,
-            "character": character,
+            "character": locked,
             "resources_oob": True,
             "resources_template": registry.table(membership.campaign.system).resources_template,
         },
@@ -62,7 +63,7 @@ def roll_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
 
 
 @require_POST
-def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     roll = get_object_or_404(
         Roll.objects.select_related("character", "target"), campaign=membership.campaign, pk=roll_id
@@ -90,7 +91,7 @@ def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     try:
         entry = services.follow_up_apply(
             roll=roll,
-            actor=request.user,
+            actor=membership.user,
             action=action,
             params=params,
             rng=randomness.RNG,
@@ -114,7 +115,7 @@ def follow_up(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
 
 
 @require_GET
-def odds(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     """The exact chance of success for the roll form as it stands, updated on every change."""
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
@@ -134,7 +135,7 @@ def odds(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
     return render(request, adapter.odds_template, context)
 
 
-def _refusal(request: HttpRequest, message: str) -> HttpResponse:
+def _refusal(request: HtmxRequest, message: str) -> HttpResponse:
     """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
     it into the page's message area instead of the result."""
     response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
@@ -147,7 +148,7 @@ def _refusal(request: HttpRequest, message: str) -> HttpResponse:
 
 
 @require_POST
-def npc_roll(request: HttpRequest, pk: int) -> HttpResponse:
+def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     """The GM rolls for someone without a sheet, openly or in secret."""
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
@@ -157,7 +158,7 @@ def npc_roll(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         roll = services.npc_roll_create(
             campaign=campaign,
-            gm=request.user,
+            gm=membership.user,
             name=form.cleaned_data["name"],
             request=form.engine_request(),
             secret=form.cleaned_data["secret"],
@@ -175,7 +176,7 @@ CALL_SKIPS = ("csrfmiddlewaretoken", "intent", "blind", "call", "also")
 
 
 @require_POST
-def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     """The GM asks this character (and any others ticked under ``also``) to roll what the
     roll form says now."""
     membership = gm_or_403(request.user, pk)
@@ -200,7 +201,7 @@ def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
             request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
             registry.engine(campaign.system).parse_request(request_data)
             label = label or each_label
-        services.call_create(campaign=campaign, gm=request.user, characters=asked, data=data, label=label)
+        services.call_create(campaign=campaign, gm=membership.user, characters=asked, data=data, label=label)
     except RulesError as error:
         return _refusal(request, str(error))
     names = ", ".join(each.name for each in asked)
@@ -209,8 +210,8 @@ def call_create(request: HttpRequest, pk: int, character_id: int) -> HttpRespons
 
 
 @require_POST
-def call_close(request: HttpRequest, pk: int, call_id: int) -> HttpResponse:
+def call_close(request: HtmxRequest, pk: int, call_id: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
-    services.call_close(call=call, gm=request.user)
+    services.call_close(call=call, gm=membership.user)
     return redirect("rolls:session", pk)

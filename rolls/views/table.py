@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -17,12 +17,13 @@ from rolls.forms import CampaignForm, CorrectionForm
 from rolls.systems import RulesError
 from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.forms import DisplayNameForm
+from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
 from tabletop.models import Campaign, Character, Membership
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def campaign_new(request: HttpRequest) -> HttpResponse:
+def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         campaign = services.campaign_create(
@@ -35,21 +36,21 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     return render(request, "rolls/campaign_new.html", {"form": form})
 
 
-def _gm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     try:
         if action == "start":
-            services.session_start(campaign=campaign, actor=request.user)
+            services.session_start(campaign=campaign, actor=membership.user)
             messages.success(request, "The session has started.")
         elif action == "end":
-            services.session_end(campaign=campaign, actor=request.user)
+            services.session_end(campaign=campaign, actor=membership.user)
             messages.success(request, "The session has ended.")
         elif action == "mystery":
-            services.mystery_start(campaign=campaign, actor=request.user)
+            services.mystery_start(campaign=campaign, actor=membership.user)
             messages.success(request, f"{registry.table(campaign.system).story.label}: done.")
         elif action == "rest":
-            services.long_rest(campaign=campaign, actor=request.user)
+            services.long_rest(campaign=campaign, actor=membership.user)
             messages.success(request, "Everyone takes a long rest.")
         elif action == "rotate":
             services.join_link_rotate(campaign=campaign)
@@ -63,36 +64,36 @@ def _gm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 
 
 @require_POST
-def session_start(request: HttpRequest, pk: int) -> HttpResponse:
+def session_start(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "start")
 
 
 @require_POST
-def session_end(request: HttpRequest, pk: int) -> HttpResponse:
+def session_end(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "end")
 
 
 @require_POST
-def mystery_start(request: HttpRequest, pk: int) -> HttpResponse:
+def mystery_start(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "mystery")
 
 
 @require_POST
-def long_rest(request: HttpRequest, pk: int) -> HttpResponse:
+def long_rest(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "rest")
 
 
 @require_POST
-def join_link_rotate(request: HttpRequest, pk: int) -> HttpResponse:
+def join_link_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "rotate")
 
 
 @require_POST
-def member_remove(request: HttpRequest, pk: int, member_id: int) -> HttpResponse:
+def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     target = get_object_or_404(Membership, campaign=membership.campaign, pk=member_id)
     try:
-        services.member_remove(campaign=membership.campaign, actor=request.user, membership=target)
+        services.member_remove(campaign=membership.campaign, actor=membership.user, membership=target)
         messages.success(request, f"{target.display_name} was removed.")
     except RulesError as error:
         messages.error(request, str(error))
@@ -102,7 +103,7 @@ def member_remove(request: HttpRequest, pk: int, member_id: int) -> HttpResponse
 
 
 @require_http_methods(["GET", "POST"])
-def join(request: HttpRequest, token: str) -> HttpResponse:
+def join(request: HtmxRequest, token: str) -> HttpResponse:
     """Join by link: a name is all it takes; the phone stays logged in."""
     campaign = Campaign.objects.filter(join_token=token).first()
     if campaign is None:
@@ -123,14 +124,14 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def character_new(request: HttpRequest, pk: int) -> HttpResponse:
+def character_new(request: HtmxRequest, pk: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     campaign = membership.campaign
     adapter = registry.table(campaign.system)
     form = adapter.sheet_form(request.POST or None)
     if request.method == "POST" and form.is_valid():
         character = services.character_create(
-            campaign=campaign, owner=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
+            campaign=campaign, owner=membership.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
         )
         return redirect(character)
     return render(
@@ -141,7 +142,7 @@ def character_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def character_edit(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     adapter = registry.table(membership.campaign.system)
@@ -151,7 +152,10 @@ def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResp
     if request.method == "POST" and form.is_valid():
         try:
             services.character_update(
-                character=character, actor=request.user, name=form.cleaned_data["name"], sheet=form.to_sheet()
+                character=character,
+                actor=membership.user,
+                name=form.cleaned_data["name"],
+                sheet=form.to_sheet(),
             )
         except RulesError as error:
             form.add_error(None, str(error))
@@ -172,21 +176,23 @@ def character_edit(request: HttpRequest, pk: int, character_id: int) -> HttpResp
 
 
 @require_POST
-def character_correct(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     """The GM sets a resource directly; the change goes into the log."""
     membership = gm_or_403(request.user, pk)
     character = character_or_404(membership.campaign, character_id)
     corrections = registry.table(membership.campaign.system).corrections
     form = CorrectionForm(request.POST, corrections=corrections)
     if form.is_valid():
-        changes = services.resources_correct(character=character, gm=request.user, values=form.cleaned_data)
+        changes = services.resources_correct(
+            character=character, gm=membership.user, values=form.cleaned_data
+        )
         messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("rolls:character-sheet", pk, character_id)
 
 
-def character_sheet(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
+def character_sheet(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     """Any member may read a sheet; only its player and the GM may edit it."""
     membership = membership_or_404(request.user, pk)
     character = character_or_404(membership.campaign, character_id)

@@ -114,7 +114,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             self._check(params)
             queryset = self._build(**params)
             if not _in_range(params):
-                raise queryset.model.DoesNotExist(
+                raise queryset.model.DoesNotExist(  # type: ignore[attr-defined]  # every model has one
                     f"{queryset.model._meta.object_name} matching query does not exist."
                 )
             return queryset.get()
@@ -135,7 +135,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             queryset = self._build(**params)
             try:
                 return queryset.get()
-            except queryset.model.DoesNotExist:
+            except queryset.model.DoesNotExist:  # type: ignore[attr-defined]  # every model has one
                 return None
         plan = self._plan()
         connection = connections[plan.db]
@@ -150,7 +150,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             raise plan.model.MultipleObjectsReturned(  # type: ignore[attr-defined]
                 f"get() returned more than one {plan.model._meta.object_name}."
             )
-        return next(iter(self._instances(plan, rows)), None)  # type: ignore[arg-type]
+        return next(iter(self._instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
 
     def _check(self, params: dict[str, int]) -> None:
         if params.keys() != set(self._names):
@@ -178,7 +178,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
         select = compiler.select
         select_fields = klass_info["select_fields"]
         start, end = select_fields[0], select_fields[-1] + 1
-        fetch_mode = queryset._fetch_mode
+        fetch_mode = queryset._fetch_mode  # type: ignore[attr-defined]  # private: what ModelIterable passes on
         return _Plan(
             sql=sql,
             params=params,
@@ -232,7 +232,7 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
         if not enabled("compiled_queries"):
             return self.model._default_manager.create(**values)
         obj = self.model(**values)
-        obj._prepare_related_fields_for_save(operation_name="save")  # as save(): no unsaved relations
+        obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # as save(): no unsaved relations
         plan = self._plan()
         connection = connections[plan.db]
         params = []

@@ -40,7 +40,7 @@ import threading
 from collections import deque
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import closing
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
@@ -154,7 +154,8 @@ class RequestThreadsHandler(ASGIHandler):
             request, response = self.create_request(scope, body_file)
             if request is not None:
                 response = self.get_response(request)
-            response._handler_class = self.__class__  # type: ignore[attr-defined]  (the signal's sender)
+            response = cast(HttpResponseBase, response)  # create_request's own response when no request
+            response._handler_class = self.__class__  # type: ignore[attr-defined]  # the signal's sender
             if not response.streaming:
                 try:
                     response.close()  # request_finished, here rather than after one more trip

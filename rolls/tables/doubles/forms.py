@@ -14,7 +14,7 @@ from typing import Any
 from django import forms
 
 from rolls.systems.doubles import DIFFICULTIES, MAX_HELPERS, MAX_LEVEL, MAX_SITUATIONAL
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 
 ABILITY_ROWS = 5
 WEAKNESS_ROWS = 3
@@ -37,7 +37,7 @@ def endurance_max(sheet: dict[str, Any]) -> int:
     return int(sheet.get("endurance_max", DEFAULT_ENDURANCE))
 
 
-class DoublesSheetForm(forms.Form):
+class DoublesSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
     endurance_max = forms.IntegerField(
         label="Endurance",

@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 
 from rolls.systems.kinds import GRADES, LEVELS, MAX_DICE, MAX_STEPS
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 
 # The document names one Field (Knowledge) and one Skill (First Aid); the rest is ours, and
 # every Skill can be renamed on the sheet.
@@ -35,7 +35,7 @@ def skill_key(field: str, index: int) -> str:
     return f"skill_{field.lower()}_{index}"
 
 
-class KindsSheetForm(forms.Form):
+class KindsSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -20,6 +20,7 @@ Table choices (the rules choices are in ``rolls/systems/sets.py``):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from rolls.systems import RulesError
@@ -78,7 +79,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
 
     def odds_context(self, system: Sets, request: SetsRequest, label: str) -> dict[str, Any]:
         """The roll form's odds: the chance to meet the Bar, and of any set at all."""
-        any_set = 1 - best_bid_distribution(request.dice).get(None, 0)
+        any_set = 1 - best_bid_distribution(request.dice).get(None, Fraction(0))
         context: dict[str, Any] = {
             "trait": label,
             "dice": request.dice,

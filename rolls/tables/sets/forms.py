@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 
 from rolls.systems.sets import BAR_LEVELS, MAX_ASSISTS, MAX_BONUS, MAX_LESSER_ASSISTS, MAX_PENALTY
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 
 DEFAULT_STATS = [("Might", 3), ("Finesse", 3), ("Insight", 3), ("Resolve", 3), ("Presence", 3)]
 STAT_ROWS = len(DEFAULT_STATS)
@@ -27,7 +27,7 @@ FACE_CHOICES = [(ROLLED, "Rolled by the server"), *((str(face), str(face)) for f
 SIDE_CHOICES = [("attacker", "Attacker"), ("defender", "Defender")]
 
 
-class SetsSheetForm(forms.Form):
+class SetsSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
     notes = forms.CharField(
         label="Abilities and sorcery",

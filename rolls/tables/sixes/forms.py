@@ -6,12 +6,12 @@ is always one the rules engine can roll from. The roll form picks the trait in o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS, MAX_AGE, MIN_AGE, luck_max
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 from tabletop.models import Character
 
 SKILL_SLOTS = [(attribute, i) for attribute in ATTRIBUTES for i in range(3)]
@@ -21,7 +21,7 @@ def skill_field(attribute: str, index: int) -> str:
     return f"skill_{attribute.lower()}_{index}"
 
 
-class SixesSheetForm(forms.Form):
+class SixesSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
     age = forms.IntegerField(min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text="10 to 15")
     item = forms.CharField(label="Iconic item", max_length=80, required=False)
@@ -125,7 +125,9 @@ class SixesRollForm(RollFormBase):
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
     # Its queryset is set in __init__, and only when it is needed (see there).
-    helper = forms.ModelChoiceField(queryset=None, required=False, label="A friend helps (+1 die)")
+    helper: forms.ModelChoiceField[Character] = forms.ModelChoiceField(
+        queryset=None, required=False, label="A friend helps (+1 die)"
+    )
     need = forms.TypedChoiceField(
         label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
     )
@@ -136,16 +138,17 @@ class SixesRollForm(RollFormBase):
         sheet = character.sheet
         choices = [(a, f"{a} alone") for a in ATTRIBUTES]
         choices += [(f"skill-{i}", s["name"]) for i, s in enumerate(sheet.get("skills", []))]
-        self.fields["trait"].choices = choices
+        cast(forms.ChoiceField, self.fields["trait"]).choices = choices
         # The other characters at the table: listed when the form is shown, looked up when a
         # helper is sent. Most rolls send none, and building the query was a quarter of the
         # form's cost on the roll path (bench/load.py, profiled); unbuilt, the field has no
         # queryset to copy, and an empty choice cleans to None without one.
+        helper = cast("forms.ModelChoiceField[Character]", self.fields["helper"])
         if not self.is_bound or self.data.get(self.add_prefix("helper")):
-            self.fields["helper"].queryset = Character.objects.filter(
-                campaign_id=character.campaign_id
-            ).exclude(pk=character.pk)
-        self.fields["helper"].empty_label = "Nobody"
+            helper.queryset = Character.objects.filter(campaign_id=character.campaign_id).exclude(
+                pk=character.pk
+            )
+        helper.empty_label = "Nobody"
         if sheet.get("item"):
             self.fields["item"].label = f"{sheet['item']} (+2 dice)"
         else:

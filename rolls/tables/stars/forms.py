@@ -23,7 +23,7 @@ from rolls.systems.stars import (
     TRAINING_DIFFICULTY,
     TRAININGS,
 )
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 
 DEFAULT_STAT = 2  # Average
 DEFAULT_TRAINING = "untrained"
@@ -36,7 +36,7 @@ def key_of(name: str) -> str:
     return re.sub(r"[^a-z]+", "_", name.lower()).strip("_")
 
 
-class StarsSheetForm(forms.Form):
+class StarsSheetForm(SheetFormBase):
     name = forms.CharField(max_length=60)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
