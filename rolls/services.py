@@ -22,6 +22,7 @@ from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
+_LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update().filter(pk=pk), "pk")
 _LOCKED_CHARACTER = CompiledQuery(
     lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
 )
@@ -145,9 +146,10 @@ def follow_up_apply(
     rng: Rng,
     by_gm: bool = False,
 ) -> LogEntry:
-    """Apply one follow-up to a roll and spend what it costs, under the paying character's row
-    lock; raises RulesError (and writes nothing) when the rules refuse. ``by_gm``: the actor
-    is the campaign's GM (GM-only follow-ups, such as approving a miracle)."""
+    """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
+    paying character's; raises RulesError (and writes nothing) when the rules refuse.
+    ``by_gm``: the actor is the campaign's GM (GM-only follow-ups, such as approving a
+    miracle)."""
     system = registry.engine(roll.system)
     adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
@@ -156,7 +158,10 @@ def follow_up_apply(
     if payer is None and not by_gm:
         raise RulesError("Only the GM acts on a roll without a character.")
     with transaction.atomic():
-        # The lock comes first: two taps on "Luck" queue here, and the second sees the first.
+        # The locks come first: two taps on one roll queue here, and the second reads the state
+        # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
+        # the roll before the character, so two follow-ups never wait on each other in a circle.
+        _LOCKED_ROLL.get(pk=roll.pk)
         character = _locked(payer) if payer is not None else None
         state = roll.current_state()
         resources: Mapping[str, Any] = {}
