@@ -30,6 +30,7 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, 
 from pytest_django.fixtures import Settings
 
 from tabletop.management.commands.serve import uvicorn_options
+from tests.browser.flows import SOCKET_PROBE
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -185,6 +186,7 @@ class Browsers:
         context = self.browser.new_context(base_url=self.base_url, **options)  # type: ignore[arg-type]
         context.set_default_timeout(ACTION_TIMEOUT)
         context.set_default_navigation_timeout(NAVIGATION_TIMEOUT)
+        context.add_init_script(SOCKET_PROBE)
         self.contexts.append(context)
         page = context.new_page()
         page.on("console", self._console)

@@ -136,15 +136,34 @@ def assert_fits_phone(page: Page, width: int = 360) -> None:
     assert not found["sticking"], f"{page.url} has elements past the right edge at {width}px: {found}"
 
 
+# Run in every test page before its own scripts (conftest adds it to each browser context):
+# keeps the last WebSocket the page opened and the ws extension's wrapper of it (handed out,
+# publicly, with each htmx:wsOpen event), so a test can drop or reuse the socket as a phone
+# or htmx's own retry would, without reading htmx's private data.
+SOCKET_PROBE = """
+(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); window.__lastSocket = this; }
+  };
+  document.addEventListener("htmx:wsOpen", (event) => { window.__lastWrapper = event.detail.socketWrapper; });
+})();
+"""
+
+
 def socket_of() -> str:
-    """A JS expression for the page's live socket wrapper (htmx's ws extension keeps it on
-    the ``#live`` element)."""
-    return "document.getElementById('live')['htmx-internal-data'].webSocket"
+    """A JS expression for the page's live socket (the last one it opened)."""
+    return "window.__lastSocket"
+
+
+def reconnect_like_htmx(page: Page) -> None:
+    """Reconnect the way htmx's own retry does: the ws extension's public ``reconnect()``."""
+    page.evaluate("window.__lastWrapper.reconnect()")
 
 
 def drop_socket(page: Page) -> None:
     """Kill the page's live socket, as a phone does when it sleeps or loses the network."""
-    page.evaluate(f"{socket_of()}.socket.close()")
+    page.evaluate(f"{socket_of()}.close()")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "offline")
 
 

@@ -15,6 +15,7 @@ from tests.browser.flows import (
     feed_ids,
     join_with_character,
     open_table,
+    reconnect_like_htmx,
     roll,
     roll_id,
     socket_of,
@@ -91,7 +92,7 @@ def test_a_page_that_reconnects_keeps_one_socket(browsers: Browsers) -> None:
     # htmx reconnects by closing the open socket and opening a new one (its retry timer or
     # the page waking up). The closed socket is not the page's socket any more, so the page
     # must not reconnect again for it: that would close the new one, and so on, forever.
-    gm.evaluate(f"{socket_of()}.init()")
+    reconnect_like_htmx(gm)
     expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")
     # Longer than the page waits before it reconnects after losing its socket (1-2 s).
     gm.wait_for_timeout(2500)
