@@ -1,5 +1,5 @@
 """A sixth system is one engine module, one table package and one line in the registry
-(docs/architecture.md, "Adding a dice system"). The made-up "Fives" of tests/madeup is built
+(docs/architecture.md, "One system, one place"). The made-up "Fives" of tests/madeup is built
 from exactly those pieces, and here a GM and a player play it through the real views: the
 campaign form offers it, its sheet and roll form and odds come from its package, its rules
 page shows its own odds table, its follow-up spends from the sheet, and the command line
