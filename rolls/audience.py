@@ -156,11 +156,14 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None) -> Del
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS
-    elif viewer.user_id is not None and viewer.user_id == facts.target_owner_id:
+    elif viewer.user_id is not None and viewer.user_id == facts.target_owner_id and seen.dice:
+        # A hidden roll against their character is not theirs to answer: nothing to redraw.
         panels |= Panel.AGAINST
     on_its_screen = result_for is not None and result_for == facts.character_id
     if facts.follow_up and result_for is not None and viewer.user_id is not None:
-        spent_from = ((facts.character_id, facts.owner_id), (facts.target_id, facts.target_owner_id))
+        spent_from = [(facts.character_id, facts.owner_id)]
+        if seen.dice or viewer.is_gm:
+            spent_from.append((facts.target_id, facts.target_owner_id))
         if (result_for, viewer.user_id) in spent_from:
             panels |= Panel.RESOURCES
     return Delivery(

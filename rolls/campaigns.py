@@ -18,7 +18,9 @@ from rolls.events import TableEvent
 from rolls.log import append_event
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
-from tabletop.models import Campaign, Character, Membership, PlaySession, new_join_token
+from tabletop.models import Ban, Campaign, Character, Membership, PlaySession, new_join_token
+
+REMOVED = "The GM removed you from this table. Ask them to let you back in."
 
 
 def campaign_create(*, gm: User, name: str, system: str, display_name: str) -> Campaign:
@@ -45,7 +47,10 @@ def player_create(*, display_name: str) -> User:
 
 
 def member_join(*, campaign: Campaign, user: User, display_name: str) -> Membership:
+    """Join the table; refused to an account the GM removed, until the GM lets it back in."""
     with transaction.atomic():
+        if Ban.objects.filter(campaign=campaign, user=user).exists():
+            raise RulesError(REMOVED)
         membership, created = Membership.objects.get_or_create(
             campaign=campaign, user=user, defaults={"display_name": display_name.strip()}
         )
@@ -66,11 +71,29 @@ def member_remove(*, campaign: Campaign, actor: User, membership: Membership) ->
         # Their characters leave with them; the history keeps their rolls by name.
         Character.objects.filter(campaign=campaign, owner=membership.user).delete()
         membership.delete()
+        # The same phone would be back in with the same link: the account waits for the GM.
+        Ban.objects.get_or_create(
+            campaign=campaign, user_id=membership.user_id, defaults={"display_name": membership.display_name}
+        )
         append_event(
             campaign_id=campaign.pk,
             event=TableEvent.MEMBER_REMOVED,
             actor=actor,
             text=f"{membership.display_name} was removed from the table.",
+        )
+
+
+def member_readmit(*, campaign: Campaign, actor: User, ban: Ban) -> None:
+    """The GM lets a removed account join again (with the join link, as anyone)."""
+    with transaction.atomic():
+        deleted, _ = Ban.objects.filter(pk=ban.pk, campaign=campaign).delete()
+        if not deleted:
+            raise RulesError(f"{ban.display_name} may join already.")
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.MEMBER_READMITTED,
+            actor=actor,
+            text=f"The GM let {ban.display_name} back in.",
         )
 
 

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 from rolls import registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.kept import Kept, sharing
-from rolls.models import Roll
+from rolls.models import LogEntry, Roll
 from rolls.systems.base import FollowUp, Outcome, StepView, percent
 from tabletop.models import Membership
 
@@ -66,7 +66,7 @@ class Card:
 
     @property
     def need(self) -> Any:
-        return self.state["request"].get("need")
+        return self.state["request"].get("need") if not self.hidden else None
 
     @property
     def body(self) -> SafeString:
@@ -76,9 +76,8 @@ class Card:
         panel; a follow-up for the feed and for the result panel. Drawn once per process, it
         is a third of a card less each time after the first (bench/load.py, profiled).
 
-        An entry's state never changes and a roll is never edited; the one thing drawn here
-        that can change is the name of the character a roll was made against, and a kept
-        body shows the name it had when it was drawn, as the shared markup does (rolls.feed)."""
+        An entry's state never changes and a roll is never edited (the names it shows, its
+        character's and its target's, are kept as written when it was made)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
         key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
@@ -112,11 +111,22 @@ def build_card(
     system = registry.engine(roll.system)
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
     if not seen.dice:
-        return Card(roll, state, seq, HIDDEN, (), place, hidden=True)
+        # Drawn from nothing of the request or the state, and numbered as the roll itself: a
+        # follow-up sends the table this same card again, so no step, action or count shows.
+        return Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
+
+
+def _first_seq(roll: Roll, seq: int) -> int:
+    """The sequence number of the roll's own entry (``seq`` when there is none yet)."""
+    entry = roll.last_entry
+    if entry is not None and entry.kind == LogEntry.Kind.ROLL:
+        return entry.seq
+    first = roll.entries.filter(kind=LogEntry.Kind.ROLL).values_list("seq", flat=True).first()
+    return seq if first is None else first
 
 
 def _buttons(

@@ -23,6 +23,7 @@ class Refresh(Flag):
 class TableEvent(StrEnum):
     MEMBER_JOINED = "member-joined"
     MEMBER_REMOVED = "member-removed"
+    MEMBER_READMITTED = "member-readmitted"  # the GM lets a removed member join again
     SESSION_START = "session-start"
     SESSION_END = "session-end"
     STORY = "mystery-start"  # a new Mystery or Adventure: the system's story clock
@@ -46,6 +47,7 @@ _REFRESHES = {
     TableEvent.CALL_CLOSED: Refresh.CALLS,
     TableEvent.MEMBER_JOINED: Refresh.MEMBERS,
     TableEvent.MEMBER_REMOVED: Refresh.MEMBERS,
+    TableEvent.MEMBER_READMITTED: Refresh.MEMBERS,
 }
 
 

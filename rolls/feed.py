@@ -34,7 +34,7 @@ from rolls.cards import build_card
 from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
-from tabletop.models import Character, Membership
+from tabletop.models import Ban, Character, Membership
 
 # A page further behind than this reloads instead of replaying the evening.
 MAX_CATCH_UP = 200
@@ -126,7 +126,8 @@ def _panels(membership: Membership, touched: Panel) -> list[str]:
         parts.append(render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)}))
     if touched & Panel.MEMBERS:
         members = Membership.objects.filter(campaign_id=campaign_id)
-        context = {"members": members, "campaign": membership.campaign}
+        removed = Ban.objects.filter(campaign_id=campaign_id)
+        context = {"members": members, "removed": removed, "campaign": membership.campaign}
         parts.append(render_to_string("rolls/_members.html", context))
     if touched & Panel.CALLS:
         calls = panels.open_calls(campaign_id, membership)

@@ -75,6 +75,8 @@ class Roll(models.Model):
     target = models.ForeignKey(
         Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls_against"
     )
+    # Kept as written at the time, like ``character_name``: the target may leave with its player.
+    target_name = models.CharField(max_length=60, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     # Not a column: the entry a service wrote for this roll in this request, so the view that

@@ -118,6 +118,7 @@ def npc_roll_create(
             intent=intent.strip()[:200],
             visibility=Visibility.SECRET if secret else Visibility.PUBLIC,
             target=target,
+            target_name=target.name if target is not None else "",
             npc=True,
         )
         append_entry(

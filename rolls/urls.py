@@ -21,6 +21,7 @@ urlpatterns = [
     path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
     path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),
+    path("c/<int:pk>/removed/<int:ban_id>/readmit/", table.member_readmit, name="member-readmit"),
     path("c/<int:pk>/characters/new/", table.character_new, name="character-new"),
     path("c/<int:pk>/characters/<int:character_id>/sheet/", table.character_sheet, name="character-sheet"),
     path("c/<int:pk>/characters/<int:character_id>/edit/", table.character_edit, name="character-edit"),

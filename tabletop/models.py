@@ -68,6 +68,24 @@ class Membership(models.Model):
         return f"{self.display_name} in {self.campaign}"
 
 
+class Ban(models.Model):
+    """An account the GM removed from a campaign: its join link refuses them until the GM lets
+    them back in. Apart from ``Membership``, so a removal still takes the membership and its
+    characters away, and the rest of the table keeps its link."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="bans")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    display_name = models.CharField(max_length=40)  # their name at the table when removed
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["display_name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_ban_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} removed from {self.campaign}"
+
+
 class Character(models.Model):
     """A character sheet. ``sheet`` holds the system's traits (each table package's forms); the
     resources that rules spend are columns, so the database guards their bounds."""

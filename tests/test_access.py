@@ -15,9 +15,10 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from rolls import campaigns as table_services
 from rolls import services as roll_services
 from rolls.models import Roll, RollCall
-from tabletop.models import Membership
+from tabletop.models import Ban, Membership
 from tests import factories
 from tests.factories import ScriptedDice, Table
 
@@ -31,6 +32,7 @@ class World:
     other_membership: Membership
     clients: dict[str, Client]
     call: RollCall
+    ban: Ban  # a member the GM removed, whom the GM may let back in
 
     def args(self, needs: str) -> list[Any]:
         campaign = self.table.campaign.pk
@@ -43,6 +45,7 @@ class World:
             "token": [self.table.campaign.join_token],
             "slug": ["sixes"],
             "call": [campaign, self.call.pk],
+            "ban": [campaign, self.ban.pk],
         }[needs]
 
 
@@ -73,7 +76,9 @@ def world(table: Table) -> World:
     call = roll_services.call_create(
         campaign=table.campaign, gm=table.gm, characters=[table.character], data=ROLL, label="Body"
     )
-    return World(table, made, other, clients, call)
+    removed = factories.member(table.campaign, name="Rex")
+    table_services.member_remove(campaign=table.campaign, actor=table.gm, membership=removed)
+    return World(table, made, other, clients, call, table.campaign.bans.get())
 
 
 def everyone(status: int) -> dict[str, int]:
@@ -106,6 +111,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:long-rest": ("POST", "campaign", {}, GM_CONTROL),
     "rolls:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
     "rolls:member-remove": ("POST", "member", {}, GM_CONTROL),
+    "rolls:member-readmit": ("POST", "ban", {}, GM_CONTROL),
     "rolls:history": ("GET", "campaign", {}, MEMBERS),
     "rolls:character-new": ("GET", "campaign", {}, MEMBERS),
     "rolls:character": ("GET", "character", {}, OWN_CHARACTER),
@@ -191,6 +197,7 @@ def test_huge_and_unknown_ids_are_not_found(world: World, persona: str) -> None:
         reverse("rolls:follow-up", args=[campaign, huge]),
         reverse("rolls:roll-create", args=[huge, 1]),
         reverse("rolls:member-remove", args=[campaign, huge]),
+        reverse("rolls:member-readmit", args=[campaign, huge]),
     ):
         assert client.post(path, {"action": "pride"}).status_code in (403, 404), path
 

@@ -490,6 +490,85 @@ def test_removing_a_member_of_another_campaign_is_not_found(table: Table) -> Non
     assert Membership.objects.filter(pk=stranger.pk).exists()
 
 
+def _remove(table: Table, user: object) -> Membership:
+    membership = Membership.objects.get(campaign=table.campaign, user=user)
+    response = logged_in(table.gm).post(
+        reverse("rolls:member-remove", args=[table.campaign.pk, membership.pk])
+    )
+    assert response.status_code == 302
+    return membership
+
+
+def test_a_removed_member_cannot_come_straight_back_with_the_same_link(table: Table) -> None:
+    _remove(table, table.player)
+    phone = logged_in(table.player)
+
+    page = phone.get(join_path(table.campaign))
+    posted = phone.post(join_path(table.campaign), {"display_name": "Player again"})
+
+    for response in (page, posted):
+        assert response.status_code == 403
+        assert "The GM removed you from this table" in text(response)
+        assert 'name="display_name"' not in text(response)
+    assert not Membership.objects.filter(campaign=table.campaign, user=table.player).exists()
+    assert events(table.campaign)[-1] == "member-removed"
+    # The rest of the table keeps its link.
+    assert Client().get(join_path(table.campaign)).status_code == 200
+
+
+def test_the_gm_lets_a_removed_member_back_in_and_they_join_again(table: Table) -> None:
+    _remove(table, table.player)
+    gm = logged_in(table.gm)
+    session = text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert "Let Player back in" in session
+    ban = table.campaign.bans.get()
+    assert ban.user == table.player
+
+    response = gm.post(reverse("rolls:member-readmit", args=[table.campaign.pk, ban.pk]))
+
+    assert response.status_code == 302
+    assert not table.campaign.bans.exists()
+    assert "Let Player back in" not in text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    joined = logged_in(table.player).post(join_path(table.campaign), {"display_name": "Player"})
+    assert joined.status_code == 302
+    assert Membership.objects.filter(campaign=table.campaign, user=table.player).exists()
+    assert events(table.campaign)[-3:] == ["member-removed", "member-readmitted", "member-joined"]
+    last = LogEntry.objects.filter(campaign=table.campaign).order_by("-seq")[:2]
+    assert [entry.text for entry in last] == ["Player joined the table.", "The GM let Player back in."]
+
+
+def test_only_the_gm_lets_a_removed_member_back_in(table: Table) -> None:
+    other = factories.member(table.campaign, name="Kim")
+    _remove(table, other.user)
+    ban = table.campaign.bans.get()
+    url = reverse("rolls:member-readmit", args=[table.campaign.pk, ban.pk])
+    elsewhere = factories.campaign(table.outsider, name="Elsewhere")
+
+    assert logged_in(table.player).post(url).status_code == 403
+    assert logged_in(table.outsider).post(url).status_code == 404
+    assert (
+        logged_in(table.outsider)
+        .post(reverse("rolls:member-readmit", args=[elsewhere.pk, ban.pk]))
+        .status_code
+        == 404
+    )
+    assert logged_in(table.gm).get(url).status_code == 405
+    assert (
+        logged_in(table.gm).post(reverse("rolls:member-readmit", args=[table.campaign.pk, 2**64])).status_code
+        == 404
+    )
+    assert table.campaign.bans.get() == ban
+
+
+def test_the_join_service_refuses_a_removed_account(table: Table) -> None:
+    _remove(table, table.player)
+
+    with pytest.raises(RulesError, match="removed you"):
+        services.member_join(campaign=table.campaign, user=table.player, display_name="Sneaky")
+
+    assert not Membership.objects.filter(campaign=table.campaign, user=table.player).exists()
+
+
 # -- only the GM controls the table --------------------------------------------------------------
 
 GM_CONTROLS = ["session-start", "session-end", "mystery-start", "join-link-rotate"]

@@ -524,8 +524,15 @@ async def test_the_gms_list_of_members_follows_joins_and_removals(table: Table) 
     members = re.compile(r'<ul id="members".*?</ul>', re.S)
     assert "Kim" in members.search(joined).group()  # type: ignore[union-attr]
     assert 'aria-label="Remove Kim"' in joined
-    assert "Kim" not in members.search(removed).group()  # type: ignore[union-attr]
+    assert 'aria-label="Remove Kim"' not in members.search(removed).group()  # type: ignore[union-attr]
+    assert 'aria-label="Let Kim back in"' in members.search(removed).group()  # type: ignore[union-attr]
     assert "Player" in members.search(removed).group()  # type: ignore[union-attr]
+    ban = await database_sync_to_async(table.campaign.bans.get)()
+    await database_sync_to_async(table_services.member_readmit)(
+        campaign=table.campaign, actor=table.gm, ban=ban
+    )
+    readmitted = "".join(await frames_until(gm, up_to(await last_seq(table))))
+    assert "Kim" not in members.search(readmitted).group()  # type: ignore[union-attr]
     assert 'id="members"' not in on_players_phone  # the list is the GM's
     await player.disconnect()
     await gm.disconnect()

@@ -243,3 +243,142 @@ def test_only_the_gm_corrects_and_bad_values_change_nothing(table: Table) -> Non
     table.character.refresh_from_db()
     assert table.character.luck == 3
     assert LogEntry.objects.count() == before
+
+
+# -- what a secret roll shows a player -----------------------------------------------------------
+
+CARD = re.compile(r'<li id="feed-roll-\d+".*?</li>', re.S)
+# A sets sheet: one stat of six dice. A sets NPC roll is one the GM can follow up (a bid).
+SETS_SHEET = {"stats": [{"name": "Might", "dice": 6}], "notes": ""}
+
+
+def _card(html: str, roll: Roll, place: str = "feed") -> str:
+    start = html.index(f'<li id="{place}-roll-{roll.pk}"')
+    return html[start : html.index("</li>", start)]
+
+
+@pytest.mark.django_db
+def test_a_players_pages_show_nothing_of_a_secret_rolls_request(table: Table, fixed_dice: None) -> None:
+    npc_roll(
+        logged_in(table.gm),
+        table,
+        secret="on",
+        flag_need="3",
+        target=str(table.character.pk),
+        intent="ambush",
+    )
+    roll = Roll.objects.get(npc=True)
+    assert roll.target == table.character
+
+    for url, place in (
+        (reverse("rolls:campaign", args=[table.campaign.pk]), "feed"),
+        (reverse("rolls:history", args=[table.campaign.pk]), "history"),
+        (reverse("rolls:character", args=[table.campaign.pk, table.character.pk]), "feed"),
+    ):
+        card = _card(logged_in(table.player).get(url).content.decode(), roll, place)
+        assert "The GM rolled in secret." in card
+        assert "needs 3" not in card and "against" not in card and "Olle" not in card
+        assert "The warden" not in card and "ambush" not in card
+    gm_card = _card(
+        logged_in(table.gm).get(reverse("rolls:history", args=[table.campaign.pk])).content.decode(),
+        roll,
+        "history",
+    )
+    assert "needs 3" in gm_card and "against Olle" in gm_card and "The warden" in gm_card
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_follow_up_on_a_secret_roll_reaches_a_player_as_the_same_card() -> None:
+    table = await database_sync_to_async(factories.table)("sets", character_name="Wilcott", sheet=SETS_SHEET)
+    player, connected, _ = await open_socket(table.campaign.pk, table.player)
+    gm, gm_connected, _ = await open_socket(table.campaign.pk, table.gm)
+    roll_screen, screen_connected, _ = await open_socket(
+        table.campaign.pk, table.player, roll_screen=table.character.pk
+    )
+    assert connected and gm_connected and screen_connected
+    last = await database_sync_to_async(lambda: table.campaign.log.order_by("-seq").first().seq)()
+    for communicator in (player, gm, roll_screen):
+        await sync(communicator, 0, last)
+
+    roll = await database_sync_to_async(services.npc_roll_create)(
+        campaign=table.campaign,
+        gm=table.gm,
+        name="Guard",
+        request=registry.engine("sets").parse_request({"dice": 6, "bar_size": 2, "bar_face": 1}),
+        secret=True,
+        target=table.character,
+        intent="watches the door",
+        rng=ScriptedDice(4, 4, 5, 5, 2, 6),
+    )
+    rolled = {
+        name: "".join(await frames_until(c, up_to(last + 1)))
+        for name, c in (("player", player), ("gm", gm), ("screen", roll_screen))
+    }
+    await database_sync_to_async(services.follow_up_apply)(
+        roll=roll,
+        actor=table.gm,
+        action="bid",
+        params={"dice": ["0", "1"]},
+        rng=ScriptedDice(then=1),
+        by_gm=True,
+    )
+    followed = {
+        name: "".join(await frames_until(c, up_to(last + 2)))
+        for name, c in (("player", player), ("gm", gm), ("screen", roll_screen))
+    }
+
+    for name in ("player", "screen"):
+        # The card a player had, sent again byte for byte: no step, no action, no new number.
+        assert CARD.findall(followed[name]) == CARD.findall(rolled[name]) != []
+        for seen in (rolled[name], followed[name]):
+            assert "Bid" not in seen and "bid" not in seen and "Guard" not in seen
+            assert "watches the door" not in seen and "against" not in seen
+        # Nothing else of theirs is redrawn for it: only the card and where the page stands.
+        assert followed[name].count('id="') == 2, followed[name]
+    assert "Bid 2" in followed["gm"] and "against Wilcott" in followed["gm"]
+    for communicator in (player, gm, roll_screen):
+        await communicator.disconnect()
+
+
+# -- a roll made against a character keeps its name ------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_roll_against_a_character_keeps_its_name_after_the_character_is_removed(
+    table: Table, fixed_dice: None
+) -> None:
+    from rolls import campaigns, cards, feed
+
+    npc_roll(logged_in(table.gm), table, target=str(table.character.pk))
+    roll = Roll.objects.get(npc=True)
+    assert roll.target_name == "Olle"
+    membership = table.campaign.memberships.get(user=table.player)
+    campaigns.member_remove(campaign=table.campaign, actor=table.gm, membership=membership)
+    # A restart: nothing kept from before.
+    cards._bodies.clear()
+    feed._store.clear()
+
+    roll.refresh_from_db()
+    assert roll.target is None and roll.target_name == "Olle"
+    for url, place in (
+        (reverse("rolls:history", args=[table.campaign.pk]), "history"),
+        (reverse("rolls:session", args=[table.campaign.pk]), "feed"),
+    ):
+        card = _card(logged_in(table.gm).get(url).content.decode(), roll, place)
+        assert "against Olle" in card
+
+
+@pytest.mark.django_db
+def test_the_migration_fills_in_the_target_names_of_earlier_rolls(table: Table, fixed_dice: None) -> None:
+    import importlib
+
+    from django.apps import apps
+
+    npc_roll(logged_in(table.gm), table, target=str(table.character.pk))
+    npc_roll(logged_in(table.gm), table, name="Nobody's")
+    Roll.objects.update(target_name="")
+
+    importlib.import_module("rolls.migrations.0003_roll_target_name").fill_target_names(apps, None)
+
+    names = dict(Roll.objects.values_list("character_name", "target_name"))
+    assert names == {"The warden": "Olle", "Nobody's": ""}

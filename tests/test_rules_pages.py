@@ -230,3 +230,11 @@ def test_the_tables_are_computed_once() -> None:
         assert [id(table) for table in registry.engine(slug).rules_tables()] == [
             id(table) for table in registry.engine(slug).rules_tables()
         ]
+
+
+def test_the_index_says_what_removal_and_secrecy_mean_at_the_table(client: Client, db: None) -> None:
+    page = client.get(reverse("rolls:rules")).content.decode()
+
+    assert 'id="at-the-table"' in page
+    assert "cannot join again with the join link until the GM lets them back in" in page
+    assert "not whether the GM did anything with it afterwards" in page

@@ -91,6 +91,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "gm_cards": panels.gm_panel(campaign.pk, membership),
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),
+            "removed": campaign.bans.all(),
             "session": campaign.open_session(),
         },
     )

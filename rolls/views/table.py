@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -15,10 +15,17 @@ from rolls import campaigns as services
 from rolls import registry
 from rolls.forms import CampaignForm, CorrectionForm
 from rolls.systems import RulesError
-from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.access import (
+    MAX_ID,
+    character_or_404,
+    character_to_act_for,
+    gm_or_403,
+    may_act_for,
+    membership_or_404,
+)
 from tabletop.forms import DisplayNameForm
 from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
-from tabletop.models import Campaign, Character, Membership
+from tabletop.models import Ban, Campaign, Character, Membership
 
 
 @login_required
@@ -102,6 +109,23 @@ def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse
     return redirect("rolls:session", pk)
 
 
+@require_POST
+def member_readmit(request: HtmxRequest, pk: int, ban_id: int) -> HttpResponse:
+    """The GM lets a removed member join again."""
+    membership = gm_or_403(request.user, pk)
+    if not 0 < ban_id <= MAX_ID:
+        raise Http404
+    ban = get_object_or_404(Ban, campaign=membership.campaign, pk=ban_id)
+    try:
+        services.member_readmit(campaign=membership.campaign, actor=membership.user, ban=ban)
+        messages.success(request, f"{ban.display_name} may join again with the join link.")
+    except RulesError as error:
+        messages.error(request, str(error))
+    if request.htmx:  # the button of a list the socket sent: htmx posted it
+        return HttpResponseClientRedirect(reverse("rolls:session", args=[pk]))
+    return redirect("rolls:session", pk)
+
+
 @require_http_methods(["GET", "POST"])
 def join(request: HtmxRequest, token: str) -> HttpResponse:
     """Join by link: a name is all it takes; the phone stays logged in."""
@@ -110,6 +134,8 @@ def join(request: HtmxRequest, token: str) -> HttpResponse:
         return render(request, "rolls/join_invalid.html", status=404)
     if request.user.is_authenticated and campaign.memberships.filter(user=request.user).exists():
         return redirect(campaign)
+    if request.user.is_authenticated and campaign.bans.filter(user=request.user).exists():
+        return _removed(request, campaign)
     initial = {"display_name": request.user.first_name} if request.user.is_authenticated else {}
     form = DisplayNameForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
@@ -118,9 +144,17 @@ def join(request: HtmxRequest, token: str) -> HttpResponse:
         if not user.is_authenticated:
             user = services.player_create(display_name=name)
             login(request, user)
-        services.member_join(campaign=campaign, user=user, display_name=name)
+        try:
+            services.member_join(campaign=campaign, user=user, display_name=name)
+        except RulesError:  # removed a moment ago, between the check above and now
+            return _removed(request, campaign)
         return redirect("rolls:character-new", campaign.pk)
     return render(request, "rolls/join.html", {"campaign": campaign, "form": form})
+
+
+def _removed(request: HtmxRequest, campaign: Campaign) -> HttpResponse:
+    context = {"campaign": campaign, "message": services.REMOVED}
+    return render(request, "rolls/join_removed.html", context, status=403)
 
 
 @require_http_methods(["GET", "POST"])
