@@ -128,11 +128,11 @@ class Proxy:
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def cut(self) -> None:
-        listener, self.listener = self.listener, None
+        with self.lock:
+            listener, self.listener = self.listener, None
+            sockets, self.open = self.open, set()
         if listener is not None:
             listener.close()
-        with self.lock:
-            sockets, self.open = self.open, set()
         for sock in sockets:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -152,6 +152,10 @@ class Proxy:
                 client.close()
                 continue
             with self.lock:
+                if self.listener is not listener:  # cut while this one connected
+                    client.close()
+                    server.close()
+                    return
                 self.open |= {client, server}
             threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
 
@@ -184,7 +188,7 @@ def _cookies(table: Table) -> dict[str, str]:
 
 
 def _page(base: str, table: Table, cookies: dict[str, str]) -> httpx.Response:
-    with httpx.Client(base_url=f"http://{base}", cookies=cookies, timeout=30) as http:
+    with httpx.Client(base_url=f"http://{base}", cookies=cookies, timeout=10) as http:
         return http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
 
 
@@ -316,7 +320,7 @@ def test_when_postgresql_stops_a_request_gets_a_prompt_503_pages_without_the_dat
             assert _page(base, table, cookies).status_code == 200
 
             proxy.cut()
-            for _ in range(3):  # a broken pooled connection, then an empty pool
+            for _ in range(5):  # the pool's connections, broken by the cut, then an empty pool
                 started = time.monotonic()
                 page = _page(base, table, cookies)
                 assert page.status_code == 503, page.text
