@@ -217,7 +217,16 @@ if redis_url := env("REDIS_URL"):
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [{"address": redis_url, **REDIS_OPTIONS, "retry": AsyncRetry(NoBackoff(), 1)}],
+                "hosts": [
+                    {
+                        "address": redis_url,
+                        **REDIS_OPTIONS,
+                        "retry": AsyncRetry(NoBackoff(), 1),
+                        # Longer than the layer's blocking read (BZPOPMIN, 5 s): redis-py's
+                        # default, 5 s too, timed the read out as Redis answered it.
+                        "socket_timeout": 10,
+                    }
+                ],
                 "capacity": 1000,
                 "expiry": 30,
             },
