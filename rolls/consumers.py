@@ -78,7 +78,10 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
                 if "websocket.accept" not in sent:
                     await send_unless_gone({"type": "websocket.accept", "subprotocol": None, "headers": []})
                 await send_unless_gone({"type": "websocket.close", "code": TRY_AGAIN_LATER, "reason": ""})
-            await self._leave()
+            try:
+                await self._leave()
+            except SERVICE_ERRORS as again:  # the database too: the heartbeat tidies up later
+                logger.warning("could not leave the table: %s", again)
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
