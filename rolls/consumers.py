@@ -25,11 +25,13 @@ from urllib.parse import parse_qs
 from asgiref.typing import ASGISendEvent
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from redis.exceptions import RedisError
 
 from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
 from tabletop import presence
 from tabletop.access import MAX_ID
+from tabletop.errors import SERVICE_ERRORS
 from tabletop.models import Membership
 from tabletop.serving.consumer import KeptConnectionDispatch, database
 
@@ -37,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 # Close codes the page knows: do not reconnect on these.
 NOT_A_MEMBER = 4403
+# A service the socket needs is gone (Redis, the database): the page reconnects.
+TRY_AGAIN_LATER = 1013
 
 
 class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
@@ -44,6 +48,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     result_for: int | None = None  # the character whose roll screen this is (its result panel)
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
+    left: bool = False  # out of the group and the presence list (once, however it closed)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async def send_unless_gone(message: ASGISendEvent) -> None:
@@ -55,8 +60,28 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
                 await send(message)
             except OSError:
                 logger.debug("dropped %s for a socket that is gone", message.get("type"))
+            else:
+                sent.add(message["type"])
 
-        await super().__call__(scope, receive, send_unless_gone)
+        sent: set[str] = set()
+        try:
+            await super().__call__(scope, receive, send_unless_gone)
+        except SERVICE_ERRORS as error:
+            # Redis (the channel layer) or the database went away under this socket. Close it
+            # with "try again later", which the page reconnects on by itself, rather than die
+            # without a close frame (or, before the handshake, with an HTTP 500); the new
+            # socket joins its group again once the service is back, and catches up.
+            logger.warning("socket closed, a service is gone: %s", error)
+            if isinstance(error, RedisError):
+                _close_all_open(but=self)
+            if "websocket.close" not in sent:
+                if "websocket.accept" not in sent:
+                    await send_unless_gone({"type": "websocket.accept", "subprotocol": None, "headers": []})
+                await send_unless_gone({"type": "websocket.close", "code": TRY_AGAIN_LATER, "reason": ""})
+            try:
+                await self._leave()
+            except SERVICE_ERRORS as again:  # the database too: the heartbeat tidies up later
+                logger.warning("could not leave the table: %s", again)
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
@@ -68,12 +93,21 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         self.group = table_group(self.campaign_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        _open_sockets.add(self)
         await self._present(True)
 
     async def disconnect(self, code: int) -> None:
-        if self.membership is None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        if self.membership is None or self.left:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        self.left = True
+        _open_sockets.discard(self)
+        try:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        except SERVICE_ERRORS as error:  # Redis gone: the group went with it, or expires
+            logger.warning("could not leave the table's group: %s", error)
         await self._present(False)
         # The embedded default's layer (tabletop.serving.channel_layer) can drop what was sent
         # to this socket while it closed, rather than keep it until it expires.
@@ -192,7 +226,28 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             )
         else:
             await database(presence.leave)(channel_name=self.channel_name)
-        await self.channel_layer.group_send(self.group, presence_message())
+        try:
+            await self.channel_layer.group_send(self.group, presence_message())
+        except SERVICE_ERRORS as error:  # the others' lists catch up when they reconnect
+            logger.warning("could not tell the table who is here: %s", error)
+
+
+# This process's open sockets. When Redis goes away under one, it went away under all: a
+# Redis that comes back has lost the groups, and a socket that did not notice (Redis back
+# before its turn to read) would stay open and hear nothing. All of them reconnect.
+_open_sockets: weakref.WeakSet[TableConsumer] = weakref.WeakSet()
+
+
+_closing: set[asyncio.Task[None]] = set()  # held until done: the loop keeps weak references
+
+
+def _close_all_open(*, but: TableConsumer) -> None:
+    for consumer in list(_open_sockets):
+        if consumer is not but:
+            _open_sockets.discard(consumer)
+            task = asyncio.ensure_future(consumer.close(code=TRY_AGAIN_LATER))
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
 
 
 def _result_for(query_string: bytes) -> int | None:

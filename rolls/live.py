@@ -14,6 +14,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from rolls.feed import prepare_entry
+from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.request_threads import serving_loop
 
 if TYPE_CHECKING:
@@ -34,7 +35,13 @@ def _send(campaign_id: int, message: dict[str, object]) -> None:
     group = table_group(campaign_id)
     loop = serving_loop()
     if loop is None:
-        async_to_sync(layer.group_send)(group, message)
+        # After the commit: the entry is written, and the request that wrote it is answered
+        # as done. A table that missed the broadcast (Redis gone) reads it when its pages
+        # reconnect, from where each stands.
+        try:
+            async_to_sync(layer.group_send)(group, message)
+        except SERVICE_ERRORS as error:
+            logger.warning("a broadcast to %s could not be sent: %s", group, error)
         return
     # On a request thread: the serving loop sends it while the thread goes on with the
     # response. Waiting cost the thread a trip to the loop, and at times a wait behind the
@@ -67,7 +74,11 @@ async def _send_after(
 def _sent(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
     if _last_send.get(loop) is task:
         del _last_send[loop]
-    if not task.cancelled() and (error := task.exception()) is not None:
+    if task.cancelled() or (error := task.exception()) is None:
+        return
+    if isinstance(error, SERVICE_ERRORS):  # Redis gone: expected, and said once per broadcast
+        logger.warning("a broadcast could not be sent: %s", error)
+    else:
         logger.error("a broadcast could not be sent", exc_info=error)
 
 

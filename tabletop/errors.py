@@ -5,12 +5,20 @@ from __future__ import annotations
 import logging
 import sys
 
+from django.contrib.auth.models import AnonymousUser
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
+from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+
+# A service the request needs is gone or cannot take it: the database (OperationalError: the
+# pool waited out, the server down) or Redis (the cache, the channel layer). Such a request
+# is answered 503 "try again" (or a socket closed with a code the page reconnects on), never
+# a 500: it is the same request that works a moment later.
+SERVICE_ERRORS: tuple[type[Exception], ...] = (OperationalError, RedisError)
 
 # Seconds a refused request is asked to wait when the database could not take it.
 BUSY_RETRY = 5
@@ -33,7 +41,7 @@ def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpR
 def server_error(request: HttpRequest) -> HttpResponse:
     """Django calls this inside the ``except`` of whatever went wrong, anywhere in the
     request (middleware included), so the exception is still at hand."""
-    if isinstance(sys.exc_info()[1], OperationalError):
+    if isinstance(sys.exc_info()[1], SERVICE_ERRORS):
         return busy(request)
     return render(
         request,
@@ -46,18 +54,22 @@ def server_error(request: HttpRequest) -> HttpResponse:
 def busy(request: HttpRequest) -> HttpResponse:
     """503 when the server cannot take a request: too many at once (tabletop.serving.admission), or
     the database could not (SQLite's write lock waited past its timeout, PostgreSQL's
-    connection pool stayed empty, the database is down). Nothing was written, or the
-    request's transaction rolled back: the client may simply retry."""
+    connection pool stayed empty, the database is down), or Redis is gone. Nothing was
+    written, or the request's transaction rolled back: the client may simply retry."""
     reason = sys.exc_info()[1] or "too many requests at once"
     logger.warning("busy: %s %s refused: %s", request.method, request.path, reason)
+    context: dict[str, object] = {"message": BUSY_MESSAGE}
+    if isinstance(reason, SERVICE_ERRORS):
+        # The page is drawn without the signed-in user and the flash messages: both read the
+        # session, and with the database gone that is one more wait for a connection (3 s)
+        # before the same answer.
+        context |= {"user": AnonymousUser(), "messages": ()}
     try:
         if request.headers.get("HX-Request") == "true":  # whatever middleware has run yet
-            response = render(request, "rolls/_refusal.html", {"message": BUSY_MESSAGE}, status=503)
+            response = render(request, "rolls/_refusal.html", context, status=503)
             response = reswap(retarget(response, "#notice"), "innerHTML")
         else:
-            response = render(
-                request, "error.html", {"title": "Too busy", "message": BUSY_MESSAGE}, status=503
-            )
+            response = render(request, "error.html", {"title": "Too busy", **context}, status=503)
     except Exception:  # the page itself needs the database (the signed-in user, say)
         response = HttpResponse(BUSY_MESSAGE, content_type="text/plain; charset=utf-8", status=503)
     response["Retry-After"] = str(BUSY_RETRY)

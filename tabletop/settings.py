@@ -168,7 +168,12 @@ if database_url := env("DATABASE_URL"):
     from importlib.util import find_spec
 
     if DATABASES["default"]["ENGINE"].endswith("postgresql") and find_spec("psycopg_pool"):
-        DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 30})
+        # A request waits 3 s at most for a connection, then gets the 503 "try again" page:
+        # with the database down, a longer wait held up every request queued behind it on
+        # the worker (an anonymous home page among them), for no better answer.
+        DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 3})
+    # A server that does not answer (a network gone) is given up on as quickly.
+    DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     (BASE_DIR / ".data").mkdir(exist_ok=True)
@@ -200,10 +205,31 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- channels -----------------------------------------------------------------------------------
 if redis_url := env("REDIS_URL"):
+    from redis.asyncio.retry import Retry as AsyncRetry
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    # A command on a pooled connection that a Redis restart broke is tried once more on a new
+    # one (else the first after Redis returns fails), and a Redis that does not answer a
+    # connect (a network gone) is an error in 3 s. docs/deploy.md: "When a service goes away".
+    REDIS_OPTIONS: dict[str, Any] = {"socket_connect_timeout": 3, "retry": Retry(NoBackoff(), 1)}
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [redis_url], "capacity": 1000, "expiry": 30},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": redis_url,
+                        **REDIS_OPTIONS,
+                        "retry": AsyncRetry(NoBackoff(), 1),
+                        # Longer than the layer's blocking read (BZPOPMIN, 5 s): redis-py's
+                        # default, 5 s too, timed the read out as Redis answered it.
+                        "socket_timeout": 10,
+                    }
+                ],
+                "capacity": 1000,
+                "expiry": 30,
+            },
         }
     }
 elif FAST_PATH["channel_layer"]:
@@ -216,7 +242,11 @@ else:
 if redis_url:
     # Typed here for both branches: the locmem one below has an OPTIONS dict of numbers.
     CACHES: dict[str, dict[str, Any]] = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "OPTIONS": {**REDIS_OPTIONS, "socket_timeout": 3},
+        }
     }
 else:
     # One process: its memory is the cache. Room for every phone's session and rate-limit
@@ -265,8 +295,9 @@ LOGOUT_REDIRECT_URL = "tabletop:home"
 # A phone that joined stays at the table: a year, renewed on every visit.
 SESSION_COOKIE_AGE = 365 * 24 * 3600
 # Sessions are read on every request: from the cache, written through to the database (which
-# keeps them across restarts and answers when the cache has lost one).
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# keeps them across restarts and answers when the cache has lost one, or is gone:
+# tabletop/sessions.py takes a cache that fails for a miss).
+SESSION_ENGINE = "tabletop.sessions"
 SESSION_SAVE_EVERY_REQUEST = False
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

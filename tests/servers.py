@@ -52,8 +52,9 @@ uvicorn.run("tabletop.asgi:application", **uvicorn_options(host="127.0.0.1", por
 
 
 @contextmanager
-def server_process(port: int, tmp: Path) -> Iterator[str]:
-    """A uvicorn process serving the app on ``port``; yields its base URL."""
+def server_process(port: int, tmp: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """A uvicorn process serving the app on ``port``; yields its base URL. ``extra_env``
+    overrides the rest (a Redis or a database address of the test's own, say)."""
     env = {
         **os.environ,
         **database_env(),
@@ -61,6 +62,7 @@ def server_process(port: int, tmp: Path) -> Iterator[str]:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "TABLETOP_DATA_DIR": str(tmp),
         "TABLETOP_NO_BOOTSTRAP": "1",
+        **(extra_env or {}),
     }
     log = open(tmp / f"server-{port}.log", "w")  # closed in the finally below
     process = subprocess.Popen(

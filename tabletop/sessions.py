@@ -1,0 +1,95 @@
+"""Sessions in the database, with the cache in front of them as a shortcut only.
+
+Django's ``cached_db`` engine reads a session from the cache and writes it to both, but a
+cache that is gone (Redis stopped) makes its reads, its refills and its deletes raise: every
+signed-in page answered 500. Here the database is the source of truth and the cache an
+optimisation: a cache that fails is a cache that missed, and the session is read from (and
+written to) the database alone until the cache answers again.
+
+A delete the cache missed (a logout while Redis was unreachable but not emptied, say) could
+leave the old copy there for when it comes back, so a copy is kept in the cache for
+``CACHED_FOR`` seconds at most, not the session's year: a stale copy outlives an outage by a
+few minutes at worst, and a phone reads its session from the database every few minutes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.contrib.sessions.backends import cached_db
+from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
+
+from tabletop.errors import SERVICE_ERRORS
+
+logger = logging.getLogger(__name__)
+
+CACHED_FOR = 300
+
+
+class ForgivingCache:
+    """The few calls ``cached_db`` makes of its cache, with a failure taken as a miss."""
+
+    def __init__(self, cache: BaseCache) -> None:
+        self.cache = cache
+
+    def _failed(self, call: str, error: Exception) -> None:
+        logger.warning("session cache %s failed, using the database: %s", call, error)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self.cache.get(key, default)
+        except SERVICE_ERRORS as error:
+            self._failed("get", error)
+            return default
+
+    def set(self, key: str, value: Any, timeout: float | None = None) -> None:
+        timeout = CACHED_FOR if timeout is None else min(timeout, CACHED_FOR)
+        try:
+            self.cache.set(key, value, timeout)
+        except SERVICE_ERRORS as error:
+            self._failed("set", error)
+
+    def delete(self, key: str) -> None:
+        try:
+            self.cache.delete(key)
+        except SERVICE_ERRORS as error:
+            self._failed("delete", error)
+
+    def __contains__(self, key: str) -> bool:
+        try:
+            return key in self.cache
+        except SERVICE_ERRORS as error:
+            self._failed("lookup", error)
+            return False  # ``exists`` then asks the database
+
+    async def aget(self, key: str, default: Any = None) -> Any:
+        try:
+            return await self.cache.aget(key, default)
+        except SERVICE_ERRORS as error:
+            self._failed("get", error)
+            return default
+
+    async def aset(self, key: str, value: Any, timeout: float | None = None) -> None:
+        timeout = CACHED_FOR if timeout is None else min(timeout, CACHED_FOR)
+        try:
+            await self.cache.aset(key, value, timeout)
+        except SERVICE_ERRORS as error:
+            self._failed("set", error)
+
+    async def adelete(self, key: str) -> None:
+        try:
+            await self.cache.adelete(key)
+        except SERVICE_ERRORS as error:
+            self._failed("delete", error)
+
+    def __str__(self) -> str:
+        return str(self.cache)
+
+
+class SessionStore(cached_db.SessionStore):
+    def __init__(self, session_key: str | None = None) -> None:
+        super().__init__(session_key)
+        self._cache = ForgivingCache(caches[settings.SESSION_CACHE_ALIAS])
