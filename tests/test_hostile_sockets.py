@@ -5,19 +5,27 @@ database, as tests/test_consumers.py opens sockets."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AbstractBaseUser
 
 from rolls.live import presence_message, table_group
 from tabletop import presence
 from tabletop.asgi import application
+from tabletop.management.commands.serve import WS_MAX_SIZE
 from tabletop.models import Presence
 from tests.factories import Table
+from tests.servers import free_port, server_process
 from tests.test_consumers import (  # noqa: F401  (fixture)
     ORIGIN,
     _cookie,
@@ -207,3 +215,72 @@ async def test_a_handler_that_fails_closes_the_socket_and_the_member_leaves(
     await _closed_with(communicator, INTERNAL_ERROR)
     await _assert_left(table)
     await communicator.disconnect()
+
+
+# -- the server's cap on frames (``manage.py serve``'s uvicorn options) --------------------------
+
+
+def _session(user: AbstractBaseUser) -> str:
+    return str(_cookie(user).decode())
+
+
+def _roll(base: str, table: Table, cookie: str) -> int:
+    """A roll through the real HTTP endpoint of the server; returns the new roll's id."""
+    import httpx
+    from django.urls import reverse
+
+    name, _, value = cookie.partition("=")
+    with httpx.Client(base_url=f"http://{base}", cookies={name: value}) as http:
+        http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
+        response = http.post(
+            reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]),
+            data={"trait": "skill-0", "need": 3},
+            headers={
+                "X-CSRFToken": http.cookies["csrftoken"],
+                "HX-Request": "true",
+                "Referer": f"http://{base}/",
+            },
+        )
+        assert response.status_code == 200, response.text
+        return int(re.search(r'data-roll="(\d+)"', response.text).group(1))  # type: ignore[union-attr]
+
+
+def test_the_server_caps_frames_at_a_few_kilobytes() -> None:
+    assert 256 < WS_MAX_SIZE <= 16 * 1024
+
+
+@pytest.mark.timeout(120)
+def test_a_frame_over_the_cap_closes_that_socket_and_the_table_keeps_rolling(
+    table: Table, tmp_path: Path
+) -> None:
+    player, gm = _session(table.player), _session(table.gm)
+
+    async def scenario(base: str) -> Any:
+        url = f"ws://{base}/ws/c/{table.campaign.pk}/"
+        origin = {"Origin": f"http://{base}"}
+        async with (
+            websockets.connect(url, additional_headers={**origin, "Cookie": player}) as hostile,
+            websockets.connect(url, additional_headers={**origin, "Cookie": gm}) as other,
+        ):
+            await other.send(json.dumps({"since": 0}))
+            sending = asyncio.ensure_future(hostile.send("x" * 15_000_000))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(hostile.recv(), timeout=20)
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await sending
+
+            roll_id = await asyncio.get_running_loop().run_in_executor(None, _roll, base, table, player)
+            # The other socket of the table still gets the roll.
+            received = ""
+            while f'id="feed-roll-{roll_id}"' not in received:
+                received += str(await asyncio.wait_for(other.recv(), timeout=10))
+        return closed.value.rcvd
+
+    with server_process(free_port(), tmp_path) as base:
+        rcvd = asyncio.run(scenario(base))
+
+    assert rcvd is not None and rcvd.code == TOO_BIG
+    # The server's own refusal, as soon as it read the frame's length: not the consumer's,
+    # which would read all 15 MB first.
+    assert str(WS_MAX_SIZE) in rcvd.reason
