@@ -54,7 +54,9 @@ def no_sockets_left() -> Iterator[None]:
 async def _connect(table: Table, app: Any = application) -> WebsocketCommunicator:
     cookie = await database_sync_to_async(_cookie)(table.player)
     communicator = WebsocketCommunicator(
-        app, f"/ws/c/{table.campaign.pk}/", headers=[(b"origin", ORIGIN), (b"cookie", cookie)]
+        app,
+        f"/ws/c/{table.campaign.pk}/",
+        headers=[(b"host", b"testserver"), (b"origin", ORIGIN), (b"cookie", cookie)],
     )
     connected, _ = await communicator.connect()
     assert connected
