@@ -41,6 +41,13 @@ logger = logging.getLogger(__name__)
 NOT_A_MEMBER = 4403
 # A service the socket needs is gone (Redis, the database): the page reconnects.
 TRY_AGAIN_LATER = 1013
+# The page reconnects after these (static/js/table.js).
+TOO_BIG = 1009
+INTERNAL_ERROR = 1011
+# The page sends nothing but ``{"since": N}`` (static/js/table.js): a frame longer than this is
+# not one, and is refused before it is parsed at all (a frame of nested brackets makes
+# json.loads raise RecursionError; a long one only costs time).
+MAX_FRAME = 256
 
 
 class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
@@ -51,15 +58,28 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     left: bool = False  # out of the group and the presence list (once, however it closed)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        closed = False
+
         async def send_unless_gone(message: ASGISendEvent) -> None:
-            # A phone that leaves while something is being sent to it makes the server raise
-            # (uvicorn: ClientDisconnected, an OSError). Left alone, that ends the consumer
-            # before disconnect() runs: the member stays "at the table" and the socket in its
-            # group. The message is dropped; the disconnect that follows cleans up.
+            nonlocal closed
+            # Once this socket is closed, the server refuses anything more (uvicorn raises
+            # RuntimeError), and a broadcast can still be handled after our own close, before
+            # the disconnect arrives: it has nobody to go to.
+            if closed:
+                return
+            if message["type"] == "websocket.close":
+                closed = True
             try:
                 await send(message)
             except OSError:
-                logger.debug("dropped %s for a socket that is gone", message.get("type"))
+                # A phone that leaves while something is being sent to it makes the server
+                # raise (uvicorn: ClientDisconnected, an OSError). The disconnect that follows
+                # cleans up.
+                logger.debug("dropped %s for a socket that is gone", message["type"])
+            except RuntimeError:
+                # The server closed the socket itself (a frame over its cap, a ping left
+                # unanswered) and refuses what comes after its close; its disconnect follows.
+                logger.debug("dropped %s for a socket the server closed", message["type"])
             else:
                 sent.add(message["type"])
 
@@ -82,6 +102,13 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
                 await self._leave()
             except SERVICE_ERRORS as again:  # the database too: the heartbeat tidies up later
                 logger.warning("could not leave the table: %s", again)
+        except Exception:
+            # Left alone, a failure in a handler ends the consumer before disconnect() runs:
+            # the member stays "at the table" (this process's heartbeat keeps the row) and the
+            # socket in its group. Close it (the page reconnects) and leave the table.
+            logger.exception("a socket of campaign %s failed", getattr(self, "campaign_id", "?"))
+            await send_unless_gone({"type": "websocket.close", "code": INTERNAL_ERROR, "reason": None})
+            await self._leave()
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
@@ -108,7 +135,9 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         except SERVICE_ERRORS as error:  # Redis gone: the group went with it, or expires
             logger.warning("could not leave the table's group: %s", error)
-        await self._present(False)
+        finally:
+            # Whatever failed above, the member leaves the table.
+            await self._present(False)
         # The embedded default's layer (tabletop.serving.channel_layer) can drop what was sent
         # to this socket while it closed, rather than keep it until it expires.
         discard = getattr(self.channel_layer, "discard_channel", None)
@@ -116,11 +145,17 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             await discard(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Only ``{"since": N}`` is understood; anything else is ignored."""
+        """Only ``{"since": N}`` is understood; a frame too long to be one closes the socket,
+        anything else is ignored."""
+        if len(text_data or bytes_data or "") > MAX_FRAME:
+            await self.close(code=TOO_BIG)
+            return
+        if text_data is None:
+            return
         try:
-            message = json.loads(text_data or "")
+            message = json.loads(text_data)
             since = message["since"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             return
         if not isinstance(since, int) or isinstance(since, bool) or not 0 <= since <= MAX_ID:
             return

@@ -26,16 +26,17 @@ else:
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from tabletop.origin import SameOriginValidator  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
 from tabletop.serving.gc import freeze_startup_heap  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Sockets from pages of other origins are refused before any consumer runs.
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # Sockets from pages of other origins (scheme, host and port) are refused before any
+        # consumer runs: tabletop/origin.py.
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
 

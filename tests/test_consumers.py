@@ -59,7 +59,7 @@ async def open_socket(
 ) -> tuple[WebsocketCommunicator, bool, Any]:
     """A socket as a browser opens it: with the page's Origin and the session cookie; from
     the roll screen of character ``roll_screen`` (which has a result panel), or another page."""
-    headers = []
+    headers = [(b"host", b"testserver")]
     if origin is not None:
         headers.append((b"origin", origin))
     if user is not None:

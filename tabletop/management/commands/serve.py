@@ -69,6 +69,11 @@ def prepare(*, embedded: bool) -> None:
 
 # Seconds an idle HTTP connection stays open (nginx's default is 75).
 KEEP_ALIVE = 75
+# The largest websocket frame a page may send. It sends only ``{"since": N}``, a few bytes;
+# uvicorn's default (16 MiB) let one member's 15 MB frames hold up everyone's rolls (from tens
+# of milliseconds to most of a second), all to be refused by the consumer. Over this, uvicorn
+# closes the socket with 1009 as soon as it reads the frame's length, and the page reconnects.
+WS_MAX_SIZE = 4096
 
 
 def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
@@ -88,6 +93,7 @@ def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
         # workers, 50 rolls/s: p99 118 -> 50 ms).
         "ws_per_message_deflate": False,
         "ws": "websockets-sansio",
+        "ws_max_size": WS_MAX_SIZE,
         # A phone rolls every minute or so and keeps its connection open for minutes, as
         # browsers do; uvicorn's default (5 s) closed it between rolls, so nearly every roll
         # paid for a new connection on both sides.
