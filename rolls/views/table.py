@@ -18,6 +18,7 @@ from rolls.systems import RulesError
 from tabletop.access import character_or_404, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.forms import DisplayNameForm
 from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
+from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign, Character, Membership
 
 
@@ -105,7 +106,7 @@ def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse
 @require_http_methods(["GET", "POST"])
 def join(request: HtmxRequest, token: str) -> HttpResponse:
     """Join by link: a name is all it takes; the phone stays logged in."""
-    campaign = Campaign.objects.filter(join_token=token).first()
+    campaign = Campaign.objects.filter(join_token=token).first() if looks_like_token(token) else None
     if campaign is None:
         return render(request, "rolls/join_invalid.html", status=404)
     if request.user.is_authenticated and campaign.memberships.filter(user=request.user).exists():
