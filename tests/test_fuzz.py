@@ -28,7 +28,6 @@ from django.apps import apps
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.http import QueryDict
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
@@ -38,11 +37,11 @@ from rolls import campaigns, registry, services
 from rolls.forms import CampaignForm, CorrectionForm
 from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
-from rolls.systems import RulesError
 from tabletop.access import MAX_ID
 from tabletop.forms import ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.models import Campaign, Character, Membership
 from tests import factories
+from tests.factories import form_baseline, npc_baseline, posted
 
 pytestmark = pytest.mark.django_db
 
@@ -127,36 +126,6 @@ class World:
         }
 
 
-def form_baseline(form: forms.Form) -> dict[str, Any]:
-    """An unbound form's initial values as POST data: a request that the form would accept, so
-    that one hostile field at a time gets past the others."""
-    data: dict[str, Any] = {}
-    for name, each in form.fields.items():
-        value = form[name].value()
-        if isinstance(each, forms.BooleanField):
-            if value:
-                data[name] = "on"
-            continue
-        if isinstance(each, forms.MultipleChoiceField):
-            if value:
-                data[name] = [str(v) for v in value]
-            continue
-        if value in (None, "") and isinstance(each, forms.ChoiceField):
-            value = next((choice for choice, _ in each.choices if choice not in (None, "")), "")
-        if value is None:
-            continue
-        data[name] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
-    return data
-
-
-def posted(data: dict[str, Any]) -> QueryDict:
-    """``data`` as a view receives it: a list is a name sent once per value."""
-    query = QueryDict(mutable=True)
-    for name, value in data.items():
-        query.setlist(name, value if isinstance(value, list) else [value])
-    return query
-
-
 def valid_sheet(system: str, name: str = "Olle") -> dict[str, Any]:
     form_class = registry.table(system).sheet_form
     form = form_class(posted({**form_baseline(form_class()), "name": name}))
@@ -184,29 +153,6 @@ def a_roll(system: str, character: Character, roller: AbstractBaseUser) -> Roll:
         if offered(roll):
             break
     return roll
-
-
-def npc_baseline(campaign: Campaign) -> dict[str, Any]:
-    """The GM's quick roll as its form starts, with a small number in each flag that has no
-    default, one after another, until the engine takes the request (the dice to roll)."""
-    form = NpcRollForm(campaign=campaign)
-    data = form_baseline(form)
-    empty = [
-        name
-        for name in form.flag_names
-        if name not in data and not isinstance(form.fields[name], forms.BooleanField)
-    ]
-    while True:
-        bound = NpcRollForm(posted(data), campaign=campaign)
-        if bound.is_valid():
-            try:
-                bound.engine_request()
-            except RulesError:
-                pass
-            else:
-                return data
-        assert empty, f"no quick roll of {campaign.system} is accepted: {bound.errors}"
-        data[empty.pop(0)] = "2"
 
 
 def an_npc_roll(campaign: Campaign, gm: AbstractBaseUser, target: Character) -> Roll:
