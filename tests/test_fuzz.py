@@ -82,10 +82,13 @@ HOSTILE = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.lists(st.sampled_from(SAMPLES), min_size=2, max_size=3),
 )
-# What every field is sent in the sweep, alone, besides a value of its own from SAMPLES.
+# A number past any column, and past what SQLite can bind.
 SWEEP_ALWAYS = "9" * 30
+# What the sweep sends in one field, the others as the form accepts them: a different value
+# for each field, in turn.
+ONE_AT_A_TIME: list[Any] = [SWEEP_ALWAYS, TWICE, *SAMPLES]
 # What the sweep sends in every field at once.
-ALL_AT_ONCE: list[Any] = [SWEEP_ALWAYS, "-1", "\x00", "x" * 3000, TWICE, "\u202eevil", ""]
+ALL_AT_ONCE: list[Any] = [SWEEP_ALWAYS, "\x00", "x" * 3000, TWICE, "\u202eevil", ""]
 
 
 # -- the world a request lands in ----------------------------------------------------------------------
@@ -106,6 +109,7 @@ class World:
     call: RollCall
     other: dict[str, int]  # the other campaign's ids, by URL parameter name
     clients: dict[str, Client] = field(default_factory=dict)
+    rows: dict[str, list[str]] | None = None  # the snapshot after the last request
 
     def client(self, persona: str) -> Client:
         if persona == "fresh":  # nobody signed in, each time: signing up or joining twice works
@@ -278,15 +282,17 @@ def refused(response: Any) -> bool:
 def send(world: World, persona: str, method: str, url: str, data: dict[str, Any], htmx: bool = False) -> None:
     """One request; a server error fails the test, and so does a refusal (or any GET) that
     changed something."""
-    before = snapshot()
+    before = world.rows if world.rows is not None else snapshot()
     headers = {"HX-Request": "true"} if htmx else {}
     client = world.client(persona)
     response = (
         client.get(url, data, headers=headers) if method == "get" else client.post(url, data, headers=headers)
     )
     assert response.status_code < 500, (method, url, persona, data, response.status_code)
+    # One read of every table per request: what this one left is the next one's "before".
+    world.rows = snapshot()
     if method == "get" or refused(response):
-        assert snapshot() == before, (method, url, persona, data, response.status_code)
+        assert world.rows == before, (method, url, persona, data, response.status_code)
 
 
 # -- the URLconf ------------------------------------------------------------------------------------------
@@ -522,15 +528,14 @@ def no_rate_limits(settings: Any) -> None:
 
 def sweep(target: Target, world: World) -> Iterator[dict[str, Any]]:
     """Every field hostile at once, for each of a few values (each field's own check sees
-    them); then each field in turn, the others as the form accepts them, with a number past
-    any column and one more value of SAMPLES (a different one for each field), so the value
-    gets past the form to the rules and the database; and, for an id, the edges of the id
-    column and the ids of another campaign."""
+    them); then each field in turn, the others as the form accepts them, so the value gets
+    past the form to the rules and the database: one value of ONE_AT_A_TIME (the next one for
+    the next field) and, for an id, the edges of the id column and another campaign's ids."""
     for value in ALL_AT_ONCE:
         yield {**target.baseline, **dict.fromkeys(target.fields, value)}
     other = [str(world.other[key]) for key in ("character_id", "call_id")]
     for i, name in enumerate(target.fields):
-        values: list[Any] = [SWEEP_ALWAYS, SAMPLES[i % len(SAMPLES)]]
+        values: list[Any] = [ONE_AT_A_TIME[i % len(ONE_AT_A_TIME)]]
         if name in target.id_fields:
             values += ["0", str(MAX_ID), str(MAX_ID + 1), *other]
         for value in values:
@@ -590,7 +595,7 @@ def test_every_field_of_every_system_form_survives_hostile_values(
 ) -> None:
     world = build_world(system)
     for target in targets(world, name):
-        fuzz(world, target, examples=5)
+        fuzz(world, target, examples=4)
 
 
 @pytest.mark.parametrize("name", SHARED)
