@@ -9,12 +9,15 @@ from django import forms
 
 from rolls import registry
 from rolls.tables.base import Correction
+from tabletop.text import visible_name
 
 
 class CampaignForm(forms.Form):
-    name = forms.CharField(label="Campaign name", max_length=80)
+    name = forms.CharField(label="Campaign name", max_length=80, validators=[visible_name])
     system = forms.ChoiceField(label="Dice system", widget=forms.RadioSelect)
-    display_name = forms.CharField(label="Your name as GM", max_length=40, initial="GM")
+    display_name = forms.CharField(
+        label="Your name as GM", max_length=40, initial="GM", validators=[visible_name]
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -18,6 +18,7 @@ from rolls import registry
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 from tabletop.models import Campaign, Character
+from tabletop.text import visible_name
 
 # How the form shows a flag, from the ``action=`` keyword a system passed to add_argument.
 FLAG, CHOICE, VALUE = "flag", "choice", "value"
@@ -91,7 +92,7 @@ def _cli_flags(system: DiceSystem) -> list[CliFlag]:
 
 
 class NpcRollForm(forms.Form):
-    name = forms.CharField(label="Who rolls", max_length=60, initial="GM")
+    name = forms.CharField(label="Who rolls", max_length=60, initial="GM", validators=[visible_name])
     intent = forms.CharField(label="What they try", max_length=200, required=False)
     secret = forms.BooleanField(label="In secret: players see only that you rolled", required=False)
     target = forms.ModelChoiceField(

@@ -8,6 +8,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
 
+from tabletop.text import visible_name
+
 
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
@@ -19,6 +21,7 @@ class DisplayNameForm(forms.Form):
     display_name = forms.CharField(
         label="Your name at the table",
         max_length=40,
+        validators=[visible_name],
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
     )
 

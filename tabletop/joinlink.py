@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import segno
 from django.conf import settings
 from django.http import HttpRequest
@@ -10,6 +12,15 @@ from django.utils.safestring import SafeString, mark_safe
 
 from tabletop.models import Campaign
 from tabletop.network import is_loopback, lan_address
+
+# What a join token is made of (``secrets.token_urlsafe``, at most the column's 64 characters).
+TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def looks_like_token(value: str) -> bool:
+    """Whether ``value`` could be a join token. The URL takes any text, and PostgreSQL
+    refuses a query holding a NUL byte: anything else is no link, asked of no database."""
+    return TOKEN.fullmatch(value) is not None
 
 
 def public_base(request: HttpRequest) -> str:

@@ -80,6 +80,24 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+
+def _owner_only(database: str) -> None:
+    """Make the embedded database readable by its owner only, like the secret key: SQLite
+    creates the file with the process's umask (readable by all, commonly) and its -wal and
+    -shm files with the database's own mode, so the file is created 0600 before the first
+    connection. One an earlier version left open to others is closed to them."""
+    if database == ":memory:" or database.startswith("file:"):
+        return
+    try:
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT, 0o600))
+        for path in (database, f"{database}-wal", f"{database}-shm"):
+            if os.path.exists(path) and os.stat(path).st_mode & 0o077:
+                os.chmod(path, 0o600)
+    except OSError:
+        pass  # not ours to change (a read-only mount...): SQLite says what it can't open
+
+
 DEBUG = env_bool("DEBUG")
 PUBLIC_URL = env("PUBLIC_URL").rstrip("/")
 
@@ -177,10 +195,12 @@ if database_url := env("DATABASE_URL"):
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     (BASE_DIR / ".data").mkdir(exist_ok=True)
+    sqlite_name = str(env("SQLITE_PATH") or DATA_DIR / "tabletop.sqlite3")
+    _owner_only(sqlite_name)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": str(env("SQLITE_PATH") or DATA_DIR / "tabletop.sqlite3"),
+            "NAME": sqlite_name,
             "OPTIONS": {
                 # IMMEDIATE: a write transaction takes the write lock when it starts, so two
                 # requests spending the same Luck point queue up instead of failing with
@@ -353,7 +373,9 @@ USE_TZ = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"one_line_refusals": {"()": "tabletop.logfilters.OneLineRefusals"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django.request": {"filters": ["one_line_refusals"]}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "WARNING")},
 }
 

@@ -250,3 +250,29 @@ def test_the_history_filters_by_character(world: World) -> None:
 
     assert f'id="history-roll-{world.roll.pk}"' in olle
     assert f'id="history-roll-{world.roll.pk}"' not in others
+
+
+# -- what a refusal leaves in the log ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "url_name", "status", "says"),
+    [
+        ("player", "rolls:session", 403, "Only the GM can do that."),
+        ("outsider", "rolls:campaign", 404, "Not Found"),
+    ],
+)
+def test_a_refused_request_is_logged_in_one_line_without_a_traceback(
+    table: Table, caplog: pytest.LogCaptureFixture, who: str, url_name: str, status: int, says: str
+) -> None:
+    client = factories.logged_in(getattr(table, who))
+
+    with caplog.at_level("WARNING", logger="django.request"):
+        response = client.get(reverse(url_name, args=[table.campaign.pk]))
+
+    assert response.status_code == status
+    (record,) = [r for r in caplog.records if r.name == "django.request"]
+    assert record.exc_info is None and not record.exc_text
+    line = record.getMessage()
+    assert says in line and reverse(url_name, args=[table.campaign.pk]) in line
+    assert "\n" not in caplog.text.strip()

@@ -294,6 +294,17 @@ def test_an_unknown_join_token_shows_the_link_does_not_work_page(db: None, clien
     assert "This join link does not work" in text(response)
 
 
+@pytest.mark.parametrize("token", ["%00", "a%00b", "%E2%80%AEevil", "x" * 300])
+def test_a_join_link_that_no_token_looks_like_shows_the_link_does_not_work_page(
+    db: None, client: Client, token: str
+) -> None:
+    # PostgreSQL refuses a NUL byte in a query; this path asks it nothing.
+    response = client.get(f"/join/{token}/")
+
+    assert response.status_code == 404
+    assert "This join link does not work" in text(response)
+
+
 # -- claiming an account -------------------------------------------------------------------------
 
 

@@ -77,3 +77,52 @@ def test_a_million_server_dice_pass_a_chi_square_test() -> None:
     chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, 7))
     assert set(counts) == {1, 2, 3, 4, 5, 6}
     assert chi_square < 35.9
+
+
+def _migrate_embedded(data_dir: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "REDIS_URL", "SQLITE_PATH")
+    }
+    env.update({"TABLETOP_DATA_DIR": str(data_dir), "TABLETOP_NO_BOOTSTRAP": "1"})
+    result = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        umask=0o022,  # the usual one: files the process makes are readable by all
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_embedded_database_is_created_readable_only_by_its_owner(tmp_path: Path) -> None:
+    import sqlite3
+
+    _migrate_embedded(tmp_path)
+
+    database = tmp_path / "tabletop.sqlite3"
+    assert database.stat().st_size > 0
+    assert database.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "secret-key").stat().st_mode & 0o777 == 0o600
+    # Its write-ahead log and shared memory, made while a connection writes, take its mode.
+    connection = sqlite3.connect(database)
+    try:
+        connection.execute("CREATE TABLE probe (x)")
+        connection.commit()
+        for suffix in ("-wal", "-shm"):
+            assert (tmp_path / f"tabletop.sqlite3{suffix}").stat().st_mode & 0o777 == 0o600, suffix
+    finally:
+        connection.close()
+
+
+def test_an_embedded_database_left_readable_by_others_is_closed_to_them(tmp_path: Path) -> None:
+    database = tmp_path / "tabletop.sqlite3"
+    database.touch()
+    database.chmod(0o644)
+
+    _migrate_embedded(tmp_path)
+
+    assert database.stat().st_mode & 0o777 == 0o600

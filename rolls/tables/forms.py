@@ -11,10 +11,14 @@ from typing import Any
 from django import forms
 
 from tabletop.models import Character
+from tabletop.text import visible_name
 
 
 class SheetFormBase(forms.Form):
-    """What every system's sheet form offers the character views."""
+    """What every system's sheet form offers the character views, and the character's name,
+    the same in each: the whole table sees it."""
+
+    name = forms.CharField(max_length=60, validators=[visible_name])
 
     def to_sheet(self) -> dict[str, Any]:
         """The cleaned form as the character's ``sheet``."""

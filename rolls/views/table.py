@@ -25,6 +25,7 @@ from tabletop.access import (
 )
 from tabletop.forms import DisplayNameForm
 from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
+from tabletop.joinlink import looks_like_token
 from tabletop.models import Ban, Campaign, Character, Membership
 
 
@@ -129,7 +130,7 @@ def member_readmit(request: HtmxRequest, pk: int, ban_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def join(request: HtmxRequest, token: str) -> HttpResponse:
     """Join by link: a name is all it takes; the phone stays logged in."""
-    campaign = Campaign.objects.filter(join_token=token).first()
+    campaign = Campaign.objects.filter(join_token=token).first() if looks_like_token(token) else None
     if campaign is None:
         return render(request, "rolls/join_invalid.html", status=404)
     if request.user.is_authenticated and campaign.memberships.filter(user=request.user).exists():

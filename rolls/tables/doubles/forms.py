@@ -38,7 +38,6 @@ def endurance_max(sheet: dict[str, Any]) -> int:
 
 
 class DoublesSheetForm(SheetFormBase):
-    name = forms.CharField(max_length=60)
     endurance_max = forms.IntegerField(
         label="Endurance",
         min_value=0,

@@ -36,8 +36,6 @@ def skill_key(field: str, index: int) -> str:
 
 
 class KindsSheetForm(SheetFormBase):
-    name = forms.CharField(max_length=60)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for field in FIELDS:

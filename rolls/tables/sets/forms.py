@@ -28,7 +28,6 @@ SIDE_CHOICES = [("attacker", "Attacker"), ("defender", "Defender")]
 
 
 class SetsSheetForm(SheetFormBase):
-    name = forms.CharField(max_length=60)
     notes = forms.CharField(
         label="Abilities and sorcery",
         max_length=300,

@@ -22,7 +22,6 @@ def skill_field(attribute: str, index: int) -> str:
 
 
 class SixesSheetForm(SheetFormBase):
-    name = forms.CharField(max_length=60)
     age = forms.IntegerField(min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text="10 to 15")
     item = forms.CharField(label="Iconic item", max_length=80, required=False)
     pride = forms.CharField(max_length=120, required=False)

@@ -37,8 +37,6 @@ def key_of(name: str) -> str:
 
 
 class StarsSheetForm(SheetFormBase):
-    name = forms.CharField(max_length=60)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for stat in STATS:
