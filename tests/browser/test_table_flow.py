@@ -167,10 +167,12 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     shot(bo, "phone-roll-other")
 
     # The GM removes Bruno with the button that arrived over the socket (it carries no CSRF
-    # field of its own: htmx sends the page's token). He leaves the list and Ada's screen
-    # shows that he left.
+    # field of its own: htmx sends the page's token). He leaves the members, stays listed as
+    # removed until the GM lets him back in, and Ada's screen shows that he left.
     gm.get_by_role("button", name="Remove Bruno").click()
-    expect(gm.locator("#members")).not_to_contain_text("Bruno")
+    expect(gm.get_by_role("button", name="Remove Bruno")).to_have_count(0)
+    expect(gm.get_by_role("button", name="Let Bruno back in")).to_be_visible()
+    expect(gm.locator("#members")).to_contain_text("Bruno (removed)")
     expect(gm.locator("#members")).to_contain_text("Alice")
     expect(gm.locator(".flash")).to_contain_text("Bruno was removed.")
     expect(ada.locator("#feed")).to_contain_text("Bruno was removed from the table.")
