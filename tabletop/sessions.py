@@ -10,6 +10,10 @@ A delete the cache missed (a logout while Redis was unreachable but not emptied,
 leave the old copy there for when it comes back, so a copy is kept in the cache for
 ``CACHED_FOR`` seconds at most, not the session's year: a stale copy outlives an outage by a
 few minutes at worst, and a phone reads its session from the database every few minutes.
+
+The forgiving cache goes where Django's store keeps its own (``_cache``, a private
+attribute): the Django pin in pyproject.toml names this module, and a test in
+tests/test_outages.py fails if Django moves it.
 """
 
 from __future__ import annotations
