@@ -10,7 +10,6 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as services
-from rolls import registry
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
@@ -20,8 +19,6 @@ from tests.factories import Table, logged_in
 
 User = get_user_model()
 NEW_PASSWORD = "a-long-walk-by-the-loop"
-
-NOT_AT_THE_TABLE = [slug for slug in registry.slugs() if slug not in registry.slugs()]
 
 
 def text(response: object) -> str:
@@ -139,19 +136,6 @@ def test_creating_a_campaign_makes_the_user_its_gm_and_opens_the_session_page(db
     assert client.get(response["Location"]).status_code == 200
 
 
-@pytest.mark.parametrize("system", NOT_AT_THE_TABLE)
-def test_the_campaign_form_refuses_a_system_not_at_the_table(db: None, system: str) -> None:
-    client = logged_in(factories.user("gunilla"))
-
-    response = client.post(
-        reverse("rolls:campaign-new"), {"name": "Elsewhere", "system": system, "display_name": "GM"}
-    )
-
-    assert response.status_code == 200
-    assert "is not at the table yet" in text(response)
-    assert not Campaign.objects.exists()
-
-
 def test_the_campaign_form_refuses_an_unknown_system(db: None) -> None:
     client = logged_in(factories.user("gunilla"))
 
@@ -176,10 +160,9 @@ def test_the_campaign_form_requires_a_name(db: None) -> None:
     assert not Campaign.objects.exists()
 
 
-@pytest.mark.parametrize("system", NOT_AT_THE_TABLE)
-def test_the_campaign_service_refuses_a_system_not_at_the_table(db: None, system: str) -> None:
-    with pytest.raises(RulesError, match="not at the table yet"):
-        services.campaign_create(gm=factories.user(), name="Elsewhere", system=system, display_name="GM")
+def test_the_campaign_service_refuses_a_system_the_registry_does_not_hold(db: None) -> None:
+    with pytest.raises(RulesError, match="not at the table"):
+        services.campaign_create(gm=factories.user(), name="Elsewhere", system="d20", display_name="GM")
 
     assert not Campaign.objects.exists()
     assert not Membership.objects.exists()

@@ -123,13 +123,6 @@ def test_each_page_answers_an_anonymous_visitor(client: Client, db: None, slug: 
     assert tables_on(content)
 
 
-@pytest.mark.parametrize("slug", [slug for slug in registry.slugs() if slug not in registry.slugs()])
-def test_a_page_says_when_campaigns_cannot_use_the_system_yet(client: Client, db: None, slug: str) -> None:
-    content = page(client, slug)
-    assert "Not at the table yet." in content
-    assert "but its rules and exact odds are all here" in content
-
-
 @pytest.mark.parametrize("slug", registry.slugs())
 def test_a_page_at_the_table_does_not_say_it_is_missing(client: Client, db: None, slug: str) -> None:
     assert "Not at the table yet." not in page(client, slug)
