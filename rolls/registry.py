@@ -28,7 +28,7 @@ from rolls.systems import doubles, kinds, sets, sixes, stars
 from rolls.systems.base import DiceSystem
 from rolls.tables.base import TEMPLATES, TableAdapter
 from rolls.tables.doubles import DoublesTable
-from rolls.tables.forms import RollFormBase
+from rolls.tables.forms import RollFormBase, SheetFormBase
 from rolls.tables.kinds import KindsTable
 from rolls.tables.sets import SetsTable
 from rolls.tables.sixes import SixesTable
@@ -69,8 +69,13 @@ def register(engine: DiceSystem, table: TableAdapter[Any, Any]) -> GameSystem:
     missing = [name for name in TEMPLATES if not (table.templates_dir / table.template(name)).is_file()]
     if missing:
         raise ValueError(f"The {engine.slug} table package has no template for: {', '.join(missing)}.")
+    # The form bases raise NotImplementedError in these: a table package must define them.
     if table.roll_form.engine_data is RollFormBase.engine_data:
         raise ValueError(f"The {engine.slug} roll form does not define engine_data().")
+    if table.sheet_form.to_sheet is SheetFormBase.to_sheet or (
+        table.sheet_form.initial_from.__func__ is SheetFormBase.initial_from.__func__  # type: ignore[attr-defined]
+    ):
+        raise ValueError(f"The {engine.slug} sheet form does not define to_sheet() and initial_from().")
     system = GameSystem(engine, table)
     _systems[engine.slug] = system
     return system

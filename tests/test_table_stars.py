@@ -860,3 +860,25 @@ def test_str_11_the_roller_cannot_spend_the_targets_luck_on_their_own_roll(
 
     assert response.status_code == 422
     assert "not made against anyone" in response.content.decode()
+
+
+def test_str_14_luck_spent_on_an_ability_is_recorded_by_the_gm_in_the_log(stars: StarsTable) -> None:
+    """STR-14, our reading: Luck that fuels an item's or a power's ability is spent outside a
+    reroll, so the GM records it as a correction of the hero's Luck; the table sees it logged."""
+    dave = stars.character
+    before = dave.luck
+    response = logged_in(stars.gm).post(
+        reverse("rolls:character-correct", args=[stars.campaign.pk, dave.pk]), {"luck": before - 1}
+    )
+    assert response.status_code == 302
+    dave.refresh_from_db()
+    assert dave.luck == before - 1
+    entry = LogEntry.objects.filter(campaign=stars.campaign, action="gm-correction").get()
+    assert f"Luck points {before} → {before - 1}" in entry.text
+    # A player cannot record such a spend on their own.
+    refused = logged_in(stars.player).post(
+        reverse("rolls:character-correct", args=[stars.campaign.pk, dave.pk]), {"luck": 0}
+    )
+    assert refused.status_code == 403
+    dave.refresh_from_db()
+    assert dave.luck == before - 1
