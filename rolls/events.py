@@ -33,6 +33,7 @@ class TableEvent(StrEnum):
     GM_CORRECTION = "gm-correction"
     CALL = "call"
     CALL_CLOSED = "call-closed"
+    DISPLAY_LINK = "display-link"  # the GM replaced the table display's link
 
     @property
     def refreshes(self) -> Refresh:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import pages, rolling, rules, table
+from rolls.views import display, pages, rolling, rules, table
 
 app_name = "rolls"
 
@@ -20,6 +20,8 @@ urlpatterns = [
     path("c/<int:pk>/mystery/", table.mystery_start, name="mystery-start"),
     path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
+    path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
+    path("display/<str:token>/", display.display_page, name="display"),
     path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),
     path("c/<int:pk>/removed/<int:ban_id>/readmit/", table.member_readmit, name="member-readmit"),
     path("c/<int:pk>/characters/new/", table.character_new, name="character-new"),
