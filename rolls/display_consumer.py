@@ -73,7 +73,7 @@ class DisplayConsumer(TableConsumer):
         if html:
             await self.send(text_data=html)
 
-    def _read_since(self, since: int) -> tuple[str, int] | None:  # type: ignore[override]
+    def _read_since(self, since: int) -> tuple[str, int] | None:
         campaign = campaign_for(self.token)
         if campaign is None or campaign.pk != self.campaign_id:
             return None

@@ -135,38 +135,28 @@ def test_a_campaign_made_now_has_a_display_token_of_its_own(table: Table) -> Non
     assert display.campaign_for(table.campaign.join_token) is None  # the join link opens no display
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_migration_gives_each_existing_campaign_its_own_token() -> None:
-    from importlib import import_module
+    """Run for real: back to before the column, three campaigns, forward again."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
 
-    fill_tokens = import_module("tabletop.migrations.0006_campaign_display_token").fill_tokens
-    saved: list[str] = []
+    before, after = [("tabletop", "0005_ban")], [("tabletop", "0008_campaign_display_token_unique")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old_apps = executor.loader.project_state(before).apps
+    gm = old_apps.get_model("auth", "User").objects.create(username="old-gm")
+    campaigns = old_apps.get_model("tabletop", "Campaign")
+    for n in range(3):
+        campaigns.objects.create(name=f"Old {n}", system="sixes", gm=gm, join_token=f"join-{n}")
 
-    class Row:
-        display_token: str | None = None
-        pk = 0
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
 
-        def save(self, update_fields: list[str]) -> None:
-            assert update_fields == ["display_token"]
-            assert self.display_token is not None
-            saved.append(self.display_token)
-
-    rows = [Row() for _ in range(3)]
-
-    class Manager:
-        def filter(self, **kwargs: Any) -> Manager:
-            assert kwargs == {"display_token__isnull": True}
-            return self
-
-        def only(self, *fields: str) -> list[Row]:
-            return rows
-
-    class Apps:
-        def get_model(self, app: str, name: str) -> Any:
-            return type("Campaign", (), {"objects": Manager()})
-
-    fill_tokens(Apps(), None)
-
-    assert len(set(saved)) == 3 and all(display.looks_like_token(token) for token in saved)
+    tokens = list(Campaign.objects.values_list("display_token", flat=True))
+    assert len(tokens) == 3 and len(set(tokens)) == 3
+    assert all(display.looks_like_token(token) and len(token) == 32 for token in tokens)
 
 
 # -- replacing the link --------------------------------------------------------------------------
