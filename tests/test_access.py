@@ -43,6 +43,7 @@ class World:
             "roll": [campaign, self.roll.pk],
             "member": [campaign, self.other_membership.pk],
             "token": [self.table.campaign.join_token],
+            "display": [self.table.campaign.display_token],
             "slug": ["sixes"],
             "call": [campaign, self.call.pk],
             "ban": [campaign, self.ban.pk],
@@ -132,6 +133,9 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:call-create": ("POST", "character", ROLL, {**GM_CONTROL, "gm": 200}),
     "rolls:call-close": ("POST", "call", {}, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),
+    # The TV's page: its link is all it takes, logged in or not.
+    "rolls:display": ("GET", "display", {}, everyone(200)),
+    "rolls:display-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
 }
 
