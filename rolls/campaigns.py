@@ -97,9 +97,18 @@ def member_readmit(*, campaign: Campaign, actor: User, ban: Ban) -> None:
         )
 
 
-def join_link_rotate(*, campaign: Campaign) -> None:
-    campaign.join_token = new_join_token()
-    campaign.save(update_fields=["join_token"])
+def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
+    """A new join link; the old one stops. In the log, so the history says when, and so the
+    table display (which shows the link's QR code) hears of it and draws the new one."""
+    with transaction.atomic():
+        campaign.join_token = new_join_token()
+        campaign.save(update_fields=["join_token"])
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.JOIN_LINK,
+            actor=actor,
+            text="The GM made a new join link; the old one no longer works.",
+        )
 
 
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:

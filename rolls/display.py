@@ -102,6 +102,9 @@ def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
     parts = []
     status = calls = False
     for entry in entries:
+        if entry.action == TableEvent.JOIN_LINK:
+            # The QR code on the screen names the old link: the page draws itself again.
+            return render_to_string("rolls/_reload.html"), since
         if entry.roll is not None:
             parts.append(_shared(entry).html)
             calls = calls or Facts.of(entry).call

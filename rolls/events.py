@@ -33,6 +33,7 @@ class TableEvent(StrEnum):
     GM_CORRECTION = "gm-correction"
     CALL = "call"
     CALL_CLOSED = "call-closed"
+    JOIN_LINK = "join-link"  # the GM replaced the join link
     DISPLAY_LINK = "display-link"  # the GM replaced the table display's link
 
     @property

@@ -371,6 +371,23 @@ async def test_the_socket_redraws_the_calls_and_the_session_line(table: Table) -
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_channel_layer")
+async def test_a_new_join_link_is_logged_and_redraws_the_display(table: Table) -> None:
+    """The screen shows the join link's QR code: the old one must not stay up."""
+    from rolls import campaigns
+
+    communicator, last = await synced_display(table)
+
+    await database_sync_to_async(campaigns.join_link_rotate)(campaign=table.campaign, actor=table.gm)
+
+    frame = await communicator.receive_from(timeout=3)
+    assert 'id="reload-needed"' in frame
+    entry = await database_sync_to_async(lambda: LogEntry.objects.select_related("actor").get(seq=last + 1))()
+    assert (entry.action, entry.actor) == (TableEvent.JOIN_LINK, table.gm)
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
 async def test_a_replaced_link_closes_the_open_socket_and_refuses_a_new_one(table: Table) -> None:
     communicator, _ = await synced_display(table)
     old = (await campaign_now(table)).display_token

@@ -61,7 +61,7 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
             services.long_rest(campaign=campaign, actor=membership.user)
             messages.success(request, "Everyone takes a long rest.")
         elif action == "rotate":
-            services.join_link_rotate(campaign=campaign)
+            services.join_link_rotate(campaign=campaign, actor=membership.user)
             messages.success(request, "New join link made; the old one no longer works.")
     except RulesError as error:
         messages.error(request, str(error))

@@ -70,11 +70,16 @@
     }
   });
 
+  // The server asks for a reload (a catch-up too long to replay, a new join link for the QR
+  // code): the page holds no element for its marker to land in, so it is read here, before
+  // htmx looks for one.
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (String(event.detail.message).indexOf('id="reload-needed"') < 0) return;
+    event.preventDefault();
+    window.location.reload();
+  });
+
   document.addEventListener("htmx:wsAfterMessage", function () {
-    if (document.getElementById("reload-needed")) {
-      window.location.reload();
-      return;
-    }
     var feed = document.getElementById("feed");
     while (feed && feed.children.length > KEPT) feed.lastElementChild.remove();
   });

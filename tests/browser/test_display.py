@@ -124,7 +124,16 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     expect(overlay.locator("#feed > .card").first).to_contain_text("The ferryman")
     shot(overlay, "display-overlay-1920", full_page=False)
 
-    # The GM replaces the link: the open screens say so and stop.
+    # A new join link: the TV draws itself again, with the new link and its QR code.
+    tv.evaluate("window.stillTheSamePage = true")
+    gm.get_by_role("button", name="New join link").click()
+    new_link = gm.locator("#join-url").get_attribute("href")
+    assert new_link and new_link != link
+    expect(tv.locator(".display-join .join-url")).to_have_text(new_link)
+    assert tv.evaluate("window.stillTheSamePage") is None  # reloaded, not patched
+    wait_live(tv)
+
+    # The GM replaces the display link: the open screens say so and stop.
     gm.get_by_role("button", name="New display link").click()
     for screen in (tv, overlay):
         expect(screen.locator("#display-replaced")).to_be_visible()
