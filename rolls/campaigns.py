@@ -220,8 +220,9 @@ def character_update(*, character: Character, actor: User, name: str, sheet: dic
 
 def resources_correct(*, character: Character, gm: User, values: dict[str, int]) -> list[str]:
     """The GM sets a resource directly (Luck, Endurance...). Never silent: each change is a
-    log entry the whole table sees. Returns the changes made."""
-    corrections = {c.field: c.label for c in registry.table(character.campaign.system).corrections}
+    log entry the whole table sees, and never above what the rules let this character hold
+    (``Correction.limit``): a refusal changes nothing. Returns the changes made."""
+    corrections = {c.field: c for c in registry.table(character.campaign.system).corrections}
     with transaction.atomic():
         character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
         changes = []
@@ -230,8 +231,10 @@ def resources_correct(*, character: Character, gm: User, values: dict[str, int])
                 raise RulesError(f"{field} is not something the GM sets in this system.")
             before = getattr(character, field)
             if before != value:
+                # Checked on the locked row: the sheet the limit reads cannot change meanwhile.
+                corrections[field].check(character, value)
                 setattr(character, field, value)
-                changes.append(f"{corrections[field]} {before} → {value}")
+                changes.append(f"{corrections[field].label} {before} → {value}")
         if changes:
             character.save(update_fields=list(values))
             append_event(

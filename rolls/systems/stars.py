@@ -159,10 +159,11 @@ def luck_max(edges: Mapping[str, str] | Iterable[str] = ()) -> int:
 
 
 def after_long_rest(current: int, maximum: int) -> int:
-    """STR-12: Luck after a long rest: one spent point back, never above the maximum."""
+    """STR-12: Luck after a long rest: one spent point back, never above the maximum (a pool
+    found above it, say after Charmed Life was lost, comes down to it)."""
     if current < 0 or maximum < 0:
         raise RulesError("Luck cannot be negative.")
-    return current + 1 if current < maximum else current
+    return min(current + 1, maximum)
 
 
 def at_new_adventure(maximum: int) -> int:

@@ -50,11 +50,26 @@ class Clock:
 
 @dataclass(frozen=True)
 class Correction:
-    """A resource the GM may set directly on a sheet (each change is logged)."""
+    """A resource the GM may set directly on a sheet (each change is logged).
+
+    ``maximum`` bounds the form's field; ``limit``, when the rules set one for this character,
+    gives the character's own maximum and the rule that sets it, in words ("15 - age 14, SIX-8"):
+    the service refuses a value above it under the character's row lock."""
 
     field: str  # the Character column
     label: str
     maximum: int
+    limit: Callable[[Character], tuple[int, str]] | None = None
+
+    def check(self, character: Character, value: int) -> None:
+        """Raise RulesError when ``value`` is above what the rules let this character hold."""
+        if self.limit is None:
+            return
+        most, why = self.limit(character)
+        if value > most:
+            raise RulesError(
+                f"{character.name} holds at most {most} {self.label} ({why}); {value} is too many."
+            )
 
 
 def unchanged(character: Character) -> list[str]:

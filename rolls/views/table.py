@@ -218,10 +218,14 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
     corrections = registry.table(membership.campaign.system).corrections
     form = CorrectionForm(request.POST, corrections=corrections)
     if form.is_valid():
-        changes = services.resources_correct(
-            character=character, gm=membership.user, values=form.cleaned_data
-        )
-        messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+        try:
+            changes = services.resources_correct(
+                character=character, gm=membership.user, values=form.cleaned_data
+            )
+        except RulesError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("rolls:character-sheet", pk, character_id)

@@ -13,6 +13,11 @@ from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_m
 from tabletop.models import Character
 
 
+def _luck_limit(character: Character) -> tuple[int, str]:
+    """SIX-8: the most Luck the GM may set, from the sheet's age."""
+    return sixes_luck_max(character.sheet), f"15 - age {character.sheet.get('age')}, SIX-8"
+
+
 class SixesTable(TableAdapter[Sixes, SixesRequest]):
     slug = "sixes"
     sheet_form = SixesSheetForm
@@ -22,7 +27,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     story = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
     story_name = "Mystery"
     session_note = "Luck points are full again."
-    corrections = (Correction("luck", "Luck points", 15),)
+    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """The engine request and a label ("Mind + Comprehend") for the roll form's choices.

@@ -64,6 +64,11 @@ def _long_rest(character: Character) -> list[str]:
     return _set_luck(character, after_long_rest(character.luck, maximum(character)))
 
 
+def _luck_limit(character: Character) -> tuple[int, str]:
+    """STR-12: the most Luck the GM may set: 3, more with Charmed Life."""
+    return maximum(character), "the Luck maximum, raised only by Charmed Life, STR-12"
+
+
 class StarsTable(TableAdapter[Stars, StarsRequest]):
     slug = "stars"
     sheet_form = StarsSheetForm
@@ -73,7 +78,7 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
     rest = Clock(
         "Long rest", "A long rest: everyone gets one point of Luck back, up to their maximum.", _long_rest
     )
-    corrections = (Correction("luck", "Luck points", 15),)
+    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """STR-1, STR-6, STR-10: the engine request and a label ("Agility (Stealth)").
