@@ -37,3 +37,14 @@ class CorrectionForm(forms.Form):
             self.fields[correction.field] = forms.IntegerField(
                 label=correction.label, min_value=0, max_value=correction.maximum
             )
+
+
+class LuckForAbilityForm(forms.Form):
+    """STR-14: which ability of an item or a power the point of Luck fuels, in a few words."""
+
+    ability = forms.CharField(
+        label="Which ability?",
+        max_length=80,
+        validators=[visible_name],
+        help_text="The item's or power's ability",
+    )

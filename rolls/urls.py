@@ -28,6 +28,9 @@ urlpatterns = [
     path(
         "c/<int:pk>/characters/<int:character_id>/correct/", table.character_correct, name="character-correct"
     ),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/luck-ability/", table.luck_for_ability, name="luck-ability"
+    ),
     path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),

@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rolls import campaigns, registry, services
-from rolls.forms import CampaignForm, CorrectionForm
+from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from tabletop.access import MAX_ID
@@ -464,6 +464,8 @@ def targets(world: World, name: str) -> list[Target]:
     if name == "rolls:character-correct":
         initial = {c.field: getattr(character, c.field) for c in adapter.corrections}
         return [target("gm", "post", CorrectionForm(corrections=adapter.corrections, initial=initial))]
+    if name == "rolls:luck-ability":
+        return [target("player", "post", LuckForAbilityForm(), baseline={"ability": "Amulet"})]
     if name == "rolls:npc-roll":
         return [
             target("gm", "post", NpcRollForm(campaign=world.campaign), baseline=npc_baseline(world.campaign))

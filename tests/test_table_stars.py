@@ -862,23 +862,69 @@ def test_str_11_the_roller_cannot_spend_the_targets_luck_on_their_own_roll(
     assert "not made against anyone" in response.content.decode()
 
 
-def test_str_14_luck_spent_on_an_ability_is_recorded_by_the_gm_in_the_log(stars: StarsTable) -> None:
-    """STR-14, our reading: Luck that fuels an item's or a power's ability is spent outside a
-    reroll, so the GM records it as a correction of the hero's Luck; the table sees it logged."""
+def luck_for_ability(
+    client: Client, table: StarsTable, ability: str = "Heirloom sword's flame"
+) -> HttpResponse:
+    path = reverse("rolls:luck-ability", args=[table.campaign.pk, table.character.pk])
+    return client.post(path, {"ability": ability}, follow=True)
+
+
+def test_str_14_the_player_spends_a_point_of_luck_on_an_ability_and_the_table_sees_it(
+    stars: StarsTable,
+) -> None:
+    """STR-14: a point of Luck fuels an ability of an item or a power, outside a roll."""
     dave = stars.character
-    before = dave.luck
-    response = logged_in(stars.gm).post(
-        reverse("rolls:character-correct", args=[stars.campaign.pk, dave.pk]), {"luck": before - 1}
-    )
-    assert response.status_code == 302
-    dave.refresh_from_db()
-    assert dave.luck == before - 1
-    entry = LogEntry.objects.filter(campaign=stars.campaign, action="gm-correction").get()
-    assert f"Luck points {before} → {before - 1}" in entry.text
-    # A player cannot record such a spend on their own.
-    refused = logged_in(stars.player).post(
-        reverse("rolls:character-correct", args=[stars.campaign.pk, dave.pk]), {"luck": 0}
-    )
-    assert refused.status_code == 403
-    dave.refresh_from_db()
-    assert dave.luck == before - 1
+    response = luck_for_ability(logged_in(stars.player), stars)
+    assert "A point of Luck spent: 2 left." in visible_text(text(response))
+    assert luck_of(dave) == 2
+    entry = LogEntry.objects.filter(campaign=stars.campaign, action="luck-ability").get()
+    assert entry.text == "Dave spends a point of Luck on Dave's Heirloom sword's flame: 2 left."
+    assert entry.actor == stars.player
+
+
+def test_str_14_the_gm_spends_a_point_of_luck_on_a_heros_ability(stars: StarsTable) -> None:
+    luck_for_ability(logged_in(stars.gm), stars, "Warding amulet")
+    assert luck_of(stars.character) == 2
+    entry = LogEntry.objects.filter(campaign=stars.campaign, action="luck-ability").get()
+    assert entry.text.startswith("The GM spends a point of Luck on Dave's Warding amulet")
+
+
+def test_str_14_at_0_luck_the_spend_is_refused_and_nothing_changes(stars: StarsTable) -> None:
+    set_luck(stars.character, 0)
+    before = everything(stars.campaign)
+    response = luck_for_ability(logged_in(stars.player), stars)
+    assert "Dave has no Luck left to spend." in visible_text(text(response))
+    assert everything(stars.campaign) == before
+
+
+def test_str_14_another_player_and_an_outsider_cannot_spend_daves_luck(stars: StarsTable) -> None:
+    other = factories.user("other")
+    factories.member(stars.campaign, other, name="Other")
+    path = reverse("rolls:luck-ability", args=[stars.campaign.pk, stars.character.pk])
+    assert logged_in(other).post(path, {"ability": "Flame"}).status_code == 403
+    assert logged_in(stars.outsider).post(path, {"ability": "Flame"}).status_code == 404
+    assert luck_of(stars.character) == 3
+    assert not LogEntry.objects.filter(action="luck-ability").exists()
+
+
+@pytest.mark.parametrize("ability", ["", "   ", "x" * 81])
+def test_str_14_a_spend_names_its_ability(stars: StarsTable, ability: str) -> None:
+    response = luck_for_ability(logged_in(stars.player), stars, ability)
+    assert response.status_code == 200
+    assert luck_of(stars.character) == 3
+    assert not LogEntry.objects.filter(action="luck-ability").exists()
+
+
+def test_str_14_the_sheet_offers_the_spend_to_its_player_and_the_gm_only(stars: StarsTable) -> None:
+    path = reverse("rolls:character-sheet", args=[stars.campaign.pk, stars.character.pk])
+    assert "Spend Luck on an ability" in text(logged_in(stars.player).get(path))
+    assert "Spend Luck on an ability" in text(logged_in(stars.gm).get(path))
+    other = factories.user("other")
+    factories.member(stars.campaign, other, name="Other")
+    assert "Spend Luck on an ability" not in text(logged_in(other).get(path))
+
+
+def test_str_14_other_systems_have_no_luck_for_abilities(db: None) -> None:
+    table = factories.table("sixes")
+    with pytest.raises(RulesError, match="Luck does not fuel abilities"):
+        services.luck_for_ability(character=table.character, actor=table.player, ability="Walkie-talkie")

@@ -90,6 +90,9 @@ class TableAdapter[E: DiceSystem, R](ABC):
     rest: ClassVar[Clock | None] = None  # the GM's "long rest", where the system has one
     session_note: ClassVar[str] = ""  # what a new play session refills, for the log
     corrections: ClassVar[tuple[Correction, ...]] = ()
+    # Whether a point of Luck may fuel an ability of an item or a power, outside a roll (stars,
+    # STR-14): ``spend({"luck": 1})`` pays for it.
+    luck_for_abilities: ClassVar[bool] = False
 
     # -- where its templates are ---------------------------------------------------------------
     @property

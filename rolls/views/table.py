@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from rolls import campaigns as services
 from rolls import registry
-from rolls.forms import CampaignForm, CorrectionForm
+from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.systems import RulesError
 from tabletop.access import (
     MAX_ID,
@@ -231,6 +231,26 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
     return redirect("rolls:character-sheet", pk, character_id)
 
 
+@require_POST
+def luck_for_ability(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
+    """STR-14: the hero's player or the GM spends a point of Luck on an ability; logged."""
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    form = LuckForAbilityForm(request.POST)
+    if form.is_valid():
+        try:
+            character = services.luck_for_ability(
+                character=character, actor=membership.user, ability=form.cleaned_data["ability"]
+            )
+        except RulesError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"A point of Luck spent: {character.luck} left.")
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect("rolls:character-sheet", pk, character_id)
+
+
 def character_sheet(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     """Any member may read a sheet; only its player and the GM may edit it."""
     membership = membership_or_404(request.user, pk)
@@ -244,6 +264,7 @@ def character_sheet(request: HtmxRequest, pk: int, character_id: int) -> HttpRes
             "can_edit": may_act_for(membership, character),
             "sheet_template": registry.table(membership.campaign.system).sheet_template,
             "correction_form": _correction_form(membership, character),
+            "luck_form": LuckForAbilityForm() if may_act_for(membership, character) else None,
         },
     )
 

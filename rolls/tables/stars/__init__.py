@@ -79,6 +79,7 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
         "Long rest", "A long rest: everyone gets one point of Luck back, up to their maximum.", _long_rest
     )
     corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
+    luck_for_abilities = True  # STR-14
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """STR-1, STR-6, STR-10: the engine request and a label ("Agility (Stealth)").
