@@ -256,7 +256,7 @@ def test_str_12_losing_charmed_life_takes_the_luck_above_the_new_maximum(stars: 
     path = reverse("rolls:character-edit", args=[stars.campaign.pk, stars.character.pk])
     client = logged_in(stars.player)
     client.post(path, sheet_form("Dave", edge_charmed_life="advanced"))
-    logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]))
+    logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]), {"confirmed": "yes"})
     assert luck_of(stars.character) == 5
 
     client.post(path, sheet_form("Dave"))
@@ -750,7 +750,9 @@ def test_str_12_a_new_adventure_fills_everyones_luck(stars: StarsTable) -> None:
     set_luck(stars.character, 0)
     set_luck(lucky, 1)
 
-    response = logged_in(stars.gm).post(reverse("rolls:mystery-start", args=[stars.campaign.pk]), follow=True)
+    response = logged_in(stars.gm).post(
+        reverse("rolls:mystery-start", args=[stars.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "New Adventure: done." in text(response)
     assert (luck_of(stars.character), luck_of(lucky)) == (3, 5)
@@ -764,15 +766,17 @@ def test_str_12_a_long_rest_gives_one_point_back_up_to_the_maximum(stars: StarsT
     set_luck(stars.character, 1)
     gm = logged_in(stars.gm)
 
-    response = gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]), follow=True)
+    response = gm.post(
+        reverse("rolls:long-rest", args=[stars.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "Everyone takes a long rest." in text(response)
     assert (luck_of(stars.character), luck_of(full)) == (2, 3)
     event = LogEntry.objects.filter(campaign=stars.campaign, action="long-rest").get()
     assert event.text == "A long rest: everyone gets one point of Luck back, up to their maximum."
 
-    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]))
-    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]), {"confirmed": "yes"})
+    gm.post(reverse("rolls:long-rest", args=[stars.campaign.pk]), {"confirmed": "yes"})
 
     assert (luck_of(stars.character), luck_of(full)) == (3, 3)
 
@@ -781,7 +785,7 @@ def test_str_12_a_new_play_session_gives_no_luck_back(stars: StarsTable) -> None
     set_luck(stars.character, 1)
     gm = logged_in(stars.gm)
 
-    gm.post(reverse("rolls:session-end", args=[stars.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[stars.campaign.pk]), {"confirmed": "yes"})
     gm.post(reverse("rolls:session-start", args=[stars.campaign.pk]))
 
     assert luck_of(stars.character) == 1

@@ -12,6 +12,7 @@ from rolls import panels, registry
 from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
+from rolls.views.table import confirm_question
 from tabletop import presence
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
@@ -93,6 +94,9 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "members": campaign.memberships.all(),
             "removed": campaign.bans.all(),
             "session": campaign.open_session(),
+            "questions": {
+                action: confirm_question(action, campaign) for action in ("end", "mystery", "rest")
+            },
         },
     )
 

@@ -44,9 +44,36 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "rolls/campaign_new.html", {"form": form})
 
 
+# The controls a GM asks once to confirm: each changes every sheet or ends the evening.
+CONFIRMED = "yes"
+
+
+def confirm_question(action: str, campaign: Campaign) -> str:
+    """What the GM is asked before ``action`` ("end", "mystery" or "rest"); "" for one that
+    needs no confirmation. The same words in the page's dialog and the page without script."""
+    adapter = registry.table(campaign.system)
+    if action == "end":
+        session = campaign.open_session()
+        number = f" {session.number}" if session else ""
+        return f"End session{number} for the whole table?"
+    if action == "mystery":
+        return f"{adapter.story.label}? {adapter.story.event.format(n=campaign.mystery + 1)}"
+    if action == "rest" and adapter.rest is not None:
+        return f"{adapter.rest.label} for everyone? {adapter.rest.event.format(n=campaign.mystery)}"
+    return ""
+
+
 def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
+    question = confirm_question(action, campaign)
+    if question and request.POST.get("confirmed") != CONFIRMED:
+        # Without script the page's dialog never ran: ask here, and change nothing yet.
+        return render(
+            request,
+            "rolls/confirm.html",
+            {"campaign": campaign, "question": question, "action": request.path, "confirmed": CONFIRMED},
+        )
     try:
         if action == "start":
             services.session_start(campaign=campaign, actor=membership.user)
