@@ -58,6 +58,7 @@ from .base import (
     with_step,
 )
 from .dice import Counts, distribution
+from .flags import IntRange, OneOf
 
 # STR-13: the character sheet's lists, as the document names them.
 STATS = ("Vigor", "Agility", "Smarts", "Presence")
@@ -481,12 +482,19 @@ class Stars(DiceSystem):
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--dice", type=int, help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}")
         parser.add_argument(
-            "--training", default="untrained", help="untrained, novice, adept or professional"
+            "--dice", type=IntRange(MIN_DICE, MAX_DICE), help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}"
         )
         parser.add_argument(
-            "--difficulty", type=int, help="a difficulty set by the GM, 2-6 (replaces training's)"
+            "--training",
+            type=OneOf(tuple((t, t.capitalize()) for t in TRAININGS)),
+            default="untrained",
+            help="untrained, novice, adept or professional",
+        )
+        parser.add_argument(
+            "--difficulty",
+            type=IntRange(MIN_DIFFICULTY, MAX_DIFFICULTY),
+            help="a difficulty set by the GM, 2-6 (replaces training's)",
         )
         parser.add_argument("--advantage", action="store_true", help="roll twice, keep the more Stars")
         parser.add_argument("--disadvantage", action="store_true", help="roll twice, keep the fewer Stars")

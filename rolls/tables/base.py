@@ -93,6 +93,13 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # Whether a point of Luck may fuel an ability of an item or a power, outside a roll (stars,
     # STR-14): ``spend({"luck": 1})`` pays for it.
     luck_for_abilities: ClassVar[bool] = False
+    # The GM's call for a roll from the session page, in the roll form's field names: what the
+    # GM picks for each character from that character's sheet (``call_traits``), what is
+    # needed, the same for everyone (``call_needs``), and what the player may still add when
+    # answering (``call_extras``: an Iconic Item, a helper...).
+    call_traits: ClassVar[tuple[str, ...]] = ()
+    call_needs: ClassVar[tuple[str, ...]] = ()
+    call_extras: ClassVar[tuple[str, ...]] = ()
 
     # -- where its templates are ---------------------------------------------------------------
     @property

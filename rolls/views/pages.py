@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rolls import panels, registry
+from rolls.calls import CallBuilder
 from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
@@ -89,6 +90,7 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "present": presence.present(campaign.pk),
             "adapter": registry.table(campaign.system),
             "npc_form": NpcRollForm(campaign=campaign),
+            "call_form": CallBuilder(campaign),
             "gm_cards": panels.gm_panel(campaign.pk, membership),
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),

@@ -79,6 +79,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     slug = "doubles"
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm
+    call_traits = ("abilities", "weaknesses")
+    call_needs = ("dn", "bonus", "penalty", "degree_matters", "declaration")
+    call_extras = ("helpers",)
     roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
     story = Clock(
         "New Adventure",

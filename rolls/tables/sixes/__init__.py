@@ -22,6 +22,9 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     slug = "sixes"
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm
+    call_traits = ("trait",)
+    call_needs = ("need", "threat")
+    call_extras = ("item", "helper")
     roll_initial = {"trait": "Body", "need": 1}
     # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
     story = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)

@@ -73,6 +73,9 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
     slug = "stars"
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm
+    call_traits = ("stat", "skill")
+    call_needs = ("advantage",)
+    call_extras = ()
     roll_initial = {"stat": "Vigor", "skill": "", "advantage": "none"}
     story = Clock("New Adventure", "Adventure {n} begins. Everyone's Luck is full again.", _new_adventure)
     rest = Clock(
