@@ -62,9 +62,11 @@ class CallBuilder:
                     character=character, initial=self.adapter.roll_initial, prefix=prefix_of(character)
                 )
             )
-            rows.append(
-                CallRow(character, [form[name] for name in self.adapter.call_traits if name in form.fields])
-            )
+            traits = [name for name in self.adapter.call_traits if name in form.fields]
+            for name in traits:
+                # Read out alone, "Roll" would not say whose: "Ada's roll".
+                form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
+            rows.append(CallRow(character, [form[name] for name in traits]))
         return rows
 
     def needs(self) -> list[forms.BoundField]:
