@@ -20,8 +20,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
   reroll of the same kind would reopen a result the table has already accepted. Luck works on
   d3 rolls too, where higher is better.
 - **Luck maximum (STR-12).** 3, plus 1 for the Edge Charmed Life at Basic or 2 at Advanced;
-  no other Edge in the list names Luck. A long rest gives one point back up to the maximum
-  (never taking points away from someone above it); a new Adventure fills the pool.
+  no other Edge in the list names Luck. A long rest gives one point back up to the maximum,
+  and a pool found above the maximum comes down to it; a new Adventure fills the pool.
 - **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
   no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
 - **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.

@@ -6,15 +6,21 @@ tap. Screenshots at 360 x 740 and 1920 x 1080."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from playwright.sync_api import Page, expect
+from django.db import connection
+from playwright.sync_api import Browser, Page, expect
 
 from rolls import registry
 from rolls.systems.base import percent
+from tabletop.models import Character
+from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
-from tests.factories import Script
+from tests.factories import PASSWORD, Script
+from tests.test_table_stars import stars_sheet
 
 
 def sixes_chance(dice: int, need: int) -> str:
@@ -105,3 +111,68 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     shot(gm, "console-1920", full_page=False)
     gm.locator("#call-tools").scroll_into_view_if_needed()
     shot(gm, "console-1920-calls", full_page=False)
+
+
+def _in_thread[T](function: Callable[[], T]) -> T:
+    """Database work off this thread: Playwright keeps an event loop running here, and the
+    services broadcast through async_to_sync, which refuses to run beside one."""
+
+    def run() -> T:
+        try:
+            return function()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def luck_of(character: Character) -> int:
+    return _in_thread(lambda: Character.objects.get(pk=character.pk).luck)
+
+
+def log_in(page: Page, username: str) -> None:
+    page.goto("/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).not_to_have_url(re.compile(r"/login/"))
+
+
+@pytest.mark.browser
+def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
+    browsers: Browsers, chromium: Browser, live_url: str, shot: Shot
+) -> None:
+    """STR-14 from the stars sheet on a phone; and the GM's long rest on a browser without
+    script: a page asks, and only its Confirm button rests everyone (STR-12)."""
+    table = _in_thread(lambda: factories.table("stars", character_name="Dave", sheet=stars_sheet()))
+    sheet = f"/c/{table.campaign.pk}/characters/{table.character.pk}/sheet/"
+    phone = browsers.phone()
+    log_in(phone, "player")
+    phone.goto(sheet)
+    phone.get_by_text("Spend Luck on an ability").click()
+    phone.get_by_label("Which ability?").fill("Heirloom sword's flame")
+    assert_fits_phone(phone)
+    shot(phone, "console-stars-luck-360")
+    phone.get_by_role("button", name="Spend 1 Luck").click()
+    expect(phone.locator("#notice")).to_contain_text("A point of Luck spent: 2 left.")
+    expect(phone.locator("main")).to_contain_text("Luck 2 of 3")
+
+    context = chromium.new_context(
+        base_url=live_url, java_script_enabled=False, viewport={"width": 360, "height": 740}
+    )
+    try:
+        gm = context.new_page()
+        log_in(gm, "gm")
+        gm.goto(f"/c/{table.campaign.pk}/session/")
+        gm.get_by_role("button", name="Long rest").click()
+        expect(gm.get_by_role("heading", level=1)).to_have_text("Are you sure?")
+        expect(gm.locator("main")).to_contain_text("Long rest for everyone?")
+        assert_fits_phone(gm)
+        shot(gm, "console-confirm-360")
+        assert luck_of(table.character) == 2  # nothing yet
+        gm.get_by_role("button", name="Confirm").click()
+        expect(gm.locator("#notice")).to_contain_text("Everyone takes a long rest.")
+        assert luck_of(table.character) == 3
+    finally:
+        context.close()
