@@ -30,7 +30,8 @@ def _compact(form: RollFormBase) -> RollFormBase:
     """Radio buttons become a select: one line per character on a phone held by the GM."""
     for field in form.fields.values():
         if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
-            field.widget = forms.Select(choices=field.choices)
+            field.widget = forms.Select()
+            field.choices = field.choices  # the setter hands the choices to the new widget
     return form
 
 

@@ -31,7 +31,7 @@ def sixes_chance(dice: int, need: int) -> str:
 def small_buttons(page: Page) -> list[str]:
     """The visible buttons of the console smaller than a thumb (44 x 44 px)."""
     return page.evaluate(
-        """() => [...document.querySelectorAll(".side button, .side .button")]
+        """() => [...document.querySelectorAll(".console button, .console .button")]
             .filter((el) => el.offsetParent !== null)
             .map((el) => [el.textContent.trim(), el.getBoundingClientRect()])
             .filter(([, r]) => r.width < 44 || r.height < 44)
