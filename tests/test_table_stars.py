@@ -928,6 +928,40 @@ def test_str_14_the_sheet_offers_the_spend_to_its_player_and_the_gm_only(stars: 
     assert "Spend Luck on an ability" not in text(logged_in(other).get(path))
 
 
+@pytest.mark.django_db(transaction=True)
+def test_str_14_the_last_luck_point_fuels_one_ability_under_the_row_lock() -> None:
+    """Six spends at once, one Luck point: the row lock lets exactly one through."""
+    table = stars_table()
+    set_luck(table.character, 1)
+    barrier = threading.Barrier(6)
+    outcomes: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def attempt() -> None:
+        try:
+            barrier.wait()
+            services.luck_for_ability(character=table.character, actor=table.player, ability="Amulet")
+            result = "spent"
+        except RulesError as error:
+            result = str(error)
+        except Exception as error:  # the failure this test exists to catch, reported by name
+            result = f"error: {error}"
+        finally:
+            connection.close()
+        with lock:
+            outcomes[result] += 1
+
+    threads = [threading.Thread(target=attempt) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert outcomes == Counter({"spent": 1, "Dave has no Luck left to spend.": 5})
+    assert luck_of(table.character) == 0
+    assert LogEntry.objects.filter(action="luck-ability").count() == 1
+
+
 def test_str_14_other_systems_have_no_luck_for_abilities(db: None) -> None:
     table = factories.table("sixes")
     with pytest.raises(RulesError, match="Luck does not fuel abilities"):
