@@ -94,7 +94,7 @@ class CallBuilder:
         system = registry.engine(self.campaign.system)
         for character in asked:
             data = {**shared, **_values(post, self.adapter.call_traits, f"{prefix_of(character)}-")}
-            form = self.adapter.roll_form(_as_query(data), character=character)
+            form = self.adapter.roll_form(as_query(data), character=character)
             if not form.is_valid():
                 raise RulesError(f"For {character.name}: {form.errors_text()}")
             request_data, label = self.adapter.pool(character, {**form.engine_data(), "helper": False})
@@ -132,7 +132,8 @@ def _values(post: QueryDict, names: tuple[str, ...], prefix: str) -> dict[str, A
     return values
 
 
-def _as_query(data: Mapping[str, Any]) -> QueryDict:
+def as_query(data: Mapping[str, Any]) -> QueryDict:
+    """Stored roll form values as a form receives them: a list is a name sent once per value."""
     query = QueryDict(mutable=True)
     for key, value in data.items():
         query.setlist(key, value if isinstance(value, list) else [value])

@@ -11,6 +11,7 @@ from django.forms import BoundField
 from django.template.loader import render_to_string
 
 from rolls import registry
+from rolls.calls import as_query
 from rolls.cards import Card, latest_card
 from rolls.models import Roll, RollCall
 from rolls.systems import RulesError
@@ -92,7 +93,7 @@ def open_calls(campaign_id: int, membership: Membership) -> list[WaitingCall]:
 def _waiting(call: RollCall, character: Character) -> WaitingCall:
     adapter = registry.table(call.campaign.system)
     data = call.data_for(character.pk)
-    form = adapter.roll_form(data, character=character)
+    form = adapter.roll_form(as_query(data), character=character)
     context: dict[str, Any] = {"character": character}
     if form.is_valid():
         try:
@@ -103,7 +104,9 @@ def _waiting(call: RollCall, character: Character) -> WaitingCall:
             context["error"] = str(error)
     else:
         context["error"] = form.errors_text()
-    extras_form = adapter.roll_form(character=character, initial=data, auto_id=f"call-{call.pk}-%s")
+    extras_form = adapter.roll_form(
+        character=character, initial=data, auto_id=f"call-{call.pk}-{character.pk}-%s"
+    )
     extras = [extras_form[name] for name in adapter.call_extras if name in extras_form.fields]
     given = {field.name for field in extras}
     return WaitingCall(

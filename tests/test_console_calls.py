@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from rolls import registry
+from rolls.calls import CallBuilder
 from rolls.models import LogEntry, Roll, RollCall
 from rolls.systems.base import percent
 from tabletop.models import Character
@@ -227,3 +228,32 @@ def test_a_call_needs_a_running_session(two: tuple[Table, Character, Any]) -> No
     response = call(table, {"ask": str(pk), f"c{pk}-trait": "Heart", "need": "1"})
     assert response.status_code == 422
     assert "Start a play session before calling for rolls." in response.content.decode()
+
+
+@pytest.mark.parametrize("system", ["sixes", "kinds", "doubles", "sets", "stars"])
+def test_every_system_calls_from_the_console_and_the_phone_shows_the_odds(db: None, system: str) -> None:
+    """The console's call form as it starts, with the first trait of the sheet ticked: the
+    call is made and the player's phone shows it with its odds."""
+    from tests.test_console_npc import SHEETS
+
+    table = factories.table(system, sheet=SHEETS[system])
+    builder = CallBuilder(table.campaign)
+    (row,) = builder.rows()
+    data: dict[str, Any] = {"ask": str(table.character.pk), "intent": "Try it"}
+    for field in [*row.traits, *builder.needs()]:
+        choices = [value for value, _ in getattr(field.field, "choices", []) if value not in ("", None)]
+        value = field.value()
+        if value in (None, "", []) and choices:
+            value = [choices[0]] if field.widget_type == "checkboxselectmultiple" else choices[0]
+        if value not in (None, "", [], False):
+            data[field.html_name] = value if not isinstance(value, bool) else "on"
+    response = call(table, data)
+    assert response.status_code == 200, response.content
+    text = visible_text(
+        page(
+            logged_in(table.player), reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
+        )
+    )
+    assert f"The GM asks {table.character.name} to roll" in text
+    assert "Try it" in text
+    assert "%" in text.split("The GM asks", 1)[1].split("Roll", 1)[0]
