@@ -9,6 +9,7 @@ from django import forms
 
 from rolls import registry
 from rolls.tables.base import Correction
+from tabletop.models import Character
 from tabletop.text import visible_name
 
 
@@ -31,12 +32,22 @@ class CampaignForm(forms.Form):
 class CorrectionForm(forms.Form):
     """The GM's direct corrections of a character's resources, one field per adapter entry."""
 
-    def __init__(self, *args: Any, corrections: tuple[Correction, ...], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        corrections: tuple[Correction, ...],
+        character: Character | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         for correction in corrections:
-            self.fields[correction.field] = forms.IntegerField(
-                label=correction.label, min_value=0, max_value=correction.maximum
-            )
+            field = forms.IntegerField(label=correction.label, min_value=0, max_value=correction.maximum)
+            if character is not None and correction.limit is not None:
+                # The page shows this character's own limit; the service enforces it, by name.
+                most, why = correction.limit(character)
+                field.widget.attrs["max"] = str(most)
+                field.help_text = f"At most {most} ({why})."
+            self.fields[correction.field] = field
 
 
 class LuckForAbilityForm(forms.Form):

@@ -102,3 +102,11 @@ def test_a_doubles_long_rest_brings_endurance_above_the_sheet_down_to_it_DBL_10(
     services.long_rest(campaign=table.campaign, actor=table.gm)
     table.character.refresh_from_db()
     assert table.character.endurance == most
+
+
+def test_the_sheet_shows_the_gm_the_characters_own_limit_SIX_8(db: None) -> None:
+    table = factories.table("sixes", sheet=factories.sixes_sheet(age=13))
+    path = reverse("rolls:character-sheet", args=[table.campaign.pk, table.character.pk])
+    page = html.unescape(logged_in(table.gm).get(path).content.decode())
+    assert 'name="luck" value="2" max="2"' in page or ('name="luck"' in page and 'max="2"' in page)
+    assert "At most 2 (15 - age 13, SIX-8)." in page

@@ -301,5 +301,7 @@ def _correction_form(membership: Membership, character: Character) -> Correction
     if not membership.is_gm or not corrections:
         return None
     return CorrectionForm(
-        corrections=corrections, initial={c.field: getattr(character, c.field) for c in corrections}
+        corrections=corrections,
+        initial={c.field: getattr(character, c.field) for c in corrections},
+        character=character,
     )
