@@ -223,7 +223,14 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
             registry.engine(campaign.system).parse_request(request_data)
             label = label or each_label
-        services.call_create(campaign=campaign, gm=membership.user, characters=asked, data=data, label=label)
+        services.call_create(
+            campaign=campaign,
+            gm=membership.user,
+            characters=asked,
+            data=data,
+            label=label,
+            intent=request.POST.get("intent", "")[:200],
+        )
     except RulesError as error:
         return _refusal(request, str(error))
     names = ", ".join(each.name for each in asked)

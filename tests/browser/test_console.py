@@ -149,8 +149,10 @@ def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
     sheet = f"/c/{table.campaign.pk}/characters/{table.character.pk}/sheet/"
     phone = browsers.phone()
     log_in(phone, "player")
-    phone.goto(sheet)
-    phone.get_by_text("Spend Luck on an ability").click()
+    # From the roll screen, a link to the sheet's spend.
+    phone.goto(f"/c/{table.campaign.pk}/characters/{table.character.pk}/")
+    phone.get_by_role("link", name="Spend Luck on an ability").click()
+    expect(phone).to_have_url(re.compile(re.escape(sheet) + "#luck-ability$"))
     phone.get_by_label("Which ability?").fill("Heirloom sword's flame")
     assert_fits_phone(phone)
     shot(phone, "console-stars-luck-360")
