@@ -31,6 +31,7 @@ class TableEvent(StrEnum):
     CHARACTER_NEW = "character-new"
     SHEET_CHANGE = "sheet-change"
     GM_CORRECTION = "gm-correction"
+    LUCK_ABILITY = "luck-ability"  # a point of Luck fuels an item's or a power's ability (STR-14)
     CALL = "call"
     CALL_CLOSED = "call-closed"
     JOIN_LINK = "join-link"  # the GM replaced the join link

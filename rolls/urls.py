@@ -30,11 +30,16 @@ urlpatterns = [
     path(
         "c/<int:pk>/characters/<int:character_id>/correct/", table.character_correct, name="character-correct"
     ),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/luck-ability/", table.luck_for_ability, name="luck-ability"
+    ),
     path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
     path("c/<int:pk>/npc-roll/", rolling.npc_roll, name="npc-roll"),
+    path("c/<int:pk>/npc-odds/", rolling.npc_odds, name="npc-odds"),
     path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
+    path("c/<int:pk>/calls/new/", rolling.calls_create, name="calls-create"),
     path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),
     path("rules/", rules.rules_index, name="rules"),
     path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),

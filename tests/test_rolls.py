@@ -536,7 +536,7 @@ def test_six_5_pride_is_available_again_after_a_new_mystery(table: Table, dice: 
     dice(1, 2, 3)
     roll(client, table)
     follow(client, table, latest_roll().pk, "pride")
-    logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]))
+    logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"})
     dice(1, 2, 3)
     page = text(roll(client, table))
     assert "follow-up-pride" in page
@@ -561,7 +561,7 @@ def test_six_8_luck_refills_at_a_new_session_and_does_not_carry_over(table: Tabl
     assert table.character.luck == 1
     gm = logged_in(table.gm)
 
-    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
     gm.post(reverse("rolls:session-start", args=[table.campaign.pk]))
 
     table.character.refresh_from_db()

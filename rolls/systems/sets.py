@@ -66,6 +66,7 @@ from .base import (
     with_step,
 )
 from .dice import FACES, counts_of
+from .flags import IntRange, OneOfEach
 
 MAX_POOL = 15
 MAX_STAT = 15
@@ -540,12 +541,21 @@ class Sets(DiceSystem):
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--dice", type=int, required=True, help=f"pool after every modifier, 1-{MAX_POOL}"
+            "--dice",
+            type=IntRange(1, MAX_POOL),
+            required=True,
+            help=f"pool after every modifier, 1-{MAX_POOL}",
         )
         parser.add_argument(
             "--bar",
             nargs=2,
             metavar=("SIZE", "FACE"),
+            type=OneOfEach(
+                (
+                    tuple((name.lower(), f"{name} (Size {size})") for size, name in BAR_LEVELS.items()),
+                    (("rolled", "Rolled"), *((str(face), str(face)) for face in FACES)),
+                )
+            ),
             help="the Bar: SIZE 2-4 or apprentice/journeyman/master, FACE 1-6 or rolled "
             "(without --bar the roll is opposed)",
         )

@@ -62,6 +62,7 @@ from .base import (
     with_step,
 )
 from .dice import binomial
+from .flags import IntRange
 
 CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
 ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
@@ -291,8 +292,12 @@ class Sixes(DiceSystem):
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--dice", type=int, required=True, help=f"pool size, 1-{MAX_DICE}")
-        parser.add_argument("--need", type=int, default=1, help="successes needed, 1-3 (default 1)")
+        parser.add_argument(
+            "--dice", type=IntRange(1, MAX_DICE), required=True, help=f"pool size, 1-{MAX_DICE}"
+        )
+        parser.add_argument(
+            "--need", type=IntRange(1, 3), default=1, help="successes needed, 1-3 (default 1)"
+        )
 
     def request_from_cli(self, options: argparse.Namespace) -> SixesRequest:
         return self.parse_request({"dice": options.dice, "need": options.need})

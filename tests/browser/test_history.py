@@ -26,7 +26,8 @@ def test_history_lists_rolls_by_session_on_a_phone(
     ada.page.get_by_label("What do you try?").fill("Pick the lock")
     first = roll_id(roll(phone))
 
-    # The GM ends the session; the phone hears it and refuses to roll, saying why.
+    # The GM ends the session (once confirmed); the phone hears it and refuses to roll, saying why.
+    gm.once("dialog", lambda dialog: dialog.accept())
     gm.get_by_role("button", name="End session 1").click()
     expect(gm.locator("#session-status")).to_contain_text("No session running")
     expect(phone.locator("#session-status")).to_contain_text("No session running")
