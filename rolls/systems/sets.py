@@ -481,7 +481,7 @@ class Sets(DiceSystem):
         indices = _parse_indices(params.get("dice"))
         dice, spent = self._dice(state), self._spent(state)
         if any(not 0 <= i < len(dice) for i in indices):
-            raise RulesError(f"There are {len(dice)} dice on the card; choose among them.")
+            raise RulesError(f"There {'is 1 die' if len(dice) == 1 else f'are {len(dice)} dice'} on the card; choose among them.")
         if any(i in spent for i in indices):
             raise RulesError("Some of those dice are spent already.")
         chosen = sorted(indices)
