@@ -57,15 +57,142 @@ def _roll_screen(browsers: Browsers, table: Table) -> Page:
     return phone
 
 
+# A trait other than the one the form starts with, in each system's roll form.
+ANOTHER_TRAIT = {"sixes": "Sneak", "kinds": "Drive", "doubles": "Fighting", "sets": "Finesse", "stars": "Agility"}
+HEIGHT = 740
+
+
+def box_in_view(page: Page, selector: str) -> dict[str, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    assert 0 <= box["y"] and box["y"] + box["height"] <= HEIGHT, (selector, box)
+    return box
+
+
 @pytest.mark.parametrize("system", SYSTEMS)
-def test_the_roll_screen_shots(system: str, browsers: Browsers, shot: Shot, dice: factories.Script) -> None:
+def test_after_choosing_a_trait_the_odds_and_the_roll_button_are_on_the_screen(
+    system: str, browsers: Browsers, shot: Shot, dice: factories.Script
+) -> None:
     table = _in_thread(_table, system)
     phone = _roll_screen(browsers, table)
+    expect(phone.locator("#odds .odds-chance")).to_be_visible()
     shot(phone, f"phone-{system}-roll", full_page=False)
-    shot(phone, f"phone-{system}-roll-full")
+
+    chip = phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first
+    chip.click()
+    expect(phone.locator("#odds .odds-pool")).to_contain_text(ANOTHER_TRAIT[system])
+
+    box_in_view(phone, "#roll-form .roll-button")
+    box_in_view(phone, "#odds .odds-chance")
+    box_in_view(phone, f"#roll-form .trait:has-text('{ANOTHER_TRAIT[system]}')")
+    assert_fits_phone(phone)
+
     dice(then=6)
-    phone.locator("#roll-form button[type=submit]").click()
-    expect(phone.locator("#result .card")).to_be_visible()
-    phone.wait_for_timeout(600)
+    phone.locator("#roll-form .roll-button").click()
+    card = phone.locator("#result .card")
+    expect(card).to_be_visible()
+    phone.wait_for_timeout(700)  # the smooth scroll to the result
+    # The result shows where the player looks: its top on the screen.
+    top = card.bounding_box()
+    assert top is not None and -2 <= top["y"] < HEIGHT / 2, top  # its gold ring may peek over
     shot(phone, f"phone-{system}-result", full_page=False)
     assert_fits_phone(phone)
+
+
+def test_a_bid_keeps_the_page_where_it_was(browsers: Browsers, dice: factories.Script) -> None:
+    table = _in_thread(_table, "sets")
+    phone = _roll_screen(browsers, table)
+    dice(5, 5, 2, 1)  # a pair of fives; the Bar's Face, rolled after the dice: 1
+    phone.locator("#roll-form .roll-button").click()
+    card = phone.locator("#result .card")
+    best = card.get_by_role("button", name="Bid 2x5")
+    expect(best).to_be_visible()
+    phone.wait_for_timeout(700)  # the smooth scroll to the result has ended
+    before = phone.evaluate("window.scrollY")
+
+    best.click()
+    expect(card.locator(".step-bid")).to_be_visible()
+    phone.wait_for_timeout(700)
+
+    assert abs(phone.evaluate("window.scrollY") - before) < 5
+    top = card.bounding_box()
+    assert top is not None and -2 <= top["y"] < HEIGHT, top
+
+
+def test_a_refusal_shows_next_to_the_button_and_goes_once_a_roll_succeeds(
+    browsers: Browsers, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    _in_thread(campaigns.session_end, campaign=table.campaign, actor=table.gm)
+    expect(phone.locator("#session-status")).to_contain_text("No session running")
+
+    button = phone.locator("#roll-form .roll-button")
+    button.click()
+    refusal = phone.get_by_role("alert")
+    expect(refusal).to_contain_text("The GM has not started a play session yet.")
+    said = box_in_view(phone, "#roll-form [data-refusal]")
+    pressed = box_in_view(phone, "#roll-form .roll-button")
+    assert 0 <= pressed["y"] - (said["y"] + said["height"]) < 40, (said, pressed)
+
+    _in_thread(campaigns.session_start, campaign=table.campaign, actor=table.gm)
+    expect(phone.locator("#session-status")).to_contain_text("Session 2 is on")
+    dice(then=6)
+    button.click()
+    expect(phone.locator("#result .card")).to_be_visible()
+    expect(refusal).to_have_count(0)
+
+
+def test_a_gm_correction_changes_the_phones_luck_live(browsers: Browsers) -> None:
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    listing = browsers.phone()
+    _sign_in(listing, table.player, browsers.base_url)
+    listing.goto(f"/c/{table.campaign.pk}/")
+    wait_live(listing)
+    gm = browsers.gm()
+    _sign_in(gm, table.gm, browsers.base_url)
+    gm.goto(f"/c/{table.campaign.pk}/characters/{table.character.pk}/sheet/")
+    expect(phone.locator(f"#resources-{table.character.pk}")).to_contain_text("Luck 3")
+
+    gm.get_by_text("GM: correct resources").click()
+    gm.get_by_label("Luck points").fill("1")
+    gm.get_by_role("button", name="Save corrections").click()
+
+    expect(phone.locator(f"#resources-{table.character.pk}")).to_contain_text("Luck 1")
+    expect(listing.locator(f"#resources-{table.character.pk}")).to_contain_text("Luck 1")
+
+
+def test_a_long_name_is_never_cut_in_the_middle_of_a_word(browsers: Browsers) -> None:
+    """Chips are as wide as their words: "Investigate" stays whole."""
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    chip = phone.locator("#roll-form .trait", has_text="Investigate").first
+    lines = chip.evaluate(
+        """chip => {
+            const range = document.createRange();
+            const text = chip.querySelector("span").firstChild;
+            range.setStart(text, 0); range.setEnd(text, text.textContent.trim().length);
+            return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+        }"""
+    )
+    assert lines == 1
+
+
+def test_every_target_on_the_roll_screen_is_a_thumb_wide(browsers: Browsers, dice: factories.Script) -> None:
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    dice(2, 3, 4)
+    phone.locator("#roll-form .roll-button").click()
+    expect(phone.locator("#result .card .follow-ups")).to_be_visible()
+    small = phone.evaluate(
+        """() => [...document.querySelectorAll("a, button, summary, select, input:not([type=hidden]), label.trait, label.check, .segmented label")]
+            .filter(el => el.offsetParent !== null && !el.closest(".visually-hidden"))
+            .map(el => {
+                const target = el.matches("input[type=radio], input[type=checkbox]") ? (el.closest("label") || el) : el;
+                const r = target.getBoundingClientRect();
+                return {what: el.outerHTML.slice(0, 80), w: Math.round(r.width), h: Math.round(r.height)};
+            })
+            .filter(t => t.w > 0 && (t.w < 44 || t.h < 44))"""
+    )
+    assert small == [], small
