@@ -247,7 +247,11 @@ def shared_since(
     shared = None
     for seq in range(since + 1, until + 1):
         shared = _store.get((membership.campaign_id, seq))
-        if shared is None or not shared.facts.roll or delivery(shared.facts, viewer, result_for, roster).personal:
+        if (
+            shared is None
+            or not shared.facts.roll
+            or delivery(shared.facts, viewer, result_for, roster).personal
+        ):
             return None
         parts.append(shared.html)
     assert shared is not None

@@ -109,7 +109,9 @@ def resources_line(frames: list[str], character_id: int) -> str:
     found = [
         match
         for frame in frames
-        for match in re.findall(rf'<div id="resources-{character_id}"[^>]*hx-swap-oob="true">.*?</div>', frame, re.S)
+        for match in re.findall(
+            rf'<div id="resources-{character_id}"[^>]*hx-swap-oob="true">.*?</div>', frame, re.S
+        )
     ]
     assert len(found) == 1, frames
     return found[0]
@@ -123,7 +125,9 @@ async def no_resources(communicator: WebsocketCommunicator) -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_layer")
-async def test_a_gm_correction_redraws_luck_on_the_players_roll_screen_and_campaign_page(table: Table) -> None:
+async def test_a_gm_correction_redraws_luck_on_the_players_roll_screen_and_campaign_page(
+    table: Table,
+) -> None:
     screen = await socket(table, table.player, f"?character={table.character.pk}")
     listing = await socket(table, table.player, "?roster=1")
     elsewhere = await socket(table, table.player)
@@ -197,7 +201,9 @@ def test_a_plain_roll_still_sends_a_campaign_page_the_shared_markup() -> None:
 def groups(html: str) -> list[tuple[str, list[int]]]:
     """Each group of dice: its class and its faces, in order."""
     found = []
-    for kind, inner in re.findall(r'<span class="dice-group (\w+)"[^>]*>(.*?)</span>(?=<span class="dice-group|$)', html):
+    for kind, inner in re.findall(
+        r'<span class="dice-group (\w+)"[^>]*>(.*?)</span>(?=<span class="dice-group|$)', html
+    ):
         found.append((kind, [int(face) for face in re.findall(r'data-face="(\d)"', inner)]))
     return found
 
@@ -256,7 +262,10 @@ def test_a_result_card_groups_the_dice_through_the_views(
     player = logged_in(table.player)
     page = player.get(character_url(table)).content.decode()
     form = the_form(page, "roll-form")
-    data = {name: value for name, value in re.findall(r'<input type="radio" name="(\w+)" value="([^"]*)"[^>]*checked', form)}
+    data = {
+        name: value
+        for name, value in re.findall(r'<input type="radio" name="(\w+)" value="([^"]*)"[^>]*checked', form)
+    }
     dice(*faces, then=1)
 
     response = player.post(roll_url(table), data, HTTP_HX_REQUEST="true")

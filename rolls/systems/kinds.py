@@ -44,6 +44,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_choice,
     get_int,
@@ -161,7 +162,7 @@ class Kinds(DiceSystem):
                 field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
                 if skill + field != dice:
                     raise RulesError(
-                        f"The Skill and Field Diamonds make {skill + field} {'die' if skill + field == 1 else 'dice'}, not {dice}; "
+                        f"The Skill and Field Diamonds make {dice_count(skill + field)}, not {dice}; "
                         "give either the dice or the Diamonds."
                     )
         elif has_parts:
@@ -238,8 +239,8 @@ class Kinds(DiceSystem):
             note = ""
             if request.pool != request.dice:
                 change = request.pool - request.dice
-                note = f"{request.dice} {'die' if request.dice == 1 else 'dice'}, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
-            views.append(StepView(step["action"], f"Rolled {len(dice)} {'die' if len(dice) == 1 else 'dice'}", dice, note))
+                note = f"{dice_count(request.dice)}, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
+            views.append(StepView(step["action"], f"Rolled {dice_count(len(dice))}", dice, note))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------

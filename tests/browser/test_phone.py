@@ -58,7 +58,13 @@ def _roll_screen(browsers: Browsers, table: Table) -> Page:
 
 
 # A trait other than the one the form starts with, in each system's roll form.
-ANOTHER_TRAIT = {"sixes": "Sneak", "kinds": "Drive", "doubles": "Fighting", "sets": "Finesse", "stars": "Agility"}
+ANOTHER_TRAIT = {
+    "sixes": "Sneak",
+    "kinds": "Drive",
+    "doubles": "Fighting",
+    "sets": "Finesse",
+    "stars": "Agility",
+}
 HEIGHT = 740
 
 
@@ -143,7 +149,7 @@ def test_a_refusal_shows_next_to_the_button_and_goes_once_a_roll_succeeds(
     expect(refusal).to_have_count(0)
 
 
-def test_a_gm_correction_changes_the_phones_luck_live(browsers: Browsers) -> None:
+def test_a_gm_correction_changes_the_phones_luck_live(browsers: Browsers, shot: Shot) -> None:
     table = _in_thread(_table, "sixes")
     phone = _roll_screen(browsers, table)
     listing = browsers.phone()
@@ -161,6 +167,10 @@ def test_a_gm_correction_changes_the_phones_luck_live(browsers: Browsers) -> Non
 
     expect(phone.locator(f"#resources-{table.character.pk}")).to_contain_text("Luck 1")
     expect(listing.locator(f"#resources-{table.character.pk}")).to_contain_text("Luck 1")
+    shot(listing, "phone-campaign", full_page=False)
+    assert_fits_phone(listing)
+    gm.goto(f"/c/{table.campaign.pk}/session/")
+    shot(gm, "gm-session")
 
 
 def test_a_long_name_is_never_cut_in_the_middle_of_a_word(browsers: Browsers) -> None:
