@@ -189,13 +189,9 @@ def test_a_long_name_is_never_cut_in_the_middle_of_a_word(browsers: Browsers) ->
     assert lines == 1
 
 
-def test_every_target_on_the_roll_screen_is_a_thumb_wide(browsers: Browsers, dice: factories.Script) -> None:
-    table = _in_thread(_table, "sixes")
-    phone = _roll_screen(browsers, table)
-    dice(2, 3, 4)
-    phone.locator("#roll-form .roll-button").click()
-    expect(phone.locator("#result .card .follow-ups")).to_be_visible()
-    small = phone.evaluate(
+def small_targets(page: Page) -> list[dict[str, object]]:
+    """What a thumb can tap that is smaller than 44 x 44 px (a box counts as its label)."""
+    return page.evaluate(
         """() => [...document.querySelectorAll("a, button, summary, select, input:not([type=hidden]), label.trait, label.check, .segmented label")]
             .filter(el => el.offsetParent !== null && !el.closest(".visually-hidden"))
             .map(el => {
@@ -205,4 +201,54 @@ def test_every_target_on_the_roll_screen_is_a_thumb_wide(browsers: Browsers, dic
             })
             .filter(t => t.w > 0 && (t.w < 44 || t.h < 44))"""
     )
-    assert small == [], small
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_target_on_the_phone_pages_is_a_thumb_wide(
+    system: str, browsers: Browsers, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, system)
+    phone = _roll_screen(browsers, table)
+    dice(2, 3, 4, then=2)  # a roll that fails, or leaves sets to bid: it offers follow-ups
+    phone.locator("#roll-form .roll-button").click()
+    expect(phone.locator("#result .card")).to_be_visible()
+    assert small_targets(phone) == []
+    phone.goto(f"/c/{table.campaign.pk}/")
+    wait_live(phone)
+    assert small_targets(phone) == []
+
+
+def test_a_roll_lands_and_the_sound_is_off_until_the_player_turns_it_on(
+    browsers: Browsers, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    sound = phone.locator("#sound-toggle")
+    expect(sound).to_have_attribute("aria-pressed", "false")
+
+    sound.click()
+    expect(sound).to_have_attribute("aria-pressed", "true")
+    assert phone.evaluate("localStorage.getItem('tabletop-sound')") == "on"
+    phone.reload()
+    wait_live(phone)
+    expect(sound).to_have_attribute("aria-pressed", "true")
+
+    dice(then=6)
+    phone.locator("#roll-form .roll-button").click()
+    die = phone.locator("#result .card .die").first
+    expect(die).to_be_visible()
+    assert die.evaluate("d => getComputedStyle(d).animationName") == "land"
+
+
+def test_no_dice_tumble_for_someone_who_asked_for_less_motion(
+    browsers: Browsers, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, "sixes")
+    phone = _roll_screen(browsers, table)
+    phone.emulate_media(reduced_motion="reduce")
+
+    dice(then=6)
+    phone.locator("#roll-form .roll-button").click()
+    die = phone.locator("#result .card.landing .die").first
+    expect(die).to_be_visible()
+    assert die.evaluate("d => getComputedStyle(d).animationName") == "none"
