@@ -92,6 +92,7 @@ def test_after_choosing_a_trait_the_odds_and_the_roll_button_are_on_the_screen(
     box_in_view(phone, "#odds .odds-chance")
     box_in_view(phone, f"#roll-form .trait:has-text('{ANOTHER_TRAIT[system]}')")
     assert_fits_phone(phone)
+    shot(phone, f"phone-{system}-chosen", full_page=False)
 
     dice(then=6)
     phone.locator("#roll-form .roll-button").click()
