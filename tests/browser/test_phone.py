@@ -261,3 +261,23 @@ def test_no_dice_tumble_for_someone_who_asked_for_less_motion(
     die = phone.locator("#result .card.landing .die").first
     expect(die).to_be_visible()
     assert die.evaluate("d => getComputedStyle(d).animationName") == "none"
+
+
+def test_a_refused_follow_up_shows_in_its_own_form_on_the_card(
+    browsers: Browsers, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, "sets")
+    phone = _roll_screen(browsers, table)
+    dice(5, 5, 2, 1)
+    phone.locator("#roll-form .roll-button").click()
+    card = phone.locator("#result .card")
+    card.get_by_text("Pick the dice yourself").click()
+    picker = card.locator(".follow-up-bid")
+    picker.locator("input[name=dice][value='0']").check()  # one five alone: no set
+
+    picker.get_by_role("button", name="Bid a set").click()
+
+    said = picker.locator("[data-refusal]")
+    expect(said.get_by_role("alert")).to_contain_text("A set needs two or more matching dice")
+    box_in_view(phone, "#result .follow-up-bid [data-refusal]")
+    expect(phone.locator("#roll-form [data-refusal]")).to_be_empty()
