@@ -112,8 +112,15 @@
 
   // A new result card lands: its newest dice tumble in (app.css; none for reduced motion) and,
   // when the player turned it on, the dice clatter.
+  // The roller's follow-up arrives twice (the answer to their tap, and the socket's copy for
+  // their other pages): it lands once.
+  var lastLanded = null;
+
   function landed(card) {
     if (!card || !card.classList || !card.classList.contains("card")) return;
+    var key = card.id + "@" + card.dataset.seq;
+    if (key === lastLanded) return;
+    lastLanded = key;
     card.classList.add("landing");
     setTimeout(function () {
       card.classList.remove("landing");
@@ -144,12 +151,24 @@
     landed(card);
   });
 
+  // The socket's copy of a result card this page already shows (the answer to the player's own
+  // tap, same entry) changes nothing: leave it, so its dice are not cut off mid-landing.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var target = event.detail.target;
+    var fragment = event.detail.fragment;
+    var incoming = fragment && fragment.firstElementChild;
+    if (!target || !incoming || !target.closest || !target.closest("#result")) return;
+    if (incoming.id === target.id && incoming.dataset.seq && incoming.dataset.seq === target.dataset.seq) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
   // A follow-up that arrives over the socket replaces the result card too.
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     var target = event.detail.target;
-    if (target && target.closest && target.closest("#result")) {
-      landed(document.getElementById(target.id) || target);
-    }
+    // Swapped whole: the element the event names has left the page; its successor has its id.
+    var card = target && target.id ? document.getElementById(target.id) : null;
+    if (card && card.closest("#result")) landed(card);
   });
 
   // -- the sound of a roll: off unless the player turns it on, remembered on this phone ------

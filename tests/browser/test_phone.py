@@ -101,6 +101,7 @@ def test_after_choosing_a_trait_the_odds_and_the_roll_button_are_on_the_screen(
     box_in_view(phone, f"#roll-form .trait:has-text('{ANOTHER_TRAIT[system]}')")
     assert_fits_phone(phone)
     shot(phone, f"phone-{system}-chosen", full_page=False)
+    shot(phone, f"phone-{system}-whole-page")
 
     dice(*RESULT_DICE[system], then=3)
     phone.locator("#roll-form .roll-button").click()
