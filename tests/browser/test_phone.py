@@ -282,3 +282,19 @@ def test_a_refused_follow_up_shows_in_its_own_form_on_the_card(
     expect(said.get_by_role("alert")).to_contain_text("A set needs two or more matching dice")
     box_in_view(phone, "#result .follow-up-bid [data-refusal]")
     expect(phone.locator("#roll-form [data-refusal]")).to_be_empty()
+
+
+def test_the_roll_screen_on_a_big_screen(browsers: Browsers, shot: Shot) -> None:
+    """The same page on a laptop: the bar spans its panel, nothing sticks out."""
+    table = _in_thread(_table, "doubles")
+    page = browsers.gm()
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    _sign_in(page, table.player, browsers.base_url)
+    page.goto(table.character.get_absolute_url())
+    wait_live(page)
+    expect(page.locator("#odds .odds-chance")).to_be_visible()
+    shot(page, "desk-doubles-roll", full_page=False)
+    bar = page.locator(".roll-bar").bounding_box()
+    panel = page.locator(".roll-panel").bounding_box()
+    assert bar is not None and panel is not None
+    assert abs(bar["x"] - panel["x"]) <= 2 and abs(bar["width"] - panel["width"]) <= 3, (bar, panel)
