@@ -18,6 +18,7 @@ class Refresh(Flag):
     STATUS = auto()  # the "session N is on" line of every page, drawn as it is when sent
     CALLS = auto()  # the calls for a roll waiting on the phones, and their status for the GM
     MEMBERS = auto()  # the GM's list of members
+    RESOURCES = auto()  # what a character has to spend (Luck, Pride, Endurance, Conditions)
 
 
 class TableEvent(StrEnum):
@@ -43,9 +44,14 @@ class TableEvent(StrEnum):
 
 
 _REFRESHES = {
-    TableEvent.SESSION_START: Refresh.STATUS,
+    # A new session, Mystery or Adventure refills what the clocks refill (Luck, Pride...).
+    TableEvent.SESSION_START: Refresh.STATUS | Refresh.RESOURCES,
     TableEvent.SESSION_END: Refresh.STATUS,
-    TableEvent.STORY: Refresh.STATUS,
+    TableEvent.STORY: Refresh.STATUS | Refresh.RESOURCES,
+    TableEvent.LONG_REST: Refresh.RESOURCES,
+    TableEvent.GM_CORRECTION: Refresh.RESOURCES,
+    # A checked or cleared Condition shows on the resources line.
+    TableEvent.SHEET_CHANGE: Refresh.RESOURCES,
     TableEvent.CALL: Refresh.CALLS,
     TableEvent.CALL_CLOSED: Refresh.CALLS,
     TableEvent.MEMBER_JOINED: Refresh.MEMBERS,

@@ -232,14 +232,15 @@ def test_the_character_page_shows_the_latest_roll_with_its_follow_ups(table: Tab
     assert "follow-up-push" in page
 
 
-def test_a_refusal_to_an_htmx_request_goes_to_the_notice_area(table: Table) -> None:
+def test_a_refusal_to_an_htmx_request_goes_next_to_the_form_that_sent_it(table: Table) -> None:
     table_services.session_end(campaign=table.campaign, actor=table.gm)
     path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
 
     response = logged_in(table.player).post(path, {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true")
 
     assert_refused(response, 422, "The GM has not started a play session yet.")
-    assert response["HX-Retarget"] == "#notice"
+    # The form's own refusal slot first; the page's message area where a form has none.
+    assert response["HX-Retarget"] == "find [data-refusal], #roll-form [data-refusal], #notice"
     assert response["HX-Reswap"] == "innerHTML"
 
 

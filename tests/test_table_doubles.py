@@ -528,7 +528,7 @@ def test_dbl_6_the_odds_show_a_negative_pool_as_such(table: Table) -> None:
     # Three dice, keep the lowest: it beats 2 when all three show 3 or more, (4/6)^3 = 8/27;
     # any 1 among them is a catastrophe, 1 - (5/6)^3.
     assert visible_text(response) == (
-        "Two dice - Reckless - Slow: \N{MINUS SIGN}1 dice: roll 3, keep the lowest 30% to beat Easy (2) "
+        "Two dice - Reckless - Slow: \N{MINUS SIGN}1 die: roll 3, keep the lowest 30% to beat Easy (2) "
         "With drama dice: 1 59% · 2 79% · 3 90% Catastrophe 42% · Amazing Success 0%"
     )
 

@@ -530,7 +530,8 @@ class Doubles(DiceSystem):
                 views.append(StepView(action, title, dice, _pool_note(request)))
             elif action == "drama":
                 cost = DRAMA_COST * len(faces)
-                views.append(StepView(action, f"Drama: {len(faces)} more dice for {cost} Endurance", dice))
+                more = "die" if len(faces) == 1 else "dice"
+                views.append(StepView(action, f"Drama: {len(faces)} more {more} for {cost} Endurance", dice))
             elif action == "miracle":
                 views.append(StepView(action, "Asked for a miracle", note="The GM decides."))
             elif action == "miracle_approve":

@@ -44,6 +44,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_choice,
     get_int,
@@ -162,7 +163,7 @@ class Kinds(DiceSystem):
                 field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
                 if skill + field != dice:
                     raise RulesError(
-                        f"The Skill and Field Diamonds make {skill + field} dice, not {dice}; "
+                        f"The Skill and Field Diamonds make {dice_count(skill + field)}, not {dice}; "
                         "give either the dice or the Diamonds."
                     )
         elif has_parts:
@@ -239,8 +240,8 @@ class Kinds(DiceSystem):
             note = ""
             if request.pool != request.dice:
                 change = request.pool - request.dice
-                note = f"{request.dice} dice, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
-            views.append(StepView(step["action"], f"Rolled {len(dice)} dice", dice, note))
+                note = f"{dice_count(request.dice)}, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
+            views.append(StepView(step["action"], f"Rolled {dice_count(len(dice))}", dice, note))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------

@@ -57,6 +57,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_int,
     grid,
@@ -388,7 +389,7 @@ class Sets(DiceSystem):
             for i, face in enumerate(dice)
         )
         bar = self._bar(state)
-        title = f"Rolled {len(dice)} {'die' if len(dice) == 1 else 'dice'}"
+        title = f"Rolled {dice_count(len(dice))}"
         if bar is not None:
             title += f" against the {BAR_LEVELS[bar.size]} Bar {bar}"
         note = f"The Bar's Face was rolled: {first['bar_face']}." if "bar_face" in first else ""
@@ -482,7 +483,9 @@ class Sets(DiceSystem):
         indices = _parse_indices(params.get("dice"))
         dice, spent = self._dice(state), self._spent(state)
         if any(not 0 <= i < len(dice) for i in indices):
-            raise RulesError(f"There are {len(dice)} dice on the card; choose among them.")
+            raise RulesError(
+                f"There {'is' if len(dice) == 1 else 'are'} {dice_count(len(dice))} on the card; choose among them."
+            )
         if any(i in spent for i in indices):
             raise RulesError("Some of those dice are spent already.")
         chosen = sorted(indices)

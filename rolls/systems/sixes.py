@@ -53,6 +53,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_int,
     grid,
@@ -175,7 +176,7 @@ class Sixes(DiceSystem):
             fresh = set(step.get("rerolled", range(len(step["dice"]))))
             dice = tuple(Die(face, hit=face == 6, new=i in fresh) for i, face in enumerate(step["dice"]))
             if action == "roll":
-                views.append(StepView(action, f"Rolled {len(dice)} dice", dice))
+                views.append(StepView(action, f"Rolled {dice_count(len(dice))}", dice))
             elif action == "push":
                 views.append(StepView(action, f"Pushed, checking {step['condition']}", dice))
             else:

@@ -137,12 +137,18 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     return render(request, adapter.odds_template, context)
 
 
+# Where htmx puts a refusal, the first that exists: the refusal slot of the form that was sent
+# (next to the button tapped: the roll bar's, a card's follow-up's), the roll form's (a button
+# of its own that posts it, the d3), or the page's message area.
+REFUSAL_TARGET = "find [data-refusal], #roll-form [data-refusal], #notice"
+
+
 def _refusal(request: HtmxRequest, message: str) -> HttpResponse:
     """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
-    it into the page's message area instead of the result."""
+    it next to what was tapped (``REFUSAL_TARGET``) instead of the result."""
     response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
     if request.htmx:
-        response = reswap(retarget(response, "#notice"), "innerHTML")
+        response = reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
     return response
 
 

@@ -32,7 +32,9 @@ def test_history_lists_rolls_by_session_on_a_phone(
     expect(gm.locator("#session-status")).to_contain_text("No session running")
     expect(phone.locator("#session-status")).to_contain_text("No session running")
     phone.get_by_role("button", name="Roll", exact=True).click()
-    expect(phone.locator("#notice")).to_contain_text("The GM has not started a play session yet.")
+    expect(phone.locator("#roll-form [data-refusal]")).to_contain_text(
+        "The GM has not started a play session yet."
+    )
     expect(phone.locator("#result .card")).to_have_attribute("data-roll", str(first))
 
     # Session 2: two more rolls.

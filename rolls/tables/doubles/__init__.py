@@ -66,7 +66,7 @@ def pool_words(net: int) -> str:
     if net >= 1:
         return f"{net} {'die' if net == 1 else 'dice'}"
     shown = f"\N{MINUS SIGN}{-net}" if net < 0 else "0"
-    return f"{shown} dice: roll {negative_keep(net)}, keep the lowest"
+    return f"{shown} {'die' if net == -1 else 'dice'}: roll {negative_keep(net)}, keep the lowest"
 
 
 def _endurance_limit(character: Character) -> tuple[int, str]:
