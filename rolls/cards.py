@@ -152,9 +152,12 @@ def _buttons(
     if answers and roll.target is not None:
         resources = adapter.resources(roll.target, latest=True)
         offered += [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
+    # What a sheet pays for goes only on a roll of the open session and Mystery (the service
+    # refuses it on any other): no button for it on an older roll's card.
+    stale = any(f.spends for f in offered) and bool(roll.stale_for(roll.campaign, "", adapter.story_name))
     buttons = []
     for follow_up in offered:
-        if follow_up.gm_only and not membership.is_gm:
+        if (follow_up.gm_only and not membership.is_gm) or (follow_up.spends and stale):
             continue
         odds = ""
         # "100% -> 100%" says nothing (a push after a success buys effects, not safety).

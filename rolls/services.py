@@ -64,6 +64,7 @@ def roll_create(
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
+            mystery=campaign.mystery,
             character=character,
             character_name=character.name,
             roller=roller,
@@ -111,6 +112,7 @@ def npc_roll_create(
         roll = Roll.objects.create(
             campaign=campaign,
             session=session,
+            mystery=campaign.mystery,
             character=None,
             character_name=name.strip()[:60] or "GM",
             roller=gm,
@@ -162,16 +164,26 @@ def follow_up_apply(
         # The locks come first: two taps on one roll queue here, and the second reads the state
         # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
         # the roll before the character, so two follow-ups never wait on each other in a circle.
-        _LOCKED_ROLL.get(pk=roll.pk)
+        # A target's answer (stars Luck against a roll) takes the same roll lock first, so the
+        # roller's Luck and the target's, tapped at the same moment, apply one after the other.
+        locked_roll = _LOCKED_ROLL.get(pk=roll.pk)
         character = _locked(payer) if payer is not None else None
+        campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()
         resources: Mapping[str, Any] = {}
         if character is not None:
             resources = adapter.resources(character, latest=roll.is_latest())
         offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
-        if action in offered and offered[action].gm_only and not by_gm:
-            raise RulesError(f"Only the GM can do that ({offered[action].label.lower()}).")
+        follow_up = offered.get(action)
+        if follow_up is not None and follow_up.gm_only and not by_gm:
+            raise RulesError(f"Only the GM can do that ({follow_up.label.lower()}).")
+        label = follow_up.label if follow_up is not None else action
+        if follow_up is not None and follow_up.spends:
+            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
         applied = system.apply(state, action, params, resources, rng)
+        if applied.costs:
+            # Whatever the engine offered, nothing is paid from a sheet for an old roll.
+            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
         if character is not None:
             changed = adapter.spend(character, applied.costs)
             if changed:
@@ -186,6 +198,15 @@ def follow_up_apply(
             roll=roll,
             state=applied.state,
         )
+
+
+def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: str) -> None:
+    """Luck, Pride, a push, drama dice... are paid from the sheet as it is now: they go only
+    on a roll of the open play session and of the Mystery/Adventure in progress (SIX-5,
+    SIX-8, SIX-10, STR-12, DBL-10). Raises RulesError naming why."""
+    reason = roll.stale_for(campaign, f"“{label}”", story_name)
+    if reason:
+        raise RulesError(reason)
 
 
 def call_create(

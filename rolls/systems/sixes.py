@@ -55,6 +55,7 @@ from .base import (
     Table,
     get_bool,
     get_int,
+    get_line,
     grid,
     new_state,
     roll_dice,
@@ -74,6 +75,10 @@ DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
 }
 MIN_AGE, MAX_AGE = 10, 15
 MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
+# SIX-23: a push is described, in a line everyone who sees the roll reads on its card.
+PUSH_PROMPT = "What does the kid do to push themself?"
+PUSH_LABEL = "What the kid does to push"
+PUSH_TEXT_MAX = 160
 SIX = Fraction(1, 6)
 
 
@@ -145,6 +150,8 @@ class Sixes(DiceSystem):
             extra = total - need
             if extra:
                 details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")
+                if request.get("group"):
+                    details.append("Group Trouble: extra successes may go to the other kids.")
             headline = f"Success: {total} of {need} needed"
             tone = "success"
         else:
@@ -176,7 +183,10 @@ class Sixes(DiceSystem):
             if action == "roll":
                 views.append(StepView(action, f"Rolled {len(dice)} dice", dice))
             elif action == "push":
-                views.append(StepView(action, f"Pushed, checking {step['condition']}", dice))
+                # SIX-23: what the kid did to push themself, as the player said it (older
+                # pushes, from before it was asked, have none).
+                said = step.get("description", "")
+                views.append(StepView(action, f"Pushed, checking {step['condition']}", dice, f"“{said}”" if said else ""))
             else:
                 views.append(StepView(action, "Luck point: rerolled the failed dice", dice))
         return tuple(views)
@@ -198,15 +208,21 @@ class Sixes(DiceSystem):
                         "push",
                         "Push the roll",
                         cost="check a Condition",
-                        params=(Param("condition", "Condition to check", choices),),
+                        params=(
+                            Param("condition", "Condition to check", choices, prompt="Choose a Condition"),
+                            Param("description", PUSH_PROMPT, maximum=PUSH_TEXT_MAX, text=True),
+                        ),
                         chance_before=now,
                         chance_after=after,
+                        spends=True,
                     )
                 )
             elif action == "luck":
-                allowed.append(FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after))
+                allowed.append(FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after, spends=True))
             else:
-                allowed.append(FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after))
+                allowed.append(
+                    FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after, spends=True)
+                )
         return allowed
 
     def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
@@ -250,12 +266,15 @@ class Sixes(DiceSystem):
         self._check(state, action, resources)
         if action == "pride":
             return Applied(with_step(state, {"action": "pride"}), {"pride": 1})
-        condition = ""
+        condition = description = ""
         if action == "push":
             # Checked before any die is drawn: a refused push changes nothing, not even the dice.
-            condition = str(params.get("condition", "")).strip().capitalize()
+            condition = str(params.get("condition", "") or "").strip().capitalize()
+            if not condition:
+                raise RulesError("Choose the Condition the push checks: none is chosen for you.")
             if condition not in resources.get("conditions", ()):
                 raise RulesError("Choose a Condition that is not checked yet to push the roll.")
+            description = get_line(params, "description", PUSH_LABEL, PUSH_TEXT_MAX)
         dice = self._dice(state)
         rerolled = [i for i, face in enumerate(dice) if face != 6]
         for i in rerolled:
@@ -264,6 +283,7 @@ class Sixes(DiceSystem):
         if action == "luck":
             return Applied(with_step(state, step), {"luck": 1})
         step["condition"] = condition
+        step["description"] = description
         return Applied(with_step(state, step), {"condition": condition})
 
     # -- odds ---------------------------------------------------------------------------------

@@ -444,7 +444,7 @@ class Stars(DiceSystem):
                 label = "Spend Luck: reroll, keep the better"
             else:
                 label = "Spend your Luck against this roll: reroll, keep the worse"
-            allowed.append(FollowUp(action, label, "1 Luck", (), before, after))
+            allowed.append(FollowUp(action, label, "1 Luck", (), before, after, spends=True))
         return allowed
 
     def apply(
