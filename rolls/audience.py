@@ -152,7 +152,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None) -> Del
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
-        if facts.npc or facts.follow_up:
+        # A hidden roll waits there too: a player's blind roll is the GM's to resolve.
+        if facts.npc or facts.follow_up or facts.hidden:
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS

@@ -5,7 +5,7 @@ its page and again over the socket when an entry touches it."""
 from __future__ import annotations
 
 from rolls.cards import Card, latest_card
-from rolls.models import Roll, RollCall
+from rolls.models import Roll, RollCall, Visibility
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
 
@@ -14,11 +14,13 @@ PANEL_ROLLS = 12
 
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
-    follow-ups left, and players' rolls waiting for a GM-only decision (a miracle)."""
+    follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
+    blind rolls with follow-ups left, whose dice only the GM sees (a sets bid to resolve)."""
     cards = []
     for roll in _recent_rolls(campaign_id):
         card = latest_card(roll, place="gm", membership=membership)
-        if card.follow_ups and (roll.npc or any(b.follow_up.gm_only for b in card.follow_ups)):
+        blind = roll.visibility == Visibility.BLIND
+        if card.follow_ups and (roll.npc or blind or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
 

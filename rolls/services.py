@@ -148,11 +148,13 @@ def follow_up_apply(
     params: Mapping[str, Any],
     rng: Rng,
     by_gm: bool = False,
+    unseen: bool = False,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
     ``by_gm``: the actor is the campaign's GM (GM-only follow-ups, such as approving a
-    miracle)."""
+    miracle). ``unseen``: the actor is the roller of a blind roll, who does not see its dice:
+    only the follow-ups the engine allows unseen (``DiceSystem.blind_follow_ups``)."""
     system = registry.engine(roll.system)
     adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
@@ -173,7 +175,12 @@ def follow_up_apply(
         resources: Mapping[str, Any] = {}
         if character is not None:
             resources = adapter.resources(character, latest=roll.is_latest())
-        offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
+        if unseen:
+            offered = {follow_up.action: follow_up for follow_up in system.blind_follow_ups(state, resources)}
+            if action not in offered:
+                raise RulesError("Only the GM sees this blind roll's dice, so that is the GM's to do.")
+        else:
+            offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
         follow_up = offered.get(action)
         if follow_up is not None and follow_up.gm_only and not by_gm:
             raise RulesError(f"Only the GM can do that ({follow_up.label.lower()}).")

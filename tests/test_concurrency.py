@@ -92,7 +92,7 @@ def test_six_7_fifty_requests_for_one_luck_point_spend_it_once(table: Table) -> 
 @pytest.mark.django_db(transaction=True)
 def test_six_10_fifty_pushes_of_one_roll_push_it_once(table: Table) -> None:
     roll = _failed_roll(table)
-    outcomes = _at_once(table, roll, "push", {"condition": "Scared"})
+    outcomes = _at_once(table, roll, "push", {"condition": "Scared", "description": "Olle grits his teeth"})
     assert outcomes == Counter({"applied": 1, "refused": REQUESTS - 1})
     table.character.refresh_from_db()
     assert table.character.sheet["conditions"]["Scared"] is True

@@ -179,6 +179,11 @@ class DiceSystem(ABC):
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """The follow-ups the rules allow now, given what the character has (``resources``)."""
 
+    def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """The follow-ups a roller may ask for on their own blind roll, whose dice only the GM
+        sees: those that need no look at the dice. None by default."""
+        return []
+
     @abstractmethod
     def apply(
         self,

@@ -41,6 +41,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   ``{"endurance": 10, "drama": 10}`` for two drama dice, ``{"endurance": 30}`` for a miracle.
 - **Drama dice odds.** Each count the player may buy shows its own exact chance in the
   picker (``Param.labels``): the chance depends on how many dice join.
+- **On an older roll (DBL-10, DBL-11).** Drama dice and miracles are paid from Endurance as
+  it is now, so the table takes them only on a roll of the play session in progress and of
+  the current Adventure (``FollowUp.spends``); refusing a miracle costs nothing and stays the
+  GM's on any roll.
 - **Caps.** Each Ability and Weakness level is 0-6, at most six of each; bonus and penalty
   dice 0-10; helpers 0-6. The net pool must be between -8 (ten dice, keep the lowest) and
   20 dice.
@@ -73,8 +77,8 @@ from .base import (
     get_bool,
     get_int,
     grid,
-    percent,
     new_state,
+    percent,
     roll_dice,
     steps_of,
     with_step,

@@ -24,7 +24,17 @@ Rules choices where the document leaves room (also on the in-app rules page):
   and a pushed roll still fails, the outcome says a second Condition must be checked; which
   one is the player's choice at the table, so the engine names no Condition.
 - **Helping (SIX-15..17)**: one helper at most; none in group Trouble, where everyone rolls
-  for themself. The helper shares a failure (the card says so).
+  for themself (a box on the roll form says the Trouble is the group's; a helper is then
+  refused). The helper shares a failure (the card says so); in group Trouble the card
+  reminds that extra successes may go to the other kids.
+- **A push is described (SIX-23, SIX-11).** The player says in one line (160 characters at
+  most, nothing invisible in it) what the kid does to push themself, and chooses the
+  Condition: none is chosen for them. The line is kept with the push and read on its card
+  by everyone who sees the roll.
+- **Luck, Pride and pushes on an older roll (SIX-5, SIX-8, SIX-10).** They are paid from the
+  sheet as it is now, so the table takes them only on a roll of the play session in
+  progress (Luck does not outlive its session, a push follows its roll) and of the current
+  Mystery (Pride is once per Mystery, and spent in the Mystery of its roll).
 - **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes only the kids tied for
   the lead may buy successes with Conditions, one each; if still tied, the scene is
   interrupted.
@@ -186,7 +196,11 @@ class Sixes(DiceSystem):
                 # SIX-23: what the kid did to push themself, as the player said it (older
                 # pushes, from before it was asked, have none).
                 said = step.get("description", "")
-                views.append(StepView(action, f"Pushed, checking {step['condition']}", dice, f"“{said}”" if said else ""))
+                views.append(
+                    StepView(
+                        action, f"Pushed, checking {step['condition']}", dice, f"“{said}”" if said else ""
+                    )
+                )
             else:
                 views.append(StepView(action, "Luck point: rerolled the failed dice", dice))
         return tuple(views)
@@ -218,7 +232,9 @@ class Sixes(DiceSystem):
                     )
                 )
             elif action == "luck":
-                allowed.append(FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after, spends=True))
+                allowed.append(
+                    FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after, spends=True)
+                )
             else:
                 allowed.append(
                     FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after, spends=True)

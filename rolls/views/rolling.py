@@ -73,7 +73,10 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         payer = services.payer_of(roll, action)
     except RulesError as error:
         return _refusal(request, str(error))
-    if roll.visibility != Visibility.PUBLIC and not membership.is_gm:
+    # A secret roll is the GM's alone. A blind one's roller may still ask, from the phone, for
+    # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
+    unseen = roll.visibility == Visibility.BLIND and not membership.is_gm
+    if roll.visibility == Visibility.SECRET and not membership.is_gm:
         raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
     if payer is None:
         if not roll.npc:
@@ -96,6 +99,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             params=params,
             rng=randomness.RNG,
             by_gm=membership.is_gm,
+            unseen=unseen,
         )
     except RulesError as error:
         return _refusal(request, str(error))
