@@ -668,15 +668,17 @@ class Doubles(DiceSystem):
         return Applied(with_step(state, step), {"endurance": MIRACLE_COST})
 
     def _drama_param(self, state: State, most: int, before: Fraction | None) -> Param:
-        """The drama dice picker: 1..``most`` dice, each choice with its Endurance and, when
-        there is a Difficulty Number, the exact chance of success it buys ("2 dice, 10
-        Endurance: 0% -> 31%")."""
+        """The drama dice picker: 1..``most`` dice, each choice with the exact chance of success
+        it buys when there is a Difficulty Number ("2 dice: 0% -> 31%"), or its Endurance when
+        there is none ("2 dice, 10 Endurance"). Short: it fits a phone's width."""
         chances = self.drama_chances(state, most)
         labels = []
         for count in range(1, most + 1):
-            label = f"{count} {'die' if count == 1 else 'dice'}, {DRAMA_COST * count} Endurance"
+            label = f"{count} {'die' if count == 1 else 'dice'}"
             if count in chances:
                 label += f": {percent(before)} -> {percent(chances[count])}"
+            else:
+                label += f", {DRAMA_COST * count} Endurance"
             labels.append(label)
         choices = tuple(str(count) for count in range(1, most + 1))
         return Param("count", "Drama dice", choices, minimum=1, maximum=most, labels=tuple(labels))

@@ -443,9 +443,9 @@ def test_dbl_10_drama_picker_gives_the_exact_chance_for_each_count() -> None:
     assert chances[1] == Fraction(1, 6)
     assert chances[2] > chances[1]
     assert count.labels == (
-        f"1 die, 5 Endurance: 0% -> {percent(chances[1])}",
-        f"2 dice, 10 Endurance: 0% -> {percent(chances[2])}",
-        f"3 dice, 15 Endurance: 0% -> {percent(chances[3])}",
+        f"1 die: 0% -> {percent(chances[1])}",
+        f"2 dice: 0% -> {percent(chances[2])}",
+        f"3 dice: 0% -> {percent(chances[3])}",
     )
     assert drama.cost == "5 Endurance per die"
     assert drama.spends
