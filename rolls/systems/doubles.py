@@ -670,12 +670,14 @@ class Doubles(DiceSystem):
     def _drama_param(self, state: State, most: int, before: Fraction | None) -> Param:
         """The drama dice picker: 1..``most`` dice, each choice with the exact chance of success
         it buys when there is a Difficulty Number ("2 dice: 0% -> 31%"), or its Endurance when
-        there is none ("2 dice, 10 Endurance"). Short: it fits a phone's width."""
+        there is none or the chance would not change ("2 dice, 10 Endurance"). Short: it fits
+        a phone's width."""
         chances = self.drama_chances(state, most)
         labels = []
         for count in range(1, most + 1):
             label = f"{count} {'die' if count == 1 else 'dice'}"
-            if count in chances:
+            # "100% -> 100%" says nothing: a roll that succeeds already buys degree, not safety.
+            if count in chances and chances[count] != before:
                 label += f": {percent(before)} -> {percent(chances[count])}"
             else:
                 label += f", {DRAMA_COST * count} Endurance"

@@ -451,6 +451,13 @@ def test_dbl_10_drama_picker_gives_the_exact_chance_for_each_count() -> None:
     assert drama.spends
 
 
+def test_dbl_10_drama_picker_on_a_success_names_the_cost_without_odds() -> None:
+    """DBL-10: "100% -> 100%" says nothing; a success buys degree, so the cost is shown."""
+    state = state_with([5, 5], dn=8)
+    (drama, *_) = system.follow_ups(state, {"endurance": 10})
+    assert drama.params[0].labels == ("1 die, 5 Endurance", "2 dice, 10 Endurance")
+
+
 def test_dbl_10_opposed_drama_picker_names_the_cost_without_odds() -> None:
     """DBL-10: with nothing to beat yet there is no chance to show, only the Endurance."""
     state = state_with([5, 3], dn="opposed")
