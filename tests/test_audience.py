@@ -47,6 +47,14 @@ def test_a_hidden_roll_is_the_gms_own() -> None:
     assert not sight(hidden, VIEWERS[ROLLER]).acts
 
 
+def test_a_players_blind_roll_waits_on_the_gms_panel() -> None:
+    """Only the GM sees a blind roll's dice, so it waits for them on the session page (a sets
+    bid to resolve): its arrival redraws the GM's waiting panel, and nobody else's."""
+    blind = roll(hidden=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert delivery(blind, VIEWERS[GM]).panels & Panel.GM_WAITING
+    assert not any(delivery(blind, VIEWERS[user]).panels & Panel.GM_WAITING for user in (ROLLER, OTHER))
+
+
 def test_an_npc_roll_or_an_answer_to_a_call_touches_the_gms_panels_only() -> None:
     for touched in (roll(npc=True), roll(call=True, owner_id=ROLLER, character_id=CHARACTER)):
         assert own_cards(touched) == set()
