@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 from rolls import registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.kept import Kept, sharing
-from rolls.models import LogEntry, Roll, Visibility
+from rolls.models import LogEntry, Roll
 from rolls.systems.base import FollowUp, Outcome, StepView, percent
 from tabletop.models import Membership
 
@@ -114,23 +114,13 @@ def build_card(
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
         # follow-up sends the table this same card again, so no step, action or count shows.
         card = Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
-        if place in ACTIONABLE and membership is not None and _rolled_blind_by(roll, membership):
+        if place in ACTIONABLE and membership is not None and seen.unseen:
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
-
-
-def _rolled_blind_by(roll: Roll, membership: Membership) -> bool:
-    """Whether this member plays the character of this blind roll: they may ask for what needs
-    no look at its dice (``DiceSystem.blind_follow_ups``)."""
-    return (
-        roll.visibility == Visibility.BLIND
-        and roll.character is not None
-        and roll.character.owner_id == membership.user_id
-    )
 
 
 def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
