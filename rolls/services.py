@@ -23,8 +23,11 @@ from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
 _LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update().filter(pk=pk), "pk")
+# Only the character's row: the campaign it is read with is locked last, by the log's UPDATE
+# of its sequence number, so every write takes its locks in one order (rolls.campaigns).
 _LOCKED_CHARACTER = CompiledQuery(
-    lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
+    lambda pk: Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk),
+    "pk",
 )
 
 

@@ -271,3 +271,108 @@ def test_str_11_luck_by_the_roller_and_against_it_by_the_target_apply_one_after_
     for character, luck in ((table.character, 3), (kim, 3)):
         character.refresh_from_db()
         assert character.luck == luck - 1
+
+
+class _HeldDice:
+    """Dice that stop the service where it holds its roll's and its character's locks and has
+    not written the log yet (the engine rolls between the two), until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.held, self.release = threading.Event(), threading.Event()
+
+    def randint(self, a: int, b: int) -> int:
+        self.held.set()
+        self.release.wait(timeout=30)
+        return 6
+
+
+def _paused_luck(table: Table, roll: Roll, dice: _HeldDice, done: dict[str, str]) -> threading.Thread:
+    def luck() -> None:
+        try:
+            services.follow_up_apply(roll=roll, actor=table.player, action="luck", params={}, rng=dice)
+            done["luck"] = "applied"
+        except RulesError as error:
+            done["luck"] = f"refused: {error}"
+        except Exception as error:
+            done["luck"] = f"error: {error}"
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=luck)
+    thread.start()
+    assert dice.held.wait(timeout=30)
+    return thread
+
+
+@pytest.mark.production
+@pytest.mark.django_db(transaction=True)
+def test_a_follow_up_and_a_new_mystery_at_the_same_moment_never_deadlock(table: Table) -> None:
+    """SIX-6 and a new Mystery at the same moment: the Luck reroll holds its roll and its
+    character and is about to write the log (the campaign row); the GM's clock locks the
+    characters before the campaign, so it waits for the reroll instead of holding the
+    campaign the reroll needs (on PostgreSQL such a circle is a deadlock, and one fails).
+    Marked ``production``: it must run on PostgreSQL too."""
+    roll = _failed_roll(table)
+    dice = _HeldDice()
+    done: dict[str, str] = {}
+    reroll = _paused_luck(table, roll, dice, done)
+
+    def new_mystery() -> None:
+        try:
+            rolls_campaigns.mystery_start(campaign=table.campaign, actor=table.gm)
+            done["mystery"] = "begun"
+        except Exception as error:
+            done["mystery"] = f"error: {error}"
+        finally:
+            connection.close()
+
+    gm = threading.Thread(target=new_mystery)
+    gm.start()
+    gm.join(timeout=1.0)
+    waited = gm.is_alive()
+    dice.release.set()
+    reroll.join(timeout=30)
+    gm.join(timeout=30)
+
+    assert done == {"luck": "applied", "mystery": "begun"}
+    assert waited, "the new Mystery did not wait for the reroll's character"
+    assert LogEntry.objects.filter(roll=roll, action="luck").count() == 1
+
+
+@pytest.mark.production
+@pytest.mark.django_db(transaction=True)
+def test_six_8_a_luck_reroll_on_its_way_when_the_session_ends_is_spent_in_that_session(table: Table) -> None:
+    """SIX-8: the GM ends the session while a Luck reroll is on its way: the end waits for the
+    reroll (it locks the characters first), which is spent in the session it was tapped in.
+    Marked ``production``: it must run on PostgreSQL too."""
+    roll = _failed_roll(table)
+    luck = table.character.luck
+    dice = _HeldDice()
+    done: dict[str, str] = {}
+    reroll = _paused_luck(table, roll, dice, done)
+
+    def end() -> None:
+        try:
+            rolls_campaigns.session_end(campaign=table.campaign, actor=table.gm)
+            done["end"] = "ended"
+        except Exception as error:
+            done["end"] = f"error: {error}"
+        finally:
+            connection.close()
+
+    gm = threading.Thread(target=end)
+    gm.start()
+    gm.join(timeout=1.0)
+    waited = gm.is_alive()
+    dice.release.set()
+    reroll.join(timeout=30)
+    gm.join(timeout=30)
+
+    assert done == {"luck": "applied", "end": "ended"}
+    assert waited, "the session ended under the reroll"
+    table.character.refresh_from_db()
+    assert table.character.luck == luck - 1
+    actions = list(
+        LogEntry.objects.filter(campaign=table.campaign).order_by("seq").values_list("action", flat=True)
+    )
+    assert actions[-2:] == ["luck", "session-end"]
