@@ -15,12 +15,14 @@ PANEL_ROLLS = 12
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
     follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
-    blind rolls with follow-ups left, whose dice only the GM sees (a sets bid to resolve)."""
+    blind rolls, whose dice only the GM sees, while they can still be settled from their own
+    dice (a sets bid or critical). What a sheet would pay for (Luck, a push) is the player's
+    choice to ask for, so it does not keep a blind roll waiting here."""
     cards = []
     for roll in _recent_rolls(campaign_id):
         card = latest_card(roll, place="gm", membership=membership)
-        blind = roll.visibility == Visibility.BLIND
-        if card.follow_ups and (roll.npc or blind or any(b.follow_up.gm_only for b in card.follow_ups)):
+        settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
+        if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
 

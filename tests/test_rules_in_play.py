@@ -424,3 +424,12 @@ def test_a_bid_spends_nothing_from_a_sheet_and_stays_open_after_the_session(
     response = follow(logged_in(sets.player), sets, made, "bid", dice=["0", "1"])
 
     assert response.status_code == 200, text(response)
+
+
+def test_a_blind_sixes_roll_does_not_wait_on_the_gms_panel(table: Table, dice: Script) -> None:
+    """A blind roll waits for the GM only while its own dice can settle it (a sets bid): a
+    sixes roll is settled as rolled, and Luck or a push is the player's to ask for."""
+    dice(1, 2, 3, 4, 5, 1, 2)
+    roll(logged_in(table.player), table, trait="Body", need=1, blind="on")
+    page = text(logged_in(table.gm).get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert f'id="gm-roll-{latest_roll().pk}"' not in page
