@@ -11,9 +11,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import randomness, registry, services
+from rolls.audience import Facts, Viewer, sight
 from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
-from rolls.models import Roll, RollCall, Visibility
+from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
@@ -75,8 +76,12 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         payer = services.payer_of(roll, action)
     except RulesError as error:
         return _refusal(request, str(error))
-    if roll.visibility != Visibility.PUBLIC and not membership.is_gm:
+    # A secret roll is the GM's alone. A blind one's player may still ask, from the phone, for
+    # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
+    seen = sight(Facts.of_roll(roll), Viewer.of(membership))
+    if not seen.dice and not seen.unseen:
         raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
+    unseen = not seen.dice
     if payer is None:
         if not roll.npc:
             return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
@@ -98,6 +103,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             params=params,
             rng=randomness.RNG,
             by_gm=membership.is_gm,
+            unseen=unseen,
         )
     except RulesError as error:
         return _refusal(request, str(error))
