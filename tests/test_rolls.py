@@ -35,12 +35,12 @@ def roll(
 ) -> HttpResponse:
     data = {"trait": trait, "need": 1, **extra}
     path = reverse("rolls:roll-create", args=[table.campaign.pk, (character or table.character).pk])
-    return client.post(path, data)
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     path = reverse("rolls:follow-up", args=[table.campaign.pk, roll_id])
-    return client.post(path, {"action": action, **params})
+    return client.post(path, {"action": action, **params}, HTTP_HX_REQUEST="true")
 
 
 def latest_roll() -> Roll:

@@ -3,6 +3,10 @@ and the campaign's history."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
@@ -18,6 +22,27 @@ from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Membership
 
 FEED_SIZE = 30
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A plain POST (no JavaScript) that was refused: the page it came from is drawn again,
+    status 422, with ``message`` next to the form that sent it. ``form``: the element id of
+    that form's place, "roll-form", "npc-form" or a card's (``Card.dom_id``)."""
+
+    message: str
+    form: str
+
+    @property
+    def on_card(self) -> bool:
+        return self.form not in ("roll-form", "npc-form")
+
+
+def _say_if_unseen(request: HttpRequest, refusal: Refusal | None, cards: list[Any]) -> None:
+    """A refused follow-up whose card is no longer on the page (a newer roll took its place)
+    is said at the top of the page instead."""
+    if refusal is not None and refusal.on_card and refusal.form not in {c.dom_id for c in cards if c}:
+        messages.error(request, refusal.message)
 
 
 def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
@@ -69,12 +94,18 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def session_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """The GM's big screen: join link and QR code, who is here, the live feed, the controls."""
+def session_page(
+    request: HttpRequest, pk: int, *, refusal: Refusal | None = None, npc_form: NpcRollForm | None = None
+) -> HttpResponse:
+    """The GM's big screen: join link and QR code, who is here, the live feed, the controls.
+    ``refusal`` and ``npc_form``: a plain POST of the GM's quick roll or a card's follow-up
+    was refused, and this page is drawn again to say why."""
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     url = join_url(request, campaign)
     feed, last_seq = _feed(membership)
+    gm_cards = panels.gm_panel(campaign.pk, membership)
+    _say_if_unseen(request, refusal, gm_cards)
     return render(
         request,
         "rolls/session.html",
@@ -87,26 +118,40 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "last_seq": last_seq,
             "present": presence.present(campaign.pk),
             "adapter": registry.table(campaign.system),
-            "npc_form": NpcRollForm(campaign=campaign),
-            "gm_cards": panels.gm_panel(campaign.pk, membership),
+            "npc_form": npc_form or NpcRollForm(campaign=campaign),
+            "gm_cards": gm_cards,
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),
             "removed": campaign.bans.all(),
             "session": campaign.open_session(),
+            "refusal": refusal,
         },
+        status=422 if refusal else 200,
     )
 
 
-def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
-    """The phone's roll screen for one character: form, odds, the latest result, the feed."""
+def character_page(
+    request: HttpRequest,
+    pk: int,
+    character_id: int,
+    *,
+    refusal: Refusal | None = None,
+    sent: dict[str, str] | None = None,
+) -> HttpResponse:
+    """The phone's roll screen for one character: form, odds, the latest result, the feed.
+    ``refusal`` and ``sent`` (the roll form's values as they were sent): a plain POST of a
+    roll, a call for one or a follow-up was refused, and this page is drawn again to say why,
+    the form filled in as it was."""
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     campaign = membership.campaign
     adapter = registry.table(campaign.system)
-    form = adapter.roll_form(character=character, initial=adapter.roll_initial)
+    form = adapter.roll_form(character=character, initial={**adapter.roll_initial, **(sent or {})})
     last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
     result = latest_card(last, place="result", membership=membership) if last else None
     feed, last_seq = _feed(membership, limit=10)
+    against_cards = panels.against_panel(campaign.pk, membership)
+    _say_if_unseen(request, refusal, [result, *against_cards])
     return render(
         request,
         "rolls/character.html",
@@ -121,10 +166,12 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
             "session": campaign.open_session(),
             "resources_template": adapter.resources_template,
             "open_calls": panels.open_calls(campaign.pk, membership),
-            "against_cards": panels.against_panel(campaign.pk, membership),
+            "against_cards": against_cards,
             "roll_form_template": adapter.roll_form_template,
             "present": presence.present(campaign.pk),
+            "refusal": refusal,
         },
+        status=422 if refusal else 200,
     )
 
 
