@@ -4,7 +4,6 @@ and the campaign's history."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -13,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rolls import panels, registry
-from rolls.cards import build_card, latest_card
+from rolls.cards import Card, build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from tabletop import presence
@@ -38,10 +37,18 @@ class Refusal:
         return self.form not in ("roll-form", "npc-form")
 
 
-def _say_if_unseen(request: HttpRequest, refusal: Refusal | None, cards: list[Any]) -> None:
-    """A refused follow-up whose card is no longer on the page (a newer roll took its place)
-    is said at the top of the page instead."""
-    if refusal is not None and refusal.on_card and refusal.form not in {c.dom_id for c in cards if c}:
+def _in_page(request: HttpRequest, refusal: Refusal | None, cards: list[Card | None]) -> None:
+    """Cards with buttons, drawn into this page: their forms carry the CSRF field, and a
+    refused follow-up's message goes on its card; or at the top of the page when its card is
+    no longer there (a newer roll took its place)."""
+    shown = False
+    for card in cards:
+        if card is not None:
+            card.form_token = True
+            if refusal is not None and refusal.form == card.dom_id:
+                card.refusal = refusal.message
+                shown = True
+    if refusal is not None and refusal.on_card and not shown:
         messages.error(request, refusal.message)
 
 
@@ -105,7 +112,7 @@ def session_page(
     url = join_url(request, campaign)
     feed, last_seq = _feed(membership)
     gm_cards = panels.gm_panel(campaign.pk, membership)
-    _say_if_unseen(request, refusal, gm_cards)
+    _in_page(request, refusal, list(gm_cards))
     return render(
         request,
         "rolls/session.html",
@@ -151,7 +158,7 @@ def character_page(
     result = latest_card(last, place="result", membership=membership) if last else None
     feed, last_seq = _feed(membership, limit=10)
     against_cards = panels.against_panel(campaign.pk, membership)
-    _say_if_unseen(request, refusal, [result, *against_cards])
+    _in_page(request, refusal, [result, *against_cards])
     return render(
         request,
         "rolls/character.html",
