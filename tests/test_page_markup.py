@@ -190,3 +190,20 @@ def test_no_template_syntax_reaches_a_page_or_the_socket(system: str) -> None:
     assert {"shared roll", "shared event", "player's socket", "GM's socket"} <= {what for what, _ in seen}
     leaks = [f"{what}: {mark}" for what, html in seen for mark in TEMPLATE_SYNTAX if mark in html]
     assert not leaks, leaks
+
+
+@pytest.mark.parametrize("system", registry.slugs())
+def test_every_form_has_a_real_action_and_every_post_its_csrf_token(system: str) -> None:
+    """Without JavaScript a form goes where its action says, and a POST passes Django's CSRF
+    check only with the field."""
+    problems = []
+    for what, html in pages(evening(system)):
+        for form in Page(html).forms:
+            name = form.attrs.get("id") or " ".join(form.classes) or form.action
+            if not form.action:
+                problems.append(f"{what}: form {name} has no action")
+            if form.method == "post" and not any(
+                field == "csrfmiddlewaretoken" and value for field, value in form.fields
+            ):
+                problems.append(f"{what}: form {name} posts without a CSRF token")
+    assert not problems, "\n".join(problems)
