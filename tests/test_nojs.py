@@ -19,7 +19,7 @@ from django.urls import reverse
 from rolls import feed, services
 from rolls.models import LogEntry, Roll, RollCall
 from tests import factories
-from tests.factories import Script, Table, npc_baseline
+from tests.factories import Script, Table, npc_baseline, valid_sheet
 from tests.markup import Page
 from tests.test_table_doubles import doubles_sheet
 from tests.test_table_sets import sets_sheet
@@ -159,6 +159,22 @@ def test_dbl_10_a_plain_drama_die_goes_back_to_the_roll_screen(db: None, dice: S
     assert "Drama: 2 more dice for 10 Endurance" in page.text
     table.character.refresh_from_db()
     assert (table.character.endurance, table.character.drama_spent) == (20, 10)
+
+
+def test_str_2_without_javascript_a_ticked_box_rolls_the_d3(db: None, dice: Script) -> None:
+    """The d3 button needs a script; without one, the Roll button sends a d3 when its box is
+    ticked (a second submit button would take Enter from Roll)."""
+    table = factories.table("stars", character_name="Kit", sheet=valid_sheet("stars"))
+    phone = browser(table.player)
+    form = open_page(phone, roll_screen(table)).form(id="roll-form")
+    assert ("kind", "d3") in form.boxes
+    dice(6)
+
+    response = phone.post(form.action, form.data(kind="d3"))
+
+    page = went_to(phone, response, roll_screen(table))
+    assert latest_roll().trait == "d3"
+    assert "d3: 3" in page.text
 
 
 # -- refusals: the whole page again, the message next to the form ----------------------------------------
