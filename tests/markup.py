@@ -21,7 +21,7 @@ class Form:
     attrs: dict[str, str]
     # (name, value) for every control a submission sends as the page stands.
     fields: list[tuple[str, str]] = field(default_factory=list)
-    # (name, value, choices): a select and the values its options offer.
+    # (name, values): a select and the values its options offer.
     selects: list[tuple[str, list[str]]] = field(default_factory=list)
     # (name, value) of every checkbox, ticked or not.
     boxes: list[tuple[str, str]] = field(default_factory=list)
@@ -31,7 +31,8 @@ class Form:
         return self.attrs.get("class", "").split()
 
     def value(self, name: str) -> str:
-        return next(value for each, value in self.fields if each == name)
+        """The value this form sends under ``name`` ("" when it sends none)."""
+        return next((value for each, value in self.fields if each == name), "")
 
     def data(self, **changes: str | list[str]) -> dict[str, str | list[str]]:
         """What a submission sends, with ``changes`` typed or ticked in (a list: one value per

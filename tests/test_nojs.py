@@ -240,8 +240,9 @@ def test_six_10_a_stale_push_is_refused_with_the_message_at_the_top_when_its_car
 
     assert response.status_code == 422
     page = Page(response.content.decode())
-    assert "flash error" in response.content.decode().split('id="notice"')[1].split("</div>")[0]
-    assert "push" in page.text.lower()
+    notice = response.content.decode().split('id="notice"')[1].split("</div>")[0]
+    assert "flash error" in notice and "Only the character&#x27;s latest roll can be pushed." in notice
+    assert "Only the character's latest roll can be pushed." in page.text
     assert everything(table) == before
 
 
