@@ -177,6 +177,35 @@ def test_str_2_without_javascript_a_ticked_box_rolls_the_d3(db: None, dice: Scri
     assert "d3: 3" in page.text
 
 
+def test_str_11_a_plain_answer_to_a_roll_against_one_goes_back_to_that_panel(db: None, dice: Script) -> None:
+    """The answer to a GM roll made against a character is posted from that character's
+    roll screen (its card at "against"), and comes back there."""
+    table = factories.table("stars", character_name="Dave", sheet=valid_sheet("stars"))
+    gm = browser(table.gm)
+    url = reverse("rolls:npc-roll", args=[table.campaign.pk])
+    quick = open_page(gm, session_page(table)).form(action=url)
+    dice(6, 6, 6)
+    attack = {
+        **npc_baseline(table.campaign),
+        "name": "Bouncer",
+        "flag_dice": "3",
+        "target": str(table.character.pk),
+    }
+    went_to(gm, gm.post(url, quick.data(**attack)), session_page(table))
+    made = Roll.objects.get(npc=True)
+    phone = browser(table.player)
+    luck = open_page(phone, roll_screen(table)).form(css="follow-up-luck_against")
+    assert luck.value("place") == "against" and luck.value(TOKEN)
+    dice(1, 2, 3)
+
+    response = phone.post(luck.action, luck.data())
+
+    went_to(phone, response, roll_screen(table))
+    assert response["Location"].endswith(f"#against-roll-{made.pk}")
+    entry = LogEntry.objects.filter(roll=made).order_by("-seq")[0]
+    assert (entry.action, entry.actor) == ("luck_against", table.player)
+
+
 # -- refusals: the whole page again, the message next to the form ----------------------------------------
 
 
