@@ -48,6 +48,11 @@ class Card:
     place: str  # one of PLACES: part of the element id
     follow_ups: list[FollowUpButton] = field(default_factory=list)
     hidden: bool = False  # a secret or blind roll, seen by someone other than the GM
+    # Drawn into a page for its HTTP request (``rolls.views.pages``): its forms carry the CSRF
+    # field, for a browser without script. Never in an htmx answer or on the socket, where
+    # htmx sends the page's token in a header: no token to mask, no cookie to renew.
+    form_token: bool = False
+    refusal: str = ""  # why a plain POST of one of its follow-ups was refused, next to them
 
     @property
     def dom_id(self) -> str:

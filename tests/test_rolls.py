@@ -35,7 +35,7 @@ def roll(
 ) -> HttpResponse:
     data = {"trait": trait, "need": 1, **extra}
     path = reverse("rolls:roll-create", args=[table.campaign.pk, (character or table.character).pk])
-    return client.post(path, data)
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 SAID = "Olle grits his teeth and pedals harder"  # what the kid does to push (SIX-23)
@@ -43,7 +43,7 @@ SAID = "Olle grits his teeth and pedals harder"  # what the kid does to push (SI
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     path = reverse("rolls:follow-up", args=[table.campaign.pk, roll_id])
-    return client.post(path, {"action": action, **params})
+    return client.post(path, {"action": action, **params}, HTTP_HX_REQUEST="true")
 
 
 def latest_roll() -> Roll:

@@ -73,12 +73,14 @@ def visible_text(response: Any) -> str:
 def roll(client: Client, table: Table, character: Character | None = None, **data: Any) -> HttpResponse:
     data.setdefault("dn", "6")
     path = reverse("rolls:roll-create", args=[table.campaign.pk, (character or table.character).pk])
-    return client.post(path, data)
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     return client.post(
-        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]), {"action": action, **params}
+        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
+        {"action": action, **params},
+        HTTP_HX_REQUEST="true",
     )
 
 
