@@ -113,13 +113,14 @@ def test_six_11_a_plain_push_goes_back_to_the_roll_screen_showing_the_pushed_rol
     push = open_page(phone, roll_screen(table)).form(css="follow-up-push")
     dice(6, 4)
 
-    response = phone.post(push.action, push.data(condition="Scared"))
+    response = phone.post(push.action, push.data(condition="Scared", description="climbs the drainpipe"))
 
     page = went_to(phone, response, roll_screen(table))
     assert response["Location"].endswith(f"#result-roll-{made.pk}")
     entry = LogEntry.objects.filter(roll=made).order_by("-seq")[0]
     assert (entry.action, entry.state["steps"][-1]["dice"]) == ("push", [6, 6, 4])
     assert "Pushed, checking Scared" in page.text
+    assert "climbs the drainpipe" in page.text  # SIX-23: what the kid does, on the card
     assert "Success: 2 of 1 needed" in page.text
     table.character.refresh_from_db()
     assert table.character.sheet["conditions"]["Scared"] is True
@@ -366,11 +367,14 @@ def test_the_gm_ends_and_starts_a_session_without_javascript(table: Table) -> No
     end = reverse("rolls:session-end", args=[table.campaign.pk])
     start = reverse("rolls:session-start", args=[table.campaign.pk])
 
-    page = went_to(
-        gm, gm.post(end, open_page(gm, session_page(table)).form(action=end).data()), session_page(table)
-    )
+    # Without script the page's dialog cannot ask: the post answers with a page that does.
+    asked = gm.post(end, open_page(gm, session_page(table)).form(action=end).data())
+    assert asked.status_code == 200 and table.campaign.open_session() is not None
+    confirm = Page(asked.content.decode()).form(action=end)
+    page = went_to(gm, gm.post(end, confirm.data()), session_page(table))
     assert "The session has ended." in page.text
     assert table.campaign.open_session() is None
+    # Starting a session changes no sheet before the evening: it asks nothing.
     page = went_to(gm, gm.post(start, page.form(action=start).data()), session_page(table))
     assert "The session has started." in page.text
     assert table.campaign.open_session() is not None

@@ -36,12 +36,18 @@ def visible(response: HttpResponse) -> str:
 
 
 def roll(client: Client, table: Table, **data: Any) -> HttpResponse:
-    return client.post(reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]), data)
+    return client.post(
+        reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]),
+        data,
+        HTTP_HX_REQUEST="true",
+    )
 
 
 def follow(client: Client, table: Table, made: Roll, action: str, **params: Any) -> HttpResponse:
     return client.post(
-        reverse("rolls:follow-up", args=[table.campaign.pk, made.pk]), {"action": action, **params}
+        reverse("rolls:follow-up", args=[table.campaign.pk, made.pk]),
+        {"action": action, **params},
+        HTTP_HX_REQUEST="true",
     )
 
 
@@ -368,7 +374,7 @@ def test_set_3_a_blind_roll_is_bid_unseen_from_the_phone(sets: Table, dice: Scri
     response = follow(logged_in(sets.player), sets, made, "bid_best")
 
     assert response.status_code == 200, text(response)
-    assert "data-face" not in text(response) and "Rolled blind" in visible(response)
+    assert "data-face" not in text(response) and "rolled blind" in visible(response)
     step = made.current_state()["steps"][-1]
     assert (step["action"], step["bid"], step["unseen"]) == ("bid", "3x3", True)
     gm_view = visible(logged_in(sets.gm).get(reverse("rolls:history", args=[sets.campaign.pk])))

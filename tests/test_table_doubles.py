@@ -946,7 +946,7 @@ def test_dbl_11_a_miracles_endurance_comes_back_with_a_long_rest_drama_waits(
     follow(gm, table, made.pk, "miracle_approve")
     assert endurance(table.character) == (5, 5)
 
-    gm.post(reverse("rolls:long-rest", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:long-rest", args=[table.campaign.pk]), {"confirmed": "yes"})
 
     assert endurance(table.character) == (25, 5)  # the sheet's 30, less the drama die's 5
     rules = text(client.get(reverse("rolls:rules-system", args=["doubles"])))

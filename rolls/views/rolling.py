@@ -229,8 +229,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         return pages.session_page(request, pk, refusal=refusal, npc_form=form)
 
     if not form.is_valid():
-        message = " ".join(str(e) for errors in form.errors.values() for e in errors)
-        return _refusal(request, message, page, "npc-form")
+        return _refusal(request, form.errors_text(), page, "npc-form")
     try:
         roll = services.npc_roll_create(
             campaign=campaign,
