@@ -4,6 +4,7 @@ every entry it missed, in order, each exactly once."""
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from playwright.sync_api import expect
@@ -138,3 +139,44 @@ def test_a_removed_players_page_does_not_reconnect(browsers: Browsers) -> None:
 
     assert opened == []
     expect(status).to_have_text("You are no longer at this table.")
+
+
+@pytest.mark.browser
+def test_a_phone_too_far_behind_reloads_instead_of_replaying_the_evening(browsers: Browsers) -> None:
+    """A page that missed more than the socket replays (rolls.feed.MAX_CATCH_UP) is told to
+    reload, and does: the marker is read as the message arrives (static/js/live.js), since no
+    page holds an element for it to land in."""
+    from rolls import campaigns as table_services
+    from rolls.feed import MAX_CATCH_UP
+    from tabletop.models import Campaign
+
+    browsers.ignore(r"ERR_INTERNET_DISCONNECTED")
+    browsers.ignore(r"^\[object Event\]$")
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada")
+    ada.page.evaluate("window.stillTheSamePage = true")
+    ada.page.context.set_offline(True)
+    drop_socket(ada.page)
+
+    # A long evening passes while the phone sleeps: more entries than a catch-up replays.
+    # (In a thread of its own: the broadcast after each commit cannot run on this thread,
+    # where Playwright keeps an event loop.)
+    def long_evening() -> Campaign:
+        campaign = Campaign.objects.get()
+        for _ in range(MAX_CATCH_UP // 2 + 1):
+            table_services.session_end(campaign=campaign, actor=campaign.gm)
+            table_services.session_start(campaign=campaign, actor=campaign.gm)
+        campaign.refresh_from_db()
+        return campaign
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        campaign = pool.submit(long_evening).result()
+
+    ada.page.context.set_offline(False)
+    wake_up(ada.page)
+    expect(ada.page.locator("#last-seq")).to_have_attribute(
+        "data-seq", str(campaign.last_seq), timeout=20_000
+    )
+    assert ada.page.evaluate("window.stillTheSamePage") is None  # reloaded, not replayed
+    wait_live(ada.page)

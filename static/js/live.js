@@ -1,0 +1,102 @@
+// The live socket of a page that has one: a member's table page (templates/rolls/_live.html)
+// or the table display (templates/rolls/display.html). One copy of the plumbing both need:
+// - On every (re)connect, tell the server the last entry this page has, so it sends exactly
+//   what was missed, in order.
+// - Reconnect whatever closed the socket (a phone waking up, a server restart), except a close
+//   the page's own script declared final (``TabletopLive.onFinal``: a member the GM removed, a
+//   display whose link was replaced).
+// - Reload when the server asks (a catch-up too long to replay, a new join link for the QR
+//   code): its marker has no element to land in, so it is read before htmx looks for one.
+// - Show the connection state in #live-status.
+(function () {
+  "use strict";
+
+  var finals = {}; // close code -> {text, then}
+  var closedForGood = false;
+
+  function lastSeq() {
+    var el = document.getElementById("last-seq");
+    return el ? parseInt(el.dataset.seq || "0", 10) || 0 : 0;
+  }
+
+  function setStatus(state, text) {
+    var el = document.getElementById("live-status");
+    if (!el) return;
+    el.dataset.state = state;
+    el.textContent = text;
+  }
+
+  // A page has one socket. htmx.createWebSocket is the ws extension's documented factory:
+  // wrapping it tells us which socket is the current one, which the events alone cannot (a
+  // reconnect closes the old socket after the new one exists).
+  var current = null;
+  var makeSocket =
+    htmx.createWebSocket ||
+    function (url) {
+      var made = new WebSocket(url, []);
+      made.binaryType = htmx.config.wsBinaryType;
+      return made;
+    };
+  htmx.createWebSocket = function (url) {
+    current = makeSocket(url);
+    return current;
+  };
+  // The wrapper of the current socket, from the last event that handed it out; its
+  // reconnect() opens a new socket in place (it closes the old one if it is still open).
+  var wrapper = null;
+
+  function dead() {
+    return !current || current.readyState > 1; // CLOSING or CLOSED
+  }
+
+  document.addEventListener("htmx:wsOpen", function (event) {
+    wrapper = event.detail.socketWrapper;
+    wrapper.send(JSON.stringify({ since: lastSeq() }));
+    setStatus("live", "Live");
+  });
+
+  document.addEventListener("htmx:wsClose", function (event) {
+    wrapper = event.detail.socketWrapper;
+    var code = event.detail.event.code;
+    var final = finals[code];
+    if (final) {
+      closedForGood = true;
+      setStatus("offline", final.text);
+      if (final.then) final.then();
+      return;
+    }
+    // Only the loss of the current socket counts: htmx closes the socket it replaces when
+    // it reconnects, and reconnecting again for that would close the new one, and so on.
+    if (event.detail.event.target !== current) return;
+    setStatus("offline", "Reconnecting…");
+    // htmx reconnects by itself on 1006/1011/1012/1013; any other close (1001 when a server
+    // goes away, for one) gets the same treatment here.
+    if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
+      var lost = wrapper;
+      setTimeout(function () {
+        // Someone (htmx's own retry, the page waking up) reconnected in the meantime.
+        if (closedForGood || !dead()) return;
+        lost.reconnect();
+      }, 1000 + Math.random() * 1000);
+    }
+  });
+
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (String(event.detail.message).indexOf('id="reload-needed"') < 0) return;
+    event.preventDefault();
+    window.location.reload();
+  });
+
+  // A screen that slept may hold a dead socket that has not noticed yet.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState !== "visible") return;
+    if (wrapper && !closedForGood && dead()) wrapper.reconnect();
+  });
+
+  window.TabletopLive = {
+    // A close with ``code`` is final: the page says ``text`` and stays closed, after ``then``.
+    onFinal: function (code, text, then) {
+      finals[code] = { text: text, then: then };
+    },
+  };
+})();
