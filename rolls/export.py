@@ -6,9 +6,10 @@ player's file shows a secret or blind roll as "rolled in secret", without its di
 trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
 check the whole chain (``rolls/chain.py``, ``docs/verify.md``).
 
-A play session's part is the run of entries from its first one to the last before the next
-session starts (events between two sessions belong to the earlier one): a contiguous slice of
-the chain, which the JSON opens with the hash of the entry before it.
+A play session's part is the run of entries from its start to the last before the next session
+starts (events between two sessions belong to the earlier one, and those before the first
+session to the first): a contiguous slice of the chain, which the JSON opens with the hash of
+the entry before it.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Scope:
         start = first.first()
         if start is None:
             return 1, 0
+        if not PlaySession.objects.filter(campaign=self.campaign, number__lt=self.session.number).exists():
+            start = 1  # what the table did before its first session goes with it
         following = (
             PlaySession.objects.filter(campaign=self.campaign, number__gt=self.session.number)
             .order_by("number")
