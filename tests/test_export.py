@@ -8,6 +8,7 @@ import csv
 import hashlib
 import io
 import json
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -356,3 +357,29 @@ def test_the_import_refuses_what_is_not_an_export(tmp_path: Path) -> None:
         call_command("import_campaign", str(path))
     with pytest.raises(CommandError, match="No account named 'nobody'"):
         call_command("import_campaign", str(path), "--gm", "nobody")
+
+
+def docs_check() -> str:
+    """The Python that docs/verify.md gives anyone to check an export."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "verify.md").read_text()
+    return page.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["gm", "player"])
+def test_the_docs_lines_check_an_export(played: Table, tmp_path: Path, who: str) -> None:
+    data = as_json(logged_in(getattr(played, who)), played.campaign)
+    path = tmp_path / "campaign-1.json"
+    code = docs_check().replace('"campaign-1.json"', repr(str(path)))
+    path.write_text(json.dumps(data))
+    out = io.StringIO()
+
+    with redirect_stdout(out):
+        exec(code, {})  # the page's own lines, run as a reader would
+    assert out.getvalue() == f"intact up to entry {data['head']['seq']} hash {data['head']['hash']}\n"
+
+    entry = next(e for e in data["entries"] if e.get("kind") == "roll")
+    entry["text"] = "edited"
+    path.write_text(json.dumps(data))
+    with pytest.raises(AssertionError, match=f"entry {entry['seq']} was changed"):
+        exec(code, {})
