@@ -103,6 +103,8 @@ def check(
         last_seq, last_hash = head
         if last_seq >= expected:
             return Break(expected, f"it is missing (the log was written up to entry {last_seq}): deleted")
-        if last_seq == expected - 1 and last_hash != previous and last_seq > 0:
+        if last_seq < expected - 1:
+            return Break(last_seq + 1, "the log never wrote it: it was added")
+        if last_seq > 0 and last_hash != previous:
             return Break(last_seq, "it is not the entry the log last wrote: replaced")
     return None

@@ -383,3 +383,31 @@ def test_the_docs_lines_check_an_export(played: Table, tmp_path: Path, who: str)
     path.write_text(json.dumps(data))
     with pytest.raises(AssertionError, match=f"entry {entry['seq']} was changed"):
         exec(code, {})
+
+
+def test_under_asgi_the_stream_is_read_a_batch_at_a_time() -> None:
+    """Django reads a synchronous stream whole before sending it under ASGI; ours does not."""
+    from rolls.streaming import BATCH, SyncStreamingResponse
+
+    made = 0
+
+    def parts() -> Any:
+        nonlocal made
+        for n in range(10 * BATCH):
+            made += 1
+            yield f"{n},"
+
+    async def first_parts() -> tuple[bytes, int]:
+        stream = aiter(SyncStreamingResponse(parts()))
+        first = await anext(stream)
+        await stream.aclose()  # type: ignore[attr-defined]  # an async generator
+        return first, made
+
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first, read = asyncio.run(first_parts())
+    assert first == b"0,"
+    assert read == BATCH

@@ -180,6 +180,11 @@ def test_the_check_reads_plain_values() -> None:
     assert str(chain.check(links[::-1])).startswith("Entry 1 does not match")
     assert chain.check([links[1]], first_seq=2, previous=first) is None
     assert str(chain.check(links, head=(3, "c" * 64))).startswith("Entry 3 does not match")
+    assert (
+        str(chain.check(links, head=(1, first)))
+        == "Entry 2 does not match: the log never wrote it: it was added"
+    )
+    assert str(chain.check(links, head=(2, first))).startswith("Entry 2 does not match")
 
 
 # -- the history page's button -------------------------------------------------------------------
