@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import chain, export, registry
@@ -60,7 +60,7 @@ def _link(entry: dict[str, Any]) -> chain.Link:
 _CONTENT_KEYS = ("campaign", "seq", "kind", "action", "roll", "actor", "state", "text", "created")
 
 
-def import_campaign(*, data: Any, gm: AbstractBaseUser | None = None) -> Campaign:
+def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
     check_file(data)
     with transaction.atomic():
         users = _people(data["members"], gm)
@@ -112,8 +112,8 @@ def import_campaign(*, data: Any, gm: AbstractBaseUser | None = None) -> Campaig
         return campaign
 
 
-def _people(members: list[dict[str, Any]], gm: AbstractBaseUser | None) -> dict[int, AbstractBaseUser]:
-    users: dict[int, AbstractBaseUser] = {}
+def _people(members: list[dict[str, Any]], gm: User | None) -> dict[int, User]:
+    users: dict[int, User] = {}
     for member in members:
         if member.get("gm") and gm is not None:
             users[member["id"]] = gm
@@ -122,14 +122,20 @@ def _people(members: list[dict[str, Any]], gm: AbstractBaseUser | None) -> dict[
     return users
 
 
-def _moment(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text is not None else None
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _maybe_moment(text: str | None) -> datetime | None:
+    return _moment(text) if text is not None else None
 
 
 def _sessions(campaign: Campaign, sessions: list[dict[str, Any]]) -> dict[int, PlaySession]:
     made = {}
     for s in sessions:
-        session = PlaySession.objects.create(campaign=campaign, number=s["number"], ended=_moment(s["ended"]))
+        session = PlaySession.objects.create(
+            campaign=campaign, number=s["number"], ended=_maybe_moment(s["ended"])
+        )
         # ``started`` is set on creation: the export's time replaces it.
         PlaySession.objects.filter(pk=session.pk).update(started=_moment(s["started"]))
         made[s["number"]] = session
@@ -137,7 +143,7 @@ def _sessions(campaign: Campaign, sessions: list[dict[str, Any]]) -> dict[int, P
 
 
 def _characters(
-    campaign: Campaign, characters: list[dict[str, Any]], users: dict[int, AbstractBaseUser]
+    campaign: Campaign, characters: list[dict[str, Any]], users: dict[int, User]
 ) -> dict[int, Character]:
     made = {}
     for c in characters:
@@ -158,7 +164,7 @@ def _characters(
 def _rolls(
     campaign: Campaign,
     rolls: list[dict[str, Any]],
-    users: dict[int, AbstractBaseUser],
+    users: dict[int, User],
     sessions: dict[int, PlaySession],
     characters: dict[int, Character],
 ) -> dict[int, Roll]:

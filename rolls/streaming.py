@@ -19,7 +19,7 @@ BATCH = 64  # parts per trip to the thread: each part is a few hundred bytes
 
 
 class SyncStreamingResponse(StreamingHttpResponse):
-    async def __aiter__(self) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def __aiter__(self) -> AsyncIterator[bytes]:
         parts = iter(self.streaming_content)  # type: ignore[arg-type]  # synchronous here
 
         def take() -> list[bytes]:

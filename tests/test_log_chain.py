@@ -4,19 +4,21 @@
 from __future__ import annotations
 
 import io
+import threading
 from importlib import import_module
 
 import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from django.urls import reverse
 
-from rolls import chain
+from rolls import chain, services
 from rolls.models import LogEntry
-from tabletop.models import Campaign
+from tabletop.models import Campaign, Character
 from tests import factories
-from tests.factories import Script, Table, logged_in
+from tests.factories import Script, ScriptedDice, Table, logged_in
 
 
 def play(table: Table, dice: Script, rolls: int = 3) -> None:
@@ -185,6 +187,44 @@ def test_the_check_reads_plain_values() -> None:
         == "Entry 2 does not match: the log never wrote it: it was added"
     )
     assert str(chain.check(links, head=(2, first))).startswith("Entry 2 does not match")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolls_made_at_the_same_moment_keep_one_chain(table: Table) -> None:
+    """Each entry chains to the one written just before it, however the writers race: the
+    previous hash comes from the campaign row that the sequence number's UPDATE locks."""
+    heroes = [table.character] + [
+        factories.character(table.campaign, factories.member(table.campaign).user, name=f"Hero {n}")
+        for n in range(7)
+    ]
+    barrier = threading.Barrier(len(heroes))
+    errors: list[str] = []
+
+    def roll(hero: Character) -> None:
+        try:
+            barrier.wait()
+            services.roll_create(
+                character=hero,
+                roller=hero.owner,
+                data={"attribute": "Body", "skill": "", "need": 1},
+                helper=None,
+                intent="",
+                rng=ScriptedDice(6, then=1),
+            )
+        except Exception as error:  # reported by name below
+            errors.append(repr(error))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=roll, args=(hero,)) for hero in heroes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert errors == []
+    assert LogEntry.objects.filter(campaign=table.campaign, kind=LogEntry.Kind.ROLL).count() == len(heroes)
+    assert verify(table.campaign)[0] == 0
 
 
 # -- the history page's button -------------------------------------------------------------------

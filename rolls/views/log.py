@@ -3,7 +3,7 @@ chain that the history page's button runs."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -19,7 +19,7 @@ FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 
 
 @require_GET
-def export_log(request: HttpRequest, pk: int) -> HttpResponse:
+def export_log(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """``?format=csv|json`` (CSV by default) and ``&session=N`` for one play session; what the
     member may see of it, streamed."""
     membership = membership_or_404(request.user, pk)
