@@ -11,8 +11,9 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
+from django.utils import timezone
 
-from rolls import live
+from rolls import chain, live
 from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign
@@ -32,9 +33,24 @@ def append_entry(
     state: dict[str, Any] | None = None,
     text: str = "",
 ) -> LogEntry:
-    """Append one entry with the next sequence number. Call inside a transaction: the UPDATE
-    locks the campaign row until commit, so sequence numbers never repeat or skip."""
-    seq = _next_seq(campaign_id)
+    """Append one entry with the next sequence number, chained to the one before. Call inside
+    a transaction: the UPDATE locks the campaign row until commit, so sequence numbers never
+    repeat or skip and each entry chains to the one written just before it."""
+    seq, previous = _next_seq(campaign_id)
+    created = timezone.now()
+    digest = chain.digest(
+        chain.content(
+            campaign=campaign_id,
+            seq=seq,
+            kind=kind,
+            action=action,
+            roll=roll.pk if roll is not None else None,
+            actor=actor.pk if actor is not None else None,
+            state=state,
+            text=text,
+            created=chain.timestamp(created),
+        )
+    )
     entry = _NEW_ENTRY.create(
         campaign_id=campaign_id,
         seq=seq,
@@ -44,26 +60,40 @@ def append_entry(
         roll=roll,
         state=state,
         text=text,
+        created=created,
+        hash=chain.link(previous, digest),
     )
+    _set_last_hash(campaign_id, entry.hash)
     if roll is not None:
         roll.last_entry = entry
     transaction.on_commit(lambda: live.publish(entry))
     return entry
 
 
-def _next_seq(campaign_id: int) -> int:
-    """Take the campaign's next sequence number: one UPDATE ... RETURNING (SQLite 3.35+ and
-    PostgreSQL), where the ORM would need an UPDATE and a SELECT on every roll."""
+def _next_seq(campaign_id: int) -> tuple[int, str]:
+    """Take the campaign's next sequence number and the hash of the entry before it: one
+    UPDATE ... RETURNING (SQLite 3.35+ and PostgreSQL), where the ORM would need an UPDATE
+    and a SELECT on every roll. The hash comes from the campaign row this UPDATE locks, not
+    from the previous entry: under PostgreSQL's READ COMMITTED a subquery would read the
+    snapshot taken before the lock was granted, and miss an entry committed meanwhile."""
     table = connection.ops.quote_name(Campaign._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",
+            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, last_hash",
             [campaign_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return int(row[0])
+    return int(row[0]), str(row[1])
+
+
+def _set_last_hash(campaign_id: int, entry_hash: str) -> None:
+    # A second statement on the row already locked: the new hash needs the entry's time and
+    # sequence number, which only exist once the first statement has answered.
+    table = connection.ops.quote_name(Campaign._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET last_hash = %s WHERE id = %s", [entry_hash, campaign_id])
 
 
 def append_event(

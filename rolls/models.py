@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from tabletop.models import Campaign, Character, PlaySession
 
@@ -163,7 +164,10 @@ class LogEntry(models.Model):
     )
     state = models.JSONField(null=True, blank=True)  # the roll's whole state after this entry
     text = models.CharField(max_length=300, blank=True)
-    created = models.DateTimeField(auto_now_add=True)
+    # Set by the log before the entry is written, as its hash covers it (rolls/chain.py).
+    created = models.DateTimeField(default=timezone.now)
+    # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/chain.py).
+    hash = models.CharField(max_length=64)
 
     class Meta:
         ordering = ["seq"]

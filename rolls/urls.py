@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import display, pages, rolling, rules, table
+from rolls.views import display, log, pages, rolling, rules, table
 
 app_name = "rolls"
 
@@ -14,6 +14,8 @@ urlpatterns = [
     path("c/<int:pk>/", pages.campaign_page, name="campaign"),
     path("c/<int:pk>/session/", pages.session_page, name="session"),
     path("c/<int:pk>/history/", pages.history, name="history"),
+    path("c/<int:pk>/export/", log.export_log, name="export"),
+    path("c/<int:pk>/verify/", log.verify, name="verify-log"),
     path("c/<int:pk>/characters/<int:character_id>/", pages.character_page, name="character"),
     path("c/<int:pk>/session/start/", table.session_start, name="session-start"),
     path("c/<int:pk>/session/end/", table.session_end, name="session-end"),

@@ -32,6 +32,8 @@ class Campaign(models.Model):
     mystery = models.PositiveIntegerField(default=1)
     # The last sequence number handed to a log entry; bumped under a row lock.
     last_seq = models.PositiveBigIntegerField(default=0)
+    # The hash of that entry (rolls/chain.py): the next entry chains to it.
+    last_hash = models.CharField(max_length=64, default="0" * 64)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -117,6 +117,8 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:member-remove": ("POST", "member", {}, GM_CONTROL),
     "rolls:member-readmit": ("POST", "ban", {}, GM_CONTROL),
     "rolls:history": ("GET", "campaign", {}, MEMBERS),
+    "rolls:export": ("GET", "campaign", {"format": "json"}, MEMBERS),
+    "rolls:verify-log": ("POST", "campaign", {}, MEMBERS),
     "rolls:character-new": ("GET", "campaign", {}, MEMBERS),
     "rolls:character": ("GET", "character", {}, OWN_CHARACTER),
     "rolls:character-sheet": ("GET", "character", {}, MEMBERS),

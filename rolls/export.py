@@ -1,0 +1,288 @@
+"""A campaign's log, or one play session's part of it, as CSV and as JSON, read in chunks so
+that a campaign of years streams in little memory.
+
+What a member may see decides what is written (``rolls.audience.sight``, as on every page): a
+player's file shows a secret or blind roll as "rolled in secret", without its dice, intent,
+trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
+check the whole chain (``rolls/chain.py``, ``docs/verify.md``).
+
+A play session's part is the run of entries from its start to the last before the next session
+starts (events between two sessions belong to the earlier one, and those before the first
+session to the first): a contiguous slice of the chain, which the JSON opens with the hash of
+the entry before it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from rolls import chain, registry
+from rolls.audience import Facts, Viewer, sight
+from rolls.models import LogEntry, Roll
+from tabletop.models import Campaign, Character, Membership, PlaySession
+
+CHUNK = 2000  # rows read from the database at a time
+FORMAT = "tabletop-log"
+VERSION = 1
+WITHHELD = "Rolled in secret: withheld from this export."
+
+
+@dataclass(frozen=True)
+class Scope:
+    campaign: Campaign
+    viewer: Viewer
+    session: PlaySession | None = None
+
+    @cached_property
+    def seq_range(self) -> tuple[int, int]:
+        """The first and last sequence numbers exported (first > last: nothing)."""
+        log = LogEntry.objects.filter(campaign=self.campaign)
+        if self.session is None:
+            return 1, self.campaign.last_seq
+        first = log.filter(created__gte=self.session.started).order_by("seq").values_list("seq", flat=True)
+        start = first.first()
+        if start is None:
+            return 1, 0
+        if not PlaySession.objects.filter(campaign=self.campaign, number__lt=self.session.number).exists():
+            start = 1  # what the table did before its first session goes with it
+        following = (
+            PlaySession.objects.filter(campaign=self.campaign, number__gt=self.session.number)
+            .order_by("number")
+            .first()
+        )
+        end = self.campaign.last_seq
+        if following is not None:
+            after = log.filter(created__gte=following.started).order_by("seq").values_list("seq", flat=True)
+            end = min(end, (after.first() or end + 1) - 1)
+        return start, end
+
+    def previous_hash(self, start: int) -> str:
+        if start <= 1:
+            return chain.GENESIS
+        found = LogEntry.objects.filter(campaign=self.campaign, seq=start - 1).values_list("hash", flat=True)
+        return found.first() or chain.GENESIS
+
+    def entries(self) -> Iterator[LogEntry]:
+        start, end = self.seq_range
+        query = (
+            LogEntry.objects.filter(campaign=self.campaign, seq__gte=start, seq__lte=end)
+            .select_related("roll__character", "roll__target", "roll__session")
+            .order_by("seq")
+        )
+        return query.iterator(chunk_size=CHUNK)
+
+    def rolls(self) -> Iterator[Roll]:
+        query = Roll.objects.filter(campaign=self.campaign).select_related("character", "target", "session")
+        if self.session is not None:
+            start, end = self.seq_range
+            ids = LogEntry.objects.filter(
+                campaign=self.campaign, seq__gte=start, seq__lte=end, roll__isnull=False
+            ).values("roll_id")
+            query = query.filter(pk__in=ids)
+        return query.order_by("pk").iterator(chunk_size=CHUNK)
+
+    def sees(self, roll: Roll | None) -> bool:
+        return roll is None or sight(Facts.of_roll(roll), self.viewer).dice
+
+
+def entry_content(entry: LogEntry) -> dict[str, Any]:
+    """The entry's hashed content (``rolls.chain.content``) from the row."""
+    return chain.content(
+        campaign=entry.campaign_id,
+        seq=entry.seq,
+        kind=entry.kind,
+        action=entry.action,
+        roll=entry.roll_id,
+        actor=entry.actor_id,
+        state=entry.state,
+        text=entry.text,
+        created=chain.timestamp(entry.created),
+    )
+
+
+def filename(scope: Scope, extension: str) -> str:
+    part = f"-session-{scope.session.number}" if scope.session is not None else ""
+    return f"campaign-{scope.campaign.pk}{part}.{extension}"
+
+
+# -- CSV -----------------------------------------------------------------------------------------
+
+CSV_HEADER = (
+    "seq",
+    "time",
+    "session",
+    "character",
+    "roll",
+    "action",
+    "die",
+    "face",
+    "hit",
+    "new",
+    "dropped",
+    "note",
+)
+
+
+class _Line:
+    """csv.writer's file: hands back the line it was given."""
+
+    def write(self, line: str) -> str:
+        return line
+
+
+def csv_lines(scope: Scope) -> Iterator[str]:
+    """One line per die of each roll and follow-up (the dice of the step it added, each with
+    whether it counts, was rolled in that step, or was dropped), one line per table event and
+    per withheld entry, with the die columns empty."""
+    writer = csv.writer(_Line())
+    yield writer.writerow(CSV_HEADER)
+    for entry in scope.entries():
+        roll = entry.roll
+        time = chain.timestamp(entry.created)
+        if roll is None:
+            yield writer.writerow((entry.seq, time, "", "", "", entry.action, "", "", "", "", "", entry.text))
+            continue
+        if not scope.sees(roll):
+            yield writer.writerow(
+                (entry.seq, time, roll.session.number, "", roll.pk, "secret", "", "", "", "", "", WITHHELD)
+            )
+            continue
+        head = (entry.seq, time, roll.session.number, roll.character_name, roll.pk)
+        steps = registry.engine(roll.system).view(entry.state or {})
+        dice = steps[-1].dice if steps else ()
+        if not dice:
+            yield writer.writerow((*head, entry.action, "", "", "", "", "", steps[-1].title if steps else ""))
+        for index, die in enumerate(dice, start=1):
+            yield writer.writerow(
+                (
+                    *head,
+                    entry.action,
+                    index,
+                    die.face,
+                    int(die.hit),
+                    int(die.new),
+                    int(die.dropped),
+                    die.label,
+                )
+            )
+
+
+# -- JSON ----------------------------------------------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _time(value: Any) -> str | None:
+    return chain.timestamp(value) if value is not None else None
+
+
+def json_parts(scope: Scope) -> Iterator[str]:
+    """The export as JSON text, in parts: the campaign and who and what its entries name, then
+    the rolls, then the entries with their digests and hashes, then the head of the chain."""
+    campaign = scope.campaign
+    start, _ = scope.seq_range
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "viewer": "gm" if scope.viewer.is_gm else "player",
+        "campaign": {
+            "id": campaign.pk,
+            "name": campaign.name,
+            "system": campaign.system,
+            "mystery": campaign.mystery,
+        },
+        "session": scope.session.number if scope.session is not None else None,
+        "first_seq": start,
+        "previous": scope.previous_hash(start),
+        "members": _members(campaign),
+        "sessions": _sessions(scope),
+        "characters": _characters(campaign),
+    }
+    yield _dumps(header)[:-1]  # the object stays open for the streamed lists
+    yield ',"rolls":['
+    for index, roll in enumerate(scope.rolls()):
+        yield ("," if index else "") + _dumps(_roll(roll, scope))
+    yield '],"entries":['
+    last = {"seq": start - 1, "hash": header["previous"]}
+    for index, entry in enumerate(scope.entries()):
+        yield ("," if index else "") + _dumps(_entry(entry, scope))
+        last = {"seq": entry.seq, "hash": entry.hash}
+    yield '],"head":' + _dumps(last) + "}\n"
+
+
+def _entry(entry: LogEntry, scope: Scope) -> dict[str, Any]:
+    content = entry_content(entry)
+    digest = chain.digest(content)
+    if not scope.sees(entry.roll):
+        return {"seq": entry.seq, "withheld": WITHHELD, "digest": digest, "hash": entry.hash}
+    return {**content, "digest": digest, "hash": entry.hash}
+
+
+def _roll(roll: Roll, scope: Scope) -> dict[str, Any]:
+    if not scope.sees(roll):
+        return {"id": roll.pk, "session": roll.session.number, "withheld": WITHHELD}
+    return {
+        "id": roll.pk,
+        "session": roll.session.number,
+        "character": roll.character_id,
+        "character_name": roll.character_name,
+        "roller": roll.roller_id,
+        "helper": roll.helper_id,
+        "helper_name": roll.helper_name,
+        "target": roll.target_id,
+        "target_name": roll.target_name,
+        "system": roll.system,
+        "intent": roll.intent,
+        "trait": roll.trait,
+        "visibility": roll.visibility,
+        "npc": roll.npc,
+        "created": _time(roll.created),
+    }
+
+
+def _members(campaign: Campaign) -> list[dict[str, Any]]:
+    """Everyone the log names: the members, and by id alone whoever has left since."""
+    members = [
+        {"id": m.user_id, "name": m.display_name, "gm": m.is_gm}
+        for m in Membership.objects.filter(campaign=campaign).order_by("user_id")
+    ]
+    known = {m["id"] for m in members}
+    named = set(LogEntry.objects.filter(campaign=campaign).values_list("actor_id", flat=True).distinct())
+    named |= set(Roll.objects.filter(campaign=campaign).values_list("roller_id", flat=True).distinct())
+    named |= set(Character.objects.filter(campaign=campaign).values_list("owner_id", flat=True))
+    former = sorted(user_id for user_id in named - known if user_id is not None)
+    return members + [
+        {"id": user_id, "name": f"Former member {n}", "gm": False, "left": True}
+        for n, user_id in enumerate(former, 1)
+    ]
+
+
+def _sessions(scope: Scope) -> list[dict[str, Any]]:
+    sessions = PlaySession.objects.filter(campaign=scope.campaign).order_by("number")
+    if scope.session is not None:
+        sessions = sessions.filter(pk=scope.session.pk)
+    return [{"number": s.number, "started": _time(s.started), "ended": _time(s.ended)} for s in sessions]
+
+
+def _characters(campaign: Campaign) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c.pk,
+            "name": c.name,
+            "owner": c.owner_id,
+            "sheet": c.sheet,
+            "luck": c.luck,
+            "endurance": c.endurance,
+            "drama_spent": c.drama_spent,
+            "pride_used_in": c.pride_used_in,
+            "created": _time(c.created),
+        }
+        for c in Character.objects.filter(campaign=campaign).order_by("pk")
+    ]

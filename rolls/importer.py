@@ -1,0 +1,209 @@
+"""A GM's JSON export (``rolls.export``) loaded as a new campaign: new ids everywhere, the
+people it names as new accounts without a password (the GM as an existing account when one is
+given), and its log rewritten entry for entry, chained anew since each entry's hash covers the
+ids it names. A file whose chain does not verify is refused, and nothing is written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from rolls import chain, export, registry
+from rolls.campaigns import player_create
+from rolls.models import LogEntry, Roll
+from tabletop.models import Campaign, Character, Membership, PlaySession
+
+BATCH = 1000
+
+
+class ImportRefused(ValueError):
+    """A file that cannot be imported; ``str()`` says why, in a sentence."""
+
+
+def check_file(data: Any) -> None:
+    """Refuse anything but a whole campaign's GM export whose chain verifies."""
+    if not isinstance(data, dict) or data.get("format") != export.FORMAT:
+        raise ImportRefused("This is not a campaign export of this app.")
+    if data.get("version") != export.VERSION:
+        raise ImportRefused(
+            f"This export is version {data.get('version')}; this app reads version {export.VERSION}."
+        )
+    if data.get("viewer") != "gm" or data.get("session") is not None:
+        raise ImportRefused(
+            "Only the GM's export of a whole campaign can be imported (this one leaves entries out)."
+        )
+    if data["campaign"]["system"] not in registry.slugs():
+        raise ImportRefused(f"The dice system {data['campaign']['system']!r} is not at this table.")
+    try:
+        links = [_link(entry) for entry in data["entries"]]
+        head = data["head"]
+        found = chain.check(
+            links, first_seq=data["first_seq"], previous=data["previous"], head=(head["seq"], head["hash"])
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ImportRefused(f"This export is incomplete or damaged ({error!r}).") from None
+    if found is not None:
+        raise ImportRefused(f"This export's chain does not verify: {found}.")
+
+
+def _link(entry: dict[str, Any]) -> chain.Link:
+    if "withheld" in entry:
+        raise ImportRefused("This export withholds secret rolls: only the GM's export can be imported.")
+    content = chain.content(**{key: entry[key] for key in _CONTENT_KEYS})
+    return chain.Link(seq=entry["seq"], digest=chain.digest(content), hash=entry["hash"])
+
+
+_CONTENT_KEYS = ("campaign", "seq", "kind", "action", "roll", "actor", "state", "text", "created")
+
+
+def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
+    check_file(data)
+    with transaction.atomic():
+        users = _people(data["members"], gm)
+        gm_id = next(m["id"] for m in data["members"] if m.get("gm"))
+        source = data["campaign"]
+        campaign = Campaign.objects.create(
+            name=source["name"], system=source["system"], gm=users[gm_id], mystery=source["mystery"]
+        )
+        Membership.objects.bulk_create(
+            Membership(campaign=campaign, user=users[m["id"]], display_name=m["name"], is_gm=m["gm"])
+            for m in data["members"]
+            if not m.get("left")
+        )
+        sessions = _sessions(campaign, data["sessions"])
+        characters = _characters(campaign, data["characters"], users)
+        rolls = _rolls(campaign, data["rolls"], users, sessions, characters)
+        previous = chain.GENESIS
+        for batch in _batches(data["entries"]):
+            made = []
+            for entry in batch:
+                roll = rolls.get(entry["roll"]) if entry["roll"] is not None else None
+                actor = users.get(entry["actor"]) if entry["actor"] is not None else None
+                content = chain.content(
+                    **{
+                        **{key: entry[key] for key in _CONTENT_KEYS},
+                        "campaign": campaign.pk,
+                        "roll": roll.pk if roll is not None else None,
+                        "actor": actor.pk if actor is not None else None,
+                    }
+                )
+                previous = chain.link(previous, chain.digest(content))
+                made.append(
+                    LogEntry(
+                        campaign=campaign,
+                        seq=entry["seq"],
+                        kind=entry["kind"],
+                        action=entry["action"],
+                        roll=roll,
+                        actor=actor,
+                        state=entry["state"],
+                        text=entry["text"],
+                        created=_moment(entry["created"]),
+                        hash=previous,
+                    )
+                )
+            LogEntry.objects.bulk_create(made)
+        Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
+        campaign.refresh_from_db()
+        return campaign
+
+
+def _people(members: list[dict[str, Any]], gm: User | None) -> dict[int, User]:
+    users: dict[int, User] = {}
+    for member in members:
+        if member.get("gm") and gm is not None:
+            users[member["id"]] = gm
+        else:
+            users[member["id"]] = player_create(display_name=member["name"])
+    return users
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _maybe_moment(text: str | None) -> datetime | None:
+    return _moment(text) if text is not None else None
+
+
+def _sessions(campaign: Campaign, sessions: list[dict[str, Any]]) -> dict[int, PlaySession]:
+    made = {}
+    for s in sessions:
+        session = PlaySession.objects.create(
+            campaign=campaign, number=s["number"], ended=_maybe_moment(s["ended"])
+        )
+        # ``started`` is set on creation: the export's time replaces it.
+        PlaySession.objects.filter(pk=session.pk).update(started=_moment(s["started"]))
+        made[s["number"]] = session
+    return made
+
+
+def _characters(
+    campaign: Campaign, characters: list[dict[str, Any]], users: dict[int, User]
+) -> dict[int, Character]:
+    made = {}
+    for c in characters:
+        made[c["id"]] = Character.objects.create(
+            campaign=campaign,
+            owner=users[c["owner"]],
+            name=c["name"],
+            sheet=c["sheet"],
+            luck=c["luck"],
+            endurance=c["endurance"],
+            drama_spent=c["drama_spent"],
+            pride_used_in=c["pride_used_in"],
+        )
+        Character.objects.filter(pk=made[c["id"]].pk).update(created=_moment(c["created"]))
+    return made
+
+
+def _rolls(
+    campaign: Campaign,
+    rolls: list[dict[str, Any]],
+    users: dict[int, User],
+    sessions: dict[int, PlaySession],
+    characters: dict[int, Character],
+) -> dict[int, Roll]:
+    made: dict[int, Roll] = {}
+    for batch in _batches(rolls):
+        new = [
+            Roll(
+                campaign=campaign,
+                session=sessions[r["session"]],
+                character=characters.get(r["character"]) if r["character"] is not None else None,
+                character_name=r["character_name"],
+                roller=users.get(r["roller"]) if r["roller"] is not None else None,
+                helper=characters.get(r["helper"]) if r["helper"] is not None else None,
+                helper_name=r["helper_name"],
+                system=r["system"],
+                intent=r["intent"],
+                trait=r["trait"],
+                visibility=r["visibility"],
+                npc=r["npc"],
+                target=characters.get(r["target"]) if r["target"] is not None else None,
+                target_name=r["target_name"],
+            )
+            for r in batch
+        ]
+        Roll.objects.bulk_create(new)
+        # ``created`` is set on creation: the export's time replaces it.
+        for r, roll in zip(batch, new, strict=True):
+            roll.created = _moment(r["created"])
+            made[r["id"]] = roll
+        Roll.objects.bulk_update(new, ["created"])
+    return made
+
+
+def _batches[T](items: Iterable[T]) -> Iterator[list[T]]:
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

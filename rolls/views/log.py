@@ -1,0 +1,54 @@
+"""The campaign's log taken away and checked: its export (CSV, JSON) and the check of its hash
+chain that the history page's button runs."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from rolls import export
+from rolls.audience import Viewer
+from rolls.streaming import SyncStreamingResponse
+from rolls.verify import verdict, verify_log
+from tabletop.access import MAX_ID, membership_or_404
+from tabletop.http import HtmxRequest
+from tabletop.models import PlaySession
+
+FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+
+@require_GET
+def export_log(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+    """``?format=csv|json`` (CSV by default) and ``&session=N`` for one play session; what the
+    member may see of it, streamed."""
+    membership = membership_or_404(request.user, pk)
+    kind = request.GET.get("format", "csv")
+    if kind not in FORMATS:
+        return HttpResponseBadRequest("Choose format=csv or format=json.", content_type="text/plain")
+    session = None
+    number = request.GET.get("session", "")
+    if number:
+        # isdecimal, not isdigit: int() refuses "²"; and a number no column holds matches nothing.
+        if not number.isdecimal() or not 0 < int(number) <= MAX_ID:
+            return HttpResponseBadRequest("A session is given by its number.", content_type="text/plain")
+        session = PlaySession.objects.filter(campaign_id=pk, number=int(number)).first()
+        if session is None:
+            return HttpResponseBadRequest(f"There is no session {int(number)}.", content_type="text/plain")
+    scope = export.Scope(campaign=membership.campaign, viewer=Viewer.of(membership), session=session)
+    parts = export.csv_lines(scope) if kind == "csv" else export.json_parts(scope)
+    response = SyncStreamingResponse(parts, content_type=FORMATS[kind])
+    response["Content-Disposition"] = f'attachment; filename="{export.filename(scope, kind)}"'
+    return response
+
+
+@require_POST
+def verify(request: HtmxRequest, pk: int) -> HttpResponse:
+    """Run the chain check (any member) and say what it found."""
+    membership = membership_or_404(request.user, pk)
+    campaign = membership.campaign
+    found = verify_log(campaign)
+    campaign.refresh_from_db(fields=["last_seq"])
+    context = {"campaign": campaign, "verdict": verdict(found, campaign), "intact": found is None}
+    template = "rolls/_log_tools.html" if request.htmx else "rolls/verify_log.html"
+    return render(request, template, context)
