@@ -75,7 +75,8 @@ class Facts:
             action=action,
             roll=True,
             follow_up=follow_up,
-            hidden=roll.visibility != Visibility.PUBLIC,
+            # A revealed roll is the table's from then on (``Roll.revealed``).
+            hidden=roll.visibility != Visibility.PUBLIC and not roll.revealed,
             npc=roll.npc,
             call=roll.call_id is not None,
             owner_id=roll.character.owner_id if roll.character is not None else None,

@@ -58,6 +58,11 @@ class Card:
         # Reversed once per card, not twice per button.
         return reverse("rolls:follow-up", args=[self.roll.campaign_id, self.roll.pk])
 
+    @cached_property
+    def page_url(self) -> str:
+        """The roll's own page: the same link for every viewer (the page decides what each sees)."""
+        return reverse("rolls:roll", args=[self.roll.campaign_id, self.roll.pk])
+
     @property
     def faces(self) -> list[int]:
         """The first roll's dice: a ``Param(multiple=True)`` names dice by their index here."""
@@ -80,7 +85,7 @@ class Card:
         character's and its target's, are kept as written when it was made)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
-        key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
+        key = (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
         body = _bodies.get(key)
         if body is None:
             body = render_to_string("rolls/_card.html#body", {"card": self})
@@ -89,7 +94,7 @@ class Card:
         return body
 
 
-_bodies: Kept[tuple[int, datetime, int, bool], SafeString] = Kept(BODIES)
+_bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
 
 
 def build_card(

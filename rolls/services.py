@@ -74,6 +74,7 @@ def roll_create(
             trait=trait[:80],
             visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
+            outcome=system.evaluate(state).tone,
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -120,6 +121,7 @@ def npc_roll_create(
             target=target,
             target_name=target.name if target is not None else "",
             npc=True,
+            outcome=system.evaluate(state).tone,
         )
         append_entry(
             campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
@@ -162,7 +164,7 @@ def follow_up_apply(
         # The locks come first: two taps on one roll queue here, and the second reads the state
         # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
         # the roll before the character, so two follow-ups never wait on each other in a circle.
-        _LOCKED_ROLL.get(pk=roll.pk)
+        locked = _LOCKED_ROLL.get(pk=roll.pk)
         character = _locked(payer) if payer is not None else None
         state = roll.current_state()
         resources: Mapping[str, Any] = {}
@@ -178,6 +180,11 @@ def follow_up_apply(
                 character.save(update_fields=changed)
         elif applied.costs:
             raise RulesError("Nobody's sheet can pay for that on this roll.")
+        # The history filters on the outcome: kept on the row with the entry it follows from.
+        tone = system.evaluate(applied.state).tone
+        if tone != locked.outcome:
+            Roll.objects.filter(pk=roll.pk).update(outcome=tone)
+        roll.outcome = tone
         return append_entry(
             campaign_id=roll.campaign_id,
             kind=LogEntry.Kind.FOLLOW_UP,
