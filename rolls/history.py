@@ -177,8 +177,9 @@ class Page:
     rolls: dict[int, Roll] = field(default_factory=dict)
 
 
-def page(filters: HistoryFilters, *, size: int = PAGE_SIZE) -> Page:
+def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
     """One page of the (valid) filters' entries, newest first, by keyset on ``seq``."""
+    size = size or PAGE_SIZE
     selected = entries(filters)
     before, after = filters.cleaned_data.get("before"), filters.cleaned_data.get("after")
     related = ("roll", "roll__session", "roll__character", "roll__target")
