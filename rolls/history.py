@@ -49,8 +49,12 @@ class HistoryFilters(forms.Form):
         choices=(("", "Either"), ("yes", "Secret or blind only"), ("no", "Open rolls only")),
         required=False,
     )
-    since = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
     before = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
     after = forms.IntegerField(min_value=0, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
 
@@ -92,6 +96,25 @@ class HistoryFilters(forms.Form):
         if not self.membership.is_gm:
             shown.remove("secret")
         return sum(1 for name in shown if self.cleaned_data.get(name) not in (None, "", "both"))
+
+    @property
+    def summary(self) -> str:
+        """The filters set, in words, for the folded form's line ("Outcome: Success")."""
+        if not self.is_valid():
+            return ""
+        said = []
+        for name, each in self.fields.items():
+            value = self.cleaned_data.get(name)
+            if name in ("before", "after", "kind") or value in (None, ""):
+                continue
+            if name == "secret" and not self.membership.is_gm:
+                continue
+            choices = dict(getattr(each, "choices", ()))
+            said.append(f"{each.label}: {choices.get(value, value)}")
+        kind = self.cleaned_data.get("kind")
+        if kind and kind != "both":
+            said.insert(0, dict(KINDS)[kind])
+        return "; ".join(said)
 
     def query(self, **changes: object) -> str:
         """The query string of these filters, with ``changes`` (a page's cursor)."""
