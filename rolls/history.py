@@ -81,7 +81,7 @@ class HistoryFilters(forms.Form):
             fields["secret"].widget = forms.HiddenInput()
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         since, until = data.get("since"), data.get("until")
         if since and until and since > until:
             raise forms.ValidationError("The first date comes after the last one.")
@@ -237,5 +237,5 @@ def newest_states(roll_ids: list[int]) -> dict[int, tuple[dict[str, Any], int]]:
         .values_list("roll_id", "state", "seq")
     )
     for roll_id, state, seq in rows:
-        newest.setdefault(roll_id, (state, seq))
+        newest.setdefault(roll_id, (state or {}, seq))
     return newest

@@ -15,11 +15,12 @@ from django.views.decorators.http import require_POST
 from rolls import history, history_services, registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.cards import Card, build_card
+from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll, RollNote
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404
-from tabletop.models import Membership
+from tabletop.models import Membership, PlaySession
 
 
 def history_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -33,19 +34,45 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     found = history.page(filters)
     roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
     states = history.newest_states([i for i in roll_ids if i is not None])
-    groups: list[dict[str, Any]] = []
+    items: list[Card | LogEntry] = []
+    sessions: list[PlaySession | None] = []
     for entry in found.entries:
-        item: Card | LogEntry = entry
-        session = groups[-1]["session"] if groups else None
-        if entry.kind == LogEntry.Kind.ROLL and entry.roll is not None:
-            state, seq = states.get(entry.roll.pk, (entry.state or {}, entry.seq))
-            item = build_card(entry.roll, state, seq, place="history", membership=membership)
-            session = entry.roll.session
+        roll = entry.roll
+        if entry.kind == LogEntry.Kind.ROLL and roll is not None:
+            state, seq = states.get(roll.pk, (entry.state or {}, entry.seq))
+            items.append(build_card(roll, state, seq, place="history", membership=membership))
+        else:
+            items.append(entry)
+        # An event on a roll (voided, revealed) belongs to the roll's session, a session's
+        # start to the session it starts.
+        if roll is not None:
+            sessions.append(roll.session)
+        elif entry.action == TableEvent.SESSION_START:
+            started = PlaySession.objects.filter(campaign_id=pk, started__lte=entry.created)
+            sessions.append(started.order_by("-number").first())
+        else:
+            sessions.append(None)
+    return render(
+        request, "rolls/history.html", {**context, "page": found, "groups": _grouped(items, sessions)}
+    )
+
+
+def _grouped(items: list[Card | LogEntry], sessions: list[PlaySession | None]) -> list[dict[str, Any]]:
+    """The page's items under their play session's heading. An event takes the session of the
+    roll before it in time (below it: what the GM did between two evenings goes with the one
+    before, as the session filter has it), or, at the bottom of the page, of the roll above."""
+    resolved: list[PlaySession | None] = []
+    current = next((s for s in reversed(sessions) if s is not None), None)
+    for session in reversed(sessions):
+        current = session or current
+        resolved.append(current)
+    resolved.reverse()
+    groups: list[dict[str, Any]] = []
+    for item, session in zip(items, resolved, strict=True):
         if not groups or groups[-1]["session"] != session:
             groups.append({"session": session, "items": []})
         groups[-1]["items"].append(item)
-    context.update(page=found, groups=groups)
-    return render(request, "rolls/history.html", context)
+    return groups
 
 
 @dataclass

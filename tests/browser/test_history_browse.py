@@ -66,3 +66,39 @@ def test_a_phone_filters_the_history_opens_a_roll_and_comes_back(
     expect(phone).to_have_url(re.compile(r"outcome=success"))
     expect(phone.get_by_label("Outcome")).to_have_value("success")
     expect(phone.locator("ol.history .card")).to_have_count(1)
+
+
+@pytest.mark.browser
+def test_the_gm_voids_a_roll_from_its_page_and_the_phone_sees_it_struck(
+    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+) -> None:
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, then=1))
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada")
+    phone = ada.page
+    mistake = roll_id(roll(phone))
+    feed_card = phone.locator(f"#feed-roll-{mistake}")
+    expect(feed_card).to_be_visible()
+
+    # The GM opens the roll from its card on the session page, notes it and voids it.
+    gm.locator(f"#feed-roll-{mistake} .roll-link").click()
+    expect(gm).to_have_url(re.compile(rf"/rolls/{mistake}/$"))
+    gm.get_by_label("Your note (only you see it)").fill("Rolled Body; meant Heart.")
+    gm.get_by_role("button", name="Keep the note").click()
+    expect(gm.get_by_label("Your note (only you see it)")).to_have_value("Rolled Body; meant Heart.")
+    gm.get_by_role("button", name="Void this roll").click()
+    expect(gm.locator(".card .pill.void")).to_have_text("voided")
+    expect(gm.get_by_role("button", name="Void this roll")).to_have_count(0)
+    expect(gm.locator(".roll-steps")).to_contain_text("The GM voided Ada's roll (Body).")
+    shot(gm, "gm-roll-page-voided")
+
+    # The phone's open page: the same card, struck through, without a reload.
+    expect(feed_card).to_have_class(re.compile(r"\bvoided\b"))
+    expect(feed_card.locator(".pill.void")).to_have_text("voided")
+    phone.set_viewport_size({"width": 360, "height": 740})
+    phone.goto(f"/c/{phone.url.split('/c/')[1].split('/')[0]}/history/")
+    expect(phone.locator(f"#history-roll-{mistake}")).to_have_class(re.compile(r"\bvoided\b"))
+    expect(phone.locator("ol.history .event-roll-void")).to_contain_text("The GM voided")
+    assert_fits_phone(phone)
+    shot(phone, "phone-history-voided", full_page=False)
