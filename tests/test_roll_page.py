@@ -120,3 +120,40 @@ def test_a_roll_of_another_campaign_is_not_found(table: Table) -> None:
     for roll_id in (made.pk + 1000, 2**63, 0):
         path = f"/c/{table.campaign.pk}/rolls/{roll_id}/"
         assert logged_in(table.player).get(path).status_code == 404
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("system", registry.slugs())
+def test_every_systems_roll_has_a_page_with_its_odds_and_a_history_filter(system: str) -> None:
+    from tests import factories
+    from tests.test_fuzz import a_roll, an_npc_roll, offered
+
+    table = factories.table(system, sheet=factories.sheet_of(system))
+    made = a_roll(system, table.character, table.player)
+    # A follow-up when the engine offers one, so the page shows its odds too.
+    for follow_up in offered(made)[:1]:
+        params = {
+            p.name: ([p.choices[0]] if p.multiple else p.choices[0]) if p.choices else p.minimum
+            for p in follow_up.params
+        }
+        try:
+            services.follow_up_apply(
+                roll=made, actor=table.gm, action=follow_up.action, params=params,
+                rng=ScriptedDice(then=6), by_gm=True,
+            )  # fmt: skip
+        except ValueError:
+            pass  # a choice this roll cannot take: the page without a follow-up then
+    npc = an_npc_roll(table.campaign, table.gm, table.character)
+    for each in (made, npc):
+        for user in (table.gm, table.player):
+            response = logged_in(user).get(url(table, each))
+            assert response.status_code == 200
+            assert "roll-steps" in response.content.decode()
+    engine = registry.engine(system)
+    made.refresh_from_db()
+    assert made.outcome in engine.tone_names or made.outcome in ("amazing", "catastrophe")
+    history = reverse("rolls:history", args=[table.campaign.pk])
+    for tone in engine.tone_names:
+        assert logged_in(table.player).get(history, {"outcome": tone}).status_code == 200
+    for action in engine.follow_up_names:
+        assert logged_in(table.gm).get(history, {"follow_up": action}).status_code == 200

@@ -118,7 +118,7 @@ def _steps(roll: Roll, chain: list[LogEntry], membership: Membership) -> list[St
         if entry.kind == LogEntry.Kind.ROLL:
             try:
                 odds = _odds(None, system.chance(system.parse_request(state["request"])))
-            except (RulesError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError):  # a rules error is a ValueError
                 odds = ""
         elif entry.kind == LogEntry.Kind.FOLLOW_UP and previous is not None:
             payer = roll.target if entry.action in system.target_actions else roll.character
