@@ -250,3 +250,33 @@ def test_every_card_links_to_its_rolls_page(table: Table) -> None:
     for page in ("rolls:history", "rolls:campaign"):
         html = logged_in(table.player).get(reverse(page, args=[table.campaign.pk])).content.decode()
         assert f'href="{url}"' in html
+
+
+@pytest.mark.django_db
+def test_newer_pages_walk_back_to_the_newest_without_a_gap(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolls import history
+
+    monkeypatch.setattr(history, "PAGE_SIZE", 4)
+    made = [roll(table, 6, 1, 1).pk for _ in range(10)]
+    client = logged_in(table.gm)
+    query = "?kind=rolls"
+    pages: list[list[int]] = []
+    while True:  # down to the oldest page
+        html = page_html(client, table, query)
+        pages.append([int(found) for found in ROLL_ID.findall(html)])
+        older = re.search(r'rel="next" href="\?([^"]+)"', html)
+        if older is None:
+            break
+        query = "?" + older.group(1).replace("&amp;", "&")
+    assert [pk for page in pages for pk in page] == made[::-1]
+    up: list[int] = []
+    while True:  # and up again by "newer"
+        newer = re.search(r'rel="prev" href="\?([^"]+)"', html)
+        if newer is None:
+            break
+        html = page_html(client, table, "?" + newer.group(1).replace("&amp;", "&"))
+        up = [int(found) for found in ROLL_ID.findall(html)] + up
+    assert up + pages[-1] == made[::-1]
+    assert 'rel="prev"' not in html and ">Newest<" not in html
