@@ -166,6 +166,8 @@ def _render_roll(
         "membership": membership,
         "roll": roll,
         "card": card,
+        # The roll's own number, its first entry's: the card's is its newest entry's.
+        "number": chain[0].seq if chain else card.seq,
         "error": error,
     }
     if seen.dice:
