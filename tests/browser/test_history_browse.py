@@ -37,6 +37,8 @@ def test_a_phone_filters_the_history_opens_a_roll_and_comes_back(
     # The filters fold away on a phone; opened, they filter by outcome.
     phone.get_by_text("Filters", exact=True).click()
     phone.get_by_label("Outcome").select_option(label="Success")
+    assert_fits_phone(phone)
+    shot(phone, "phone-history-filters-open")
     phone.get_by_role("button", name="Show").click()
     expect(phone).to_have_url(re.compile(r"outcome=success"))
     cards = phone.locator("ol.history .card")
@@ -92,6 +94,12 @@ def test_the_gm_voids_a_roll_from_its_page_and_the_phone_sees_it_struck(
     expect(gm.get_by_role("button", name="Void this roll")).to_have_count(0)
     expect(gm.locator(".roll-steps")).to_contain_text("The GM voided Ada's roll (Body).")
     shot(gm, "gm-roll-page-voided")
+    # The GM's history offers the secret filter; the void is one of its events.
+    gm.get_by_role("link", name="History").click()
+    gm.get_by_text("Filters", exact=True).click()
+    expect(gm.get_by_label("Secret or blind")).to_be_visible()
+    expect(gm.locator("ol.history .event-roll-void")).to_have_count(1)
+    shot(gm, "gm-history-filters")
 
     # The phone's open page: the same card, struck through, without a reload.
     expect(feed_card).to_have_class(re.compile(r"\bvoided\b"))
