@@ -138,7 +138,8 @@ def build_card(
         # follow-up sends the table this same card again, so no step, action or count shows.
         return Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
+    # A voided roll offers nothing more (``rolls.services.follow_up_apply`` refuses it too).
+    if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
 

@@ -165,6 +165,8 @@ def follow_up_apply(
         # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
         # the roll before the character, so two follow-ups never wait on each other in a circle.
         locked = _LOCKED_ROLL.get(pk=roll.pk)
+        if locked.voided:
+            raise RulesError("The GM voided this roll: it takes no more follow-ups.")
         character = _locked(payer) if payer is not None else None
         state = roll.current_state()
         resources: Mapping[str, Any] = {}

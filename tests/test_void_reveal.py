@@ -141,3 +141,29 @@ def test_a_void_of_a_secret_roll_tells_a_player_nothing_of_it(table: Table) -> N
         html = player.get(url).content.decode()
         assert "The GM voided a secret GM roll." in html or url.endswith(f"/{made.pk}/")
         assert "Ghost" not in html and "sneaks up" not in html and not FACE.search(html)
+
+
+@pytest.mark.django_db
+def test_a_voided_roll_takes_no_more_follow_ups_SIX_23(table: Table) -> None:
+    from rolls import services
+    from rolls.cards import latest_card
+    from rolls.systems import RulesError
+    from tests.factories import ScriptedDice
+
+    made = roll(table, 1, 2, 3)
+    membership = table.campaign.memberships.get(user=table.player)
+    assert latest_card(made, place="result", membership=membership).follow_ups  # a push, before
+    history_services.roll_void(roll=made, gm=table.gm)
+
+    made.refresh_from_db()
+    made.last_entry = None
+    assert latest_card(made, place="result", membership=membership).follow_ups == []
+    with pytest.raises(RulesError, match="voided"):
+        services.follow_up_apply(
+            roll=made,
+            actor=table.player,
+            action="push",
+            params={"condition": "Scared"},
+            rng=ScriptedDice(then=6),
+        )
+    assert LogEntry.objects.filter(roll=made, kind=LogEntry.Kind.FOLLOW_UP).count() == 0
