@@ -76,7 +76,8 @@ class Facts:
             action=action,
             roll=True,
             follow_up=follow_up,
-            hidden=roll.visibility != Visibility.PUBLIC,
+            # A revealed roll is the table's from then on (``Roll.revealed``).
+            hidden=roll.visibility != Visibility.PUBLIC and not roll.revealed,
             blind=roll.visibility == Visibility.BLIND,
             npc=roll.npc,
             call=roll.call_id is not None,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString
 
 from rolls import registry
@@ -63,6 +63,11 @@ class Card:
         # Reversed once per card, not twice per button.
         return reverse("rolls:follow-up", args=[self.roll.campaign_id, self.roll.pk])
 
+    @cached_property
+    def page_url(self) -> str:
+        """The roll's own page: the same link for every viewer (the page decides what each sees)."""
+        return _roll_url(get_script_prefix()).format(campaign=self.roll.campaign_id, roll=self.roll.pk)
+
     @property
     def faces(self) -> list[int]:
         """The first roll's dice: a ``Param(multiple=True)`` names dice by their index here."""
@@ -85,7 +90,7 @@ class Card:
         character's and its target's, are kept as written when it was made)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
-        key = (self.roll.pk, self.roll.created, self.seq, self.hidden)
+        key = (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
         body = _bodies.get(key)
         if body is None:
             body = render_to_string("rolls/_card.html#body", {"card": self})
@@ -94,7 +99,25 @@ class Card:
         return body
 
 
-_bodies: Kept[tuple[int, datetime, int, bool], SafeString] = Kept(BODIES)
+# Stand-ins no real id equals in the digits of the other: reversed once, filled in per card.
+_CAMPAIGN, _ROLL = 8_000_000_000_000_000_001, 9_000_000_000_000_000_002
+
+
+@cache
+def _roll_url(prefix: str) -> str:
+    """The roll page's path with places for the ids. ``reverse`` took some 90 µs a call here,
+    and every card is drawn with its link, a few times per roll."""
+    path = reverse("rolls:roll", args=[_CAMPAIGN, _ROLL])
+    assert path.count(str(_CAMPAIGN)) == path.count(str(_ROLL)) == 1, path
+    return (
+        path.replace("{", "{{")
+        .replace("}", "}}")
+        .replace(str(_CAMPAIGN), "{campaign}")
+        .replace(str(_ROLL), "{roll}")
+    )
+
+
+_bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
 
 
 def build_card(
@@ -123,7 +146,8 @@ def build_card(
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
+    # A voided roll offers nothing more (``rolls.services.follow_up_apply`` refuses it too).
+    if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
 

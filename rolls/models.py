@@ -98,6 +98,15 @@ class Roll(models.Model):
     # Kept as written at the time, like ``character_name``: the target may leave with its player.
     target_name = models.CharField(max_length=60, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    # What the log says of the roll now, kept on its row so the history can filter on it. The
+    # log is the record and is never edited; these columns are derived from it and updated by
+    # the service in the transaction that appends the entry they follow from:
+    # ``outcome`` is the engine's ``Outcome.tone`` of the newest state ("success", "failure",
+    # "catastrophe", "amazing", "neutral"), ``voided`` and ``revealed`` follow the GM's
+    # VOID and REVEAL events (``rolls.history_services``).
+    outcome = models.CharField(max_length=12, blank=True, default="")
+    voided = models.BooleanField(default=False)
+    revealed = models.BooleanField(default=False)
 
     # Not a column: the entry a service wrote for this roll in this request, so the view that
     # asked for it renders it without reading it back (``rolls.cards.latest_card``).
@@ -105,10 +114,19 @@ class Roll(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["character", "-id"])]
+        indexes = [
+            models.Index(fields=["character", "-id"]),
+            models.Index(fields=["campaign", "outcome"], name="roll_campaign_outcome"),
+            models.Index(fields=["session", "-id"], name="roll_session_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.character_name}: {self.trait or 'roll'}"
+
+    @property
+    def hidden(self) -> bool:
+        """Secret or blind and not revealed yet: only the GM sees its dice."""
+        return self.visibility != Visibility.PUBLIC and not self.revealed
 
     def current_state(self) -> dict[str, Any]:
         """The state after the roll's newest entry."""
@@ -172,6 +190,9 @@ class LogEntry(models.Model):
     class Meta:
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign")]
+        # The history pages newest first through one kind (rolls, events) by ``seq``: a
+        # keyset page (``seq < before``) is one index range at any depth.
+        indexes = [models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq")]
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"
@@ -181,3 +202,16 @@ class LogEntry(models.Model):
         if self.pk is not None:
             raise ValueError("Log entries are never edited.")
         super().save(*args, **kwargs)
+
+
+class RollNote(models.Model):
+    """The GM's own note on a roll ("the lock was trapped; she never knew"): the GM's alone,
+    shown only to the GM on the roll's page, never to players, the display or an export. Kept
+    apart from the log, which it does not change: the GM may rewrite it at will."""
+
+    roll = models.OneToOneField(Roll, on_delete=models.CASCADE, related_name="note")
+    text = models.TextField(max_length=2000, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"note on roll {self.roll_id}"

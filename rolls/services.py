@@ -78,6 +78,7 @@ def roll_create(
             trait=trait[:80],
             visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
+            outcome=system.evaluate(state).tone,
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -125,6 +126,7 @@ def npc_roll_create(
             target=target,
             target_name=target.name if target is not None else "",
             npc=True,
+            outcome=system.evaluate(state).tone,
         )
         append_entry(
             campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
@@ -171,7 +173,9 @@ def follow_up_apply(
         # the roll before the character, so two follow-ups never wait on each other in a circle.
         # A target's answer (stars Luck against a roll) takes the same roll lock first, so the
         # roller's Luck and the target's, tapped at the same moment, apply one after the other.
-        locked_roll = _LOCKED_ROLL.get(pk=roll.pk)
+        locked = _LOCKED_ROLL.get(pk=roll.pk)
+        if locked.voided:
+            raise RulesError("The GM voided this roll: it takes no more follow-ups.")
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()
@@ -189,17 +193,22 @@ def follow_up_apply(
             raise RulesError(f"Only the GM can do that ({follow_up.label.lower()}).")
         label = follow_up.label if follow_up is not None else action
         if follow_up is not None and follow_up.spends:
-            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
+            _refuse_when_stale(locked, campaign, label, adapter.story_name)
         applied = system.apply(state, action, params, resources, rng)
         if applied.costs:
             # Whatever the engine offered, nothing is paid from a sheet for an old roll.
-            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
+            _refuse_when_stale(locked, campaign, label, adapter.story_name)
         if character is not None:
             changed = adapter.spend(character, applied.costs)
             if changed:
                 character.save(update_fields=changed)
         elif applied.costs:
             raise RulesError("Nobody's sheet can pay for that on this roll.")
+        # The history filters on the outcome: kept on the row with the entry it follows from.
+        tone = system.evaluate(applied.state).tone
+        if tone != locked.outcome:
+            Roll.objects.filter(pk=roll.pk).update(outcome=tone)
+        roll.outcome = tone
         return append_entry(
             campaign_id=roll.campaign_id,
             kind=LogEntry.Kind.FOLLOW_UP,

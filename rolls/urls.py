@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import display, log, pages, rolling, rules, table
+from rolls.views import display, history, log, pages, rolling, rules, table
 
 app_name = "rolls"
 
@@ -13,7 +13,11 @@ urlpatterns = [
     path("join/<str:token>/", table.join, name="join"),
     path("c/<int:pk>/", pages.campaign_page, name="campaign"),
     path("c/<int:pk>/session/", pages.session_page, name="session"),
-    path("c/<int:pk>/history/", pages.history, name="history"),
+    path("c/<int:pk>/history/", history.history_page, name="history"),
+    path("c/<int:pk>/rolls/<int:roll_id>/", history.roll_page, name="roll"),
+    path("c/<int:pk>/rolls/<int:roll_id>/void/", history.roll_void, name="roll-void"),
+    path("c/<int:pk>/rolls/<int:roll_id>/reveal/", history.roll_reveal, name="roll-reveal"),
+    path("c/<int:pk>/rolls/<int:roll_id>/note/", history.roll_note, name="roll-note"),
     path("c/<int:pk>/export/", log.export_log, name="export"),
     path("c/<int:pk>/verify/", log.verify, name="verify-log"),
     path("c/<int:pk>/characters/<int:character_id>/", pages.character_page, name="character"),

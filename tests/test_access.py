@@ -119,6 +119,11 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:history": ("GET", "campaign", {}, MEMBERS),
     "rolls:export": ("GET", "campaign", {"format": "json"}, MEMBERS),
     "rolls:verify-log": ("POST", "campaign", {}, MEMBERS),
+    "rolls:roll": ("GET", "roll", {}, MEMBERS),
+    "rolls:roll-note": ("POST", "roll", {"note": "Trapped."}, GM_CONTROL),
+    "rolls:roll-void": ("POST", "roll", {}, GM_CONTROL),
+    # The roll is open already: the GM is told so, nothing is written.
+    "rolls:roll-reveal": ("POST", "roll", {}, {**GM_CONTROL, "gm": 422}),
     "rolls:character-new": ("GET", "campaign", {}, MEMBERS),
     "rolls:character": ("GET", "character", {}, OWN_CHARACTER),
     "rolls:character-sheet": ("GET", "character", {}, MEMBERS),
@@ -245,17 +250,24 @@ def test_the_history_shows_the_campaigns_rolls_to_every_member(world: World) -> 
 def test_the_history_survives_junk_filters(world: World) -> None:
     path = reverse("rolls:history", args=[world.table.campaign.pk])
 
+    # Names it does not read are ignored.
+    for query in ({"page": "junk"}, {"page": "-5"}, {"page": "99999"}):
+        assert world.clients["player"].get(path, query).status_code == 200, query
+    # A value it cannot read is refused, saying which filter, and lists nothing.
     for query in (
-        {"page": "junk"},
-        {"page": "-5"},
-        {"page": "99999"},
         {"character": "x"},
         {"character": "999999"},
         {"character": "99999999999999999999999"},
         {"character": "\u00b2"},  # a superscript two: str.isdigit() says yes, int() says no
         {"character": "-1"},
+        {"before": "-1"},
+        {"before": "99999999999999999999999"},
+        {"since": "2026-02-30"},
     ):
-        assert world.clients["player"].get(path, query).status_code == 200, query
+        response = world.clients["player"].get(path, query)
+        assert response.status_code == 400, query
+        assert 'role="alert"' in response.content.decode(), query
+        assert "history-roll-" not in response.content.decode(), query
 
 
 def test_the_history_filters_by_character(world: World) -> None:

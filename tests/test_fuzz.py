@@ -27,6 +27,7 @@ from django.apps import apps
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
+from django.http import QueryDict
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 from rolls import campaigns, registry, services
 from rolls.calls import CallBuilder
 from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
+from rolls.history import HistoryFilters
 from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from tabletop.access import MAX_ID
@@ -441,6 +443,17 @@ def targets(world: World, name: str) -> list[Target]:
         return [
             target("gm", "post", NpcRollForm(campaign=world.campaign), baseline=npc_baseline(world.campaign))
         ]
+    if name == "rolls:history":
+        # The filters read whole by their form: as the player and as the GM (who has more).
+        return [
+            target(persona, "get", HistoryFilters(QueryDict(), membership=member))
+            for persona, member in (
+                ("player", Membership.objects.get(campaign=world.campaign, user=world.player)),
+                ("gm", Membership.objects.get(campaign=world.campaign, user=world.gm)),
+            )
+        ]
+    if name == "rolls:roll-note":
+        return [target("gm", "post", None, baseline={"note": "The lock was trapped."})]
     if name == "rolls:follow-up":
         made: list[Target] = []
         for persona, roll in (("player", world.roll), ("gm", world.npc), ("gm", world.roll)):

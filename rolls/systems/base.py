@@ -150,6 +150,14 @@ class DiceSystem(ABC):
     # Follow-ups made by the character a roll is made *against* (not by the roller), paid from
     # that character's resources: the table offers them to the target's player.
     target_actions: ClassVar[frozenset[str]] = frozenset()
+    # Every follow-up action the system has, named as the history's filter offers it.
+    follow_up_names: ClassVar[Mapping[str, str]] = {}
+    # What each ``Outcome.tone`` is called in this system's words, for the history's filter.
+    tone_names: ClassVar[Mapping[str, str]] = {
+        "success": "Success",
+        "failure": "Failure",
+        "neutral": "Nothing to meet",
+    }
 
     # -- requests -----------------------------------------------------------------------------
     @abstractmethod

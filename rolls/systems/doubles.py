@@ -383,6 +383,13 @@ def chance_to_beat(distribution: Mapping[int, Fraction], dn: int) -> Fraction:
 
 class Doubles(DiceSystem):
     slug = "doubles"
+    follow_up_names = {
+        "drama": "Drama dice",
+        "miracle": "Miracle asked",
+        "miracle_approve": "Miracle approved",
+        "miracle_refuse": "Miracle refused",
+    }
+    tone_names = {**DiceSystem.tone_names, "amazing": "Amazing Success", "catastrophe": "Catastrophe"}
     name = "Doubles"
     summary = (
         "Keep the best die or add up matching dice; beat the Difficulty Number. Drama dice and miracles."

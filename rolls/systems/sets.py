@@ -272,6 +272,7 @@ def _parse_indices(raw: Any) -> list[int]:
 
 class Sets(DiceSystem):
     slug = "sets"
+    follow_up_names = {"bid": "Bid", "opposition": "Opposition recorded", **CRITICAL_LABELS}
     name = "Sets"
     summary = "Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets."
     result_name = "best bid"

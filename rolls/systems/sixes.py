@@ -115,6 +115,7 @@ class SixesRequest:
 
 class Sixes(DiceSystem):
     slug = "sixes"
+    follow_up_names = {"push": "Pushed", "luck": "Luck point", "pride": "Pride"}
     name = "Sixes"
     summary = "Attribute plus skill dice; every six is a success. Push, Luck and Pride."
     result_name = "sixes"

@@ -280,6 +280,8 @@ def contest_chance(player: StarsRequest, opponent: StarsRequest) -> Fraction:
 
 class Stars(DiceSystem):
     slug = "stars"
+    follow_up_names = {"luck": "Luck", "luck_against": "Luck against the roll"}
+    tone_names = {**DiceSystem.tone_names, "amazing": "Breathtaking", "catastrophe": "Botch"}
     name = "Stars"
     summary = "Roll your Stat in dice; each die at the difficulty is a Star, a six two. Luck rerolls."
     result_name = "Stars"

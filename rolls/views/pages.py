@@ -1,13 +1,11 @@
-"""The pages of the table: the campaign, the GM's session page, a character's roll screen
-and the campaign's history."""
+"""The pages of the table: the campaign, the GM's session page and a character's roll screen
+(the history and a roll's own page: ``rolls.views.history``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from django.contrib import messages
-from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -18,7 +16,7 @@ from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.views.table import confirm_question
 from tabletop import presence
-from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Membership
 
@@ -67,9 +65,11 @@ def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[objec
     items: list[object] = []
     seen: set[int] = set()
     for entry in entries:
-        if entry.roll_id is None:
+        if entry.kind == LogEntry.Kind.EVENT:
+            # A table event, or the GM's mark on a roll (voided, revealed): its line, and the
+            # roll's card below it as it is now.
             items.append(entry)
-        elif entry.roll_id not in seen:
+        if entry.roll_id is not None and entry.roll_id not in seen:
             seen.add(entry.roll_id)
             card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed", membership=membership)  # type: ignore[arg-type]
             items.append(card)
@@ -185,42 +185,4 @@ def character_page(
             "refusal": refusal,
         },
         status=422 if refusal else 200,
-    )
-
-
-def history(request: HttpRequest, pk: int) -> HttpResponse:
-    """Every roll of the campaign, newest first, grouped by play session, with its chain."""
-    membership = membership_or_404(request.user, pk)
-    campaign = membership.campaign
-    rolls = (
-        Roll.objects.filter(campaign=campaign)
-        .select_related("session", "character", "target")
-        .prefetch_related(Prefetch("entries", queryset=LogEntry.objects.order_by("seq")))
-        .order_by("-id")
-    )
-    character_filter = request.GET.get("character", "")
-    # isdecimal, not isdigit: int() refuses "²"; and an id no column holds matches nothing.
-    if character_filter.isdecimal() and 0 < int(character_filter) <= MAX_ID:
-        rolls = rolls.filter(character_id=int(character_filter))
-    page = Paginator(rolls, 25).get_page(request.GET.get("page"))
-    groups: list[dict[str, object]] = []
-    for roll in page.object_list:
-        entries = list(roll.entries.all())
-        card = build_card(
-            roll, entries[-1].state or {}, entries[-1].seq, place="history", membership=membership
-        )
-        if not groups or groups[-1]["session"] != roll.session:
-            groups.append({"session": roll.session, "cards": []})
-        groups[-1]["cards"].append(card)  # type: ignore[attr-defined]
-    return render(
-        request,
-        "rolls/history.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "page": page,
-            "groups": groups,
-            "characters": campaign.characters.all(),
-            "character_filter": character_filter,
-        },
     )

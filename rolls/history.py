@@ -1,0 +1,241 @@
+"""The campaign's history, browsed: the filters, and one page of entries by keyset.
+
+The history lists the log's rolls (their ``ROLL`` entry, drawn as the roll is now) and its
+table events, newest first. A page is the entries below a sequence number (``?before=``) or
+above one (``?after=``, for the way back), never an OFFSET: page 500 is one index range like
+page 1, and a roll made while someone reads never shifts what the next page holds.
+
+Filters on what only a roll has (character, player, outcome, follow-up, secret) leave the
+events out; play session and date keep both. What a player may not see decides the query as
+well as the cards: a player's filter on an outcome or a follow-up never matches a hidden roll
+(whose outcome would show through the match), and a player asking for secret rolls gets none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import QueryDict
+
+from rolls import registry
+from rolls.models import LogEntry, Roll, Visibility
+from tabletop.access import MAX_ID
+from tabletop.models import Campaign, Membership, PlaySession
+
+PAGE_SIZE = 25
+KINDS = (("both", "Rolls and events"), ("rolls", "Rolls only"), ("events", "Events only"))
+ROLL_ONLY = ("character", "player", "outcome", "follow_up", "secret")
+
+
+def _choices(pairs: Any, empty: str) -> list[tuple[str, str]]:
+    return [("", empty), *((str(value), str(label)) for value, label in pairs)]
+
+
+class HistoryFilters(forms.Form):
+    """The filters of the history page, read from its query string. Every value is a choice
+    from this campaign (an id no one may guess further), a date, or a sequence number."""
+
+    kind = forms.ChoiceField(label="Show", choices=KINDS, required=False)
+    session = forms.ChoiceField(label="Play session", required=False)
+    character = forms.ChoiceField(label="Character", required=False)
+    player = forms.ChoiceField(label="Player", required=False)
+    outcome = forms.ChoiceField(label="Outcome", required=False)
+    follow_up = forms.ChoiceField(label="Follow-up used", required=False)
+    secret = forms.ChoiceField(
+        label="Secret or blind",
+        choices=(("", "Either"), ("yes", "Secret or blind only"), ("no", "Open rolls only")),
+        required=False,
+    )
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+    before = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
+    after = forms.IntegerField(min_value=0, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, data: QueryDict, *, membership: Membership) -> None:
+        super().__init__(data)
+        self.membership = membership
+        campaign = membership.campaign
+        system = registry.engine(campaign.system)
+        fields = self.fields
+        sessions = PlaySession.objects.filter(campaign=campaign).order_by("-number")
+        fields["session"].choices = _choices(  # type: ignore[attr-defined]
+            ((s.pk, f"{s} · {s.started:%d %b %Y}") for s in sessions), "Every session"
+        )
+        characters = campaign.characters.order_by("name").values_list("pk", "name")
+        fields["character"].choices = _choices(characters, "Everyone")  # type: ignore[attr-defined]
+        members = campaign.memberships.values_list("user_id", "display_name")
+        fields["player"].choices = _choices(members, "Anyone")  # type: ignore[attr-defined]
+        fields["outcome"].choices = _choices(system.tone_names.items(), "Any outcome")  # type: ignore[attr-defined]
+        fields["follow_up"].choices = _choices(  # type: ignore[attr-defined]
+            system.follow_up_names.items(), "Any, or none"
+        )
+        if not membership.is_gm:
+            # Not offered to a player; still read, so that asking for it answers nothing.
+            fields["secret"].widget = forms.HiddenInput()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError("The first date comes after the last one.")
+        return data
+
+    @property
+    def active(self) -> int:
+        """How many filters are set (for the summary of the folded form)."""
+        if not self.is_valid():
+            return 0
+        shown = [name for name in self.fields if name not in ("before", "after")]
+        if not self.membership.is_gm:
+            shown.remove("secret")
+        return sum(1 for name in shown if self.cleaned_data.get(name) not in (None, "", "both"))
+
+    @property
+    def summary(self) -> str:
+        """The filters set, in words, for the folded form's line ("Outcome: Success")."""
+        if not self.is_valid():
+            return ""
+        said = []
+        for name, each in self.fields.items():
+            value = self.cleaned_data.get(name)
+            if name in ("before", "after", "kind") or value in (None, ""):
+                continue
+            if name == "secret" and not self.membership.is_gm:
+                continue
+            choices = dict(getattr(each, "choices", ()))
+            said.append(f"{each.label}: {choices.get(value, value)}")
+        kind = self.cleaned_data.get("kind")
+        if kind and kind != "both":
+            said.insert(0, dict(KINDS)[kind])
+        return "; ".join(said)
+
+    def query(self, **changes: object) -> str:
+        """The query string of these filters, with ``changes`` (a page's cursor)."""
+        params = QueryDict(mutable=True)
+        if self.is_valid():
+            for name, value in self.cleaned_data.items():
+                if name in ("before", "after") or value in (None, ""):
+                    continue
+                params[name] = value.isoformat() if hasattr(value, "isoformat") else str(value)
+        for name, value in changes.items():
+            params[name] = str(value)
+        return params.urlencode()
+
+
+def _session_events(session_id: int, campaign: Campaign) -> Q:
+    """The events of a play session: from its start until the next one started (what the GM
+    did between two evenings belongs to the one before)."""
+    session = PlaySession.objects.get(pk=session_id)
+    later = (
+        PlaySession.objects.filter(campaign=campaign, number__gt=session.number)
+        .order_by("number")
+        .values_list("started", flat=True)
+        .first()
+    )
+    where = Q(created__gte=session.started)
+    if later is not None:
+        where &= Q(created__lt=later)
+    return where
+
+
+def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
+    """The entries the (valid) filters select, for this member, unordered and unsliced."""
+    membership = filters.membership
+    campaign = membership.campaign
+    data = filters.cleaned_data
+    rolls = Q(kind=LogEntry.Kind.ROLL)
+    events = Q(kind=LogEntry.Kind.EVENT)
+    hidden = ~Q(roll__visibility=Visibility.PUBLIC) & Q(roll__revealed=False)
+    if data.get("session"):
+        rolls &= Q(roll__session_id=int(data["session"]))
+        events &= _session_events(int(data["session"]), campaign)
+    if data.get("since"):
+        rolls &= Q(created__date__gte=data["since"])
+        events &= Q(created__date__gte=data["since"])
+    if data.get("until"):
+        rolls &= Q(created__date__lte=data["until"])
+        events &= Q(created__date__lte=data["until"])
+    if data.get("character"):
+        rolls &= Q(roll__character_id=int(data["character"]))
+    if data.get("player"):
+        rolls &= Q(roll__roller_id=int(data["player"]))
+    if data.get("outcome"):
+        rolls &= Q(roll__outcome=data["outcome"])
+    if data.get("follow_up"):
+        used = LogEntry.objects.filter(
+            roll_id=OuterRef("roll_id"), kind=LogEntry.Kind.FOLLOW_UP, action=data["follow_up"]
+        )
+        rolls &= Q(Exists(used))
+    if not membership.is_gm and (data.get("outcome") or data.get("follow_up")):
+        # A match would tell the player what the hidden roll came to.
+        rolls &= ~hidden
+    secret = data.get("secret")
+    if secret == "yes":
+        rolls &= ~Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else Q(pk__in=[])
+    elif secret == "no":
+        rolls &= Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else ~hidden
+    kind = data.get("kind") or "both"
+    if kind == "rolls" or any(data.get(name) for name in ROLL_ONLY):
+        where = rolls
+    elif kind == "events":
+        where = events
+    else:
+        where = rolls | events
+    return LogEntry.objects.filter(campaign=campaign).filter(where)
+
+
+@dataclass
+class Page:
+    entries: list[LogEntry]
+    older: str = ""  # the query string of the next page back in time, or ""
+    newer: str = ""
+    newest: bool = True  # the first page: nothing newer to show
+    rolls: dict[int, Roll] = field(default_factory=dict)
+
+
+def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
+    """One page of the (valid) filters' entries, newest first, by keyset on ``seq``."""
+    size = size or PAGE_SIZE
+    selected = entries(filters)
+    before, after = filters.cleaned_data.get("before"), filters.cleaned_data.get("after")
+    related = ("roll", "roll__session", "roll__character", "roll__target")
+    if after is not None and before is None:
+        # The way back towards the newest: the ``size`` entries just above ``after``.
+        rows = list(selected.filter(seq__gt=after).select_related(*related).order_by("seq")[: size + 1])
+        more_newer = len(rows) > size
+        rows = rows[:size][::-1]
+        more_older = selected.filter(seq__lte=after).exists()
+    else:
+        window = selected.filter(seq__lt=before) if before is not None else selected
+        rows = list(window.select_related(*related).order_by("-seq")[: size + 1])
+        more_older = len(rows) > size
+        rows = rows[:size]
+        more_newer = before is not None and selected.filter(seq__gte=before).exists()
+    result = Page(rows, newest=not more_newer)
+    if rows and more_older:
+        result.older = filters.query(before=rows[-1].seq)
+    if rows and more_newer:
+        result.newer = filters.query(after=rows[0].seq)
+    elif more_newer:
+        result.newer = filters.query()
+    return result
+
+
+def newest_states(roll_ids: list[int]) -> dict[int, tuple[dict[str, Any], int]]:
+    """Each roll's newest state and its sequence number, in one query."""
+    newest: dict[int, tuple[dict[str, Any], int]] = {}
+    rows = (
+        LogEntry.objects.filter(roll_id__in=roll_ids, state__isnull=False)
+        .order_by("roll_id", "-seq")
+        .values_list("roll_id", "state", "seq")
+    )
+    for roll_id, state, seq in rows:
+        newest.setdefault(roll_id, (state or {}, seq))
+    return newest

@@ -1,0 +1,211 @@
+"""The campaign's history (filters, keyset pages, rolls and events) and each roll's own page,
+with the GM's marks on a roll: void, reveal, and the GM's note."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from rolls import history, history_services, registry
+from rolls.audience import Facts, Viewer, sight
+from rolls.cards import Card, build_card
+from rolls.events import TableEvent
+from rolls.models import LogEntry, Roll, RollNote
+from rolls.systems import RulesError
+from rolls.systems.base import percent
+from tabletop.access import MAX_ID, gm_or_403, membership_or_404
+from tabletop.models import Membership, PlaySession
+
+
+def history_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every roll and table event of the campaign, newest first, filtered, a page at a time."""
+    membership = membership_or_404(request.user, pk)
+    filters = history.HistoryFilters(request.GET, membership=membership)
+    context: dict[str, Any] = {"campaign": membership.campaign, "membership": membership, "filters": filters}
+    if not filters.is_valid():
+        # A clear message beside the form, and no list: what was asked for cannot be read.
+        return render(request, "rolls/history.html", context, status=400)
+    found = history.page(filters)
+    roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
+    states = history.newest_states([i for i in roll_ids if i is not None])
+    items: list[Card | LogEntry] = []
+    sessions: list[PlaySession | None] = []
+    for entry in found.entries:
+        roll = entry.roll
+        if entry.kind == LogEntry.Kind.ROLL and roll is not None:
+            state, seq = states.get(roll.pk, (entry.state or {}, entry.seq))
+            items.append(build_card(roll, state, seq, place="history", membership=membership))
+        else:
+            items.append(entry)
+        # An event on a roll (voided, revealed) belongs to the roll's session, a session's
+        # start to the session it starts.
+        if roll is not None:
+            sessions.append(roll.session)
+        elif entry.action == TableEvent.SESSION_START:
+            started = PlaySession.objects.filter(campaign_id=pk, started__lte=entry.created)
+            sessions.append(started.order_by("-number").first())
+        else:
+            sessions.append(None)
+    return render(
+        request, "rolls/history.html", {**context, "page": found, "groups": _grouped(items, sessions)}
+    )
+
+
+def _grouped(items: list[Card | LogEntry], sessions: list[PlaySession | None]) -> list[dict[str, Any]]:
+    """The page's items under their play session's heading. An event takes the session of the
+    roll before it in time (below it: what the GM did between two evenings goes with the one
+    before, as the session filter has it), or, at the bottom of the page, of the roll above."""
+    resolved: list[PlaySession | None] = []
+    current = next((s for s in reversed(sessions) if s is not None), None)
+    for session in reversed(sessions):
+        current = session or current
+        resolved.append(current)
+    resolved.reverse()
+    groups: list[dict[str, Any]] = []
+    for item, session in zip(items, resolved, strict=True):
+        if not groups or groups[-1]["session"] != session:
+            groups.append({"session": session, "items": []})
+        groups[-1]["items"].append(item)
+    return groups
+
+
+@dataclass
+class Step:
+    """One link of a roll's chain on its page: who did what, when, and the odds around it."""
+
+    entry: LogEntry
+    who: str
+    title: str
+    headline: str
+    odds: str  # "42% -> 67%", "42%", or ""
+
+
+def _who(entry: LogEntry, names: dict[int, str]) -> str:
+    if entry.actor_id is None:
+        return "someone who has left"
+    return names.get(entry.actor_id, "someone who has left")
+
+
+def _odds(before: Fraction | None, after: Fraction | None) -> str:
+    if after is None:
+        return "" if before is None else percent(before)
+    if before is None or before == after:
+        return percent(after)
+    return f"{percent(before)} -> {percent(after)}"
+
+
+def _steps(roll: Roll, chain: list[LogEntry], membership: Membership) -> list[Step]:
+    """The chain step by step, with the engine's exact odds: the chance of a fresh roll of the
+    request for the roll itself; for a follow-up, the chances the engine gives it from the
+    state before it (``FollowUp.chance_before``/``chance_after``), as it would offer it now
+    with what the paying character has now; none when it would not offer it now."""
+    system = registry.engine(roll.system)
+    adapter = registry.table(roll.system)
+    names = dict(
+        Membership.objects.filter(campaign_id=roll.campaign_id).values_list("user_id", "display_name")
+    )
+    steps: list[Step] = []
+    previous: dict[str, Any] | None = None
+    for entry in chain:
+        state = entry.state or previous or {}
+        odds = ""
+        if entry.kind == LogEntry.Kind.ROLL:
+            try:
+                odds = _odds(None, system.chance(system.parse_request(state["request"])))
+            except (ValueError, KeyError, TypeError):  # a rules error is a ValueError
+                odds = ""
+        elif entry.kind == LogEntry.Kind.FOLLOW_UP and previous is not None:
+            payer = roll.target if entry.action in system.target_actions else roll.character
+            resources = adapter.resources(payer, latest=True) if payer is not None else {}
+            offered = {f.action: f for f in system.follow_ups(previous, resources)}
+            if entry.action in offered:
+                odds = _odds(offered[entry.action].chance_before, offered[entry.action].chance_after)
+        views = system.view(state) if state else ()
+        title = entry.text or (views[-1].title if views else entry.action)
+        headline = system.evaluate(state).headline if entry.kind != LogEntry.Kind.EVENT and state else ""
+        steps.append(Step(entry, _who(entry, names), title, headline, odds))
+        if entry.state:
+            previous = entry.state
+    return steps
+
+
+def _roll_or_404(membership: Membership, roll_id: int) -> Roll:
+    if not 0 < roll_id <= MAX_ID:
+        raise Http404("No such roll.")
+    return get_object_or_404(
+        Roll.objects.select_related("session", "character", "target"),
+        campaign=membership.campaign,
+        pk=roll_id,
+    )
+
+
+def roll_page(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    """A roll's permalink: its card, the whole chain with the odds at each step, and, for the
+    GM, the note and the marks. A hidden roll shows anyone else only its "rolled in secret"
+    card: nothing of its chain, its times or its actors."""
+    membership = membership_or_404(request.user, pk)
+    return _render_roll(request, membership, _roll_or_404(membership, roll_id))
+
+
+def _render_roll(
+    request: HttpRequest, membership: Membership, roll: Roll, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    seen = sight(Facts.of_roll(roll), Viewer.of(membership))
+    chain = list(roll.entries.order_by("seq"))
+    newest = chain[-1] if chain else None
+    state = (newest.state or {}) if newest else {}
+    card = build_card(roll, state, newest.seq if newest else 0, place="history", membership=membership)
+    context: dict[str, Any] = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "roll": roll,
+        "card": card,
+        # The roll's own number, its first entry's: the card's is its newest entry's.
+        "number": chain[0].seq if chain else card.seq,
+        "error": error,
+    }
+    if seen.dice:
+        context["steps"] = _steps(roll, chain, membership)
+    if membership.is_gm:
+        context["note"] = RollNote.objects.filter(roll=roll).values_list("text", flat=True).first() or ""
+    return render(request, "rolls/roll.html", context, status=status)
+
+
+def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = "") -> HttpResponse:
+    """The GM's marks on a roll; a refusal is the page again with the reason (422)."""
+    membership = gm_or_403(request.user, pk)
+    roll = _roll_or_404(membership, roll_id)
+    try:
+        if mark == "void":
+            history_services.roll_void(roll=roll, gm=membership.user)
+            messages.success(request, "The roll is voided: struck through everywhere.")
+        elif mark == "reveal":
+            history_services.roll_reveal(roll=roll, gm=membership.user)
+            messages.success(request, "The roll is revealed: the table sees its dice from now on.")
+        else:
+            history_services.note_save(roll=roll, text=note)
+            messages.success(request, "Note kept.")
+    except RulesError as error:
+        return _render_roll(request, membership, roll, error=str(error), status=422)
+    return redirect("rolls:roll", pk, roll.pk)
+
+
+@require_POST
+def roll_void(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    return _mark(request, pk, roll_id, "void")
+
+
+@require_POST
+def roll_reveal(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    return _mark(request, pk, roll_id, "reveal")
+
+
+@require_POST
+def roll_note(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    return _mark(request, pk, roll_id, "note", note=request.POST.get("note", ""))
