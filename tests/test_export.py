@@ -71,12 +71,15 @@ def play(table: Table, dice: Script) -> None:
     player, gm = logged_in(table.player), logged_in(table.gm)
     roll_url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
     assert (
-        player.post(roll_url, {"trait": "Body", "need": 2, "intent": "climb the water tower"}).status_code
+        player.post(
+            roll_url, {"trait": "Body", "need": 2, "intent": "climb the water tower"}, HTTP_HX_REQUEST="true"
+        ).status_code
         == 200
     )
     public = Roll.objects.get()
     follow = reverse("rolls:follow-up", args=[table.campaign.pk, public.pk])
-    assert player.post(follow, {"action": "push", "condition": "Upset"}).status_code == 200
+    push = {"action": "push", "condition": "Upset", "description": "Olle kicks the gate"}
+    assert player.post(follow, push, HTTP_HX_REQUEST="true").status_code == 200
     npc = {"name": SECRET_NAME, "intent": SECRET_INTENT, "flag_dice": "3", "flag_need": "1", "secret": "on"}
     assert gm.post(reverse("rolls:npc-roll", args=[table.campaign.pk]), npc).status_code in (200, 302)
     character = table.character

@@ -68,7 +68,7 @@ def test_the_outcome_is_kept_on_the_roll_as_its_entries_are_appended_SIX_23(tabl
         roll=failed,
         actor=table.player,
         action="push",
-        params={"condition": "Scared"},
+        params={"condition": "Scared", "description": "Ada runs for it"},
         rng=ScriptedDice(6, then=1),
     )
     assert Roll.objects.get(pk=failed.pk).outcome == "success"
@@ -84,7 +84,7 @@ def test_filters_combine_and_the_url_keeps_them(table: Table) -> None:
         roll=pushed,
         actor=table.player,
         action="push",
-        params={"condition": "Scared"},
+        params={"condition": "Scared", "description": "Ada runs for it"},
         rng=ScriptedDice(6, then=1),
     )
     bea = factories.character(table.campaign, table.gm, name="Bea")

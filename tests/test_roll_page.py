@@ -26,7 +26,7 @@ def test_the_page_shows_the_chain_step_by_step_with_the_odds_SIX_23(table: Table
         roll=made,
         actor=table.player,
         action="push",
-        params={"condition": "Scared"},
+        params={"condition": "Scared", "description": "Ada runs for it"},
         rng=ScriptedDice(6, then=1),
     )
     html = logged_in(table.player).get(url(table, made)).content.decode()

@@ -163,7 +163,7 @@ def test_a_voided_roll_takes_no_more_follow_ups_SIX_23(table: Table) -> None:
             roll=made,
             actor=table.player,
             action="push",
-            params={"condition": "Scared"},
+            params={"condition": "Scared", "description": "Ada runs for it"},
             rng=ScriptedDice(then=6),
         )
     assert LogEntry.objects.filter(roll=made, kind=LogEntry.Kind.FOLLOW_UP).count() == 0
