@@ -91,7 +91,7 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     assert latest.locator(".verdict").evaluate("el => parseFloat(getComputedStyle(el).fontSize)") >= 48
     sizes = tv.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     assert sizes == [1920, 1080], sizes
-    # docs/img/display.png is this one, copied by hand once it looked right.
+    # (docs/img/display.png comes from test_three_screens.py, with TABLETOP_DOCS_SHOTS=1.)
     shot(tv, "display-1920", full_page=False)
 
     # The overlay for a stream: transparent, the rolls alone.
