@@ -126,6 +126,8 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     pressed = on_screen(bo.page, button)
     gap = max(pressed["y"] - (said["y"] + said["height"]), said["y"] - (pressed["y"] + pressed["height"]))
     assert gap < NEAR, (said, pressed)
+    # Said once: the odds, which said it before the tap, give way to the refusal.
+    expect(bo.page.locator("#roll-form #odds")).to_be_hidden()
     # Nothing was rolled: the TV still shows Ada's answer on top.
     expect(tv.locator("#feed > .card").first).to_contain_text("Climb the fence")
 
