@@ -224,7 +224,7 @@ class Sixes(DiceSystem):
                     FollowUp(
                         "push",
                         "Push the roll",
-                        cost="check a Condition",
+                        cost="a checked Condition",
                         params=(
                             Param("condition", "Condition to check", choices, prompt="Choose a Condition"),
                             Param("description", PUSH_PROMPT, maximum=PUSH_TEXT_MAX, text=True),

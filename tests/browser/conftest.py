@@ -43,6 +43,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+# The television or projector the table display is opened on.
+DISPLAY = {"viewport": {"width": 1920, "height": 1080}}
 PHONE = {
     "viewport": {"width": 360, "height": 740},
     "is_mobile": True,
@@ -55,6 +57,9 @@ ACTION_TIMEOUT = 15_000
 NAVIGATION_TIMEOUT = 20_000
 # Screenshots for people to look at the design; outside the repository.
 SHOTS = Path(os.environ.get("TABLETOP_SHOTS", "/tmp/shots"))
+# The screenshots the README shows: rewritten only when asked (TABLETOP_DOCS_SHOTS=1), so a
+# normal run leaves the repository as it was.
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 expect.set_options(timeout=EXPECT_TIMEOUT)
 
@@ -174,6 +179,10 @@ class Browsers:
         """A page in a new desktop-sized context (the GM's laptop or big screen)."""
         return self._page(DESKTOP)
 
+    def display(self) -> Page:
+        """A page in a new 1920 x 1080 context (the table display on the TV), nobody signed in."""
+        return self._page(DISPLAY)
+
     def phone(self) -> Page:
         """A page in a new phone-sized touch context (a player's phone)."""
         return self._page(PHONE)
@@ -249,6 +258,21 @@ def shot() -> Shot:
     def save(page: Page, name: str, *, full_page: bool = True) -> Path:
         SHOTS.mkdir(parents=True, exist_ok=True)
         path = SHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page, animations="disabled")
+        return path
+
+    return save
+
+
+@pytest.fixture
+def docs_shot(shot: Shot) -> Shot:
+    """Like ``shot``; with TABLETOP_DOCS_SHOTS=1 the picture goes to docs/img/ instead, where
+    the README shows it."""
+    if os.environ.get("TABLETOP_DOCS_SHOTS") != "1":
+        return shot
+
+    def save(page: Page, name: str, *, full_page: bool = True) -> Path:
+        path = DOCS_SHOTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=full_page, animations="disabled")
         return path
 

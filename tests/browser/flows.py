@@ -109,6 +109,19 @@ def open_table(gm: Page, *, campaign: str = "The Loop") -> str:
     return join_link(gm)
 
 
+def gm_roll(gm: Page, name: str, intent: str, *, secret: bool = False) -> None:
+    """The GM's quick roll from the session page (three dice)."""
+    tools = gm.locator("details.gm-tools", has_text="Roll for the GM")
+    if tools.get_attribute("open") is None:
+        tools.locator("summary").click()
+    form = gm.locator(".npc-form")
+    form.get_by_label("Who rolls").fill(name)
+    form.get_by_label("What they try").fill(intent)
+    form.locator("#id_flag_dice").fill("3")
+    form.get_by_label("In secret").set_checked(secret)
+    form.get_by_role("button", name="Roll", exact=True).click()
+
+
 def horizontal_overflow(page: Page) -> dict[str, object]:
     """How wide the page is, and which visible elements stick out past the viewport."""
     return page.evaluate(

@@ -5,28 +5,14 @@ link closes the screen with a message instead of reconnecting."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 import rolls.randomness
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import join_with_character, open_table, wait_live
+from tests.browser.flows import gm_roll, join_with_character, open_table, wait_live
 from tests.dice import ScriptedDice
 
-TV = {"width": 1920, "height": 1080}
 SECRET_INTENT = "reads the forbidden letter"
-
-
-def gm_roll(gm: Page, name: str, intent: str, *, secret: bool = False) -> None:
-    """The GM's quick roll from the session page (three dice)."""
-    tools = gm.locator("details.gm-tools", has_text="Roll for the GM")
-    if tools.get_attribute("open") is None:
-        tools.locator("summary").click()
-    form = gm.locator(".npc-form")
-    form.get_by_label("Who rolls").fill(name)
-    form.get_by_label("What they try").fill(intent)
-    form.locator("#id_flag_dice").fill("3")
-    form.get_by_label("In secret").set_checked(secret)
-    form.get_by_role("button", name="Roll", exact=True).click()
 
 
 @pytest.mark.browser
@@ -44,8 +30,7 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     gm.set_viewport_size({"width": 1280, "height": 800})
 
     # The television: nobody logs in on it.
-    tv = browsers.gm()
-    tv.set_viewport_size(TV)
+    tv = browsers.display()
     tv.goto(display_link)
     wait_live(tv)
     expect(tv.locator(".display-join .qr svg")).to_be_visible()
@@ -106,12 +91,11 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     assert latest.locator(".verdict").evaluate("el => parseFloat(getComputedStyle(el).fontSize)") >= 48
     sizes = tv.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     assert sizes == [1920, 1080], sizes
-    # docs/img/display.png is this one, copied by hand once it looked right.
+    # (docs/img/display.png comes from test_three_screens.py, with TABLETOP_DOCS_SHOTS=1.)
     shot(tv, "display-1920", full_page=False)
 
     # The overlay for a stream: transparent, the rolls alone.
-    overlay = browsers.gm()
-    overlay.set_viewport_size(TV)
+    overlay = browsers.display()
     overlay.goto(display_link + "?overlay=1")
     wait_live(overlay)
     background = overlay.evaluate(

@@ -36,11 +36,14 @@ def test_six_11_a_phone_without_javascript_rolls_and_pushes(
     shot(phone, "no-script-rolled", full_page=False)
 
     result.get_by_label("Condition to check").select_option("Scared")
+    # SIX-23: the push says what the kid does (the field is required, so the form needs it).
+    result.get_by_label("What does the kid do to push themself?").fill("Jumps for the top bar")
     dice(6, 4, 3)  # a push rerolls every die but the sixes: all three
     result.locator(".follow-up-push button").click()
 
     expect(phone).to_have_url(re.compile(r"#result-roll-\d+$"))
     expect(result).to_contain_text("Pushed, checking Scared")
+    expect(result).to_contain_text("Jumps for the top bar")
     expect(result).to_contain_text("Success")
     expect(result.locator(".follow-up-push")).to_have_count(0)
     assert_fits_phone(phone)

@@ -874,7 +874,7 @@ def test_follow_ups_for_a_fresh_failure_with_everything_in_hand():
     assert push == FollowUp(
         "push",
         "Push the roll",
-        cost="check a Condition",
+        cost="a checked Condition",
         params=(
             Param("condition", "Condition to check", ("Upset", "Broken"), prompt="Choose a Condition"),
             Param("description", "What does the kid do to push themself?", maximum=160, text=True),
