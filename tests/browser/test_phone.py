@@ -167,6 +167,33 @@ def test_after_choosing_a_trait_every_choice_of_the_roll_is_on_the_screen(
     assert controls_off_screen(phone) == []
 
 
+def _sixes_with_a_friend() -> Table:
+    table = _table("sixes")
+    factories.character(table.campaign, table.gm, name="Kim")
+    return table
+
+
+def test_a_sixes_roll_with_every_toggle_set_still_fits_the_screen(browsers: Browsers, shot: Shot) -> None:
+    """The longest odds line (two skill words, three sixes) and a friend chosen: the bar keeps
+    its height and the form its rows, so nothing goes under the bar."""
+    table = _in_thread(_sixes_with_a_friend)
+    phone = _roll_screen(browsers, table)
+    phone.locator("#roll-form .trait", has_text="Investigate").first.click()
+    phone.get_by_role("radiogroup", name="Successes needed").get_by_role("radio", name="3").check()
+    phone.get_by_label("A friend helps (+1 die)").select_option(label="Kim helps")
+    phone.get_by_label("Walkie-talkie (+2 dice)").check()
+    phone.get_by_label("The Trouble threatens a Condition").check()
+    expect(phone.locator("#odds .odds-pool")).to_contain_text("Mind + Investigate + Walkie-talkie: 7 dice")
+    expect(phone.locator("#odds .odds-chance")).to_contain_text("to get 3 sixes")
+
+    assert phone.evaluate("window.scrollY") == 0
+    box_in_view(phone, "#roll-form .roll-button")
+    assert controls_off_screen(phone) == []
+    assert small_targets(phone) == []
+    assert_fits_phone(phone)
+    shot(phone, "phone-sixes-toggles", full_page=False)
+
+
 def test_a_bid_keeps_the_page_where_it_was(browsers: Browsers, dice: factories.Script) -> None:
     table = _in_thread(_table, "sets")
     phone = _roll_screen(browsers, table)
