@@ -118,7 +118,7 @@ def sixes_luck_max(sheet: dict[str, Any]) -> int:
     return luck_max(int(sheet["age"]))
 
 
-class HelperField(forms.ModelChoiceField):  # type: ignore[type-arg]
+class HelperField(forms.ModelChoiceField):
     """Each friend as "Kim helps": the closed list says what it chose without a label beside it
     (the phone has no room for one; a screen reader hears the field's own label)."""
 
