@@ -118,14 +118,25 @@ def sixes_luck_max(sheet: dict[str, Any]) -> int:
     return luck_max(int(sheet["age"]))
 
 
+class HelperField(forms.ModelChoiceField):
+    """Each friend as "Kim helps": the closed list says what it chose without a label beside it
+    (the phone has no room for one; a screen reader hears the field's own label)."""
+
+    def label_from_instance(self, obj: Character) -> str:
+        return f"{obj.name} helps"
+
+
 class SixesRollForm(RollFormBase):
     """One tap picks the trait: an attribute alone, or a skill (which brings its attribute)."""
 
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
     # Its queryset is set in __init__, and only when it is needed (see there).
-    helper: forms.ModelChoiceField[Character] = forms.ModelChoiceField(
-        queryset=None, required=False, label="A friend helps (+1 die)"
+    helper: forms.ModelChoiceField[Character] = HelperField(
+        queryset=None,
+        required=False,
+        label="A friend helps (+1 die)",
+        widget=forms.Select(attrs={"aria-describedby": "helper-hint"}),
     )
     need = forms.TypedChoiceField(
         label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
@@ -148,7 +159,7 @@ class SixesRollForm(RollFormBase):
             helper.queryset = Character.objects.filter(campaign_id=character.campaign_id).exclude(
                 pk=character.pk
             )
-        helper.empty_label = "Nobody"
+        helper.empty_label = "Nobody helps"
         if sheet.get("item"):
             self.fields["item"].label = f"{sheet['item']} (+2 dice)"
         else:
