@@ -89,7 +89,7 @@ def play(table: Table, dice: Script) -> None:
     character.sheet = {**character.sheet, "skills": skills}
     character.save(update_fields=["sheet"])
     blind = {"trait": "skill-0", "need": 1, "intent": BLIND_INTENT, "blind": "on"}
-    assert player.post(roll_url, blind).status_code == 200
+    assert player.post(roll_url, blind, HTTP_HX_REQUEST="true").status_code == 200
     assert Roll.objects.filter(visibility=Visibility.SECRET).count() == 1
     assert Roll.objects.filter(visibility=Visibility.BLIND).get().trait.endswith(BLIND_SKILL)
 
@@ -199,7 +199,10 @@ def test_a_sessions_export_is_its_slice_of_the_chain(played: Table, dice: Script
     table_services.session_start(campaign=played.campaign, actor=played.gm)
     dice(6, then=1)
     url = reverse("rolls:roll-create", args=[played.campaign.pk, played.character.pk])
-    assert logged_in(played.player).post(url, {"trait": "Body", "need": 1}).status_code == 200
+    assert (
+        logged_in(played.player).post(url, {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true").status_code
+        == 200
+    )
     second = Roll.objects.order_by("-id").first()
     assert second is not None and second.session.number == 2
 
