@@ -117,7 +117,7 @@ class Panel(Flag):
     MEMBERS = auto()  # the GM's list of members
     CALLS = auto()  # a player's calls for a roll to answer
     AGAINST = auto()  # a player's panel of GM rolls made against their characters
-    RESOURCES = auto()  # the resources line of the roll screen's character, a follow-up spent from
+    RESOURCES = auto()  # the resources lines a page shows: a follow-up spent, the GM changed them
     STATUS = auto()  # the "session N is on" line
 
 
@@ -133,18 +133,22 @@ class Delivery:
         return self.own_card or self.result_card or bool(self.panels)
 
 
-def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None) -> Delivery:
+def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster: bool = False) -> Delivery:
     """What a socket sends ``viewer`` for an entry, besides the shared markup, on a page that
-    holds the result panel of character ``result_for`` (their roll screen) or none.
+    holds the result panel of character ``result_for`` (their roll screen) or none; ``roster``:
+    the page lists the characters they play with their resources (the campaign page).
 
     A new roll's result card comes with the HTTP answer to the roll, so only a follow-up
     replaces one, and only for whoever may act on it. Table events redraw what their
-    ``TableEvent.refreshes`` names."""
+    ``TableEvent.refreshes`` names: a GM's clock or correction redraws the resources of a
+    page that shows some, and only of those."""
     panels = Panel.NONE
     refresh = refreshes(facts.action)
     if refresh & Refresh.STATUS:
         panels |= Panel.STATUS
     if not facts.roll:
+        if refresh & Refresh.RESOURCES and viewer.user_id is not None and (result_for is not None or roster):
+            panels |= Panel.RESOURCES
         if refresh & Refresh.CALLS:
             panels |= Panel.CALL_STATUS if viewer.is_gm else Panel.CALLS
         if refresh & Refresh.MEMBERS and viewer.is_gm:
@@ -165,6 +169,10 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None) -> Del
         if seen.dice or viewer.is_gm:
             spent_from.append((facts.target_id, facts.target_owner_id))
         if (result_for, viewer.user_id) in spent_from:
+            panels |= Panel.RESOURCES
+    if facts.follow_up and roster and viewer.user_id is not None:
+        payers = {facts.owner_id, facts.target_owner_id if seen.dice else None}
+        if viewer.is_gm or viewer.user_id in payers:
             panels |= Panel.RESOURCES
     return Delivery(
         own_card=seen.dice != sight(facts, TABLE).dice,

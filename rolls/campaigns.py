@@ -97,9 +97,18 @@ def member_readmit(*, campaign: Campaign, actor: User, ban: Ban) -> None:
         )
 
 
-def join_link_rotate(*, campaign: Campaign) -> None:
-    campaign.join_token = new_join_token()
-    campaign.save(update_fields=["join_token"])
+def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
+    """A new join link; the old one stops. In the log, so the history says when, and so the
+    table display (which shows the link's QR code) hears of it and draws the new one."""
+    with transaction.atomic():
+        campaign.join_token = new_join_token()
+        campaign.save(update_fields=["join_token"])
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.JOIN_LINK,
+            actor=actor,
+            text="The GM made a new join link; the old one no longer works.",
+        )
 
 
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
@@ -218,10 +227,37 @@ def character_update(*, character: Character, actor: User, name: str, sheet: dic
         return character
 
 
+def luck_for_ability(*, character: Character, actor: User, ability: str) -> Character:
+    """STR-14: one point of Luck fuels an ability an item or a power gives, outside a roll.
+    The view checks that ``actor`` may act for the character (its player or the GM); the
+    point is taken under the character's row lock and the table sees it in the log."""
+    ability = ability.strip()
+    if not ability:
+        raise RulesError("Name the ability the Luck point fuels.")
+    adapter = registry.table(character.campaign.system)
+    if not adapter.luck_for_abilities:
+        raise RulesError("In this dice system Luck does not fuel abilities.")
+    with transaction.atomic():
+        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        if character.luck < 1:
+            raise RulesError(f"{character.name} has no Luck left to spend.")
+        changed = adapter.spend(character, {"luck": 1})
+        character.save(update_fields=changed)
+        by = "The GM" if actor.pk == character.campaign.gm_id else character.name
+        append_event(
+            campaign_id=character.campaign_id,
+            event=TableEvent.LUCK_ABILITY,
+            actor=actor,
+            text=f"{by} spends a point of Luck on {character.name}'s {ability}: {character.luck} left.",
+        )
+        return character
+
+
 def resources_correct(*, character: Character, gm: User, values: dict[str, int]) -> list[str]:
     """The GM sets a resource directly (Luck, Endurance...). Never silent: each change is a
-    log entry the whole table sees. Returns the changes made."""
-    corrections = {c.field: c.label for c in registry.table(character.campaign.system).corrections}
+    log entry the whole table sees, and never above what the rules let this character hold
+    (``Correction.limit``): a refusal changes nothing. Returns the changes made."""
+    corrections = {c.field: c for c in registry.table(character.campaign.system).corrections}
     with transaction.atomic():
         character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
         changes = []
@@ -230,8 +266,10 @@ def resources_correct(*, character: Character, gm: User, values: dict[str, int])
                 raise RulesError(f"{field} is not something the GM sets in this system.")
             before = getattr(character, field)
             if before != value:
+                # Checked on the locked row: the sheet the limit reads cannot change meanwhile.
+                corrections[field].check(character, value)
                 setattr(character, field, value)
-                changes.append(f"{corrections[field]} {before} → {value}")
+                changes.append(f"{corrections[field].label} {before} → {value}")
         if changes:
             character.save(update_fields=list(values))
             append_event(

@@ -53,6 +53,7 @@ MAX_FRAME = 256
 class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     membership: Membership | None = None
     result_for: int | None = None  # the character whose roll screen this is (its result panel)
+    roster: bool = False  # the campaign page: it lists the member's characters and their resources
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
     left: bool = False  # out of the group and the presence list (once, however it closed)
@@ -113,6 +114,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         self.result_for = _result_for(self.scope.get("query_string", b""))
+        self.roster = _roster(self.scope.get("query_string", b""))
         self.membership = await self._membership()
         if self.membership is None:
             await self.close(code=NOT_A_MEMBER)
@@ -216,7 +218,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         membership = self.membership
         if membership is None:
             return None
-        batch = shared_since(membership, since, until, self.result_for)
+        batch = shared_since(membership, since, until, self.result_for, self.roster)
         if batch is None and not is_stored(self.campaign_id, since, until):
             # Usually rendered already by the writer, when it runs in this process.
             try:
@@ -228,7 +230,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
                     "could not prepare entries %s-%s of campaign %s", since, until, self.campaign_id
                 )
                 return None
-            batch = shared_since(membership, since, until, self.result_for)
+            batch = shared_since(membership, since, until, self.result_for, self.roster)
         return batch
 
     def _find_membership(self) -> Membership | None:
@@ -250,7 +252,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         membership = self._find_membership()
         if membership is None:
             return None
-        return render_since(membership, since, self.result_for)
+        return render_since(membership, since, self.result_for, self.roster)
 
     async def _present(self, here: bool) -> None:
         assert self.membership is not None
@@ -291,6 +293,11 @@ def _result_for(query_string: bytes) -> int | None:
     if len(values) == 1 and values[0].isdecimal() and 0 < int(values[0]) <= MAX_ID:
         return int(values[0])
     return None
+
+
+def _roster(query_string: bytes) -> bool:
+    """``?roster=1`` from a campaign page's socket: the page lists the member's characters."""
+    return parse_qs(query_string.decode("latin-1")).get("roster") == ["1"]
 
 
 def _render_presence(campaign_id: int) -> str:

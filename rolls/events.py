@@ -18,6 +18,7 @@ class Refresh(Flag):
     STATUS = auto()  # the "session N is on" line of every page, drawn as it is when sent
     CALLS = auto()  # the calls for a roll waiting on the phones, and their status for the GM
     MEMBERS = auto()  # the GM's list of members
+    RESOURCES = auto()  # what a character has to spend (Luck, Pride, Endurance, Conditions)
 
 
 class TableEvent(StrEnum):
@@ -31,8 +32,11 @@ class TableEvent(StrEnum):
     CHARACTER_NEW = "character-new"
     SHEET_CHANGE = "sheet-change"
     GM_CORRECTION = "gm-correction"
+    LUCK_ABILITY = "luck-ability"  # a point of Luck fuels an item's or a power's ability (STR-14)
     CALL = "call"
     CALL_CLOSED = "call-closed"
+    JOIN_LINK = "join-link"  # the GM replaced the join link
+    DISPLAY_LINK = "display-link"  # the GM replaced the table display's link
 
     @property
     def refreshes(self) -> Refresh:
@@ -40,9 +44,14 @@ class TableEvent(StrEnum):
 
 
 _REFRESHES = {
-    TableEvent.SESSION_START: Refresh.STATUS,
+    # A new session, Mystery or Adventure refills what the clocks refill (Luck, Pride...).
+    TableEvent.SESSION_START: Refresh.STATUS | Refresh.RESOURCES,
     TableEvent.SESSION_END: Refresh.STATUS,
-    TableEvent.STORY: Refresh.STATUS,
+    TableEvent.STORY: Refresh.STATUS | Refresh.RESOURCES,
+    TableEvent.LONG_REST: Refresh.RESOURCES,
+    TableEvent.GM_CORRECTION: Refresh.RESOURCES,
+    # A checked or cleared Condition shows on the resources line.
+    TableEvent.SHEET_CHANGE: Refresh.RESOURCES,
     TableEvent.CALL: Refresh.CALLS,
     TableEvent.CALL_CLOSED: Refresh.CALLS,
     TableEvent.MEMBER_JOINED: Refresh.MEMBERS,

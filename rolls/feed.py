@@ -44,9 +44,12 @@ STATUS_EVENTS = tuple(event.value for event in TableEvent if event.refreshes & R
 SHARED_ENTRIES = 4096
 
 
-def render_since(membership: Membership, since: int, result_for: int | None = None) -> tuple[str, int]:
+def render_since(
+    membership: Membership, since: int, result_for: int | None = None, roster: bool = False
+) -> tuple[str, int]:
     """HTML for every entry after ``since`` that this member may see, and the last seq.
-    ``result_for``: the character whose result panel the page holds (its roll screen), if any."""
+    ``result_for``: the character whose result panel the page holds (its roll screen), if any;
+    ``roster``: the page lists their characters' resources (the campaign page)."""
     entries = list(
         LogEntry.objects.filter(campaign_id=membership.campaign_id, seq__gt=since)
         .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
@@ -63,11 +66,11 @@ def render_since(membership: Membership, since: int, result_for: int | None = No
     parts = []
     touched = Panel.NONE
     for entry in entries:
-        sent = delivery(Facts.of(entry), viewer, result_for)
+        sent = delivery(Facts.of(entry), viewer, result_for, roster)
         touched |= sent.panels
         parts.append(_entry_for(membership, entry, sent, newest, result_for))
     parts.extend(_panels(membership, touched))
-    if touched & Panel.RESOURCES and result_for is not None:
+    if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
@@ -103,15 +106,19 @@ def _entry_for(
     return render_to_string("rolls/_card_oob.html", context)
 
 
-def _resources(membership: Membership, character_id: int) -> str:
-    """The roll screen's resources line, after a follow-up spent from its character (the
-    HTTP response says the same, but the socket may arrive first)."""
+def _resources(membership: Membership, result_for: int | None) -> str:
+    """The resources lines the page shows, as they are now: the roll screen's character
+    (``result_for``), or every character this member plays (the campaign page's list)."""
     template = registry.table(membership.campaign.system).resources_template
-    character = Character.objects.select_related("campaign").filter(pk=character_id).first()
-    if character is None:  # gone with its player: the page is about to close
-        return ""
-    return render_to_string(
-        "rolls/_resources_oob.html", {"character": character, "resources_template": template}
+    characters = Character.objects.select_related("campaign").filter(campaign_id=membership.campaign_id)
+    if result_for is not None:
+        characters = characters.filter(pk=result_for)
+    elif not membership.is_gm:
+        characters = characters.filter(owner_id=membership.user_id)
+    # A character gone with its player sends nothing: that page is about to close.
+    return "".join(
+        render_to_string("rolls/_resources_oob.html", {"character": c, "resources_template": template})
+        for c in characters.order_by("pk")
     )
 
 
@@ -223,7 +230,7 @@ def is_stored(campaign_id: int, since: int, until: int) -> bool:
 
 
 def shared_since(
-    membership: Membership, since: int, until: int, result_for: int | None = None
+    membership: Membership, since: int, until: int, result_for: int | None = None, roster: bool = False
 ) -> tuple[str, int] | None:
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
@@ -240,7 +247,11 @@ def shared_since(
     shared = None
     for seq in range(since + 1, until + 1):
         shared = _store.get((membership.campaign_id, seq))
-        if shared is None or not shared.facts.roll or delivery(shared.facts, viewer, result_for).personal:
+        if (
+            shared is None
+            or not shared.facts.roll
+            or delivery(shared.facts, viewer, result_for, roster).personal
+        ):
             return None
         parts.append(shared.html)
     assert shared is not None

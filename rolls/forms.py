@@ -9,6 +9,7 @@ from django import forms
 
 from rolls import registry
 from rolls.tables.base import Correction
+from tabletop.models import Character
 from tabletop.text import visible_name
 
 
@@ -31,9 +32,30 @@ class CampaignForm(forms.Form):
 class CorrectionForm(forms.Form):
     """The GM's direct corrections of a character's resources, one field per adapter entry."""
 
-    def __init__(self, *args: Any, corrections: tuple[Correction, ...], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        corrections: tuple[Correction, ...],
+        character: Character | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         for correction in corrections:
-            self.fields[correction.field] = forms.IntegerField(
-                label=correction.label, min_value=0, max_value=correction.maximum
-            )
+            field = forms.IntegerField(label=correction.label, min_value=0, max_value=correction.maximum)
+            if character is not None and correction.limit is not None:
+                # The page shows this character's own limit; the service enforces it, by name.
+                most, why = correction.limit(character)
+                field.widget.attrs["max"] = str(most)
+                field.help_text = f"At most {most} ({why})."
+            self.fields[correction.field] = field
+
+
+class LuckForAbilityForm(forms.Form):
+    """STR-14: which ability of an item or a power the point of Luck fuels, in a few words."""
+
+    ability = forms.CharField(
+        label="Which ability?",
+        max_length=80,
+        validators=[visible_name],
+        help_text="The item's or power's ability",
+    )

@@ -24,7 +24,11 @@ class Visibility(models.TextChoices):
 
 class RollCall(models.Model):
     """The GM asks one or several characters for a roll; each phone shows it with the pool
-    filled in, and the session page shows who has answered."""
+    filled in, and the session page shows who has answered.
+
+    ``data`` holds the roll form's values for everyone asked; ``per_character``, when the GM
+    picked a trait for each character from their own sheet, holds each one's values and label
+    by character id (``{"12": {"data": {...}, "label": "Body + Sneak"}}``) and wins over it."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="calls")
     session = models.ForeignKey(PlaySession, on_delete=models.CASCADE, related_name="calls")
@@ -32,6 +36,8 @@ class RollCall(models.Model):
     trait = models.CharField(max_length=80)  # the roll form's trait value, as the GM chose it
     label = models.CharField(max_length=120)  # "Body + Sneak, 2 successes"
     data = models.JSONField(default=dict)  # the roll form's values (difficulty...)
+    per_character = models.JSONField(default=dict, blank=True)
+    intent = models.CharField(max_length=200, blank=True)  # what the GM asks them to try
     created = models.DateTimeField(auto_now_add=True)
     closed = models.BooleanField(default=False)
 
@@ -41,11 +47,21 @@ class RollCall(models.Model):
     def __str__(self) -> str:
         return self.label
 
-    def inputs(self) -> list[tuple[str, str]]:
+    def data_for(self, character_id: int) -> dict[str, Any]:
+        """The roll form's values for one character asked."""
+        own = self.per_character.get(str(character_id))
+        return dict(own["data"]) if own else dict(self.data)
+
+    def label_for(self, character_id: int) -> str:
+        own = self.per_character.get(str(character_id))
+        return str(own["label"]) if own else self.label
+
+    def inputs(self, character_id: int | None = None) -> list[tuple[str, str]]:
         """The roll form's values as (name, value) pairs, a list value giving several."""
+        data = self.data if character_id is None else self.data_for(character_id)
         return [
             (key, str(item))
-            for key, value in self.data.items()
+            for key, value in data.items()
             for item in (value if isinstance(value, list) else [value])
         ]
 

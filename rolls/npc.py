@@ -17,6 +17,7 @@ from django import forms
 from rolls import registry
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
+from rolls.systems.flags import IntRange, OneOf, OneOfEach
 from tabletop.models import Campaign, Character
 from tabletop.text import visible_name
 
@@ -104,37 +105,100 @@ class NpcRollForm(forms.Form):
         self.system: DiceSystem = registry.engine(campaign.system)
         cast("forms.ModelChoiceField[Character]", self.fields["target"]).queryset = campaign.characters.all()
         self.flag_names: list[str] = []
+        # A flag shown as several fields (one select per word of ``--bar SIZE FACE``): its fields.
+        self.word_fields: dict[str, list[str]] = {}
         for flag in _cli_flags(self.system):
-            action = flag.action
-            name = f"flag_{action.dest}"
-            label = action.dest.replace("_", " ").capitalize()
-            help_text = (action.help or "").replace("%", "%%") if action.help else ""
-            if flag.kind == FLAG:
-                field: forms.Field = forms.BooleanField(label=label, required=False, help_text=help_text)
-            elif flag.kind == CHOICE:
-                field = forms.ChoiceField(
-                    label=label,
-                    choices=[(str(c), str(c)) for c in action.choices or ()],
-                    required=action.required,
-                )
+            name = f"flag_{flag.action.dest}"
+            fields = _fields_for(flag)
+            if len(fields) > 1:
+                self.word_fields[name] = [f"{name}_{i}" for i in range(len(fields))]
+                names = self.word_fields[name]
             else:
-                initial = action.default if action.default not in (None, False) else None
-                field = forms.CharField(
-                    label=label, required=action.required, help_text=help_text, initial=initial, max_length=40
-                )
-            self.fields[name] = field
-            self.flag_names.append(name)
+                names = [name]
+            for each, field in zip(names, fields, strict=True):
+                self.fields[each] = field
+                self.flag_names.append(each)
 
     def flag_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.flag_names]
+
+    def errors_text(self) -> str:
+        """Every error, each after the label of its field: "Dice: Ensure this value is..."."""
+        parts = []
+        for name, errors in self.errors.items():
+            label = self.fields[name].label if name in self.fields else ""
+            parts += [f"{label}: {error}" if label else str(error) for error in errors]
+        return " ".join(parts)
 
     def engine_request(self) -> Any:
         """The validated engine request; raises RulesError with the engine's own message."""
         values: dict[str, Any] = {}
         for flag in _cli_flags(self.system):
-            raw = self.cleaned_data.get(f"flag_{flag.action.dest}")
-            values[flag.action.dest] = _convert(flag, raw)
+            name = f"flag_{flag.action.dest}"
+            if name in self.word_fields:
+                words = [str(self.cleaned_data.get(each) or "") for each in self.word_fields[name]]
+                # All empty: the flag is not given. Some empty: the engine says what is missing.
+                values[flag.action.dest] = [w for w in words if w] or flag.action.default
+            else:
+                values[flag.action.dest] = _convert(flag, self.cleaned_data.get(name))
         return self.system.request_from_cli(argparse.Namespace(**values))
+
+
+def _label(dest: str) -> str:
+    # A two-letter name is an abbreviation the rules use as such ("DN").
+    return dest.upper() if len(dest) <= 2 else dest.replace("_", " ").capitalize()
+
+
+def _fields_for(flag: CliFlag) -> list[forms.Field]:
+    """The form fields that show one flag: a checkbox, a select, a number input with the
+    rules' bounds, a select per word, or a text input for a list of values."""
+    action = flag.action
+    label = _label(action.dest)
+    help_text = action.help or ""
+    kind = action.type
+    if flag.kind == FLAG:
+        return [forms.BooleanField(label=label, required=False, help_text=help_text)]
+    if flag.many and isinstance(kind, OneOfEach):
+        metavars = action.metavar if isinstance(action.metavar, tuple) else ()
+        return [
+            forms.ChoiceField(
+                label=f"{label}: {str(metavars[i]).capitalize()}" if i < len(metavars) else label,
+                choices=[("", "None"), *options],
+                required=False,
+                help_text=help_text if i == len(kind.words) - 1 else "",
+            )
+            for i, options in enumerate(kind.words)
+        ]
+    initial = action.default if action.default not in (None, False) else None
+    if not flag.many and (isinstance(kind, OneOf) or action.choices):
+        options = (
+            list(kind.options)
+            if isinstance(kind, OneOf)
+            else [(str(c), str(c)) for c in action.choices or ()]
+        )
+        if not action.required and initial is None:
+            options.insert(0, ("", "None"))
+        return [
+            forms.ChoiceField(
+                label=label, choices=options, required=action.required, initial=initial, help_text=help_text
+            )
+        ]
+    if not flag.many and isinstance(kind, IntRange):
+        return [
+            forms.IntegerField(
+                label=label,
+                min_value=kind.low,
+                max_value=kind.high,
+                required=action.required,
+                initial=initial,
+                help_text=help_text,
+            )
+        ]
+    return [
+        forms.CharField(
+            label=label, required=action.required, help_text=help_text, initial=initial, max_length=40
+        )
+    ]
 
 
 def _convert(flag: CliFlag, raw: Any) -> Any:

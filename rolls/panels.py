@@ -4,8 +4,17 @@ its page and again over the socket when an entry touches it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from django.forms import BoundField
+from django.template.loader import render_to_string
+
+from rolls import registry
+from rolls.calls import as_query
 from rolls.cards import Card, latest_card
 from rolls.models import Roll, RollCall
+from rolls.systems import RulesError
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
 
@@ -41,11 +50,27 @@ def _recent_rolls(campaign_id: int, *, against: bool = False) -> list[Roll]:
     return list(rolls.select_related("character", "target", "campaign").order_by("-id")[:PANEL_ROLLS])
 
 
-def open_calls(campaign_id: int, membership: Membership) -> list[tuple[RollCall, Character]]:
-    """(call, character) for every open call of the running session that this member answers
-    for (their characters; the GM answers for anyone) and that has no roll yet."""
+@dataclass(frozen=True)
+class WaitingCall:
+    """One call for a roll as one character's phone shows it: the GM's values for that
+    character (``inputs``), what to roll (``label``), the exact odds as the roll screen shows
+    them, and the roll form's fields the player may still add (an Iconic Item, a helper...)."""
+
+    call: RollCall
+    character: Character
+    inputs: list[tuple[str, str]]
+    label: str
+    odds: str
+    extras: list[BoundField]
+
+
+def open_calls(campaign_id: int, membership: Membership) -> list[WaitingCall]:
+    """Every open call of the running session that this member answers for (their
+    characters; the GM answers only for their own) and that has no roll yet, each as its
+    character sees it."""
     calls = (
         RollCall.objects.filter(campaign_id=campaign_id, closed=False, session__ended__isnull=True)
+        .select_related("campaign")
         .prefetch_related("characters")
         .order_by("id")
     )
@@ -60,14 +85,47 @@ def open_calls(campaign_id: int, membership: Membership) -> list[tuple[RollCall,
     answered = set(
         Roll.objects.filter(call__in=[call for call, _ in waiting]).values_list("call_id", "character_id")
     )
-    return [(call, character) for call, character in waiting if (call.pk, character.pk) not in answered]
+    return [
+        _waiting(call, character) for call, character in waiting if (call.pk, character.pk) not in answered
+    ]
+
+
+def _waiting(call: RollCall, character: Character) -> WaitingCall:
+    adapter = registry.table(call.campaign.system)
+    data = call.data_for(character.pk)
+    form = adapter.roll_form(as_query(data), character=character)
+    context: dict[str, Any] = {"character": character}
+    if form.is_valid():
+        try:
+            request_data, label = adapter.pool(character, {**form.engine_data(), "helper": False})
+            system = registry.engine(call.campaign.system)
+            context.update(adapter.odds_context(system, system.parse_request(request_data), label))
+        except RulesError as error:  # the sheet changed since the GM asked
+            context["error"] = str(error)
+    else:
+        context["error"] = form.errors_text()
+    extras_form = adapter.roll_form(
+        character=character, initial=data, auto_id=f"call-{call.pk}-{character.pk}-%s"
+    )
+    extras = [extras_form[name] for name in adapter.call_extras if name in extras_form.fields]
+    given = {field.name for field in extras}
+    return WaitingCall(
+        call=call,
+        character=character,
+        inputs=[(key, value) for key, value in call.inputs(character.pk) if key not in given],
+        label=call.label_for(character.pk),
+        odds=render_to_string(adapter.odds_template, context),
+        extras=extras,
+    )
 
 
 def call_status(campaign_id: int) -> list[dict[str, object]]:
-    """For the GM: every open call and, per character asked, whether they have answered."""
+    """For the GM: every open call and, per character asked, what they were asked to roll
+    and whether they have answered."""
     result = []
     calls = RollCall.objects.filter(campaign_id=campaign_id, closed=False, session__ended__isnull=True)
     for call in calls.prefetch_related("characters").order_by("id"):
         answered = set(call.rolls.values_list("character_id", flat=True))
-        result.append({"call": call, "asked": [(c, c.pk in answered) for c in call.characters.all()]})
+        asked = [(c, c.pk in answered, call.label_for(c.pk)) for c in call.characters.all()]
+        result.append({"call": call, "asked": asked, "own": bool(call.per_character)})
     return result

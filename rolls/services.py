@@ -195,9 +195,12 @@ def call_create(
     characters: list[Character],
     data: Mapping[str, Any],
     label: str,
+    per_character: Mapping[int, tuple[Mapping[str, Any], str]] | None = None,
+    intent: str = "",
 ) -> RollCall:
     """The GM asks characters for a roll: each player's phone shows it with the roll form's
-    values filled in (``data``), one tap to roll; the session page shows who has answered."""
+    values filled in (``data``, or each character's own values and label in ``per_character``
+    by character id), one tap to roll; the session page shows who has answered."""
     if not characters:
         raise RulesError("Choose at least one character to ask.")
     if any(character.campaign_id != campaign.pk for character in characters):
@@ -206,15 +209,27 @@ def call_create(
         session = campaign.open_session()
         if session is None:
             raise RulesError("Start a play session before calling for rolls.")
-        call = RollCall.objects.create(campaign=campaign, session=session, label=label[:120], data=dict(data))
-        call.characters.set(characters)
-        names = ", ".join(character.name for character in characters)
-        append_event(
-            campaign_id=campaign.pk,
-            event=TableEvent.CALL,
-            actor=gm,
-            text=f"The GM asks {names} to roll {label}.",
+        own = {
+            str(character_id): {"data": dict(values), "label": each_label[:120]}
+            for character_id, (values, each_label) in (per_character or {}).items()
+        }
+        call = RollCall.objects.create(
+            campaign=campaign,
+            session=session,
+            label=label[:120],
+            data=dict(data),
+            per_character=own,
+            intent=intent.strip()[:200],
         )
+        call.characters.set(characters)
+        if own:
+            asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in characters)
+            text = f"The GM asks {asked} for a roll"
+        else:
+            names = ", ".join(character.name for character in characters)
+            text = f"The GM asks {names} to roll {label}"
+        text += f": {call.intent}." if call.intent else "."
+        append_event(campaign_id=campaign.pk, event=TableEvent.CALL, actor=gm, text=text[:300])
         return call
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import pages, rolling, rules, table
+from rolls.views import display, pages, rolling, rules, table
 
 app_name = "rolls"
 
@@ -20,6 +20,8 @@ urlpatterns = [
     path("c/<int:pk>/mystery/", table.mystery_start, name="mystery-start"),
     path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
+    path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
+    path("display/<str:token>/", display.display_page, name="display"),
     path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),
     path("c/<int:pk>/removed/<int:ban_id>/readmit/", table.member_readmit, name="member-readmit"),
     path("c/<int:pk>/characters/new/", table.character_new, name="character-new"),
@@ -28,11 +30,16 @@ urlpatterns = [
     path(
         "c/<int:pk>/characters/<int:character_id>/correct/", table.character_correct, name="character-correct"
     ),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/luck-ability/", table.luck_for_ability, name="luck-ability"
+    ),
     path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
     path("c/<int:pk>/npc-roll/", rolling.npc_roll, name="npc-roll"),
+    path("c/<int:pk>/npc-odds/", rolling.npc_odds, name="npc-odds"),
     path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
+    path("c/<int:pk>/calls/new/", rolling.calls_create, name="calls-create"),
     path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),
     path("rules/", rules.rules_index, name="rules"),
     path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),

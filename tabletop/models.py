@@ -25,6 +25,9 @@ class Campaign(models.Model):
     system = models.CharField(max_length=16)
     gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run")
     join_token = models.CharField(max_length=64, unique=True, default=new_join_token)
+    # The table display's link (the TV or projector): shows what the whole table may see,
+    # to whoever holds it, without a login. Its own token, so it is replaced on its own.
+    display_token = models.CharField(max_length=64, unique=True, default=new_join_token)
     # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
     mystery = models.PositiveIntegerField(default=1)
     # The last sequence number handed to a log entry; bumped under a row lock.

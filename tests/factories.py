@@ -172,3 +172,13 @@ def npc_baseline(campaign: Campaign) -> dict[str, Any]:
                 return data
         assert empty, f"no quick roll of {campaign.system} is accepted: {bound.errors}"
         data[empty.pop(0)] = "2"
+
+
+def sheet_of(system: str, name: str = "Olle") -> dict[str, Any]:
+    """A realistic sheet of ``system``: its sheet form as it starts, filled in."""
+    from rolls import registry
+
+    form_class = registry.table(system).sheet_form
+    form = form_class(posted({**form_baseline(form_class()), "name": name}))
+    assert form.is_valid(), (system, form.errors)
+    return form.to_sheet()

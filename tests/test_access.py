@@ -43,6 +43,7 @@ class World:
             "roll": [campaign, self.roll.pk],
             "member": [campaign, self.other_membership.pk],
             "token": [self.table.campaign.join_token],
+            "display": [self.table.campaign.display_token],
             "slug": ["sixes"],
             "call": [campaign, self.call.pk],
             "ban": [campaign, self.ban.pk],
@@ -94,6 +95,7 @@ OWN_CHARACTER = {"gm": 200, "player": 200, "other_player": 403, "outsider": 404,
 GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 404}
 
 ROLL = {"trait": "Body", "need": "1"}
+CONFIRMED = {"confirmed": "yes"}  # the controls that ask first, confirmed
 
 # URL name -> (method, what its arguments are, POST data, expected status per persona)
 ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
@@ -106,9 +108,9 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:campaign": ("GET", "campaign", {}, MEMBERS),
     "rolls:session": ("GET", "campaign", {}, {**GM_CONTROL, "gm": 200}),
     "rolls:session-start": ("POST", "campaign", {}, GM_CONTROL),
-    "rolls:session-end": ("POST", "campaign", {}, GM_CONTROL),
-    "rolls:mystery-start": ("POST", "campaign", {}, GM_CONTROL),
-    "rolls:long-rest": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:session-end": ("POST", "campaign", CONFIRMED, GM_CONTROL),
+    "rolls:mystery-start": ("POST", "campaign", CONFIRMED, GM_CONTROL),
+    "rolls:long-rest": ("POST", "campaign", CONFIRMED, GM_CONTROL),
     "rolls:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
     "rolls:member-remove": ("POST", "member", {}, GM_CONTROL),
     "rolls:member-readmit": ("POST", "ban", {}, GM_CONTROL),
@@ -131,7 +133,18 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:npc-roll": ("POST", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),
     "rolls:call-create": ("POST", "character", ROLL, {**GM_CONTROL, "gm": 200}),
     "rolls:call-close": ("POST", "call", {}, GM_CONTROL),
+    "rolls:calls-create": ("POST", "campaign", {"ask": "1", "c1-trait": "Body", "need": "1"}, GM_CONTROL),
+    "rolls:npc-odds": ("GET", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),
+    "rolls:luck-ability": (
+        "POST",
+        "character",
+        {"ability": "Amulet"},
+        {**OWN_CHARACTER, "gm": 302, "player": 302},
+    ),
     "rolls:rules": ("GET", "", {}, everyone(200)),
+    # The TV's page: its link is all it takes, logged in or not.
+    "rolls:display": ("GET", "display", {}, everyone(200)),
+    "rolls:display-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
 }
 

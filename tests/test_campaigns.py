@@ -355,7 +355,9 @@ def test_claiming_an_account_with_bad_values_changes_nothing(
 
 
 def test_the_gm_ends_the_session_and_the_table_is_told(table: Table) -> None:
-    response = logged_in(table.gm).post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    response = logged_in(table.gm).post(
+        reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"}
+    )
 
     assert response.status_code == 302
     assert response["Location"] == reverse("rolls:session", args=[table.campaign.pk])
@@ -365,7 +367,7 @@ def test_the_gm_ends_the_session_and_the_table_is_told(table: Table) -> None:
 
 def test_the_gm_starts_a_new_session_with_the_next_number(table: Table) -> None:
     client = logged_in(table.gm)
-    client.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    client.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
 
     response = client.post(reverse("rolls:session-start", args=[table.campaign.pk]), follow=True)
 
@@ -392,17 +394,21 @@ def test_starting_a_session_while_one_runs_is_refused_with_a_message(table: Tabl
 
 def test_ending_a_session_when_none_runs_is_refused_with_a_message(table: Table) -> None:
     client = logged_in(table.gm)
-    client.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    client.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
     entries_before = LogEntry.objects.count()
 
-    response = client.post(reverse("rolls:session-end", args=[table.campaign.pk]), follow=True)
+    response = client.post(
+        reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "No play session is running." in text(response)
     assert LogEntry.objects.count() == entries_before
 
 
 def test_six_5_the_gm_starts_a_new_mystery(table: Table) -> None:
-    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     table.campaign.refresh_from_db()
     assert table.campaign.mystery == 2
@@ -413,7 +419,7 @@ def test_six_5_the_gm_starts_a_new_mystery(table: Table) -> None:
 
 def test_a_gm_control_sent_by_htmx_answers_with_a_client_redirect(table: Table) -> None:
     response = logged_in(table.gm).post(
-        reverse("rolls:mystery-start", args=[table.campaign.pk]), HTTP_HX_REQUEST="true"
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"}, HTTP_HX_REQUEST="true"
     )
 
     assert response.status_code == 200

@@ -13,8 +13,9 @@ def draw(*dice: Die) -> str:
 
 
 def test_a_die_shows_its_face_its_pips_and_whether_it_counts() -> None:
+    """Without a system named, a die that counts is said to count (each system has its word)."""
     assert draw(Die(6, hit=True), Die(1)) == (
-        '<span class="die d6 hit" role="img" aria-label="6, success" data-face="6">'
+        '<span class="die d6 hit" role="img" aria-label="6, counts" data-face="6">'
         + "<i></i>" * 6
         + "</span>"
         '<span class="die d1" role="img" aria-label="1" data-face="1"><i></i></span>'

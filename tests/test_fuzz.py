@@ -34,7 +34,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rolls import campaigns, registry, services
-from rolls.forms import CampaignForm, CorrectionForm
+from rolls.calls import CallBuilder
+from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from tabletop.access import MAX_ID
@@ -464,6 +465,25 @@ def targets(world: World, name: str) -> list[Target]:
     if name == "rolls:character-correct":
         initial = {c.field: getattr(character, c.field) for c in adapter.corrections}
         return [target("gm", "post", CorrectionForm(corrections=adapter.corrections, initial=initial))]
+    if name == "rolls:npc-odds":
+        return [
+            target("gm", "get", NpcRollForm(campaign=world.campaign), baseline=npc_baseline(world.campaign))
+        ]
+    if name == "rolls:calls-create":
+        # The session page's call: the shared fields, and the one character's own, prefixed.
+        builder = CallBuilder(world.campaign)
+        shared = form_baseline(roll_form)
+        prefix = f"c{character.pk}-"
+        own = [prefix + each for each in adapter.call_traits if each in roll_form.fields]
+        needs = [each for each in adapter.call_needs if each in roll_form.fields]
+        baseline = {each: shared[each] for each in needs if each in shared}
+        baseline |= {prefix + each: shared[each] for each in adapter.call_traits if each in shared}
+        baseline |= {"ask": str(character.pk), "intent": "Climb"}
+        assert builder.characters, "the world has a character to ask"
+        made = target("gm", "post", None, extra=["ask", "intent", *needs, *own], baseline=baseline)
+        return [Target(made.route, made.persona, made.method, made.fields, made.baseline, {"ask"})]
+    if name == "rolls:luck-ability":
+        return [target("player", "post", LuckForAbilityForm(), baseline={"ability": "Amulet"})]
     if name == "rolls:npc-roll":
         return [
             target("gm", "post", NpcRollForm(campaign=world.campaign), baseline=npc_baseline(world.campaign))
@@ -520,6 +540,8 @@ PER_SYSTEM = [
     "rolls:character-edit",
     "rolls:character-correct",
     "rolls:npc-roll",
+    "rolls:npc-odds",
+    "rolls:calls-create",
     "rolls:follow-up",
 ]
 WITH_INPUT = [name for name, route in ROUTES.items() if any(request_reads(route.callback))]

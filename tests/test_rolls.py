@@ -232,14 +232,15 @@ def test_the_character_page_shows_the_latest_roll_with_its_follow_ups(table: Tab
     assert "follow-up-push" in page
 
 
-def test_a_refusal_to_an_htmx_request_goes_to_the_notice_area(table: Table) -> None:
+def test_a_refusal_to_an_htmx_request_goes_next_to_the_form_that_sent_it(table: Table) -> None:
     table_services.session_end(campaign=table.campaign, actor=table.gm)
     path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
 
     response = logged_in(table.player).post(path, {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true")
 
     assert_refused(response, 422, "The GM has not started a play session yet.")
-    assert response["HX-Retarget"] == "#notice"
+    # The form's own refusal slot first; the page's message area where a form has none.
+    assert response["HX-Retarget"] == "find [data-refusal], #roll-form [data-refusal], #notice"
     assert response["HX-Reswap"] == "innerHTML"
 
 
@@ -536,7 +537,7 @@ def test_six_5_pride_is_available_again_after_a_new_mystery(table: Table, dice: 
     dice(1, 2, 3)
     roll(client, table)
     follow(client, table, latest_roll().pk, "pride")
-    logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]))
+    logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"})
     dice(1, 2, 3)
     page = text(roll(client, table))
     assert "follow-up-pride" in page
@@ -561,7 +562,7 @@ def test_six_8_luck_refills_at_a_new_session_and_does_not_carry_over(table: Tabl
     assert table.character.luck == 1
     gm = logged_in(table.gm)
 
-    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
     gm.post(reverse("rolls:session-start", args=[table.campaign.pk]))
 
     table.character.refresh_from_db()

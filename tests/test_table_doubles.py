@@ -528,7 +528,7 @@ def test_dbl_6_the_odds_show_a_negative_pool_as_such(table: Table) -> None:
     # Three dice, keep the lowest: it beats 2 when all three show 3 or more, (4/6)^3 = 8/27;
     # any 1 among them is a catastrophe, 1 - (5/6)^3.
     assert visible_text(response) == (
-        "Two dice - Reckless - Slow: \N{MINUS SIGN}1 dice: roll 3, keep the lowest 30% to beat Easy (2) "
+        "Two dice - Reckless - Slow: \N{MINUS SIGN}1 die: roll 3, keep the lowest 30% to beat Easy (2) "
         "With drama dice: 1 59% · 2 79% · 3 90% Catastrophe 42% · Amazing Success 0%"
     )
 
@@ -908,7 +908,9 @@ def test_a_long_rest_brings_endurance_back_except_what_went_on_drama(table: Tabl
     set_endurance(table.character, 3, drama_spent=15)
     set_endurance(bo, 2)
 
-    response = logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:long-rest", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "Everyone takes a long rest." in text(response)
     assert endurance(table.character) == (15, 15)
@@ -923,7 +925,7 @@ def test_a_long_rest_brings_endurance_back_except_what_went_on_drama(table: Tabl
 def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
     set_endurance(table.character, 30)
 
-    logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]))
+    logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]), {"confirmed": "yes"})
 
     assert endurance(table.character) == (30, 0)
 
@@ -931,7 +933,9 @@ def test_a_long_rest_never_lowers_endurance(table: Table) -> None:
 def test_dbl_10_a_new_adventure_brings_back_what_went_on_drama(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
 
-    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     table.campaign.refresh_from_db()
     assert "New Adventure: done." in text(response)
@@ -948,7 +952,7 @@ def test_a_new_play_session_does_not_refill_endurance(table: Table) -> None:
     set_endurance(table.character, 3, drama_spent=15)
     gm = logged_in(table.gm)
 
-    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
     gm.post(reverse("rolls:session-start", args=[table.campaign.pk]))
 
     assert endurance(table.character) == (3, 15)

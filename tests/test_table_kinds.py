@@ -503,7 +503,9 @@ def test_every_follow_up_is_refused_and_changes_nothing(kinds: KindsTable, dice:
 def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
 
-    response = logged_in(kinds.gm).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]), follow=True)
+    response = logged_in(kinds.gm).post(
+        reverse("rolls:mystery-start", args=[kinds.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     kinds.campaign.refresh_from_db()
     assert kinds.campaign.mystery == 2
@@ -516,7 +518,9 @@ def test_a_new_adventure_is_logged_and_changes_no_sheet(kinds: KindsTable) -> No
 def test_a_long_rest_is_refused_and_changes_nothing(kinds: KindsTable) -> None:
     before = everything(kinds.campaign)
 
-    response = logged_in(kinds.gm).post(reverse("rolls:long-rest", args=[kinds.campaign.pk]), follow=True)
+    response = logged_in(kinds.gm).post(
+        reverse("rolls:long-rest", args=[kinds.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "This dice system has no long rest." in text(response)
     assert everything(kinds.campaign) == before
@@ -525,7 +529,9 @@ def test_a_long_rest_is_refused_and_changes_nothing(kinds: KindsTable) -> None:
 def test_only_the_gm_starts_an_adventure(kinds: KindsTable) -> None:
     before = everything(kinds.campaign)
 
-    response = logged_in(kinds.player).post(reverse("rolls:mystery-start", args=[kinds.campaign.pk]))
+    response = logged_in(kinds.player).post(
+        reverse("rolls:mystery-start", args=[kinds.campaign.pk]), {"confirmed": "yes"}
+    )
 
     assert response.status_code == 403
     assert everything(kinds.campaign) == before
@@ -535,7 +541,7 @@ def test_a_new_play_session_changes_no_sheet(kinds: KindsTable) -> None:
     sheets = list(Character.objects.values_list("pk", "luck", "sheet"))
     gm = logged_in(kinds.gm)
 
-    gm.post(reverse("rolls:session-end", args=[kinds.campaign.pk]))
+    gm.post(reverse("rolls:session-end", args=[kinds.campaign.pk]), {"confirmed": "yes"})
     gm.post(reverse("rolls:session-start", args=[kinds.campaign.pk]))
 
     assert kinds.campaign.open_session().number == 2  # type: ignore[union-attr]

@@ -635,7 +635,9 @@ def test_the_gm_may_bid_for_a_players_character(table: Table, dice: Script) -> N
 def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
     sheet = table.character.sheet
 
-    response = logged_in(table.gm).post(reverse("rolls:mystery-start", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:mystery-start", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     table.campaign.refresh_from_db()
     table.character.refresh_from_db()
@@ -649,7 +651,9 @@ def test_a_new_adventure_is_counted_and_changes_no_sheet(table: Table) -> None:
 def test_there_is_no_long_rest_in_sets(table: Table) -> None:
     before = everything(table.campaign)
 
-    response = logged_in(table.gm).post(reverse("rolls:long-rest", args=[table.campaign.pk]), follow=True)
+    response = logged_in(table.gm).post(
+        reverse("rolls:long-rest", args=[table.campaign.pk]), {"confirmed": "yes"}, follow=True
+    )
 
     assert "This dice system has no long rest." in text(response)
     assert everything(table.campaign) == before

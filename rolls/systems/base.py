@@ -302,6 +302,11 @@ def get_choice(
     return lowered[text]
 
 
+def dice_count(n: int) -> str:
+    """A number of dice as a card says it: "1 die", "3 dice"."""
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
 def percent(chance: Fraction | None) -> str:
     """A chance as the card prints it: "42%", "<1%", ">99%", "100%"."""
     if chance is None:

@@ -73,6 +73,7 @@ from .base import (
     with_step,
 )
 from .dice import Counts, binomial, counts_of
+from .flags import IntRange, OneOf
 
 # The drama dice table's examples: (net pool, Difficulty Number).
 DRAMA_EXAMPLES = ((0, 4), (2, 6), (2, 8), (4, 8), (4, 10))
@@ -529,7 +530,8 @@ class Doubles(DiceSystem):
                 views.append(StepView(action, title, dice, _pool_note(request)))
             elif action == "drama":
                 cost = DRAMA_COST * len(faces)
-                views.append(StepView(action, f"Drama: {len(faces)} more dice for {cost} Endurance", dice))
+                more = "die" if len(faces) == 1 else "dice"
+                views.append(StepView(action, f"Drama: {len(faces)} more {more} for {cost} Endurance", dice))
             elif action == "miracle":
                 views.append(StepView(action, "Asked for a miracle", note="The GM decides."))
             elif action == "miracle_approve":
@@ -690,20 +692,32 @@ class Doubles(DiceSystem):
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--dice",
-            type=int,
+            type=IntRange(MIN_POOL, MAX_POOL),
             help=f"net pool after every modifier, {MIN_POOL} to {MAX_POOL} (0 or less: negative dice)",
         )
         parser.add_argument(
-            "--ability", type=int, action="append", dest="abilities", help="an Ability's level (repeat)"
+            "--ability",
+            type=IntRange(1, MAX_LEVEL),
+            action="append",
+            dest="abilities",
+            help="an Ability's level (repeat)",
         )
-        parser.add_argument("--bonus", type=int, default=0, help="situational bonus dice")
+        situational = IntRange(0, MAX_SITUATIONAL)
+        parser.add_argument("--bonus", type=situational, default=0, help="situational bonus dice")
         parser.add_argument(
-            "--weakness", type=int, action="append", dest="weaknesses", help="a Weakness's level (repeat)"
+            "--weakness",
+            type=IntRange(1, MAX_LEVEL),
+            action="append",
+            dest="weaknesses",
+            help="a Weakness's level (repeat)",
         )
-        parser.add_argument("--penalty", type=int, default=0, help="situational penalty dice")
-        parser.add_argument("--helpers", type=int, default=0, help="characters teaming up: +1 die each")
+        parser.add_argument("--penalty", type=situational, default=0, help="situational penalty dice")
+        parser.add_argument(
+            "--helpers", type=IntRange(0, MAX_HELPERS), default=0, help="characters teaming up: +1 die each"
+        )
         parser.add_argument(
             "--dn",
+            type=OneOf(tuple((str(dn), f"{name} ({dn})") for name, dn in DIFFICULTIES.items())),
             help="Difficulty Number: 2-12 or its name (Easy ... 'Nigh Impossible'); none for an opposed roll",
         )
         parser.add_argument("--degree-matters", action="store_true", help="the degree of success matters")

@@ -44,6 +44,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_choice,
     get_int,
@@ -52,6 +53,7 @@ from .base import (
     roll_dice,
 )
 from .dice import Counts, counts_of, distribution
+from .flags import IntRange, OneOf
 
 MAX_DICE = 9  # KIN-2: Advantage never goes past nine dice; no roll has more
 MIN_AFTER_DISADVANTAGE = 2  # KIN-3
@@ -161,7 +163,7 @@ class Kinds(DiceSystem):
                 field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
                 if skill + field != dice:
                     raise RulesError(
-                        f"The Skill and Field Diamonds make {skill + field} dice, not {dice}; "
+                        f"The Skill and Field Diamonds make {dice_count(skill + field)}, not {dice}; "
                         "give either the dice or the Diamonds."
                     )
         elif has_parts:
@@ -238,8 +240,8 @@ class Kinds(DiceSystem):
             note = ""
             if request.pool != request.dice:
                 change = request.pool - request.dice
-                note = f"{request.dice} dice, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
-            views.append(StepView(step["action"], f"Rolled {len(dice)} dice", dice, note))
+                note = f"{dice_count(request.dice)}, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
+            views.append(StepView(step["action"], f"Rolled {dice_count(len(dice))}", dice, note))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------
@@ -274,16 +276,32 @@ class Kinds(DiceSystem):
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--dice", type=int, help=f"dice from the Skill and Field Diamonds, 1-{MAX_DICE}")
-        parser.add_argument("--skill", type=int, help="Diamonds of the Skill (instead of --dice)")
-        parser.add_argument("--field", type=int, help="Diamonds of the Field (instead of --dice)")
+        diamonds = IntRange(0, MAX_DIAMONDS)
         parser.add_argument(
-            "--advantage", type=int, default=0, help="Advantages, 0-3: +1 die each, at most 9"
+            "--dice", type=IntRange(1, MAX_DICE), help=f"dice from the Skill and Field Diamonds, 1-{MAX_DICE}"
+        )
+        parser.add_argument("--skill", type=diamonds, help="Diamonds of the Skill (instead of --dice)")
+        parser.add_argument("--field", type=diamonds, help="Diamonds of the Field (instead of --dice)")
+        parser.add_argument(
+            "--advantage",
+            type=IntRange(0, MAX_STEPS),
+            default=0,
+            help="Advantages, 0-3: +1 die each, at most 9",
         )
         parser.add_argument(
-            "--disadvantage", type=int, default=0, help="Disadvantages, 0-3: -1 die each, at least 2"
+            "--disadvantage",
+            type=IntRange(0, MAX_STEPS),
+            default=0,
+            help="Disadvantages, 0-3: -1 die each, at least 2",
         )
-        parser.add_argument("--level", default="none", help="the Challenge: " + ", ".join(LEVELS))
+        parser.add_argument(
+            "--level",
+            type=OneOf(
+                (("none", "No Challenge level"), *((LEVELS[g], GRADES[g]) for g in range(1, len(LEVELS))))
+            ),
+            default="none",
+            help="the Challenge: " + ", ".join(LEVELS),
+        )
         parser.add_argument("--danger", action="store_true", help="the Challenge can hurt (a Danger)")
 
     def request_from_cli(self, options: argparse.Namespace) -> KindsRequest:

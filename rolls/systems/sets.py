@@ -57,6 +57,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_int,
     grid,
@@ -66,6 +67,7 @@ from .base import (
     with_step,
 )
 from .dice import FACES, counts_of
+from .flags import IntRange, OneOfEach
 
 MAX_POOL = 15
 MAX_STAT = 15
@@ -387,7 +389,7 @@ class Sets(DiceSystem):
             for i, face in enumerate(dice)
         )
         bar = self._bar(state)
-        title = f"Rolled {len(dice)} {'die' if len(dice) == 1 else 'dice'}"
+        title = f"Rolled {dice_count(len(dice))}"
         if bar is not None:
             title += f" against the {BAR_LEVELS[bar.size]} Bar {bar}"
         note = f"The Bar's Face was rolled: {first['bar_face']}." if "bar_face" in first else ""
@@ -481,7 +483,9 @@ class Sets(DiceSystem):
         indices = _parse_indices(params.get("dice"))
         dice, spent = self._dice(state), self._spent(state)
         if any(not 0 <= i < len(dice) for i in indices):
-            raise RulesError(f"There are {len(dice)} dice on the card; choose among them.")
+            raise RulesError(
+                f"There {'is' if len(dice) == 1 else 'are'} {dice_count(len(dice))} on the card; choose among them."
+            )
         if any(i in spent for i in indices):
             raise RulesError("Some of those dice are spent already.")
         chosen = sorted(indices)
@@ -540,12 +544,21 @@ class Sets(DiceSystem):
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--dice", type=int, required=True, help=f"pool after every modifier, 1-{MAX_POOL}"
+            "--dice",
+            type=IntRange(1, MAX_POOL),
+            required=True,
+            help=f"pool after every modifier, 1-{MAX_POOL}",
         )
         parser.add_argument(
             "--bar",
             nargs=2,
             metavar=("SIZE", "FACE"),
+            type=OneOfEach(
+                (
+                    tuple((name.lower(), f"{name} (Size {size})") for size, name in BAR_LEVELS.items()),
+                    (("rolled", "Rolled"), *((str(face), str(face)) for face in FACES)),
+                )
+            ),
             help="the Bar: SIZE 2-4 or apprentice/journeyman/master, FACE 1-6 or rolled "
             "(without --bar the roll is opposed)",
         )

@@ -53,6 +53,7 @@ from .base import (
     State,
     StepView,
     Table,
+    dice_count,
     get_bool,
     get_int,
     grid,
@@ -62,6 +63,7 @@ from .base import (
     with_step,
 )
 from .dice import binomial
+from .flags import IntRange
 
 CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
 ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
@@ -174,7 +176,7 @@ class Sixes(DiceSystem):
             fresh = set(step.get("rerolled", range(len(step["dice"]))))
             dice = tuple(Die(face, hit=face == 6, new=i in fresh) for i, face in enumerate(step["dice"]))
             if action == "roll":
-                views.append(StepView(action, f"Rolled {len(dice)} dice", dice))
+                views.append(StepView(action, f"Rolled {dice_count(len(dice))}", dice))
             elif action == "push":
                 views.append(StepView(action, f"Pushed, checking {step['condition']}", dice))
             else:
@@ -291,8 +293,12 @@ class Sixes(DiceSystem):
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--dice", type=int, required=True, help=f"pool size, 1-{MAX_DICE}")
-        parser.add_argument("--need", type=int, default=1, help="successes needed, 1-3 (default 1)")
+        parser.add_argument(
+            "--dice", type=IntRange(1, MAX_DICE), required=True, help=f"pool size, 1-{MAX_DICE}"
+        )
+        parser.add_argument(
+            "--need", type=IntRange(1, 3), default=1, help="successes needed, 1-3 (default 1)"
+        )
 
     def request_from_cli(self, options: argparse.Namespace) -> SixesRequest:
         return self.parse_request({"dice": options.dice, "need": options.need})

@@ -20,8 +20,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
   reroll of the same kind would reopen a result the table has already accepted. Luck works on
   d3 rolls too, where higher is better.
 - **Luck maximum (STR-12).** 3, plus 1 for the Edge Charmed Life at Basic or 2 at Advanced;
-  no other Edge in the list names Luck. A long rest gives one point back up to the maximum
-  (never taking points away from someone above it); a new Adventure fills the pool.
+  no other Edge in the list names Luck. A long rest gives one point back up to the maximum,
+  and a pool found above the maximum comes down to it; a new Adventure fills the pool.
 - **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
   no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
 - **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.
@@ -58,6 +58,7 @@ from .base import (
     with_step,
 )
 from .dice import Counts, distribution
+from .flags import IntRange, OneOf
 
 # STR-13: the character sheet's lists, as the document names them.
 STATS = ("Vigor", "Agility", "Smarts", "Presence")
@@ -159,10 +160,11 @@ def luck_max(edges: Mapping[str, str] | Iterable[str] = ()) -> int:
 
 
 def after_long_rest(current: int, maximum: int) -> int:
-    """STR-12: Luck after a long rest: one spent point back, never above the maximum."""
+    """STR-12: Luck after a long rest: one spent point back, never above the maximum (a pool
+    found above it, say after Charmed Life was lost, comes down to it)."""
     if current < 0 or maximum < 0:
         raise RulesError("Luck cannot be negative.")
-    return current + 1 if current < maximum else current
+    return min(current + 1, maximum)
 
 
 def at_new_adventure(maximum: int) -> int:
@@ -480,12 +482,19 @@ class Stars(DiceSystem):
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--dice", type=int, help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}")
         parser.add_argument(
-            "--training", default="untrained", help="untrained, novice, adept or professional"
+            "--dice", type=IntRange(MIN_DICE, MAX_DICE), help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}"
         )
         parser.add_argument(
-            "--difficulty", type=int, help="a difficulty set by the GM, 2-6 (replaces training's)"
+            "--training",
+            type=OneOf(tuple((t, t.capitalize()) for t in TRAININGS)),
+            default="untrained",
+            help="untrained, novice, adept or professional",
+        )
+        parser.add_argument(
+            "--difficulty",
+            type=IntRange(MIN_DIFFICULTY, MAX_DIFFICULTY),
+            help="a difficulty set by the GM, 2-6 (replaces training's)",
         )
         parser.add_argument("--advantage", action="store_true", help="roll twice, keep the more Stars")
         parser.add_argument("--disadvantage", action="store_true", help="roll twice, keep the fewer Stars")

@@ -50,11 +50,26 @@ class Clock:
 
 @dataclass(frozen=True)
 class Correction:
-    """A resource the GM may set directly on a sheet (each change is logged)."""
+    """A resource the GM may set directly on a sheet (each change is logged).
+
+    ``maximum`` bounds the form's field; ``limit``, when the rules set one for this character,
+    gives the character's own maximum and the rule that sets it, in words ("15 - age 14, SIX-8"):
+    the service refuses a value above it under the character's row lock."""
 
     field: str  # the Character column
     label: str
     maximum: int
+    limit: Callable[[Character], tuple[int, str]] | None = None
+
+    def check(self, character: Character, value: int) -> None:
+        """Raise RulesError when ``value`` is above what the rules let this character hold."""
+        if self.limit is None:
+            return
+        most, why = self.limit(character)
+        if value > most:
+            raise RulesError(
+                f"{character.name} holds at most {most} {self.label} ({why}); {value} is too many."
+            )
 
 
 def unchanged(character: Character) -> list[str]:
@@ -75,6 +90,16 @@ class TableAdapter[E: DiceSystem, R](ABC):
     rest: ClassVar[Clock | None] = None  # the GM's "long rest", where the system has one
     session_note: ClassVar[str] = ""  # what a new play session refills, for the log
     corrections: ClassVar[tuple[Correction, ...]] = ()
+    # Whether a point of Luck may fuel an ability of an item or a power, outside a roll (stars,
+    # STR-14): ``spend({"luck": 1})`` pays for it.
+    luck_for_abilities: ClassVar[bool] = False
+    # The GM's call for a roll from the session page, in the roll form's field names: what the
+    # GM picks for each character from that character's sheet (``call_traits``), what is
+    # needed, the same for everyone (``call_needs``), and what the player may still add when
+    # answering (``call_extras``: an Iconic Item, a helper...).
+    call_traits: ClassVar[tuple[str, ...]] = ()
+    call_needs: ClassVar[tuple[str, ...]] = ()
+    call_extras: ClassVar[tuple[str, ...]] = ()
 
     # -- where its templates are ---------------------------------------------------------------
     @property

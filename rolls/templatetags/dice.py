@@ -26,14 +26,66 @@ def pip_marks(face: int) -> SafeString:
     return mark_safe("<i></i>" * len(pips(face)))  # constant markup, nothing from the user
 
 
+# What a die that counts is, said in each system's words (a screen reader hears it; the
+# colour says it to the eye): a kept die of a failed roll is no "success".
+HIT_WORDS = {
+    "sixes": "a success",
+    "kinds": "part of a set",
+    "sets": "part of a set",
+    "doubles": "counts toward the result",
+    "stars": "a Star",
+}
+# How a step's dice are laid out for reading at a glance: a set's dice side by side, apart
+# from the loose dice (kinds, sets), the sixes first (sixes); the others as rolled.
+SETS_APART = ("kinds", "sets")
+SIXES_FIRST = ("sixes",)
+NUMBER_WORDS = {2: "pair", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
 @register.simple_tag
-def dice(dice: Iterable[Die]) -> SafeString:
-    """A step's dice. Drawn here rather than by a template included once per die: the include
-    cost more than the rest of a card (bench/load.py, profiled)."""
-    return mark_safe("".join(_die(die) for die in dice))  # each part escaped in _die
+def dice(dice: Iterable[Die], system: str = "", action: str = "roll") -> SafeString:
+    """A step's dice, laid out for ``system`` (see ``SETS_APART``, ``SIXES_FIRST``). Drawn
+    here rather than by a template included once per die: the include cost more than the
+    rest of a card (bench/load.py, profiled)."""
+    dice = tuple(dice)
+    hit = HIT_WORDS.get(system, "counts")
+    if system in SETS_APART and action == "roll":
+        return mark_safe(_sets_apart(dice, hit, sizes=system == "sets"))  # each part escaped in _die
+    if system in SIXES_FIRST:
+        dice = tuple(sorted(dice, key=lambda die: not die.hit))  # stable: sixes first, as rolled
+    return mark_safe("".join(_die(die, hit) for die in dice))  # each part escaped in _die
 
 
-def _die(die: Die) -> str:
+def _sets_apart(dice: tuple[Die, ...], hit: str, *, sizes: bool) -> str:
+    """Each set's dice in a group (the biggest, then the highest, first), with its Size x Face
+    when ``sizes``; the loose dice in a group after them."""
+    by_face: dict[int, list[Die]] = {}
+    for die in dice:
+        by_face.setdefault(int(die.face), []).append(die)
+    sets = sorted(
+        ((face, group) for face, group in by_face.items() if len(group) >= 2),
+        key=lambda item: (len(item[1]), item[0]),
+        reverse=True,
+    )
+    loose = [die for die in dice if len(by_face[int(die.face)]) < 2]
+    parts = []
+    for face, group in sets:
+        name = NUMBER_WORDS.get(len(group), f"set of {len(group)}")
+        size = f'<b class="set-size" aria-hidden="true">{len(group)}x{face}</b>' if sizes else ""
+        parts.append(
+            f'<span class="dice-group set" role="group" aria-label="a {name} of {face}s'
+            f'{f" (Size {len(group)}, Face {face})" if sizes else ""}">'
+            f"{''.join(_die(die, hit) for die in group)}{size}</span>"
+        )
+    if loose:
+        parts.append(
+            f'<span class="dice-group loose" role="group" aria-label="loose dice">'
+            f"{''.join(_die(die, hit) for die in loose)}</span>"
+        )
+    return "".join(parts)
+
+
+def _die(die: Die, hit: str = "counts") -> str:
     # Plain formatting, not format_html: that passes every argument through Django's escaping
     # (a third of a card's render, profiled). The face is an int and the classes and label are
     # built from constants; the caption is the one text, and it is escaped.
@@ -41,7 +93,7 @@ def _die(die: Die) -> str:
     classes = "".join(
         name for name, on in ((" hit", die.hit), (" new", die.new), (" dropped", die.dropped)) if on
     )
-    label = f"{face}{', success' if die.hit else ''}{', not kept' if die.dropped else ''}"
+    label = f"{face}{f', {hit}' if die.hit else ''}{', not kept' if die.dropped else ''}"
     html = (
         f'<span class="die d{face}{classes}" role="img" aria-label="{label}" data-face="{face}">'
         f"{pip_marks(face)}</span>"
@@ -49,6 +101,31 @@ def _die(die: Die) -> str:
     if die.label:
         html += f'<small class="die-label">{escape(die.label)}</small>'
     return html
+
+
+@register.filter
+def bids(faces: list[int], choices: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The bids the unspent dice ``choices`` (indices into ``faces``) allow, for one tap each:
+    every set together first (the best bid), then each set alone, strongest first. Each is
+    its label ("3x5") and the dice indices to send."""
+    from rolls.systems.sets import Bid, score_bid
+
+    by_face: dict[int, list[str]] = {}
+    for choice in choices:
+        try:
+            by_face.setdefault(int(faces[int(choice)]), []).append(str(choice))
+        except (ValueError, IndexError, TypeError):
+            continue
+    sets = {face: indices for face, indices in by_face.items() if len(indices) >= 2}
+    options: list[tuple[Bid, list[str]]] = [
+        (score_bid([face] * len(indices)), indices) for face, indices in sets.items()
+    ]
+    options.sort(key=lambda option: option[0], reverse=True)
+    if len(sets) > 1:
+        together = sorted((index for indices in sets.values() for index in indices), key=int)
+        faces_of = [face for face, indices in sets.items() for _ in indices]
+        options.insert(0, (score_bid(faces_of), together))
+    return [(str(bid), indices) for bid, indices in options]
 
 
 @register.filter

@@ -33,3 +33,14 @@ def story_name(slug: str) -> str:
         return registry.table(slug).story_name
     except registry.RulesError:
         return "Adventure"
+
+
+@register.filter
+def count_of(number: int, noun: str = "die") -> str:
+    """A count of dice, said right: ``3|count_of`` is "3 dice", ``1|count_of`` "1 die"; ``2|count_of:"Star"`` "2 Stars"."""
+    plural = "dice" if noun == "die" else f"{noun}s"
+    try:
+        n = int(number)
+    except (TypeError, ValueError):
+        return f"{number} {plural}"
+    return f"{n} {noun if abs(n) == 1 else plural}"

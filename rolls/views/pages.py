@@ -9,9 +9,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rolls import panels, registry
+from rolls.calls import CallBuilder
 from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
+from rolls.views.table import confirm_question
 from tabletop import presence
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
@@ -88,11 +90,15 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "present": presence.present(campaign.pk),
             "adapter": registry.table(campaign.system),
             "npc_form": NpcRollForm(campaign=campaign),
+            "call_form": CallBuilder(campaign),
             "gm_cards": panels.gm_panel(campaign.pk, membership),
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),
             "removed": campaign.bans.all(),
             "session": campaign.open_session(),
+            "questions": {
+                action: confirm_question(action, campaign) for action in ("end", "mystery", "rest")
+            },
         },
     )
 

@@ -3,6 +3,7 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import randomness, registry, services
+from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
 from rolls.models import Roll, RollCall, Visibility
 from rolls.npc import NpcRollForm
@@ -135,12 +137,18 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     return render(request, adapter.odds_template, context)
 
 
+# Where htmx puts a refusal, the first that exists: the refusal slot of the form that was sent
+# (next to the button tapped: the roll bar's, a card's follow-up's), the roll form's (a button
+# of its own that posts it, the d3), or the page's message area.
+REFUSAL_TARGET = "find [data-refusal], #roll-form [data-refusal], #notice"
+
+
 def _refusal(request: HtmxRequest, message: str) -> HttpResponse:
     """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
-    it into the page's message area instead of the result."""
+    it next to what was tapped (``REFUSAL_TARGET``) instead of the result."""
     response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
     if request.htmx:
-        response = reswap(retarget(response, "#notice"), "innerHTML")
+        response = reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
     return response
 
 
@@ -154,7 +162,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     campaign = membership.campaign
     form = NpcRollForm(request.POST, campaign=campaign)
     if not form.is_valid():
-        return _refusal(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        return _refusal(request, form.errors_text())
     try:
         roll = services.npc_roll_create(
             campaign=campaign,
@@ -170,6 +178,26 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         return _refusal(request, str(error))
     card = latest_card(roll, place="gm", membership=membership)
     return render(request, "rolls/_card.html", {"card": card})
+
+
+@require_GET
+def npc_odds(request: HtmxRequest, pk: int) -> HttpResponse:
+    """The exact odds of the GM's quick roll as its form stands: the engine's figures, the same
+    the players' roll screens show, updated on every change."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    adapter = registry.table(campaign.system)
+    form = NpcRollForm(request.GET, campaign=campaign)
+    context: dict[str, object] = {}
+    if form.is_valid():
+        try:
+            system = registry.engine(campaign.system)
+            context.update(adapter.odds_context(system, form.engine_request(), form.cleaned_data["name"]))
+        except RulesError as error:
+            context["error"] = str(error)
+    else:
+        context["error"] = form.errors_text()
+    return render(request, adapter.odds_template, context)
 
 
 CALL_SKIPS = ("csrfmiddlewaretoken", "intent", "blind", "call", "also")
@@ -201,11 +229,46 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
             registry.engine(campaign.system).parse_request(request_data)
             label = label or each_label
-        services.call_create(campaign=campaign, gm=membership.user, characters=asked, data=data, label=label)
+        services.call_create(
+            campaign=campaign,
+            gm=membership.user,
+            characters=asked,
+            data=data,
+            label=label,
+            intent=request.POST.get("intent", "")[:200],
+        )
     except RulesError as error:
         return _refusal(request, str(error))
     names = ", ".join(each.name for each in asked)
     response = render(request, "rolls/_notice.html", {"message": f"Asked {names} to roll {label}."})
+    return reswap(retarget(response, "#notice"), "innerHTML")
+
+
+@require_POST
+def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
+    """The GM asks one or several characters from the session page, each for a trait of its
+    own sheet, with what is needed and why."""
+    membership = gm_or_403(request.user, pk)
+    campaign = membership.campaign
+    try:
+        parsed = CallBuilder(campaign).parse(request.POST)
+        call = services.call_create(
+            campaign=campaign,
+            gm=membership.user,
+            characters=parsed.characters,
+            data=parsed.shared,
+            label=parsed.label(),
+            per_character=parsed.per_character,
+            intent=parsed.intent,
+        )
+    except RulesError as error:
+        return _refusal(request, str(error))
+    asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in parsed.characters)
+    message = f"Asked {asked}."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("rolls:session", pk)
+    response = render(request, "rolls/_notice.html", {"message": message})
     return reswap(retarget(response, "#notice"), "innerHTML")
 
 

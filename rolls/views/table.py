@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from rolls import campaigns as services
 from rolls import registry
-from rolls.forms import CampaignForm, CorrectionForm
+from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.systems import RulesError
 from tabletop.access import (
     MAX_ID,
@@ -44,9 +44,36 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "rolls/campaign_new.html", {"form": form})
 
 
+# The controls a GM asks once to confirm: each changes every sheet or ends the evening.
+CONFIRMED = "yes"
+
+
+def confirm_question(action: str, campaign: Campaign) -> str:
+    """What the GM is asked before ``action`` ("end", "mystery" or "rest"); "" for one that
+    needs no confirmation. The same words in the page's dialog and the page without script."""
+    adapter = registry.table(campaign.system)
+    if action == "end":
+        session = campaign.open_session()
+        number = f" {session.number}" if session else ""
+        return f"End session{number} for the whole table?"
+    if action == "mystery":
+        return f"{adapter.story.label}? {adapter.story.event.format(n=campaign.mystery + 1)}"
+    if action == "rest" and adapter.rest is not None:
+        return f"{adapter.rest.label} for everyone? {adapter.rest.event.format(n=campaign.mystery)}"
+    return ""
+
+
 def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
+    question = confirm_question(action, campaign)
+    if question and request.POST.get("confirmed") != CONFIRMED:
+        # Without script the page's dialog never ran: ask here, and change nothing yet.
+        return render(
+            request,
+            "rolls/confirm.html",
+            {"campaign": campaign, "question": question, "action": request.path, "confirmed": CONFIRMED},
+        )
     try:
         if action == "start":
             services.session_start(campaign=campaign, actor=membership.user)
@@ -61,7 +88,7 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
             services.long_rest(campaign=campaign, actor=membership.user)
             messages.success(request, "Everyone takes a long rest.")
         elif action == "rotate":
-            services.join_link_rotate(campaign=campaign)
+            services.join_link_rotate(campaign=campaign, actor=membership.user)
             messages.success(request, "New join link made; the old one no longer works.")
     except RulesError as error:
         messages.error(request, str(error))
@@ -218,10 +245,34 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
     corrections = registry.table(membership.campaign.system).corrections
     form = CorrectionForm(request.POST, corrections=corrections)
     if form.is_valid():
-        changes = services.resources_correct(
-            character=character, gm=membership.user, values=form.cleaned_data
-        )
-        messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+        try:
+            changes = services.resources_correct(
+                character=character, gm=membership.user, values=form.cleaned_data
+            )
+        except RulesError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect("rolls:character-sheet", pk, character_id)
+
+
+@require_POST
+def luck_for_ability(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
+    """STR-14: the hero's player or the GM spends a point of Luck on an ability; logged."""
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    form = LuckForAbilityForm(request.POST)
+    if form.is_valid():
+        try:
+            character = services.luck_for_ability(
+                character=character, actor=membership.user, ability=form.cleaned_data["ability"]
+            )
+        except RulesError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"A point of Luck spent: {character.luck} left.")
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("rolls:character-sheet", pk, character_id)
@@ -240,6 +291,7 @@ def character_sheet(request: HtmxRequest, pk: int, character_id: int) -> HttpRes
             "can_edit": may_act_for(membership, character),
             "sheet_template": registry.table(membership.campaign.system).sheet_template,
             "correction_form": _correction_form(membership, character),
+            "luck_form": LuckForAbilityForm() if may_act_for(membership, character) else None,
         },
     )
 
@@ -249,5 +301,7 @@ def _correction_form(membership: Membership, character: Character) -> Correction
     if not membership.is_gm or not corrections:
         return None
     return CorrectionForm(
-        corrections=corrections, initial={c.field: getattr(character, c.field) for c in corrections}
+        corrections=corrections,
+        initial={c.field: getattr(character, c.field) for c in corrections},
+        character=character,
     )

@@ -4,6 +4,8 @@
 // - Reconnect whatever closed the socket (a phone waking up, a server restart), except when
 //   the server refused us for good.
 // - Show the connection state, and reset the roll form after a roll.
+// - Keep the result where the player looks, clear refusals once something succeeds, let a
+//   roll land (and, if the player wants, be heard).
 (function () {
   "use strict";
   var NOT_A_MEMBER = 4403;
@@ -84,13 +86,153 @@
     if (wrapper && !refused && dead()) wrapper.reconnect();
   });
 
+  // After a roll: the form starts afresh and the result shows where the player looks. After
+  // a follow-up the card stays where it was (the page does not anchor its scroll to anything
+  // on the roll screen, app.css), scrolled to only when its top has gone above the screen.
+  // Whatever succeeds clears the refusals shown before it.
   document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail.elt;
-    if (form && form.id === "roll-form" && event.detail.successful) {
-      var intent = form.querySelector("input[name=intent]");
+    var elt = event.detail.elt;
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
+    clearRefusals();
+    if (elt && elt.id === "roll-form") {
+      var intent = elt.querySelector("input[name=intent]");
       if (intent) intent.value = "";
-      var result = document.getElementById("result");
-      if (result) result.scrollIntoView({ behavior: "smooth", block: "start" });
     }
   });
+
+  function clearRefusals() {
+    document.querySelectorAll("[data-refusal]").forEach(function (slot) {
+      slot.textContent = "";
+    });
+    document.querySelectorAll("#notice .flash.error").forEach(function (flash) {
+      flash.remove();
+    });
+  }
+
+  // A new result card lands: its newest dice tumble in (app.css; none for reduced motion) and,
+  // when the player turned it on, the dice clatter.
+  // The roller's follow-up arrives twice (the answer to their tap, and the socket's copy for
+  // their other pages): it lands once.
+  var lastLanded = null;
+
+  function landed(card) {
+    if (!card || !card.classList || !card.classList.contains("card")) return;
+    var key = card.id + "@" + card.dataset.seq;
+    if (key === lastLanded) return;
+    lastLanded = key;
+    card.classList.add("landing");
+    setTimeout(function () {
+      card.classList.remove("landing");
+    }, 1200);
+    var steps = card.querySelectorAll(".step");
+    var last = steps.length ? steps[steps.length - 1] : card;
+    clatter(last.querySelectorAll(".die").length);
+  }
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (!target) return;
+    var card = null;
+    if (target.id === "result") {
+      // Swapped outerHTML: the target the event names has left the page, its successor has not.
+      var result = document.getElementById("result");
+      card = result && result.querySelector(".card");
+      if (card) card.scrollIntoView({ behavior: "smooth", block: "start" });
+    } else if (target.classList && target.classList.contains("card") && target.isConnected) {
+      card = target;
+    } else if (target.id && target.id.indexOf("-roll-") > 0) {
+      card = document.getElementById(target.id);
+    }
+    if (!card || !card.closest("#result, .against-panel")) return;
+    if (target.id !== "result" && card.getBoundingClientRect().top < 0) {
+      card.scrollIntoView({ behavior: "smooth", block: "start" });
+    }
+    landed(card);
+  });
+
+  // The socket's copy of a result card this page already shows (the answer to the player's own
+  // tap, same entry) changes nothing: leave it, so its dice are not cut off mid-landing.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var target = event.detail.target;
+    var fragment = event.detail.fragment;
+    var incoming = fragment && fragment.firstElementChild;
+    if (!target || !incoming || !target.closest || !target.closest("#result")) return;
+    if (incoming.id === target.id && incoming.dataset.seq && incoming.dataset.seq === target.dataset.seq) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
+  // A follow-up that arrives over the socket replaces the result card too.
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var target = event.detail.target;
+    // Swapped whole: the element the event names has left the page; its successor has its id.
+    var card = target && target.id ? document.getElementById(target.id) : null;
+    if (card && card.closest("#result")) landed(card);
+  });
+
+  // -- the sound of a roll: off unless the player turns it on, remembered on this phone ------
+  var SOUND_KEY = "tabletop-sound";
+  var audio = null;
+
+  function soundOn() {
+    try {
+      return window.localStorage.getItem(SOUND_KEY) === "on";
+    } catch (e) {
+      return false; // storage refused (private mode): no sound
+    }
+  }
+
+  function showSound(button) {
+    var on = soundOn();
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.textContent = on ? "Sound on" : "Sound off";
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var button = document.getElementById("sound-toggle");
+    if (!button) return;
+    button.hidden = false; // it needs this script: without it, there is nothing to turn on
+    showSound(button);
+    button.addEventListener("click", function () {
+      try {
+        window.localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+      } catch (e) {
+        return;
+      }
+      showSound(button);
+      if (soundOn()) clatter(2); // the tap that turns it on also lets the page play sound
+    });
+  });
+
+  // Dice on a table, made on the spot: a short burst of filtered noise per die, a few
+  // milliseconds apart. No audio file.
+  function clatter(count) {
+    if (!soundOn() || !count) return;
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    if (!audio) audio = new Context();
+    if (audio.state === "suspended") audio.resume();
+    var now = audio.currentTime;
+    var length = Math.floor(audio.sampleRate * 0.06);
+    for (var i = 0; i < Math.min(count, 8); i++) {
+      var buffer = audio.createBuffer(1, length, audio.sampleRate);
+      var data = buffer.getChannelData(0);
+      for (var j = 0; j < length; j++) {
+        data[j] = (Math.random() * 2 - 1) * Math.pow(1 - j / length, 3);
+      }
+      var source = audio.createBufferSource();
+      source.buffer = buffer;
+      var filter = audio.createBiquadFilter();
+      filter.type = "bandpass";
+      filter.frequency.value = 1800 + Math.random() * 1800;
+      filter.Q.value = 3;
+      var gain = audio.createGain();
+      gain.gain.value = 0.5;
+      source.connect(filter);
+      filter.connect(gain);
+      gain.connect(audio.destination);
+      source.start(now + 0.12 + i * (0.035 + Math.random() * 0.03));
+    }
+  }
 })();

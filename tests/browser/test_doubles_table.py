@@ -108,7 +108,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
     for _ in range(5):
         more_penalty.click()
     expect(ada.locator("#id_penalty")).to_have_value("5")
-    expect(odds).to_contain_text("Fighting: \N{MINUS SIGN}1 dice: roll 3, keep the lowest")
+    expect(odds).to_contain_text("Fighting: \N{MINUS SIGN}1 die: roll 3, keep the lowest")
     expect(chance_now).to_have_text(chance(abilities=[2], penalty=5, dn=6))
     assert_fits_phone(ada)
     shot(ada, "doubles-phone-roll-form")

@@ -26,12 +26,15 @@ def test_history_lists_rolls_by_session_on_a_phone(
     ada.page.get_by_label("What do you try?").fill("Pick the lock")
     first = roll_id(roll(phone))
 
-    # The GM ends the session; the phone hears it and refuses to roll, saying why.
+    # The GM ends the session (once confirmed); the phone hears it and refuses to roll, saying why.
+    gm.once("dialog", lambda dialog: dialog.accept())
     gm.get_by_role("button", name="End session 1").click()
     expect(gm.locator("#session-status")).to_contain_text("No session running")
     expect(phone.locator("#session-status")).to_contain_text("No session running")
     phone.get_by_role("button", name="Roll", exact=True).click()
-    expect(phone.locator("#notice")).to_contain_text("The GM has not started a play session yet.")
+    expect(phone.locator("#roll-form [data-refusal]")).to_contain_text(
+        "The GM has not started a play session yet."
+    )
     expect(phone.locator("#result .card")).to_have_attribute("data-roll", str(first))
 
     # Session 2: two more rolls.

@@ -133,7 +133,8 @@ def test_a_kinds_scene_on_two_phones_and_the_gm_screen(browsers: Browsers, dice:
     expect(gm.locator(f"#feed-roll-{marion_roll}")).to_contain_text("No Success: an Accident")
     expect(indy.locator(f"#feed-roll-{marion_roll}")).to_contain_text("Climb out of the snake pit")
 
-    # The GM's clock: a new Adventure, announced on every screen without a reload.
+    # The GM's clock: a new Adventure (once confirmed), announced on every screen without a reload.
+    gm.once("dialog", lambda dialog: dialog.accept())
     gm.get_by_role("button", name="New Adventure").click()
     expect(gm.locator("#notice")).to_contain_text("New Adventure: done.")
     for page in (gm, indy, marion):

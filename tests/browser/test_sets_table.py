@@ -55,8 +55,11 @@ def create_hero(page: Page, name: str, **stats: int) -> None:
 
 
 def pick(card: Locator, action: str, *indices: int) -> None:
-    """Tick the dice (by their place on the card) in a follow-up's die picker."""
+    """Tick the dice (by their place on the card) in a follow-up's die picker (a bid's is
+    folded under its one-tap bids)."""
     form = card.locator(f".follow-up-{action}")
+    if action == "bid":
+        card.get_by_text("Pick the dice yourself").click()
     for index in indices:
         form.locator(f"input[name=dice][value='{index}']").check()
 

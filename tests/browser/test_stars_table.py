@@ -141,6 +141,7 @@ def test_a_stars_scene_with_luck_and_a_d3_on_two_phones_and_the_gm_screen(
     wait_live(dave)
 
     # A long rest gives Dave his point back; Ann is full already.
+    gm.once("dialog", lambda dialog: dialog.accept())  # the long rest asks once
     gm.get_by_role("button", name="Long rest").click()
     expect(gm.locator("#notice")).to_contain_text("Everyone takes a long rest.")
     expect(dave.locator("#feed .event-long-rest").first).to_contain_text("one point of Luck back")

@@ -443,7 +443,7 @@ def test_str_12_long_rest_and_new_adventure() -> None:
     assert after_long_rest(0, 3) == 1
     assert after_long_rest(2, 3) == 3
     assert after_long_rest(3, 3) == 3
-    assert after_long_rest(5, 3) == 5  # above the maximum: nothing comes back, nothing is lost
+    assert after_long_rest(5, 3) == 3  # above the maximum: the pool comes down to it
     assert at_new_adventure(4) == 4
     with pytest.raises(RulesError):
         after_long_rest(-1, 3)

@@ -38,10 +38,13 @@ def _new_adventure(character: Character) -> list[str]:
 
 def _long_rest(character: Character) -> list[str]:
     """The usual way back: up to the maximum, less what went on drama dice and miracles."""
-    regained = max(0, endurance_max(character.sheet) - character.drama_spent)
-    if character.endurance >= regained:
+    most = endurance_max(character.sheet)
+    regained = max(0, most - character.drama_spent)
+    # Never above the sheet's maximum either, however the pool got there.
+    endurance = min(max(character.endurance, regained), most)
+    if character.endurance == endurance:
         return []
-    character.endurance = regained
+    character.endurance = endurance
     return ["endurance"]
 
 
@@ -63,13 +66,22 @@ def pool_words(net: int) -> str:
     if net >= 1:
         return f"{net} {'die' if net == 1 else 'dice'}"
     shown = f"\N{MINUS SIGN}{-net}" if net < 0 else "0"
-    return f"{shown} dice: roll {negative_keep(net)}, keep the lowest"
+    return f"{shown} {'die' if net == -1 else 'dice'}: roll {negative_keep(net)}, keep the lowest"
+
+
+def _endurance_limit(character: Character) -> tuple[int, str]:
+    """DBL-10, our reading: the sheet's Endurance is the most a character has, and the most
+    that can have gone on drama dice since the Adventure began."""
+    return endurance_max(character.sheet), "the Endurance on the sheet, DBL-10"
 
 
 class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     slug = "doubles"
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm
+    call_traits = ("abilities", "weaknesses")
+    call_needs = ("dn", "bonus", "penalty", "degree_matters", "declaration")
+    call_extras = ("helpers",)
     roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
     story = Clock(
         "New Adventure",
@@ -82,8 +94,8 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         _long_rest,
     )
     corrections = (
-        Correction("endurance", "Endurance now", 200),
-        Correction("drama_spent", "Endurance spent on drama", 200),
+        Correction("endurance", "Endurance now", 200, limit=lambda c: _endurance_limit(c)),
+        Correction("drama_spent", "Endurance spent on drama", 200, limit=lambda c: _endurance_limit(c)),
     )
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:

@@ -59,6 +59,9 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
     slug = "kinds"
     sheet_form = KindsSheetForm
     roll_form = KindsRollForm
+    call_traits = ("trait",)
+    call_needs = ("level", "net", "other_field", "danger")
+    call_extras = ()
     roll_initial = {"trait": "skill-0", "level": "basic", "net": 0, "other_field": ""}
     story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 

@@ -39,6 +39,9 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
     slug = "sets"
     sheet_form = SetsSheetForm
     roll_form = SetsRollForm
+    call_traits = ("stat",)
+    call_needs = ("bar", "face", "side", "bonus", "penalty")
+    call_extras = ("assists", "lesser_assists")
     roll_initial = {
         "bar": "2",
         "face": ROLLED,

@@ -13,16 +13,24 @@ from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_m
 from tabletop.models import Character
 
 
+def _luck_limit(character: Character) -> tuple[int, str]:
+    """SIX-8: the most Luck the GM may set, from the sheet's age."""
+    return sixes_luck_max(character.sheet), f"15 - age {character.sheet.get('age')}, SIX-8"
+
+
 class SixesTable(TableAdapter[Sixes, SixesRequest]):
     slug = "sixes"
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm
+    call_traits = ("trait",)
+    call_needs = ("need", "threat")
+    call_extras = ("item", "helper")
     roll_initial = {"trait": "Body", "need": 1}
     # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
     story = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
     story_name = "Mystery"
     session_note = "Luck points are full again."
-    corrections = (Correction("luck", "Luck points", 15),)
+    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """The engine request and a label ("Mind + Comprehend") for the roll form's choices.

@@ -64,16 +64,25 @@ def _long_rest(character: Character) -> list[str]:
     return _set_luck(character, after_long_rest(character.luck, maximum(character)))
 
 
+def _luck_limit(character: Character) -> tuple[int, str]:
+    """STR-12: the most Luck the GM may set: 3, more with Charmed Life."""
+    return maximum(character), "the Luck maximum, raised only by Charmed Life, STR-12"
+
+
 class StarsTable(TableAdapter[Stars, StarsRequest]):
     slug = "stars"
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm
+    call_traits = ("stat", "skill")
+    call_needs = ("advantage",)
+    call_extras = ()
     roll_initial = {"stat": "Vigor", "skill": "", "advantage": "none"}
     story = Clock("New Adventure", "Adventure {n} begins. Everyone's Luck is full again.", _new_adventure)
     rest = Clock(
         "Long rest", "A long rest: everyone gets one point of Luck back, up to their maximum.", _long_rest
     )
-    corrections = (Correction("luck", "Luck points", 15),)
+    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
+    luck_for_abilities = True  # STR-14
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """STR-1, STR-6, STR-10: the engine request and a label ("Agility (Stealth)").

@@ -1,0 +1,123 @@
+"""The table display: the page on the television or projector, opened by its own secret link.
+
+It shows what everyone at the table may see and nothing more: each roll as ``audience.TABLE``
+sees it (the markup the table's sockets share, ``rolls.feed``), so a secret or blind roll is
+"rolled in secret" / "rolled blind" there as on every phone. It may act on nothing, holds no
+membership and is nobody at the table. Its link is a token of its own on the campaign; the GM
+replaces it, and the old one stops at once: pages, sockets and catch-ups all look it up again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.template.loader import render_to_string
+
+from rolls import panels
+from rolls.audience import Facts
+from rolls.cards import Card, build_card
+from rolls.events import Refresh, TableEvent, refreshes
+from rolls.feed import MAX_CATCH_UP, _shared
+from rolls.log import append_event
+from rolls.models import LogEntry
+from tabletop.joinlink import looks_like_token
+from tabletop.models import Campaign, new_join_token
+
+logger = logging.getLogger(__name__)
+
+# The rolls the page opens with: the latest one large, the few before it smaller.
+SHOWN = 5
+# What the page refreshes its list of open calls on, besides a roll that answers one: a call
+# opened or closed, and a session started or ended (calls end with their session).
+CALLS_CHANGE = Refresh.CALLS | Refresh.STATUS
+
+
+def campaign_for(token: str) -> Campaign | None:
+    """The campaign whose display link holds ``token``, or None (a replaced link, garbage)."""
+    if not looks_like_token(token):
+        return None
+    return Campaign.objects.filter(display_token=token).first()
+
+
+def display_link_rotate(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
+    """A new display link; the old one stops at once. The event in the log is also what tells
+    an open display: its socket reads its token again for every entry, finds it gone, closes."""
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(display_token=new_join_token())
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.DISPLAY_LINK,
+            actor=actor,
+            text="The GM made a new table display link; the old one no longer works.",
+        )
+    logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
+
+
+def latest_cards(campaign: Campaign) -> tuple[list[Card], int]:
+    """The newest rolls as the table sees them, newest first, and the last sequence number the
+    page has seen (its socket asks for what came after)."""
+    entries = list(
+        LogEntry.objects.filter(campaign=campaign)
+        .select_related("roll", "roll__character", "roll__target")
+        .order_by("-seq")[:200]
+    )
+    last_seq = entries[0].seq if entries else campaign.last_seq
+    cards: list[Card] = []
+    seen: set[int] = set()
+    for entry in entries:
+        roll = entry.roll
+        if roll is None or roll.pk in seen:
+            continue
+        seen.add(roll.pk)
+        # No membership: ``audience.TABLE``, who sees no hidden dice and no button.
+        cards.append(build_card(roll, entry.state or {}, entry.seq, place="feed"))
+        if len(cards) >= SHOWN:
+            break
+    return cards, last_seq
+
+
+def panels_context(campaign: Campaign) -> dict[str, object]:
+    return {
+        "campaign": campaign,
+        "session": campaign.open_session(),
+        "calls": panels.call_status(campaign.pk),
+    }
+
+
+def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
+    """What the display's socket sends for the entries after ``since``: each roll's markup as
+    the table shares it, the session line and the open calls when the batch changed them, and
+    the last sequence number. Events themselves are not shown: the display is for the dice."""
+    entries = list(
+        LogEntry.objects.filter(campaign_id=campaign.pk, seq__gt=since)
+        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
+        .order_by("seq")[: MAX_CATCH_UP + 1]
+    )
+    if not entries:
+        return "", since
+    if len(entries) > MAX_CATCH_UP:
+        return render_to_string("rolls/_reload.html"), since
+    parts = []
+    status = calls = False
+    for entry in entries:
+        if entry.action == TableEvent.JOIN_LINK:
+            # The QR code on the screen names the old link: the page draws itself again.
+            return render_to_string("rolls/_reload.html"), since
+        if entry.roll is not None:
+            parts.append(_shared(entry).html)
+            calls = calls or Facts.of(entry).call
+            continue
+        changed = refreshes(entry.action)
+        status = status or bool(changed & Refresh.STATUS)
+        calls = calls or bool(changed & CALLS_CHANGE)
+    if status or calls:
+        context = panels_context(campaign)
+        if status:
+            parts.append(render_to_string("rolls/_display_status.html", context))
+        if calls:
+            parts.append(render_to_string("rolls/_display_calls.html", context))
+    last = entries[-1].seq
+    parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
+    return "".join(parts), last

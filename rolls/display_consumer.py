@@ -1,0 +1,80 @@
+"""The table display's socket: the table's socket (``rolls.consumers.TableConsumer``) with
+``audience.TABLE`` for its viewer and the display token for its membership.
+
+It joins the table's group, so it hears every entry and every change of who is here, but it
+is nobody at the table: it never enters the presence list. Every batch it sends is read from
+the database together with its token; once the GM has replaced the link (which writes an entry
+to the log, so every display hears of it at once) the socket closes with ``REPLACED``, which
+the page knows and does not reconnect on.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from rolls import consumers
+from rolls.consumers import TableConsumer
+from rolls.display import campaign_for, display_since
+from rolls.live import table_group
+from tabletop.errors import SERVICE_ERRORS
+from tabletop.serving.consumer import database
+
+logger = logging.getLogger(__name__)
+
+# The display link was replaced, or never was one: static/js/display.js says so and stays closed.
+REPLACED = 4410
+
+
+class DisplayConsumer(TableConsumer):
+    token: str = ""
+    joined: bool = False  # in the table's group (and so to leave it once)
+
+    async def connect(self) -> None:
+        self.token = str(self.scope["url_route"]["kwargs"]["token"])
+        campaign = await database(campaign_for)(self.token)
+        # Accepted before it is closed, so the page learns the code (a refused handshake
+        # reaches a browser as 1006, which it would retry for ever).
+        await self.accept()
+        if campaign is None:
+            self.removed = True  # whatever it sends is answered with nothing
+            await self.close(code=REPLACED)
+            return
+        self.campaign_id = campaign.pk
+        self.group = table_group(campaign.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        # Redis lost under one socket of this process: this one reconnects with the rest.
+        consumers._open_sockets.add(self)
+
+    async def _leave(self) -> None:
+        if not self.joined or self.left:
+            return
+        self.left = True
+        consumers._open_sockets.discard(self)
+        try:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        except SERVICE_ERRORS as error:  # Redis gone: the group went with it, or expires
+            logger.warning("could not leave the table's group: %s", error)
+        discard = getattr(self.channel_layer, "discard_channel", None)
+        if discard is not None:
+            await discard(self.channel_name)
+
+    async def _send_since(self, since: int, until: int | None = None) -> None:
+        # Always from the database, token and all: a display per table costs one read per
+        # entry, and a replaced link is noticed on the very entry that replaced it.
+        batch = await database(self._read_since)(since)
+        if batch is None:
+            self.removed = True  # nothing more is sent, whatever is still on its way
+            await self._leave()
+            await self.close(code=REPLACED)
+            return
+        html, last = batch
+        self.last_sent = max(last, since)
+        if html:
+            await self.send(text_data=html)
+
+    def _read_since(self, since: int) -> tuple[str, int] | None:
+        campaign = campaign_for(self.token)
+        if campaign is None or campaign.pk != self.campaign_id:
+            return None
+        return display_since(campaign, since)

@@ -1,0 +1,54 @@
+"""The table display (the TV's page, by its own link, without a login) and the GM's action
+that replaces its link."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from rolls import display
+from tabletop import presence
+from tabletop.access import gm_or_403
+from tabletop.http import HtmxRequest
+from tabletop.joinlink import join_url, qr_svg
+
+
+@require_GET
+@never_cache
+def display_page(request: HttpRequest, token: str) -> HttpResponse:
+    """What the whole table may see, large: the latest rolls, who is here, the join code, the
+    open calls. ``?overlay=1``: the latest rolls alone on a transparent page, for a stream."""
+    campaign = display.campaign_for(token)
+    if campaign is None:
+        raise Http404("No such display.")
+    cards, last_seq = display.latest_cards(campaign)
+    overlay = request.GET.get("overlay") == "1"
+    context: dict[str, object] = {
+        **display.panels_context(campaign),
+        "cards": cards,
+        "last_seq": last_seq,
+        "overlay": overlay,
+        "token": token,
+    }
+    if not overlay:
+        url = join_url(request, campaign)
+        context.update(join_url=url, qr=qr_svg(url), present=presence.present(campaign.pk))
+    return render(request, "rolls/display.html", context)
+
+
+@login_required
+@require_POST
+def display_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    display.display_link_rotate(campaign=membership.campaign, actor=membership.user)
+    messages.success(request, "New table display link made; the old one no longer works.")
+    target = reverse("rolls:session", args=[pk])
+    if request.htmx:
+        return HttpResponseClientRedirect(target)
+    return redirect(target)

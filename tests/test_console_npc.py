@@ -1,0 +1,195 @@
+"""The GM's quick roll for someone without a sheet, on the console: real widgets from each
+system's command-line flags, the engine's exact odds as the form changes (GM only), and no
+value the GM may type answers 500."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from rolls import registry
+from rolls.models import LogEntry, Roll
+from rolls.npc import NpcRollForm
+from rolls.systems.base import percent
+from tests import factories
+from tests.factories import Table, logged_in, npc_baseline
+from tests.test_table_doubles import doubles_sheet
+from tests.test_table_kinds import kinds_sheet
+from tests.test_table_sets import sets_sheet
+from tests.test_table_stars import stars_sheet
+
+SHEETS = {
+    "sixes": None,
+    "kinds": kinds_sheet(),
+    "doubles": doubles_sheet(),
+    "sets": sets_sheet(),
+    "stars": stars_sheet(),
+}
+
+
+def table_of(system: str) -> Table:
+    return factories.table(system, sheet=SHEETS[system])
+
+
+def page_of(table: Table) -> str:
+    response = logged_in(table.gm).get(reverse("rolls:session", args=[table.campaign.pk]))
+    assert response.status_code == 200
+    return html.unescape(response.content.decode())
+
+
+def npc_odds(table: Table, data: dict[str, Any], user: Any = None) -> Any:
+    return logged_in(user or table.gm).get(reverse("rolls:npc-odds", args=[table.campaign.pk]), data)
+
+
+def npc_roll(table: Table, data: dict[str, Any]) -> Any:
+    return logged_in(table.gm).post(reverse("rolls:npc-roll", args=[table.campaign.pk]), data)
+
+
+# -- the widgets ----------------------------------------------------------------------------------
+
+
+def test_sixes_dice_and_need_are_number_inputs_with_the_rules_bounds(db: None) -> None:
+    page = page_of(table_of("sixes"))
+    assert 'type="number" name="flag_dice"' in page and 'min="1" max="13"' in page
+    assert 'name="flag_need"' in page and 'min="1" max="3"' in page
+    assert "pool size, 1-13" in page  # the flag's help under its field
+
+
+def test_kinds_offers_the_challenge_level_as_a_select(db: None) -> None:
+    page = page_of(table_of("kinds"))
+    assert '<select name="flag_level"' in page
+    for label in ("No Challenge level", "Basic", "Critical", "Extreme", "Impossible"):
+        assert f">{label}</option>" in page
+    assert 'type="checkbox" name="flag_danger"' in page
+
+
+def test_doubles_offers_the_difficulty_number_as_a_select(db: None) -> None:
+    page = page_of(table_of("doubles"))
+    assert '<select name="flag_dn"' in page
+    assert '<option value="8">Difficult (8)</option>' in page
+    assert 'name="flag_bonus"' in page and 'min="0" max="10"' in page
+    assert 'type="checkbox" name="flag_degree_matters"' in page
+
+
+def test_sets_offers_the_bar_as_a_size_and_a_face(db: None) -> None:
+    page = page_of(table_of("sets"))
+    assert '<select name="flag_bar_0"' in page and '<select name="flag_bar_1"' in page
+    assert '<option value="journeyman">Journeyman (Size 3)</option>' in page
+    assert '<option value="rolled">Rolled</option>' in page
+
+
+def test_stars_offers_training_as_a_select_and_advantage_as_a_checkbox(db: None) -> None:
+    page = page_of(table_of("stars"))
+    assert '<select name="flag_training"' in page and '<option value="adept">Adept</option>' in page
+    assert 'name="flag_difficulty"' in page and 'min="2" max="6"' in page
+    assert 'type="checkbox" name="flag_advantage"' in page
+
+
+# -- the odds -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("system", SHEETS)
+def test_the_npc_odds_are_the_engines_own(db: None, system: str) -> None:
+    table = table_of(system)
+    data = npc_baseline(table.campaign)
+    response = npc_odds(table, data)
+    assert response.status_code == 200
+    form = NpcRollForm(factories.posted(data), campaign=table.campaign)
+    assert form.is_valid()
+    engine = registry.engine(system)
+    request = form.engine_request()
+    chance = engine.chance(request)
+    if chance is not None:
+        assert f"<b>{percent(chance)}</b>" in response.content.decode()
+
+
+def test_the_npc_odds_follow_the_form_sixes(db: None) -> None:
+    table = table_of("sixes")
+    base = npc_baseline(table.campaign)
+    engine = registry.engine("sixes")
+    for dice, need in ((2, 1), (6, 2), (10, 3)):
+        response = npc_odds(table, {**base, "flag_dice": dice, "flag_need": need})
+        expected = percent(engine.chance(engine.parse_request({"dice": dice, "need": need})))
+        assert f"<b>{expected}</b>" in response.content.decode()
+
+
+def test_the_npc_odds_say_what_is_wrong(db: None) -> None:
+    table = table_of("sixes")
+    response = npc_odds(table, {**npc_baseline(table.campaign), "flag_dice": 40})
+    assert response.status_code == 200
+    assert "Dice: Ensure this value is less than or equal to 13." in html.unescape(response.content.decode())
+
+
+def test_only_the_gm_sees_the_npc_odds(db: None) -> None:
+    table = table_of("sixes")
+    assert npc_odds(table, npc_baseline(table.campaign), user=table.player).status_code == 403
+    assert npc_odds(table, npc_baseline(table.campaign), user=table.outsider).status_code == 404
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bar, message",
+    [
+        (("journeyman", ""), "The Bar is a Size and a Face"),
+        (("3", "4"), "Bar: Size: Select a valid choice. 3 is not one of the available choices."),
+        (("", "4"), "The Bar is a Size and a Face"),
+        (("grandmaster", "4"), "Select a valid choice"),
+    ],
+)
+def test_sets_a_bar_without_its_face_is_refused_clearly(db: None, bar: tuple[str, str], message: str) -> None:
+    table = table_of("sets")
+    before = (Roll.objects.count(), LogEntry.objects.count())
+    data = {**npc_baseline(table.campaign), "flag_bar_0": bar[0], "flag_bar_1": bar[1]}
+    response = npc_roll(table, data)
+    assert response.status_code == 422
+    assert message in html.unescape(response.content.decode())
+    assert (Roll.objects.count(), LogEntry.objects.count()) == before
+
+
+def test_sets_a_bar_with_its_size_and_face_rolls(db: None) -> None:
+    table = table_of("sets")
+    data = {**npc_baseline(table.campaign), "flag_bar_0": "journeyman", "flag_bar_1": "rolled"}
+    assert npc_roll(table, data).status_code == 200
+    assert Roll.objects.filter(npc=True).count() == 1
+
+
+BAD = [
+    "",
+    " ",
+    "-1",
+    "0",
+    "999999999999999999999999",
+    "abc",
+    "3.5",
+    "1e3",
+    "\x00",
+    "٣",
+    "none",
+    "[]",
+    "journeyman",
+]
+
+
+@pytest.mark.parametrize("system", SHEETS)
+def test_no_bad_value_in_any_npc_field_answers_500(db: None, system: str) -> None:
+    """Every field of the GM's quick roll, one at a time, with each bad value, posted and
+    asked for odds: a refusal or a roll, never an error page; a refusal writes nothing."""
+    table = table_of(system)
+    base = npc_baseline(table.campaign)
+    names = list(NpcRollForm(campaign=table.campaign).fields)
+    for name in names:
+        for value in BAD:
+            data = {**base, name: value}
+            odds = npc_odds(table, data)
+            assert odds.status_code == 200, (name, value)
+            before = (Roll.objects.count(), LogEntry.objects.count())
+            response = npc_roll(table, data)
+            assert response.status_code in (200, 422), (name, value, response.status_code)
+            if response.status_code == 422:
+                assert (Roll.objects.count(), LogEntry.objects.count()) == before, (name, value)
+                assert response.content.strip(), (name, value)
