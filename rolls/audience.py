@@ -52,6 +52,7 @@ class Facts:
     roll: bool = False  # a roll or a follow-up (not a table event)
     follow_up: bool = False
     hidden: bool = False  # secret or blind: only the GM sees the dice
+    blind: bool = False  # blind: a player's roll whose dice only the GM sees
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
     owner_id: int | None = None  # the player of the roll's character (None: no character)
@@ -76,6 +77,7 @@ class Facts:
             roll=True,
             follow_up=follow_up,
             hidden=roll.visibility != Visibility.PUBLIC,
+            blind=roll.visibility == Visibility.BLIND,
             npc=roll.npc,
             call=roll.call_id is not None,
             owner_id=roll.character.owner_id if roll.character is not None else None,
@@ -90,12 +92,16 @@ class Sight:
     dice: bool  # the dice, the intent and the outcome; otherwise "rolled in secret"
     acts: bool  # may ask for the roller's follow-ups: their character's roll, or the GM
     answers: bool  # may answer it: it is made against their character (or they are the GM)
+    # May ask for what needs no look at the dice (``DiceSystem.blind_follow_ups``, a sets bid
+    # made unseen): the player of a blind roll's character, who does not see its dice.
+    unseen: bool = False
 
 
 def sight(facts: Facts, viewer: Viewer) -> Sight:
     """What ``viewer`` sees of the roll an entry belongs to. The GM sees and may act on
     everything; a player sees a hidden roll as "rolled in secret", acts on their own
-    character's rolls and answers the GM's rolls made against their character."""
+    character's rolls and answers the GM's rolls made against their character. On their own
+    blind roll a player acts unseen: only on what needs no look at its dice."""
     if viewer.is_gm:
         return Sight(
             dice=True, acts=facts.owner_id is not None or facts.npc, answers=facts.target_owner_id is not None
@@ -105,6 +111,7 @@ def sight(facts: Facts, viewer: Viewer) -> Sight:
         dice=not facts.hidden,
         acts=mine and not facts.hidden and facts.owner_id == viewer.user_id,
         answers=mine and not facts.hidden and facts.target_owner_id == viewer.user_id,
+        unseen=mine and facts.blind and facts.owner_id == viewer.user_id,
     )
 
 
@@ -156,7 +163,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
-        if facts.npc or facts.follow_up:
+        # A hidden roll waits there too: a player's blind roll is the GM's to resolve.
+        if facts.npc or facts.follow_up or facts.hidden:
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS

@@ -114,12 +114,12 @@ def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
     adapter = registry.table(campaign.system)
     with transaction.atomic():
+        characters = _locked_characters(campaign)
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         if campaign.open_session() is not None:
             raise RulesError("A play session is already running.")
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
         session = PlaySession.objects.create(campaign=campaign, number=number)
-        characters = list(campaign.characters.select_for_update())
         changed = {field for character in characters for field in adapter.on_new_session(character)}
         if changed:
             Character.objects.bulk_update(characters, sorted(changed))
@@ -134,6 +134,9 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
 
 def session_end(*, campaign: Campaign, actor: User) -> None:
     with transaction.atomic():
+        # A follow-up on its way finishes first: Luck tapped as the GM ends the session is
+        # spent in the session it was tapped in.
+        _locked_characters(campaign)
         session = campaign.open_session()
         if session is None:
             raise RulesError("No play session is running.")
@@ -151,10 +154,11 @@ def mystery_start(*, campaign: Campaign, actor: User) -> None:
     """The system's story clock: a new Mystery (Pride is available again, SIX-5) or a new
     Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
     with transaction.atomic():
+        characters = _locked_characters(campaign)
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         campaign.mystery += 1
         campaign.save(update_fields=["mystery"])
-        _advance(campaign, actor, registry.table(campaign.system).story, TableEvent.STORY)
+        _advance(campaign, characters, actor, registry.table(campaign.system).story, TableEvent.STORY)
 
 
 def long_rest(*, campaign: Campaign, actor: User) -> None:
@@ -163,15 +167,31 @@ def long_rest(*, campaign: Campaign, actor: User) -> None:
     if clock is None:
         raise RulesError("This dice system has no long rest.")
     with transaction.atomic():
-        _advance(campaign, actor, clock, TableEvent.LONG_REST)
+        _advance(campaign, _locked_characters(campaign), actor, clock, TableEvent.LONG_REST)
 
 
-def _advance(campaign: Campaign, actor: User, clock: Clock, event: TableEvent) -> None:
-    """Move a clock for every character of the campaign, each row locked, and log it (inside
-    a transaction)."""
-    for character in (
-        Character.objects.select_for_update().filter(campaign=campaign).select_related("campaign")
-    ):
+def _locked_characters(campaign: Campaign) -> list[Character]:
+    """Every character of the campaign, each row locked, in the order of their ids.
+
+    The order of locks, in every write: a roll, then characters (by id when several), then
+    the campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
+    follow-up that holds its roll and its character and a GM's clock then never wait for each
+    other in a circle (on PostgreSQL: a deadlock, and one of them fails)."""
+    return list(
+        Character.objects.select_for_update(of=("self",))
+        .filter(campaign=campaign)
+        .select_related("campaign")
+        .order_by("pk")
+    )
+
+
+def _advance(
+    campaign: Campaign, characters: list[Character], actor: User, clock: Clock, event: TableEvent
+) -> None:
+    """Move a clock for every character of the campaign (``characters``, locked), and log it
+    (inside a transaction)."""
+    for character in characters:
+        character.campaign = campaign  # the clock reads the campaign as it is now (its Mystery)
         changed = clock.apply(character)
         if changed:
             character.save(update_fields=changed)
@@ -200,7 +220,9 @@ def character_create(*, campaign: Campaign, owner: User, name: str, sheet: dict[
 
 def character_update(*, character: Character, actor: User, name: str, sheet: dict[str, Any]) -> Character:
     with transaction.atomic():
-        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        character = (
+            Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character.pk)
+        )
         before_sheet = character.sheet
         before = before_sheet.get("conditions", {})
         character.name = name.strip()
@@ -259,7 +281,9 @@ def resources_correct(*, character: Character, gm: User, values: dict[str, int])
     (``Correction.limit``): a refusal changes nothing. Returns the changes made."""
     corrections = {c.field: c for c in registry.table(character.campaign.system).corrections}
     with transaction.atomic():
-        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        character = (
+            Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character.pk)
+        )
         changes = []
         for field, value in values.items():
             if field not in corrections:

@@ -48,6 +48,11 @@ class Card:
     place: str  # one of PLACES: part of the element id
     follow_ups: list[FollowUpButton] = field(default_factory=list)
     hidden: bool = False  # a secret or blind roll, seen by someone other than the GM
+    # Drawn into a page for its HTTP request (``rolls.views.pages``): its forms carry the CSRF
+    # field, for a browser without script. Never in an htmx answer or on the socket, where
+    # htmx sends the page's token in a header: no token to mask, no cookie to renew.
+    form_token: bool = False
+    refusal: str = ""  # why a plain POST of one of its follow-ups was refused, next to them
 
     @property
     def dom_id(self) -> str:
@@ -113,11 +118,23 @@ def build_card(
     if not seen.dice:
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
         # follow-up sends the table this same card again, so no step, action or count shows.
-        return Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
+        card = Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
+        if place in ACTIONABLE and membership is not None and seen.unseen:
+            card.follow_ups = _unseen_buttons(roll, state)
+        return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers):
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card
+
+
+def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
+    """A blind roll's buttons for its roller: no odds, which would tell what the dice are."""
+    if roll.character is None or not state:
+        return []
+    system = registry.engine(roll.system)
+    resources = registry.table(roll.system).resources(roll.character, latest=roll.is_latest())
+    return [FollowUpButton(follow_up, "") for follow_up in system.blind_follow_ups(state, resources)]
 
 
 def _first_seq(roll: Roll, seq: int) -> int:
@@ -152,9 +169,12 @@ def _buttons(
     if answers and roll.target is not None:
         resources = adapter.resources(roll.target, latest=True)
         offered += [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
+    # What a sheet pays for goes only on a roll of the open session and Mystery (the service
+    # refuses it on any other): no button for it on an older roll's card.
+    stale = any(f.spends for f in offered) and bool(roll.stale_for(roll.campaign, "", adapter.story_name))
     buttons = []
     for follow_up in offered:
-        if follow_up.gm_only and not membership.is_gm:
+        if (follow_up.gm_only and not membership.is_gm) or (follow_up.spends and stale):
             continue
         odds = ""
         # "100% -> 100%" says nothing (a push after a success buys effects, not safety).

@@ -50,6 +50,8 @@ _REFRESHES = {
     TableEvent.STORY: Refresh.STATUS | Refresh.RESOURCES,
     TableEvent.LONG_REST: Refresh.RESOURCES,
     TableEvent.GM_CORRECTION: Refresh.RESOURCES,
+    # A point of Luck spent on an ability (STR-14) leaves one less on every page that shows it.
+    TableEvent.LUCK_ABILITY: Refresh.RESOURCES,
     # A checked or cleared Condition shows on the resources line.
     TableEvent.SHEET_CHANGE: Refresh.RESOURCES,
     TableEvent.CALL: Refresh.CALLS,

@@ -69,6 +69,9 @@ class RollCall(models.Model):
 class Roll(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
     session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="rolls")
+    # The campaign's Mystery (sixes) or Adventure when the roll was made: Pride, Luck and the
+    # other follow-ups paid from a sheet go only on a roll of the Mystery in progress.
+    mystery = models.PositiveIntegerField(default=1)
     character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, related_name="rolls")
     # Kept as written at the time, so history reads the same after a rename or a deletion.
     character_name = models.CharField(max_length=60)
@@ -123,6 +126,25 @@ class Roll(models.Model):
             .first()
         )
         return latest == self.pk
+
+    def stale_for(self, campaign: Campaign, label: str, story_name: str) -> str:
+        """Why a follow-up paid from a sheet (``label``: "Use Pride") may not go on this roll
+        now, or "" when it may: only a roll of the open play session and of the Mystery (or
+        Adventure, ``story_name``) in progress can be followed up at a cost."""
+        session = campaign.open_session()
+        if session is None:
+            return f"{label} needs a play session in progress; the GM has not started one."
+        if session.pk != self.session_id:
+            return (
+                f"{label} goes only on a roll of the play session in progress; "
+                "this roll was made in an earlier session."
+            )
+        if self.mystery != campaign.mystery:
+            return (
+                f"{label} goes only on a roll of this {story_name}; "
+                f"this roll was made in {story_name} {self.mystery}."
+            )
+        return ""
 
 
 class LogEntry(models.Model):

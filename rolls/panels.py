@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from rolls import registry
 from rolls.calls import as_query
 from rolls.cards import Card, latest_card
-from rolls.models import Roll, RollCall
+from rolls.models import Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
@@ -23,11 +23,15 @@ PANEL_ROLLS = 12
 
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
-    follow-ups left, and players' rolls waiting for a GM-only decision (a miracle)."""
+    follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
+    blind rolls, whose dice only the GM sees, while they can still be settled from their own
+    dice (a sets bid or critical). What a sheet would pay for (Luck, a push) is the player's
+    choice to ask for, so it does not keep a blind roll waiting here."""
     cards = []
     for roll in _recent_rolls(campaign_id):
         card = latest_card(roll, place="gm", membership=membership)
-        if card.follow_ups and (roll.npc or any(b.follow_up.gm_only for b in card.follow_ups)):
+        settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
+        if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
 

@@ -23,8 +23,11 @@ from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
 _LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update().filter(pk=pk), "pk")
+# Only the character's row: the campaign it is read with is locked last, by the log's UPDATE
+# of its sequence number, so every write takes its locks in one order (rolls.campaigns).
 _LOCKED_CHARACTER = CompiledQuery(
-    lambda pk: Character.objects.select_for_update().select_related("campaign").filter(pk=pk), "pk"
+    lambda pk: Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk),
+    "pk",
 )
 
 
@@ -64,6 +67,7 @@ def roll_create(
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
+            mystery=campaign.mystery,
             character=character,
             character_name=character.name,
             roller=roller,
@@ -111,6 +115,7 @@ def npc_roll_create(
         roll = Roll.objects.create(
             campaign=campaign,
             session=session,
+            mystery=campaign.mystery,
             character=None,
             character_name=name.strip()[:60] or "GM",
             roller=gm,
@@ -146,11 +151,13 @@ def follow_up_apply(
     params: Mapping[str, Any],
     rng: Rng,
     by_gm: bool = False,
+    unseen: bool = False,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
     ``by_gm``: the actor is the campaign's GM (GM-only follow-ups, such as approving a
-    miracle)."""
+    miracle). ``unseen``: the actor is the roller of a blind roll, who does not see its dice:
+    only the follow-ups the engine allows unseen (``DiceSystem.blind_follow_ups``)."""
     system = registry.engine(roll.system)
     adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
@@ -162,16 +169,31 @@ def follow_up_apply(
         # The locks come first: two taps on one roll queue here, and the second reads the state
         # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
         # the roll before the character, so two follow-ups never wait on each other in a circle.
-        _LOCKED_ROLL.get(pk=roll.pk)
+        # A target's answer (stars Luck against a roll) takes the same roll lock first, so the
+        # roller's Luck and the target's, tapped at the same moment, apply one after the other.
+        locked_roll = _LOCKED_ROLL.get(pk=roll.pk)
         character = _locked(payer) if payer is not None else None
+        campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()
         resources: Mapping[str, Any] = {}
         if character is not None:
             resources = adapter.resources(character, latest=roll.is_latest())
-        offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
-        if action in offered and offered[action].gm_only and not by_gm:
-            raise RulesError(f"Only the GM can do that ({offered[action].label.lower()}).")
+        if unseen:
+            offered = {follow_up.action: follow_up for follow_up in system.blind_follow_ups(state, resources)}
+            if action not in offered:
+                raise RulesError("Only the GM sees this blind roll's dice, so that is the GM's to do.")
+        else:
+            offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
+        follow_up = offered.get(action)
+        if follow_up is not None and follow_up.gm_only and not by_gm:
+            raise RulesError(f"Only the GM can do that ({follow_up.label.lower()}).")
+        label = follow_up.label if follow_up is not None else action
+        if follow_up is not None and follow_up.spends:
+            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
         applied = system.apply(state, action, params, resources, rng)
+        if applied.costs:
+            # Whatever the engine offered, nothing is paid from a sheet for an old roll.
+            _refuse_when_stale(locked_roll, campaign, label, adapter.story_name)
         if character is not None:
             changed = adapter.spend(character, applied.costs)
             if changed:
@@ -186,6 +208,15 @@ def follow_up_apply(
             roll=roll,
             state=applied.state,
         )
+
+
+def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: str) -> None:
+    """Luck, Pride, a push, drama dice... are paid from the sheet as it is now: they go only
+    on a roll of the open play session and of the Mystery/Adventure in progress (SIX-5,
+    SIX-8, SIX-10, STR-12, DBL-10). Raises RulesError naming why."""
+    reason = roll.stale_for(campaign, f"“{label}”", story_name)
+    if reason:
+        raise RulesError(reason)
 
 
 def call_create(

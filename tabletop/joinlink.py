@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from tabletop.models import Campaign
-from tabletop.network import is_loopback, lan_address
+from tabletop.network import is_loopback, lan_address, loopback_only
 
 # What a join token is made of (``secrets.token_urlsafe``, at most the column's 64 characters).
 TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -25,11 +25,13 @@ def looks_like_token(value: str) -> bool:
 
 def public_base(request: HttpRequest) -> str:
     """PUBLIC_URL when set; else the host the GM's browser used; else, when that host is a
-    loopback one (a phone cannot open "localhost"), this machine's network address."""
+    loopback one (a phone cannot open "localhost"), this machine's network address, unless
+    the server listens on loopback only (``serve --host 127.0.0.1``): that address would not
+    answer, and the link stays what the browser used."""
     if settings.PUBLIC_URL:
         return str(settings.PUBLIC_URL)
     host = request.get_host()
-    if is_loopback(host):
+    if is_loopback(host) and not loopback_only():
         lan = lan_address()
         if lan:
             port = request.get_port()

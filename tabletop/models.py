@@ -98,7 +98,7 @@ class Character(models.Model):
     name = models.CharField(max_length=60)
     sheet = models.JSONField(default=dict)
     luck = models.PositiveSmallIntegerField(default=0)
-    # doubles: current Endurance, and the part spent on drama dice or miracles, which only
+    # doubles: current Endurance, and the part spent on drama dice, which only
     # comes back with a new Adventure.
     endurance = models.PositiveSmallIntegerField(default=0)
     drama_spent = models.PositiveSmallIntegerField(default=0)

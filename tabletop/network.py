@@ -1,12 +1,15 @@
 """This machine's own names and addresses, read without sending a packet.
 
-Used for the default ALLOWED_HOSTS and for the join link when the GM's browser came in
-through a loopback address (phones cannot open "localhost").
+Used for the default ALLOWED_HOSTS, for the addresses ``serve`` prints, and for the join link
+when the GM's browser came in through a loopback address (phones cannot open "localhost"),
+unless the server listens on loopback only: then no address of this machine's network
+answers, and the join link keeps the host the browser used.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import subprocess
 from functools import cache
@@ -33,6 +36,42 @@ def lan_address() -> str | None:
         if ip.version == 4 and ip.is_private and not ip.is_loopback and not ip.is_link_local:
             return address
     return None
+
+
+# Where ``serve`` listens (its --host), for the processes that serve: the join link reads it.
+# An environment variable, so that uvicorn's worker processes see it too.
+LISTEN_HOST = "TABLETOP_LISTEN_HOST"
+EVERY_INTERFACE = ("0.0.0.0", "::", "")
+
+
+def listening_on(host: str) -> None:
+    """Tell this process (and the workers it starts) which address the server listens on."""
+    os.environ[LISTEN_HOST] = host
+
+
+def loopback_only() -> bool:
+    """Whether the server listens on a loopback address only (``serve --host 127.0.0.1``):
+    no phone on the network reaches it, whatever this machine's addresses are."""
+    return is_loopback(os.environ.get(LISTEN_HOST, ""))
+
+
+def phone_address(host: str) -> str | None:
+    """The address a phone on the network opens for a server listening on ``host``: this
+    machine's network address when it listens on every interface, the one address it was
+    given otherwise; None on loopback, which no phone reaches."""
+    if host in EVERY_INTERFACE:
+        return lan_address()
+    if is_loopback(host):
+        return None
+    return url_host(host)
+
+
+def url_host(host: str) -> str:
+    """``host`` as it goes into a URL: an IPv6 address in brackets."""
+    try:
+        return f"[{host.strip('[]')}]" if ipaddress.ip_address(host.strip("[]")).version == 6 else host
+    except ValueError:
+        return host
 
 
 def is_loopback(host: str) -> bool:

@@ -5,6 +5,7 @@ the engine tests) and are named here too, so a view test finds every helper in o
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,9 @@ from django.http import QueryDict
 from django.test import Client
 
 from rolls import campaigns as services
+from rolls import registry
+from rolls import services as roll_services
+from rolls.models import Roll
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
@@ -174,11 +178,59 @@ def npc_baseline(campaign: Campaign) -> dict[str, Any]:
         data[empty.pop(0)] = "2"
 
 
+# -- any system: a sheet, a roll and its follow-ups --------------------------------------------------
+
+
 def sheet_of(system: str, name: str = "Olle") -> dict[str, Any]:
     """A realistic sheet of ``system``: its sheet form as it starts, filled in."""
-    from rolls import registry
-
     form_class = registry.table(system).sheet_form
     form = form_class(posted({**form_baseline(form_class()), "name": name}))
     assert form.is_valid(), (system, form.errors)
     return form.to_sheet()
+
+
+def roll_data(system: str, character: Character) -> dict[str, Any]:
+    adapter = registry.table(system)
+    return form_baseline(adapter.roll_form(character=character, initial=adapter.roll_initial))
+
+
+def a_roll(system: str, character: Character, roller: AbstractBaseUser) -> Roll:
+    form = registry.table(system).roll_form(posted(roll_data(system, character)), character=character)
+    assert form.is_valid(), form.errors
+    for seed in range(20):  # a roll whose result offers follow-ups, when some seed gives one
+        roll = roll_services.roll_create(
+            character=character,
+            roller=roller,  # type: ignore[arg-type]
+            data=form.engine_data(),
+            helper=None,
+            intent="",
+            rng=random.Random(seed),
+        )
+        if offered(roll):
+            break
+    return roll
+
+
+def an_npc_roll(campaign: Campaign, gm: AbstractBaseUser, target: Character) -> Roll:
+    form = NpcRollForm(posted(npc_baseline(campaign)), campaign=campaign)
+    assert form.is_valid(), form.errors
+    return roll_services.npc_roll_create(
+        campaign=campaign,
+        gm=gm,  # type: ignore[arg-type]
+        name="Goon",
+        request=form.engine_request(),
+        secret=False,
+        target=target,
+        intent="",
+        rng=random.Random(1),
+    )
+
+
+def offered(roll: Roll) -> list[Any]:
+    """The follow-ups the engine offers on a roll now, whoever may pay for them."""
+    roll.refresh_from_db()
+    state = roll.entries.order_by("-seq").first().state  # type: ignore[union-attr]
+    resources: dict[str, Any] = {}
+    if roll.character is not None:
+        resources = registry.table(roll.system).resources(roll.character, latest=True)
+    return list(registry.engine(roll.system).follow_ups(state, resources))

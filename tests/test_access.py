@@ -92,6 +92,8 @@ def logged_in_only(status: int) -> dict[str, int]:
 
 MEMBERS = {"gm": 200, "player": 200, "other_player": 200, "outsider": 404, "anonymous": 404}
 OWN_CHARACTER = {"gm": 200, "player": 200, "other_player": 403, "outsider": 404, "anonymous": 404}
+# A plain POST (no htmx) that acts goes on to the page that shows what it did.
+ACT_FOR_CHARACTER = {**OWN_CHARACTER, "gm": 302, "player": 302}
 GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 404}
 
 ROLL = {"trait": "Body", "need": "1"}
@@ -127,11 +129,11 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {},
         {"gm": 302, "player": 302, "other_player": 302, "outsider": 200, "anonymous": 200},
     ),
-    "rolls:roll-create": ("POST", "character", ROLL, OWN_CHARACTER),
+    "rolls:roll-create": ("POST", "character", ROLL, ACT_FOR_CHARACTER),
     "rolls:odds": ("GET", "character", ROLL, OWN_CHARACTER),
-    "rolls:follow-up": ("POST", "roll", {"action": "pride"}, OWN_CHARACTER),
-    "rolls:npc-roll": ("POST", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),
-    "rolls:call-create": ("POST", "character", ROLL, {**GM_CONTROL, "gm": 200}),
+    "rolls:follow-up": ("POST", "roll", {"action": "pride"}, ACT_FOR_CHARACTER),
+    "rolls:npc-roll": ("POST", "campaign", {"name": "Orc", "flag_dice": "3"}, GM_CONTROL),
+    "rolls:call-create": ("POST", "character", ROLL, GM_CONTROL),
     "rolls:call-close": ("POST", "call", {}, GM_CONTROL),
     "rolls:calls-create": ("POST", "campaign", {"ask": "1", "c1-trait": "Body", "need": "1"}, GM_CONTROL),
     "rolls:npc-odds": ("GET", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
-from rolls.audience import TABLE, Facts, Panel, Viewer, delivery, sight
+from rolls.audience import TABLE, Facts, Panel, Sight, Viewer, delivery, sight
 from rolls.feed import Shared
 
 GM, ROLLER, TARGET, OTHER = 1, 2, 3, 4
@@ -45,6 +45,25 @@ def test_a_hidden_roll_is_the_gms_own() -> None:
     assert not sight(hidden, TABLE).dice
     # Nobody but the GM acts on a roll whose result they cannot see, their own included.
     assert not sight(hidden, VIEWERS[ROLLER]).acts
+    assert not any(sight(hidden, VIEWERS[user]).unseen for user in (GM, ROLLER, OTHER))
+
+
+def test_the_player_of_a_blind_roll_acts_on_it_unseen_only() -> None:
+    """A blind roll's dice are the GM's to see; its player may still ask for what needs no
+    look at them (a sets bid, unseen). Nobody else may, and the GM acts on it in full."""
+    blind = roll(hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert sight(blind, VIEWERS[ROLLER]) == Sight(dice=False, acts=False, answers=False, unseen=True)
+    assert not any(sight(blind, VIEWERS[user]).unseen for user in (GM, TARGET, OTHER))
+    assert not sight(blind, TABLE).unseen
+    assert sight(blind, VIEWERS[GM]).acts
+
+
+def test_a_players_blind_roll_waits_on_the_gms_panel() -> None:
+    """Only the GM sees a blind roll's dice, so it waits for them on the session page (a sets
+    bid to resolve): its arrival redraws the GM's waiting panel, and nobody else's."""
+    blind = roll(hidden=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert delivery(blind, VIEWERS[GM]).panels & Panel.GM_WAITING
+    assert not any(delivery(blind, VIEWERS[user]).panels & Panel.GM_WAITING for user in (ROLLER, OTHER))
 
 
 def test_an_npc_roll_or_an_answer_to_a_call_touches_the_gms_panels_only() -> None:

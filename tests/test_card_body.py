@@ -70,7 +70,7 @@ def test_a_follow_up_is_a_new_entry_with_a_body_of_its_own(table: Table, counted
         roll=roll,
         actor=table.player,
         action="push",
-        params={"condition": "Scared"},
+        params={"condition": "Scared", "description": "Olle grits his teeth"},
         rng=ScriptedDice(6, 6, then=1),
     )
     after = build_card(roll, entry.state or {}, entry.seq, place="feed").body

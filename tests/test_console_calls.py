@@ -120,6 +120,7 @@ def test_answering_is_one_tap_with_the_calls_values(two: tuple[Table, Character,
     response = logged_in(second).post(
         reverse("rolls:roll-create", args=[table.campaign.pk, bo.pk]),
         {"trait": "skill-0", "need": "1", "call": str(made.pk), "intent": "Fence"},
+        HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
     roll = Roll.objects.get()

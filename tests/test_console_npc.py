@@ -45,7 +45,9 @@ def npc_odds(table: Table, data: dict[str, Any], user: Any = None) -> Any:
 
 
 def npc_roll(table: Table, data: dict[str, Any]) -> Any:
-    return logged_in(table.gm).post(reverse("rolls:npc-roll", args=[table.campaign.pk]), data)
+    return logged_in(table.gm).post(
+        reverse("rolls:npc-roll", args=[table.campaign.pk]), data, HTTP_HX_REQUEST="true"
+    )
 
 
 # -- the widgets ----------------------------------------------------------------------------------

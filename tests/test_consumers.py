@@ -241,7 +241,9 @@ async def test_a_roll_arrives_on_top_of_the_feed_and_its_follow_up_replaces_it(t
     )
     assert "Failure: 0 of 1 needed" in frame
 
-    await follow_up(made, table.player, "push", 6, 6, 1, condition="Scared")
+    await follow_up(
+        made, table.player, "push", 6, 6, 1, condition="Scared", description="Olle grits his teeth"
+    )
     pushed = await frames_until(communicator, up_to(await last_seq(table)))
 
     frame = "".join(pushed)

@@ -40,6 +40,10 @@ def rotate_url(table: Table) -> str:
     return reverse("rolls:display-rotate", args=[table.campaign.pk])
 
 
+# What the kid does to push a blind roll (SIX-23): as hidden as the roll.
+PUSH_LINE = "kicks the cellar door"
+
+
 def secret_roll(table: Table) -> Roll:
     return services.npc_roll_create(
         campaign=table.campaign,
@@ -79,12 +83,25 @@ def public_roll(table: Table) -> Roll:
 def push_hidden(roll: Roll, actor: Any) -> LogEntry:
     """A follow-up on a hidden roll (a blind one: the player's character pays for the push)."""
     return services.follow_up_apply(
-        roll=roll, actor=actor, action="push", params={"condition": "Upset"}, rng=ScriptedDice(6, 6, then=6)
+        roll=roll,
+        actor=actor,
+        action="push",
+        params={"condition": "Upset", "description": PUSH_LINE},
+        rng=ScriptedDice(6, 6, then=6),
     )
 
 
 def assert_shows_nothing_hidden(html: str) -> None:
-    for secret in (SECRET_INTENT, BLIND_INTENT, BLIND_TRAIT, "The warden", "against", "Upset", *OUTCOMES):
+    for secret in (
+        SECRET_INTENT,
+        BLIND_INTENT,
+        BLIND_TRAIT,
+        PUSH_LINE,
+        "The warden",
+        "against",
+        "Upset",
+        *OUTCOMES,
+    ):
         assert secret not in html, secret
     assert not DIE.search(html) and not FACE.search(html)
 

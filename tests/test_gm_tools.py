@@ -130,7 +130,11 @@ def test_a_blind_roll_shows_its_dice_to_the_gm_only(table: Table, fixed_dice: No
 
 
 @pytest.mark.django_db
-def test_a_player_cannot_follow_up_a_blind_roll(table: Table, fixed_dice: None) -> None:
+def test_a_player_cannot_follow_up_a_blind_roll_with_what_needs_its_dice(
+    table: Table, fixed_dice: None
+) -> None:
+    """Only the GM sees a blind roll's dice: its roller may ask only for what needs no look at
+    them (a sets bid, unseen), and nothing in sixes."""
     url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
     logged_in(table.player).post(url, {"trait": "Body", "need": 1, "blind": "on"})
     roll = Roll.objects.get()
@@ -139,7 +143,11 @@ def test_a_player_cannot_follow_up_a_blind_roll(table: Table, fixed_dice: None) 
         reverse("rolls:follow-up", args=[table.campaign.pk, roll.pk]), {"action": "pride"}
     )
 
-    assert response.status_code == 403
+    assert response.status_code == 422
+    assert (
+        "Only the GM sees this blind roll&#x27;s dice, so that is the GM&#x27;s to do."
+        in response.content.decode()
+    )
     assert LogEntry.objects.filter(roll=roll).count() == 1
 
 

@@ -181,6 +181,25 @@ async def test_a_long_rest_brings_endurance_back_on_the_phone_live() -> None:
     await screen.disconnect()
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_layer")
+async def test_luck_spent_on_an_ability_leaves_the_phone_one_less_live_STR_14() -> None:
+    table = await database_sync_to_async(factories.table)("stars", sheet=factories.sheet_of("stars"))
+    await database_sync_to_async(table_services.resources_correct)(
+        character=table.character, gm=table.gm, values={"luck": 2}
+    )
+    screen = await socket(table, table.player, f"?character={table.character.pk}")
+
+    await database_sync_to_async(table_services.luck_for_ability)(
+        character=table.character, actor=table.player, ability="Cloak of shadows"
+    )
+    last = await last_seq(table)
+
+    line = resources_line(await frames_until(screen, up_to(last)), table.character.pk)
+    assert "Luck 1" in line
+    await screen.disconnect()
+
+
 def test_a_plain_roll_still_sends_a_campaign_page_the_shared_markup() -> None:
     """The fast path: a roll that is not theirs asks nothing more of a campaign page's socket."""
     roll = Facts(action="roll", roll=True, owner_id=7, character_id=3)

@@ -62,7 +62,7 @@ def _push(base: str, table: Table, cookies: dict[str, str], roll_id: int) -> Non
         http.get(reverse("rolls:character", args=[table.campaign.pk, table.character.pk]))
         response = http.post(
             reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
-            data={"action": "push", "condition": "Scared"},
+            data={"action": "push", "condition": "Scared", "description": "Olle grits his teeth"},
             headers={
                 "X-CSRFToken": http.cookies["csrftoken"],
                 "HX-Request": "true",

@@ -35,12 +35,15 @@ def roll(
 ) -> HttpResponse:
     data = {"trait": trait, "need": 1, **extra}
     path = reverse("rolls:roll-create", args=[table.campaign.pk, (character or table.character).pk])
-    return client.post(path, data)
+    return client.post(path, data, HTTP_HX_REQUEST="true")
+
+
+SAID = "Olle grits his teeth and pedals harder"  # what the kid does to push (SIX-23)
 
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     path = reverse("rolls:follow-up", args=[table.campaign.pk, roll_id])
-    return client.post(path, {"action": action, **params})
+    return client.post(path, {"action": action, **params}, HTTP_HX_REQUEST="true")
 
 
 def latest_roll() -> Roll:
@@ -300,7 +303,7 @@ def test_six_11_a_push_checks_a_condition_and_rerolls_every_die_but_the_sixes(
     made = latest_roll()
     dice(6, 4)
 
-    response = follow(client, table, made.pk, "push", condition="Scared")
+    response = follow(client, table, made.pk, "push", condition="Scared", description=SAID)
 
     entry = LogEntry.objects.filter(roll=made).order_by("-seq")[0]
     page = text(response)
@@ -311,6 +314,7 @@ def test_six_11_a_push_checks_a_condition_and_rerolls_every_die_but_the_sixes(
         "dice": [6, 6, 4],
         "rerolled": [1, 2],
         "condition": "Scared",
+        "description": SAID,
     }
     assert f'id="result-roll-{made.pk}"' in page
     assert f'data-seq="{entry.seq}"' in page
@@ -327,7 +331,7 @@ def test_six_10_a_success_may_be_pushed_for_more_effects(table: Table, dice: Scr
     assert "follow-up-push" in page
     dice(1, 1)
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Upset")
+    response = follow(client, table, latest_roll().pk, "push", condition="Upset", description=SAID)
 
     assert response.status_code == 200
     assert "Success: 1 of 1 needed" in text(response)
@@ -338,11 +342,11 @@ def test_six_10_a_roll_is_pushed_only_once(table: Table, dice: Script) -> None:
     dice(1, 2, 3)
     roll(client, table)
     dice(1, 2, 3)
-    follow(client, table, latest_roll().pk, "push", condition="Scared")
+    follow(client, table, latest_roll().pk, "push", condition="Scared", description=SAID)
     before = everything(table.campaign)
     dice()
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Upset")
+    response = follow(client, table, latest_roll().pk, "push", condition="Upset", description=SAID)
 
     assert_refused(response, 422, "This roll has been pushed already; a roll is pushed once.")
     assert everything(table.campaign) == before
@@ -358,7 +362,7 @@ def test_six_10_a_push_is_refused_once_the_character_has_rolled_again(table: Tab
     before = everything(table.campaign)
     dice()
 
-    response = follow(client, table, first.pk, "push", condition="Scared")
+    response = follow(client, table, first.pk, "push", condition="Scared", description=SAID)
 
     assert_refused(response, 422, "Only the character's latest roll can be pushed.")
     assert everything(table.campaign) == before
@@ -373,7 +377,7 @@ def test_six_10_another_characters_roll_does_not_spoil_a_push(table: Table, dice
     roll(logged_in(table.gm), table, character=bea)
     dice(6, 6, 6)
 
-    response = follow(logged_in(table.player), table, mine.pk, "push", condition="Scared")
+    response = follow(logged_in(table.player), table, mine.pk, "push", condition="Scared", description=SAID)
 
     assert response.status_code == 200
 
@@ -449,7 +453,7 @@ def test_six_14_a_push_may_come_after_the_luck_point(table: Table, dice: Script)
     follow(client, table, latest_roll().pk, "luck")
     dice(6, 1, 1)
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Exhausted")
+    response = follow(client, table, latest_roll().pk, "push", condition="Exhausted", description=SAID)
 
     assert response.status_code == 200
     assert [step["action"] for step in latest_state(latest_roll().pk)["steps"]] == ["roll", "luck", "push"]
@@ -462,7 +466,7 @@ def test_six_12_a_failed_push_cannot_be_pushed_again_but_luck_and_pride_remain(
     dice(1, 2, 3)
     roll(client, table)
     dice(1, 2, 3)
-    page = text(follow(client, table, latest_roll().pk, "push", condition="Scared"))
+    page = text(follow(client, table, latest_roll().pk, "push", condition="Scared", description=SAID))
     assert "Failure" in page
     assert "follow-up-push" not in page
     assert "follow-up-luck" in page
@@ -486,7 +490,7 @@ def test_six_13_a_pushed_roll_that_still_fails_against_a_threat_asks_for_a_secon
     roll(client, table, threat="on")
     dice(1, 2, 3)
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Scared")
+    response = follow(client, table, latest_roll().pk, "push", condition="Scared", description=SAID)
 
     assert "Pushed and still failed against a threat: check a second Condition." in text(response)
 
@@ -576,7 +580,7 @@ def test_six_22_a_push_may_check_broken_and_then_the_kid_cannot_roll(table: Tabl
     dice(1, 2, 3)
     roll(client, table)
     dice(6, 1, 1)
-    pushed = follow(client, table, latest_roll().pk, "push", condition="Broken")
+    pushed = follow(client, table, latest_roll().pk, "push", condition="Broken", description=SAID)
     assert "Success: 1 of 1 needed" in text(pushed)
     before = everything(table.campaign)
     dice()
@@ -616,7 +620,7 @@ def test_a_push_with_every_condition_checked_is_refused(table: Table, dice: Scri
     before = everything(table.campaign)
     dice()
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Scared")
+    response = follow(client, table, latest_roll().pk, "push", condition="Scared", description=SAID)
 
     assert_refused(response, 422, "Every Condition is checked already: there is none left to push with.")
     assert everything(table.campaign) == before
@@ -630,7 +634,7 @@ def test_a_push_on_a_condition_already_checked_is_refused(table: Table, dice: Sc
     before = everything(table.campaign)
     dice()
 
-    response = follow(client, table, latest_roll().pk, "push", condition="Scared")
+    response = follow(client, table, latest_roll().pk, "push", condition="Scared", description=SAID)
 
     assert_refused(response, 422, "Choose a Condition that is not checked yet to push the roll.")
     assert everything(table.campaign) == before
@@ -858,7 +862,7 @@ BAD_FOLLOW_UPS = [
     pytest.param({}, "'' is not a follow-up in this system.", id="no-action"),
     pytest.param(
         {"action": "push"},
-        "Choose a Condition that is not checked yet to push the roll.",
+        "Choose the Condition the push checks: none is chosen for you.",
         id="push-without-condition",
     ),
     pytest.param(

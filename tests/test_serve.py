@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
+import sys
 import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
+from django.urls import reverse
 
-from tabletop.management.commands.serve import KEEP_ALIVE, prepare
+from tabletop.joinlink import qr_svg
+from tabletop.management.commands.serve import KEEP_ALIVE, addresses, prepare
 from tabletop.models import Presence
-from tests.factories import Table
-from tests.servers import free_port, server_process
+from tabletop.network import LISTEN_HOST, is_loopback, lan_address
+from tests.factories import Table, logged_in
+from tests.servers import ROOT, free_port, server_process
 
 
 def _left_behind(table: Table) -> None:
@@ -76,3 +85,135 @@ def _read_response(sock: socket.socket) -> bytes:
             break
         body += chunk
     return head + b"\r\n\r\n" + body
+
+
+# -- where it listens, and what it says about it ------------------------------------------------------
+
+URL = re.compile(r"https?://[^\s/]+/?")
+
+
+def printed_hosts(lines: list[str]) -> list[str]:
+    return [urlsplit(url).hostname or "" for url in URL.findall("\n".join(lines))]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_on_loopback_it_prints_only_this_machines_address_and_how_phones_get_in(host: str) -> None:
+    lines = addresses(host=host, port=8123, public_url="")
+
+    assert printed_hosts(lines) and all(is_loopback(each) for each in printed_hosts(lines))
+    assert any(":8123/" in line for line in lines)
+    assert any("--host 0.0.0.0" in line for line in lines)
+
+
+def test_on_every_interface_it_prints_the_network_address_phones_open() -> None:
+    lines = addresses(host="0.0.0.0", port=8000, public_url="")
+
+    lan = lan_address()
+    assert "localhost" in printed_hosts(lines)
+    if lan is not None:  # a machine on a network
+        assert f"Phones on this network open: http://{lan}:8000/" in lines
+    assert not any("--host" in line for line in lines)
+
+
+def test_on_one_address_it_prints_that_address_and_no_other() -> None:
+    """localhost does not answer a server that listens on one network address."""
+    assert addresses(host="192.0.2.7", port=8000, public_url="") == [
+        "Phones on this network open: http://192.0.2.7:8000/"
+    ]
+
+
+def test_behind_a_proxy_phones_open_the_public_url_even_on_loopback() -> None:
+    lines = addresses(host="127.0.0.1", port=8000, public_url="https://dice.example.org")
+
+    assert lines == ["Phones open: https://dice.example.org/"]
+
+
+def join_link_on_the_session_page(table: Table, host: str) -> str:
+    """The join link the session page shows, checked to be the one its QR code holds."""
+    url = reverse("rolls:session", args=[table.campaign.pk])
+    # The host and the port as uvicorn passes them on.
+    page = logged_in(table.gm).get(url, HTTP_HOST=host, SERVER_PORT=host.rsplit(":", 1)[1])
+    assert page.status_code == 200
+    found = re.search(r'id="join-url" href="([^"]+)"', page.content.decode())
+    assert found is not None
+    assert str(qr_svg(found.group(1))) in page.content.decode()
+    return found.group(1)
+
+
+@pytest.mark.django_db
+def test_on_loopback_the_join_link_and_its_qr_code_keep_the_browsers_host(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No phone reaches a loopback-only server, and a network address in the link would not
+    answer: the link is the one the GM's browser used."""
+    monkeypatch.setenv(LISTEN_HOST, "127.0.0.1")
+
+    link = join_link_on_the_session_page(table, "localhost:8123")
+
+    assert link == f"http://localhost:8123/join/{table.campaign.join_token}/"
+
+
+@pytest.mark.django_db
+def test_on_every_interface_the_join_link_of_a_loopback_browser_is_the_network_address(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LISTEN_HOST, "0.0.0.0")
+
+    link = join_link_on_the_session_page(table, "localhost:8123")
+
+    lan = lan_address()
+    assert urlsplit(link).hostname == (lan.strip("[]") if lan else "localhost")
+    assert urlsplit(link).port == 8123
+
+
+@pytest.mark.django_db(transaction=True)
+def test_serve_on_loopback_prints_addresses_that_answer(tmp_path: Path) -> None:
+    """``manage.py serve --host 127.0.0.1 --port N`` as a person runs it: every address it
+    prints answers (each is a loopback one: nothing else is asked here)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "SECRET_KEY": settings.SECRET_KEY,
+        "TABLETOP_DATA_DIR": str(tmp_path),
+        "SQLITE_PATH": str(tmp_path / "serve.sqlite3"),
+        "TABLETOP_NO_BOOTSTRAP": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    for name in ("DATABASE_URL", "REDIS_URL", "PUBLIC_URL", "ALLOWED_HOSTS"):
+        env.pop(name, None)
+    command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        lines: list[str] = []
+        assert process.stdout is not None
+        deadline = time.monotonic() + 120
+        while "Stop with Ctrl+C" not in "".join(lines):
+            assert time.monotonic() < deadline and process.poll() is None, "".join(lines)
+            lines.append(process.stdout.readline())
+        urls = URL.findall("".join(lines))
+        hosts = [urlsplit(url).hostname or "" for url in urls]
+        assert urls and all(is_loopback(host) for host in hosts), lines
+        assert "--host 0.0.0.0" in "".join(lines)
+        for url in urls:
+            answered = _get_when_up(url)
+            assert answered == 200, (url, answered)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _get_when_up(url: str) -> int:
+    """The status of a GET of ``url`` (a loopback address), once the server listens."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return int(response.status)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -21,6 +21,7 @@ from rolls import campaigns as table_services
 from rolls import registry, services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
+from rolls.systems.base import percent
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in
@@ -72,12 +73,14 @@ def visible_text(response: Any) -> str:
 def roll(client: Client, table: Table, character: Character | None = None, **data: Any) -> HttpResponse:
     data.setdefault("dn", "6")
     path = reverse("rolls:roll-create", args=[table.campaign.pk, (character or table.character).pk])
-    return client.post(path, data)
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     return client.post(
-        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]), {"action": action, **params}
+        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
+        {"action": action, **params},
+        HTTP_HX_REQUEST="true",
     )
 
 
@@ -587,9 +590,15 @@ def test_dbl_10_a_failed_roll_offers_drama_dice_with_their_odds_and_a_miracle(
     page = text(roll(logged_in(table.player), table))
 
     assert "follow-up-drama" in page
-    assert 'name="count" min="1" max="6" value="1"' in page  # 30 Endurance: six dice
+    # DBL-10: each count on offer (30 Endurance: six dice) carries its own exact chance.
+    made = Roll.objects.get()
+    chances = registry.engine("doubles").drama_chances(made.current_state(), 6)
+    assert '<option value="1">1 die: 0% -> 17%</option>' in page  # a second 5
+    for count in range(2, 7):
+        assert f'<option value="{count}">{count} dice: 0% -> {percent(chances[count])}</option>' in page
+    assert chances[2] > chances[1]
+    assert '<option value="7">' not in page
     assert "costs 5 Endurance per die" in page
-    assert "0% -> 17%" in page  # one more die beats 6 only as a second 5
     assert "follow-up-miracle" in page
     assert "costs 30 Endurance if the GM approves" in page
     # The GM's decisions are not the player's to take.
@@ -790,7 +799,7 @@ def test_dbl_11_the_gm_approves_a_miracle_which_costs_thirty_endurance_and_succe
     assert "Miracle approved: 30 Endurance" in page
     assert "Result 7 beats Challenging (6)" in page
     assert "The dice showed 3; the miracle makes it 7." in page
-    assert endurance(table.character) == (0, 30)
+    assert endurance(table.character) == (0, 0)  # DBL-11: not held for the Adventure
 
 
 def test_dbl_11_when_the_degree_matters_six_dice_join_the_approved_miracle(
@@ -849,7 +858,7 @@ def test_dbl_11_a_miracle_is_approved_once_and_paid_once(table: Table, dice: Scr
 
     assert_refused(follow(gm, table, made.pk, "miracle_approve"), 422, "No miracle is waiting for the GM")
     assert everything(table.campaign) == before
-    assert endurance(table.character) == (10, 30)
+    assert endurance(table.character) == (10, 0)
 
 
 def test_dbl_11_a_miracle_needs_thirty_endurance(table: Table, dice: Script) -> None:
@@ -918,8 +927,30 @@ def test_a_long_rest_brings_endurance_back_except_what_went_on_drama(table: Tabl
     last = LogEntry.objects.filter(campaign=table.campaign).order_by("-seq")[0]
     assert (last.action, last.text) == (
         "long-rest",
-        "A long rest: Endurance comes back, except what went on drama dice and miracles.",
+        "A long rest: Endurance comes back, except what went on drama dice.",
     )
+
+
+def test_dbl_11_a_miracles_endurance_comes_back_with_a_long_rest_drama_waits(
+    table: Table, dice: Script
+) -> None:
+    """DBL-10, DBL-11: only drama Endurance waits for the next Adventure; the 30 a miracle
+    cost come back with the next long rest, as the rules page says."""
+    client = logged_in(table.player)
+    made = failed_roll(client, table, dice)
+    set_endurance(table.character, 40)
+    dice(1)
+    follow(client, table, made.pk, "drama", count=1)
+    follow(client, table, made.pk, "miracle")
+    gm = logged_in(table.gm)
+    follow(gm, table, made.pk, "miracle_approve")
+    assert endurance(table.character) == (5, 5)
+
+    gm.post(reverse("rolls:long-rest", args=[table.campaign.pk]), {"confirmed": "yes"})
+
+    assert endurance(table.character) == (25, 5)  # the sheet's 30, less the drama die's 5
+    rules = text(client.get(reverse("rolls:rules-system", args=["doubles"])))
+    assert "The 30 a miracle costs returns the ordinary way, with the next long rest" in rules
 
 
 def test_a_long_rest_never_lowers_endurance(table: Table) -> None:

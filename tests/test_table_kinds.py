@@ -75,7 +75,8 @@ def kinds(db: None) -> KindsTable:
 
 def roll(client: Client, table: KindsTable, skill: str = "First Aid", **extra: Any) -> HttpResponse:
     data = {"trait": f"skill-{skill_index(skill)}", "level": "basic", "net": 0, **extra}
-    return client.post(reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]), data)
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def odds(client: Client, table: KindsTable, skill: str = "First Aid", **query: Any) -> HttpResponse:

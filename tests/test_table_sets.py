@@ -52,12 +52,15 @@ def visible_text(response: Any) -> str:
 
 def roll(client: Client, table: Table, **data: Any) -> HttpResponse:
     data = {"stat": "Insight", "bar": "2", "face": "3", **data}
-    return client.post(reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]), data)
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def follow(client: Client, table: Table, roll_id: int, action: str, **params: Any) -> HttpResponse:
     return client.post(
-        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]), {"action": action, **params}
+        reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]),
+        {"action": action, **params},
+        HTTP_HX_REQUEST="true",
     )
 
 

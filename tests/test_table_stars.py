@@ -84,11 +84,13 @@ def roll(
     client: Client, table: StarsTable, stat: str = "Agility", skill: str = "", **extra: Any
 ) -> HttpResponse:
     data = {"stat": stat, "skill": skill, "advantage": "none", **extra}
-    return client.post(reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk]), data)
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    return client.post(path, data, HTTP_HX_REQUEST="true")
 
 
 def follow(client: Client, table: StarsTable, roll_id: int, action: str) -> HttpResponse:
-    return client.post(reverse("rolls:follow-up", args=[table.campaign.pk, roll_id]), {"action": action})
+    path = reverse("rolls:follow-up", args=[table.campaign.pk, roll_id])
+    return client.post(path, {"action": action}, HTTP_HX_REQUEST="true")
 
 
 def odds(
@@ -414,7 +416,7 @@ def test_str_2_a_d3_needs_no_stat(stars: StarsTable, dice: Any) -> None:
     dice(6)
     path = reverse("rolls:roll-create", args=[stars.campaign.pk, stars.character.pk])
 
-    response = logged_in(stars.player).post(path, {"kind": "d3"})
+    response = logged_in(stars.player).post(path, {"kind": "d3"}, HTTP_HX_REQUEST="true")
 
     assert response.status_code == 200
     assert "d3: 3" in visible_text(text(response))
@@ -839,6 +841,7 @@ def test_str_11_luck_against_a_gm_roll_made_against_one_keeps_the_worse(stars: S
     response = player.post(
         reverse("rolls:follow-up", args=[stars.campaign.pk, attack.pk]),
         {"action": "luck_against", "place": "against"},
+        HTTP_HX_REQUEST="true",
     )
 
     assert response.status_code == 200

@@ -26,3 +26,14 @@ def test_no_template_comment_runs_over_several_lines() -> None:
         for match in re.finditer(r"\{#(?:(?!#\}).)*\n", text, flags=re.S)
     ]
     assert not broken, f"multi-line {{# #}} comments print themselves; use {{% comment %}}: {broken}"
+
+
+def test_no_template_tag_or_variable_runs_over_several_lines() -> None:
+    """``{% ... %}`` and ``{{ ... }}`` split over lines are not parsed either: they print."""
+    broken = [
+        f"{path.relative_to(ROOT)}:{text[: match.start()].count(chr(10)) + 1}"
+        for path in template_files()
+        for text in [path.read_text()]
+        for match in re.finditer(r"\{%(?:(?!%\}).)*\n|\{\{(?:(?!\}\}).)*\n", text, flags=re.S)
+    ]
+    assert not broken, f"a tag or variable over several lines prints itself: {broken}"

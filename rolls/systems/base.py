@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -94,6 +95,13 @@ class Param:
     minimum: int = 0
     maximum: int = 0
     multiple: bool = False  # several of ``choices`` at once (the dice a bid spends): a list
+    # What each of ``choices`` says when it says more than its value ("2 dice: 35% -> 60%").
+    labels: tuple[str, ...] = ()
+    # A choice nobody is given by default: the picker starts on this empty prompt, and
+    # ``apply`` refuses a request that still names none ("Choose a Condition").
+    prompt: str = ""
+    # A line of free text, ``maximum`` characters at most (what the kid does to push).
+    text: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,9 @@ class FollowUp:
     chance_before: Fraction | None = None
     chance_after: Fraction | None = None
     gm_only: bool = False  # only the GM may apply it (approve a miracle, ...)
+    # Paid from a character's sheet (Luck, Pride, a Condition, Endurance): the table allows it
+    # only on a roll of the play session and the Mystery (or Adventure) in progress.
+    spends: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,6 +178,11 @@ class DiceSystem(ABC):
     @abstractmethod
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """The follow-ups the rules allow now, given what the character has (``resources``)."""
+
+    def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """The follow-ups a roller may ask for on their own blind roll, whose dice only the GM
+        sees: those that need no look at the dice. None by default."""
+        return []
 
     @abstractmethod
     def apply(
@@ -305,6 +321,29 @@ def get_choice(
 def dice_count(n: int) -> str:
     """A number of dice as a card says it: "1 die", "3 dice"."""
     return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+# Unicode categories of characters a line of text must not hold (as names, tabletop/text.py):
+# controls, format characters (bidirectional overrides, zero-width spaces), surrogates,
+# private use, unassigned code points, line and paragraph separators.
+INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def get_line(data: Mapping[str, Any], key: str, label: str, maximum: int) -> str:
+    """A required line of text that everyone at the table reads: trimmed, at most ``maximum``
+    characters, nothing invisible in it (a reversed line, a zero-width space)."""
+    raw = data.get(key)
+    text = raw.strip() if isinstance(raw, str) else ""
+    if not text:
+        raise RulesError(f"{label} is missing.")
+    if len(text) > maximum:
+        raise RulesError(f"{label} must be at most {maximum} characters (got {len(text)}).")
+    for char in text:
+        if unicodedata.category(char) in INVISIBLE:
+            raise RulesError(
+                f"{label} cannot hold invisible or control characters (this one has U+{ord(char):04X})."
+            )
+    return text
 
 
 def percent(chance: Fraction | None) -> str:

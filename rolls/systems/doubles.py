@@ -35,6 +35,16 @@ Rules choices where the document leaves room (also on the in-app rules page):
   at least the Difficulty Number plus one; when the degree matters six more dice join the
   roll first (on negative dice, as drama dice do). A miracle even overrides a catastrophe.
   In an opposed roll the miracle side wins by at least one (see ``opposed``).
+- **Endurance after a miracle (DBL-10, DBL-11).** Only the Endurance spent on drama dice
+  waits for the next Adventure; the document says that of drama dice alone, so a miracle's
+  30 Endurance comes back the usual way. ``Applied.costs`` says which is which:
+  ``{"endurance": 10, "drama": 10}`` for two drama dice, ``{"endurance": 30}`` for a miracle.
+- **Drama dice odds.** Each count the player may buy shows its own exact chance in the
+  picker (``Param.labels``): the chance depends on how many dice join.
+- **On an older roll (DBL-10, DBL-11).** Drama dice and miracles are paid from Endurance as
+  it is now, so the table takes them only on a roll of the play session in progress and of
+  the current Adventure (``FollowUp.spends``); refusing a miracle costs nothing and stays the
+  GM's on any roll.
 - **Caps.** Each Ability and Weakness level is 0-6, at most six of each; bonus and penalty
   dice 0-10; helpers 0-6. The net pool must be between -8 (ten dice, keep the lowest) and
   20 dice.
@@ -68,6 +78,7 @@ from .base import (
     get_int,
     grid,
     new_state,
+    percent,
     roll_dice,
     steps_of,
     with_step,
@@ -596,14 +607,18 @@ class Doubles(DiceSystem):
             if action == "drama":
                 bought = sum(len(step["dice"]) for step in steps_of(state, "drama"))
                 most = min(MAX_DRAMA - bought, _endurance(resources) // DRAMA_COST)
+                # The odds depend on how many dice are bought, so each count in the picker
+                # carries its own exact figure; the button carries none (one figure for every
+                # count would be wrong for all but one of them).
                 allowed.append(
                     FollowUp(
                         "drama",
                         "Buy drama dice",
                         cost=f"{DRAMA_COST} Endurance per die",
-                        params=(Param("count", "Drama dice", minimum=1, maximum=most),),
+                        params=(self._drama_param(state, most, before),),
                         chance_before=before,
-                        chance_after=self.drama_chances(state, 1).get(1),
+                        chance_after=None,
+                        spends=True,
                     )
                 )
             elif action == "miracle":
@@ -614,12 +629,17 @@ class Doubles(DiceSystem):
                         cost=f"{MIRACLE_COST} Endurance if the GM approves",
                         chance_before=before,
                         chance_after=None if request.dn is None else Fraction(1),
+                        spends=True,
                     )
                 )
             elif action == "miracle_approve":
                 allowed.append(
                     FollowUp(
-                        "miracle_approve", "Approve the miracle", f"{MIRACLE_COST} Endurance", gm_only=True
+                        "miracle_approve",
+                        "Approve the miracle",
+                        f"{MIRACLE_COST} Endurance",
+                        gm_only=True,
+                        spends=True,
                     )
                 )
             else:
@@ -637,7 +657,10 @@ class Doubles(DiceSystem):
         count = self._check(state, action, params, resources)
         if action == "drama":
             step = {"action": "drama", "dice": roll_dice(rng, count)}
-            return Applied(with_step(state, step), {"endurance": DRAMA_COST * count})
+            # DBL-10: Endurance that went on drama dice waits for the next Adventure ("drama");
+            # a miracle's 30 (below) comes back the usual way.
+            cost = DRAMA_COST * count
+            return Applied(with_step(state, step), {"endurance": cost, "drama": cost})
         if action == "miracle":
             return Applied(with_step(state, {"action": "miracle"}))
         if action == "miracle_refuse":
@@ -645,6 +668,24 @@ class Doubles(DiceSystem):
         degree = self.parse_request(state["request"]).degree_matters
         step = {"action": "miracle_approve", "dice": roll_dice(rng, MIRACLE_DICE if degree else 0)}
         return Applied(with_step(state, step), {"endurance": MIRACLE_COST})
+
+    def _drama_param(self, state: State, most: int, before: Fraction | None) -> Param:
+        """The drama dice picker: 1..``most`` dice, each choice with the exact chance of success
+        it buys when there is a Difficulty Number ("2 dice: 0% -> 31%"), or its Endurance when
+        there is none or the chance would not change ("2 dice, 10 Endurance"). Short: it fits
+        a phone's width."""
+        chances = self.drama_chances(state, most)
+        labels = []
+        for count in range(1, most + 1):
+            label = f"{count} {'die' if count == 1 else 'dice'}"
+            # "100% -> 100%" says nothing: a roll that succeeds already buys degree, not safety.
+            if count in chances and chances[count] != before:
+                label += f": {percent(before)} -> {percent(chances[count])}"
+            else:
+                label += f", {DRAMA_COST * count} Endurance"
+            labels.append(label)
+        choices = tuple(str(count) for count in range(1, most + 1))
+        return Param("count", "Drama dice", choices, minimum=1, maximum=most, labels=tuple(labels))
 
     def drama_chances(self, state: State, up_to: int) -> dict[int, Fraction]:
         """The exact chance of success after buying 1..``up_to`` more drama dice on this roll,

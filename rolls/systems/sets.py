@@ -26,12 +26,22 @@ Rules choices where the document leaves room (also on the in-app rules page):
   larger Size, then higher Face, then the attacker wins, and any set beats no set. Until then
   the roll has no success or failure, so no critical can be chosen. The winner spends
   further sets first (``spending_order``).
+- **An opposed roll with no set (SET-3, SET-4).** It has nothing to bid, so the other side's
+  bid is recorded at once: any set beats it; two sides with no set tie, and the tie goes to
+  the attacker, as every tie does.
+- **Blind rolls.** Only the Judge sees a blind roll's dice. Its roller may still bid from the
+  phone, unseen: the strongest bid the dice allow is spent (``bid_best``), and they may
+  record the other side's bid; criticals pick dice, so the Judge spends them from the
+  session page, where blind rolls wait (``blind_follow_ups``).
 - **Criticals (SET-8, SET-9).** Only after the bid, from dice not spent yet; each critical
   spends exactly one set (dice of one face, two or more). A success may buy critical hits and
   critical effects, a failure defy death, flinch and clean break. Critical hits, critical
   effects and flinches may be bought again with further sets (one more damage compared, one
   more effect, one less damage); defy death and clean break once per roll, since a second one
   changes nothing.
+- **Settling an older roll.** Bids, criticals and the other side's bid spend only the roll's
+  own dice, never anything on a sheet, so a roll left unsettled when a session ends can still
+  be settled later.
 """
 
 from __future__ import annotations
@@ -337,7 +347,11 @@ class Sets(DiceSystem):
         bids = steps_of(state, "bid")
         bid = Bid(bids[0]["size"], bids[0]["face"]) if bids else None
         against = f" against the {BAR_LEVELS[bar.size]} Bar {bar}" if bar else ""
-        if bid is None:
+        opposition = steps_of(state, "opposition")
+        if bid is None and opposition:
+            theirs = opposition[0]["bid"]
+            headline = f"No set {'wins against' if success else 'loses to'} {'no set' if theirs == 'none' else theirs}"
+        elif bid is None:
             headline = f"No set{against}" if best is None else f"Best bid {best}{against}"
         elif bar is not None:
             headline = (
@@ -349,8 +363,10 @@ class Sets(DiceSystem):
             theirs = steps_of(state, "opposition")[0]
             headline = f"Bid {bid} {'wins against' if success else 'loses to'} {theirs['bid']}"
         details: list[str] = []
-        if best is None and bar is None and bid is None:
-            details.append("No set to spend: any set on the other side wins.")
+        if best is None and bar is None and bid is None and not opposition:
+            details.append(
+                "No set to spend: any set on the other side wins. Record their bid for the verdict."
+            )
         if success is not None and bar is None:
             details.append(
                 "You spend further sets first." if success else "The other side spends further sets first."
@@ -407,7 +423,8 @@ class Sets(DiceSystem):
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
             if action == "bid":
                 note = "" if success is None else ("Success." if success else "Failure.")
-                views.append(StepView(action, f"Bid {step['bid']}", spent, note))
+                unseen = ", unseen (a blind roll)" if step.get("unseen") else ""
+                views.append(StepView(action, f"Bid {step['bid']}{unseen}", spent, note))
             else:
                 note = (
                     f"A one-die {step['effect']} on a later roll."
@@ -420,7 +437,12 @@ class Sets(DiceSystem):
     # -- follow-ups ---------------------------------------------------------------------------
     def _allowed_actions(self, state: State) -> list[str]:
         if not steps_of(state, "bid"):
-            return ["bid"] if best_bid(self._dice(state)) is not None else []
+            if best_bid(self._dice(state)) is not None:
+                return ["bid"]
+            # No set to bid: an opposed roll still gets its verdict once the other side's bid
+            # is recorded (any set beats none, SET-4); against a Bar it has failed already.
+            opposed_open = self._bar(state) is None and not steps_of(state, "opposition")
+            return ["opposition"] if opposed_open else []
         actions = []
         if self._bar(state) is None and not steps_of(state, "opposition"):
             actions.append("opposition")
@@ -466,19 +488,29 @@ class Sets(DiceSystem):
         if state.get("system") != self.slug:
             raise RulesError("This roll belongs to another dice system.")
         allowed = self._allowed_actions(state)
-        if action not in allowed:
-            raise RulesError(self._refusal(state, action))
+        if action not in allowed and not (action == "bid_best" and "bid" in allowed):
+            raise RulesError(self._refusal(state, "bid" if action == "bid_best" else action))
         if action == "opposition":
             size = get_int(params, "size", "Their Size", 0, MAX_POOL)
             theirs = None if size == 0 else Bid(size, get_int(params, "face", "Their Face", 1, 6))
             if theirs is not None and theirs.size < 2:
                 raise RulesError("A set has a Size of two or more (0 when the other side has no set).")
-            first = steps_of(state, "bid")[0]
-            mine = Bid(first["size"], first["face"])
+            bids = steps_of(state, "bid")
+            mine = Bid(bids[0]["size"], bids[0]["face"]) if bids else None
             attacker = state["request"]["attacker"]
             winner = compare_bids(mine, theirs) if attacker else compare_bids(theirs, mine)
             step: dict[str, Any] = {"action": action, "bid": "none" if theirs is None else str(theirs)}
             step["won"] = winner == ("attacker" if attacker else "defender")
+            return Applied(with_step(state, step))
+        if action == "bid_best":
+            # A blind roll's bid: its roller does not see the dice, so the strongest bid they
+            # allow is spent (every set, whole), which is what ``best_bid`` reads.
+            dice = self._dice(state)
+            counts = counts_of(tuple(dice))
+            chosen = [i for i, face in enumerate(dice) if counts[face - 1] >= 2]
+            bid = score_bid(dice[i] for i in chosen)
+            step = {"action": "bid", "dice": chosen, "faces": [dice[i] for i in chosen], "bid": str(bid)}
+            step.update(size=bid.size, face=bid.face, unseen=True)
             return Applied(with_step(state, step))
         indices = _parse_indices(params.get("dice"))
         dice, spent = self._dice(state), self._spent(state)
@@ -503,6 +535,17 @@ class Sets(DiceSystem):
             step["effect"] = effect
         return Applied(with_step(state, step))
 
+    def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """On a blind roll its roller bids unseen: the strongest bid the dice allow. Recording
+        the other side's bid shows nothing of the roller's dice either; the rest (criticals,
+        which pick dice) is the GM's, who sees them."""
+        allowed = self._allowed_actions(state)
+        unseen = []
+        if "bid" in allowed:
+            unseen.append(FollowUp("bid_best", "Bid your best set, unseen"))
+        unseen += [f for f in self.follow_ups(state, resources) if f.action == "opposition"]
+        return unseen
+
     def _refusal(self, state: State, action: str) -> str:
         if action not in ("bid", "opposition", *CRITICAL_LABELS):
             return f"{action!r} is not a follow-up in this system."
@@ -510,7 +553,11 @@ class Sets(DiceSystem):
             if steps_of(state, "bid"):
                 return "This roll has been bid already; a roll is bid once."
             return "There is no set in this roll to bid."
+        if action == "opposition" and steps_of(state, "opposition"):
+            return "The other side's bid is recorded already."
         if not steps_of(state, "bid"):
+            if best_bid(self._dice(state)) is None and self._bar(state) is not None:
+                return "This roll has no set: it failed against the Bar, and there is nothing to spend."
             return "Bid a set first."
         if action == "opposition":
             if self._bar(state) is not None:

@@ -24,7 +24,17 @@ Rules choices where the document leaves room (also on the in-app rules page):
   and a pushed roll still fails, the outcome says a second Condition must be checked; which
   one is the player's choice at the table, so the engine names no Condition.
 - **Helping (SIX-15..17)**: one helper at most; none in group Trouble, where everyone rolls
-  for themself. The helper shares a failure (the card says so).
+  for themself (a box on the roll form says the Trouble is the group's; a helper is then
+  refused). The helper shares a failure (the card says so); in group Trouble the card
+  reminds that extra successes may go to the other kids.
+- **A push is described (SIX-23, SIX-11).** The player says in one line (160 characters at
+  most, nothing invisible in it) what the kid does to push themself, and chooses the
+  Condition: none is chosen for them. The line is kept with the push and read on its card
+  by everyone who sees the roll.
+- **Luck, Pride and pushes on an older roll (SIX-5, SIX-8, SIX-10).** They are paid from the
+  sheet as it is now, so the table takes them only on a roll of the play session in
+  progress (Luck does not outlive its session, a push follows its roll) and of the current
+  Mystery (Pride is once per Mystery, and spent in the Mystery of its roll).
 - **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes only the kids tied for
   the lead may buy successes with Conditions, one each; if still tied, the scene is
   interrupted.
@@ -56,6 +66,7 @@ from .base import (
     dice_count,
     get_bool,
     get_int,
+    get_line,
     grid,
     new_state,
     roll_dice,
@@ -76,6 +87,10 @@ DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
 }
 MIN_AGE, MAX_AGE = 10, 15
 MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
+# SIX-23: a push is described, in a line everyone who sees the roll reads on its card.
+PUSH_PROMPT = "What does the kid do to push themself?"
+PUSH_LABEL = "What the kid does to push"
+PUSH_TEXT_MAX = 160
 SIX = Fraction(1, 6)
 
 
@@ -147,6 +162,8 @@ class Sixes(DiceSystem):
             extra = total - need
             if extra:
                 details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")
+                if request.get("group"):
+                    details.append("Group Trouble: extra successes may go to the other kids.")
             headline = f"Success: {total} of {need} needed"
             tone = "success"
         else:
@@ -178,7 +195,14 @@ class Sixes(DiceSystem):
             if action == "roll":
                 views.append(StepView(action, f"Rolled {dice_count(len(dice))}", dice))
             elif action == "push":
-                views.append(StepView(action, f"Pushed, checking {step['condition']}", dice))
+                # SIX-23: what the kid did to push themself, as the player said it (older
+                # pushes, from before it was asked, have none).
+                said = step.get("description", "")
+                views.append(
+                    StepView(
+                        action, f"Pushed, checking {step['condition']}", dice, f"“{said}”" if said else ""
+                    )
+                )
             else:
                 views.append(StepView(action, "Luck point: rerolled the failed dice", dice))
         return tuple(views)
@@ -200,15 +224,23 @@ class Sixes(DiceSystem):
                         "push",
                         "Push the roll",
                         cost="check a Condition",
-                        params=(Param("condition", "Condition to check", choices),),
+                        params=(
+                            Param("condition", "Condition to check", choices, prompt="Choose a Condition"),
+                            Param("description", PUSH_PROMPT, maximum=PUSH_TEXT_MAX, text=True),
+                        ),
                         chance_before=now,
                         chance_after=after,
+                        spends=True,
                     )
                 )
             elif action == "luck":
-                allowed.append(FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after))
+                allowed.append(
+                    FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after, spends=True)
+                )
             else:
-                allowed.append(FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after))
+                allowed.append(
+                    FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after, spends=True)
+                )
         return allowed
 
     def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
@@ -252,12 +284,15 @@ class Sixes(DiceSystem):
         self._check(state, action, resources)
         if action == "pride":
             return Applied(with_step(state, {"action": "pride"}), {"pride": 1})
-        condition = ""
+        condition = description = ""
         if action == "push":
             # Checked before any die is drawn: a refused push changes nothing, not even the dice.
-            condition = str(params.get("condition", "")).strip().capitalize()
+            condition = str(params.get("condition", "") or "").strip().capitalize()
+            if not condition:
+                raise RulesError("Choose the Condition the push checks: none is chosen for you.")
             if condition not in resources.get("conditions", ()):
                 raise RulesError("Choose a Condition that is not checked yet to push the roll.")
+            description = get_line(params, "description", PUSH_LABEL, PUSH_TEXT_MAX)
         dice = self._dice(state)
         rerolled = [i for i, face in enumerate(dice) if face != 6]
         for i in rerolled:
@@ -266,6 +301,7 @@ class Sixes(DiceSystem):
         if action == "luck":
             return Applied(with_step(state, step), {"luck": 1})
         step["condition"] = condition
+        step["description"] = description
         return Applied(with_step(state, step), {"condition": condition})
 
     # -- odds ---------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Luck maximum (STR-12).** 3, plus 1 for the Edge Charmed Life at Basic or 2 at Advanced;
   no other Edge in the list names Luck. A long rest gives one point back up to the maximum,
   and a pool found above the maximum comes down to it; a new Adventure fills the pool.
+- **Luck on an older roll (STR-11, STR-12).** Luck is spent from the pool as it is now, which
+  a new Adventure fills: the table takes it only on a roll of the play session in progress
+  and of the current Adventure, for the roller and for the character a roll is made against.
 - **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
   no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
 - **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.
@@ -446,7 +449,7 @@ class Stars(DiceSystem):
                 label = "Spend Luck: reroll, keep the better"
             else:
                 label = "Spend your Luck against this roll: reroll, keep the worse"
-            allowed.append(FollowUp(action, label, "1 Luck", (), before, after))
+            allowed.append(FollowUp(action, label, "1 Luck", (), before, after, spends=True))
         return allowed
 
     def apply(

@@ -9,7 +9,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from rolls.systems.base import Die, percent
+from rolls.systems.base import Die, Param, percent
 
 register = template.Library()
 
@@ -133,6 +133,18 @@ def options(choices: Iterable[str]) -> SafeString:
     """A select's options, each choice its own value and text: one filter instead of a loop
     of two variables per option (a push's five Conditions were a tenth of a result card)."""
     return mark_safe("".join(f'<option value="{escape(c)}">{escape(c)}</option>' for c in choices))
+
+
+@register.filter
+def param_options(param: Param) -> SafeString:
+    """A follow-up choice's options: an empty first option when nothing may be chosen for
+    the player (``Param.prompt``), and each choice's own text when it says more than its
+    value (``Param.labels``: a drama die count with its odds)."""
+    html = f'<option value="">{escape(param.prompt)}</option>' if param.prompt else ""
+    if not param.labels:
+        return mark_safe(html + options(param.choices))
+    pairs = zip(param.choices, param.labels, strict=True)
+    return mark_safe(html + "".join(f'<option value="{escape(c)}">{escape(t)}</option>' for c, t in pairs))
 
 
 @register.filter

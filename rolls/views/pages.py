@@ -3,6 +3,9 @@ and the campaign's history."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
@@ -10,7 +13,7 @@ from django.shortcuts import render
 
 from rolls import panels, registry
 from rolls.calls import CallBuilder
-from rolls.cards import build_card, latest_card
+from rolls.cards import Card, build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.views.table import confirm_question
@@ -20,6 +23,35 @@ from tabletop.joinlink import join_url, qr_svg
 from tabletop.models import Membership
 
 FEED_SIZE = 30
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A plain POST (no JavaScript) that was refused: the page it came from is drawn again,
+    status 422, with ``message`` next to the form that sent it. ``form``: the element id of
+    that form's place, "roll-form", "npc-form", "call-form" or a card's (``Card.dom_id``)."""
+
+    message: str
+    form: str
+
+    @property
+    def on_card(self) -> bool:
+        return self.form not in ("roll-form", "npc-form", "call-form")
+
+
+def _in_page(request: HttpRequest, refusal: Refusal | None, cards: list[Card | None]) -> None:
+    """Cards with buttons, drawn into this page: their forms carry the CSRF field, and a
+    refused follow-up's message goes on its card; or at the top of the page when its card is
+    no longer there (a newer roll took its place)."""
+    shown = False
+    for card in cards:
+        if card is not None:
+            card.form_token = True
+            if refusal is not None and refusal.form == card.dom_id:
+                card.refusal = refusal.message
+                shown = True
+    if refusal is not None and refusal.on_card and not shown:
+        messages.error(request, refusal.message)
 
 
 def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
@@ -71,12 +103,18 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def session_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """The GM's big screen: join link and QR code, who is here, the live feed, the controls."""
+def session_page(
+    request: HttpRequest, pk: int, *, refusal: Refusal | None = None, npc_form: NpcRollForm | None = None
+) -> HttpResponse:
+    """The GM's big screen: join link and QR code, who is here, the live feed, the controls.
+    ``refusal`` and ``npc_form``: a plain POST of the GM's quick roll or a card's follow-up
+    was refused, and this page is drawn again to say why."""
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     url = join_url(request, campaign)
     feed, last_seq = _feed(membership)
+    gm_cards = panels.gm_panel(campaign.pk, membership)
+    _in_page(request, refusal, list(gm_cards))
     return render(
         request,
         "rolls/session.html",
@@ -89,9 +127,9 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "last_seq": last_seq,
             "present": presence.present(campaign.pk),
             "adapter": registry.table(campaign.system),
-            "npc_form": NpcRollForm(campaign=campaign),
+            "npc_form": npc_form or NpcRollForm(campaign=campaign),
             "call_form": CallBuilder(campaign),
-            "gm_cards": panels.gm_panel(campaign.pk, membership),
+            "gm_cards": gm_cards,
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),
             "removed": campaign.bans.all(),
@@ -99,20 +137,34 @@ def session_page(request: HttpRequest, pk: int) -> HttpResponse:
             "questions": {
                 action: confirm_question(action, campaign) for action in ("end", "mystery", "rest")
             },
+            "refusal": refusal,
         },
+        status=422 if refusal else 200,
     )
 
 
-def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResponse:
-    """The phone's roll screen for one character: form, odds, the latest result, the feed."""
+def character_page(
+    request: HttpRequest,
+    pk: int,
+    character_id: int,
+    *,
+    refusal: Refusal | None = None,
+    sent: dict[str, str] | None = None,
+) -> HttpResponse:
+    """The phone's roll screen for one character: form, odds, the latest result, the feed.
+    ``refusal`` and ``sent`` (the roll form's values as they were sent): a plain POST of a
+    roll, a call for one or a follow-up was refused, and this page is drawn again to say why,
+    the form filled in as it was."""
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     campaign = membership.campaign
     adapter = registry.table(campaign.system)
-    form = adapter.roll_form(character=character, initial=adapter.roll_initial)
+    form = adapter.roll_form(character=character, initial={**adapter.roll_initial, **(sent or {})})
     last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
     result = latest_card(last, place="result", membership=membership) if last else None
     feed, last_seq = _feed(membership, limit=10)
+    against_cards = panels.against_panel(campaign.pk, membership)
+    _in_page(request, refusal, [result, *against_cards])
     return render(
         request,
         "rolls/character.html",
@@ -127,10 +179,12 @@ def character_page(request: HttpRequest, pk: int, character_id: int) -> HttpResp
             "session": campaign.open_session(),
             "resources_template": adapter.resources_template,
             "open_calls": panels.open_calls(campaign.pk, membership),
-            "against_cards": panels.against_panel(campaign.pk, membership),
+            "against_cards": against_cards,
             "roll_form_template": adapter.roll_form_template,
             "present": presence.present(campaign.pk),
+            "refusal": refusal,
         },
+        status=422 if refusal else 200,
     )
 
 

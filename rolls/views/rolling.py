@@ -3,21 +3,28 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import randomness, registry, services
+from rolls.audience import Facts, Viewer, sight
 from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
-from rolls.models import Roll, RollCall, Visibility
+from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
-from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
+from rolls.views import pages
+from rolls.views.pages import Refusal
+from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.http import HtmxRequest
+from tabletop.models import Membership
 
 CHARACTER_PAGE = "rolls/character.html"
 
@@ -27,13 +34,17 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
+
+    def page(refusal: Refusal) -> HttpResponse:
+        return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
+
     if not form.is_valid():
-        return _refusal(request, form.errors_text())
+        return _refusal(request, form.errors_text(), page, "roll-form")
     call = None
     if form.cleaned_data.get("call"):
         call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
         if call is None:
-            return _refusal(request, "That call for a roll does not exist.")
+            return _refusal(request, "That call for a roll does not exist.", page, "roll-form")
     try:
         roll = services.roll_create(
             character=character,
@@ -46,7 +57,10 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             call=call,
         )
     except RulesError as error:
-        return _refusal(request, str(error))
+        return _refusal(request, str(error), page, "roll-form")
+    if not request.htmx:
+        # No JavaScript: the roll screen again (post, redirect, get), its result on top.
+        return redirect(reverse("rolls:character", args=[pk, character.pk]) + "#result")
     card = latest_card(roll, place="result", membership=membership, latest=True)
     # The roll's character as the service locked and read it: its resources as they are now.
     locked = roll.character
@@ -71,15 +85,27 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         Roll.objects.select_related("character", "target"), campaign=membership.campaign, pk=roll_id
     )
     action = request.POST.get("action", "")
+    place = request.POST.get("place", "result")
+    place = place if place in PLACES else "result"
+
+    def page(refusal: Refusal) -> HttpResponse:
+        return _place_page(request, membership, roll, place, refusal)
+
+    card_id = f"{place}-roll-{roll.pk}"  # Card.dom_id: the refusal goes next to its buttons
     try:
         payer = services.payer_of(roll, action)
     except RulesError as error:
-        return _refusal(request, str(error))
-    if roll.visibility != Visibility.PUBLIC and not membership.is_gm:
+        return _refusal(request, str(error), page, card_id)
+    # A secret roll is the GM's alone. A blind one's player may still ask, from the phone, for
+    # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
+    seen = sight(Facts.of_roll(roll), Viewer.of(membership))
+    if not seen.dice and not seen.unseen:
         raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
+    unseen = not seen.dice
     if payer is None:
         if not roll.npc:
-            return _refusal(request, "This roll's character is gone; it can no longer be followed up.")
+            message = "This roll's character is gone; it can no longer be followed up."
+            return _refusal(request, message, page, card_id)
         if not membership.is_gm:
             raise PermissionDenied("Only the GM acts on a roll without a character.")
     else:
@@ -98,14 +124,15 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             params=params,
             rng=randomness.RNG,
             by_gm=membership.is_gm,
+            unseen=unseen,
         )
     except RulesError as error:
-        return _refusal(request, str(error))
+        return _refusal(request, str(error), page, card_id)
+    if not request.htmx:
+        return redirect(_place_url(membership, roll, place))
     for character in (roll.character, roll.target):
         if character is not None:
             character.refresh_from_db()
-    place = request.POST.get("place", "result")
-    place = place if place in PLACES else "result"
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
     context: dict[str, object] = {"card": card}
     if place == "result" and roll.character is not None:
@@ -143,12 +170,48 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
 REFUSAL_TARGET = "find [data-refusal], #roll-form [data-refusal], #notice"
 
 
-def _refusal(request: HtmxRequest, message: str) -> HttpResponse:
+def _refusal(
+    request: HtmxRequest, message: str, page: Callable[[Refusal], HttpResponse], form: str
+) -> HttpResponse:
     """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
-    it next to what was tapped (``REFUSAL_TARGET``) instead of the result."""
+    it next to what was tapped (``REFUSAL_TARGET``) instead of the result; a plain POST (no
+    JavaScript) gets its whole ``page`` again, the message next to the ``form`` that sent it."""
+    if not request.htmx:
+        return page(Refusal(message, form))
     response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
-    if request.htmx:
-        response = reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
+    return reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
+
+
+def _place_character(membership: Membership, roll: Roll, place: str) -> int | None:
+    """The character whose roll screen holds the card at ``place``, if this member may open
+    it: the roller's result panel, or the panel of rolls against its target."""
+    character = roll.target if place == "against" else roll.character if place == "result" else None
+    return character.pk if character is not None and may_act_for(membership, character) else None
+
+
+def _place_url(membership: Membership, roll: Roll, place: str) -> str:
+    """Where a plain POST of a card's follow-up goes back to: the page the card was on."""
+    pk = membership.campaign_id
+    character = _place_character(membership, roll, place)
+    if character is not None:
+        return reverse("rolls:character", args=[pk, character]) + f"#{place}-roll-{roll.pk}"
+    if membership.is_gm:
+        return reverse("rolls:session", args=[pk]) + f"#gm-roll-{roll.pk}"
+    return reverse("rolls:campaign", args=[pk])
+
+
+def _place_page(
+    request: HtmxRequest, membership: Membership, roll: Roll, place: str, refusal: Refusal
+) -> HttpResponse:
+    """The page the refused card's follow-up came from, drawn again with the refusal."""
+    character = _place_character(membership, roll, place)
+    if character is not None:
+        return pages.character_page(request, membership.campaign_id, character, refusal=refusal)
+    if membership.is_gm:
+        return pages.session_page(request, membership.campaign_id, refusal=refusal)
+    messages.error(request, refusal.message)
+    response = pages.campaign_page(request, membership.campaign_id)
+    response.status_code = 422
     return response
 
 
@@ -161,8 +224,12 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     form = NpcRollForm(request.POST, campaign=campaign)
+
+    def page(refusal: Refusal) -> HttpResponse:
+        return pages.session_page(request, pk, refusal=refusal, npc_form=form)
+
     if not form.is_valid():
-        return _refusal(request, form.errors_text())
+        return _refusal(request, form.errors_text(), page, "npc-form")
     try:
         roll = services.npc_roll_create(
             campaign=campaign,
@@ -175,7 +242,10 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             rng=randomness.RNG,
         )
     except RulesError as error:
-        return _refusal(request, str(error))
+        return _refusal(request, str(error), page, "npc-form")
+    if not request.htmx:
+        messages.success(request, f"Rolled for {roll.character_name}.")
+        return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
     card = latest_card(roll, place="gm", membership=membership)
     return render(request, "rolls/_card.html", {"card": card})
 
@@ -238,9 +308,17 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             intent=request.POST.get("intent", "")[:200],
         )
     except RulesError as error:
-        return _refusal(request, str(error))
+
+        def page(refusal: Refusal) -> HttpResponse:
+            return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
+
+        return _refusal(request, str(error), page, "roll-form")
     names = ", ".join(each.name for each in asked)
-    response = render(request, "rolls/_notice.html", {"message": f"Asked {names} to roll {label}."})
+    message = f"Asked {names} to roll {label}."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("rolls:character", pk, character.pk)
+    response = render(request, "rolls/_notice.html", {"message": message})
     return reswap(retarget(response, "#notice"), "innerHTML")
 
 
@@ -262,7 +340,11 @@ def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
             intent=parsed.intent,
         )
     except RulesError as error:
-        return _refusal(request, str(error))
+
+        def page(refusal: Refusal) -> HttpResponse:
+            return pages.session_page(request, pk, refusal=refusal)
+
+        return _refusal(request, str(error), page, "call-form")
     asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in parsed.characters)
     message = f"Asked {asked}."
     if not request.htmx:
@@ -277,4 +359,5 @@ def call_close(request: HtmxRequest, pk: int, call_id: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
     services.call_close(call=call, gm=membership.user)
+    messages.success(request, f"The call for {call.label} is closed.")
     return redirect("rolls:session", pk)

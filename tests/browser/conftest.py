@@ -178,6 +178,10 @@ class Browsers:
         """A page in a new phone-sized touch context (a player's phone)."""
         return self._page(PHONE)
 
+    def phone_without_script(self) -> Page:
+        """A phone whose browser runs no JavaScript: plain forms, whole pages."""
+        return self._page({**PHONE, "java_script_enabled": False})
+
     def ignore(self, pattern: str) -> None:
         """Do not count console errors matching ``pattern`` (a test provoking them on purpose)."""
         self.ignored.append(re.compile(pattern))

@@ -34,14 +34,14 @@ def chance(**request: object) -> str:
     return percent(DOUBLES.chance(DOUBLES.parse_request(request)))
 
 
-def chance_after_one_drama_die(dice: list[int], **request: object) -> str:
+def chance_after_drama_dice(dice: list[int], count: int, **request: object) -> str:
     made = DOUBLES.parse_request(request)
     state = {
         "system": "doubles",
         "request": DOUBLES.request_dict(made),
         "steps": [{"action": "roll", "net": made.net, "dice": dice}],
     }
-    return percent(DOUBLES.drama_chances(state, 1)[1])
+    return percent(DOUBLES.drama_chances(state, count)[count])
 
 
 def create_doubles_campaign(page: Page, name: str) -> None:
@@ -122,9 +122,14 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
     expect(card).to_contain_text("Result 4 does not beat Challenging (6)")
     ada_roll = roll_id(card)
     drama = card.locator(".follow-up-drama")
-    expect(drama.locator("button")).to_contain_text(
-        f"0% -> {chance_after_one_drama_die([2, 3, 1, 4], abilities=[2], dn=6)}"
-    )
+    # DBL-10: each count in the picker carries its own exact chance; the button none.
+    count = drama.get_by_label("Drama dice")
+    for dice in (1, 2):
+        chance_with = chance_after_drama_dice([2, 3, 1, 4], dice, abilities=[2], dn=6)
+        expect(count.locator(f"option[value='{dice}']")).to_have_text(
+            f"{dice} {'die' if dice == 1 else 'dice'}: 0% -> {chance_with}"
+        )
+    expect(drama.locator("button")).not_to_contain_text("%")
     assert_fits_phone(ada)
     on_gm = gm.locator(f"#feed-roll-{ada_roll}")
     expect(on_gm).to_contain_text("Fighting")
@@ -141,7 +146,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
     expect(ada.locator(f"#feed-roll-{bo_roll}")).to_contain_text("Bo")
 
     # Ada buys two drama dice after the roll: a new pair of 4s beats the Difficulty Number.
-    drama.locator("input[name=count]").fill("2")
+    count.select_option("2")
     drama.get_by_role("button", name=re.compile(r"^Buy drama dice")).click()
     result = ada.locator(f"#result #result-roll-{ada_roll}")
     expect(result).to_contain_text("Drama: 2 more dice for 10 Endurance")

@@ -51,6 +51,8 @@ def test_a_phone_that_lost_its_socket_catches_up_once(
     missed = roll_id(card)
     push = card.locator(".follow-up-push button")
     expect(push).to_be_visible()
+    card.get_by_label("Condition to check").select_option("Scared")
+    card.get_by_label("What does the kid do to push themself?").fill("Ada runs faster")
     push.click()
     expect(ada.page.locator(f"#result-roll-{missed}")).to_contain_text("Pushed")
     expect(gm.locator(f"#feed-roll-{missed}")).to_contain_text("Pushed")

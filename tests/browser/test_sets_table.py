@@ -157,3 +157,48 @@ def test_a_sets_scene_with_a_bid_and_a_critical_on_two_phones_and_the_gm_screen(
     assert_fits_phone(bo)
     shot(gm, "sets-gm-session")
     shot(wil, "sets-phone-result")
+
+
+@pytest.mark.browser
+def test_set_3_a_blind_roll_is_bid_unseen_from_the_phone(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SET-3 on a blind roll: the phone never shows the dice, yet its player bids (the
+    strongest bid, unseen); the Judge, who finds the roll waiting on the session page, sees
+    the dice, the bid and the verdict."""
+    dice(4, 4, 3, 3, 6)  # Insight 5 against the Apprentice Bar 2x3: the best bid is 3x3
+
+    gm = browsers.gm()
+    sign_up(gm)
+    create_sets_campaign(gm, "Blind Moon")
+    start_session(gm)
+    wait_live(gm)
+    wil = browsers.phone()
+    join(wil, join_link(gm), "Alice")
+    create_hero(wil, "Wilcott", stat_2_dice=5)  # Insight 5
+    wil.get_by_role("radio", name=re.compile(r"^Insight")).check()
+    wil.get_by_role("radio", name="3", exact=True).check()
+    wil.get_by_label("Roll blind: only the GM sees the result").check()
+
+    card = roll(wil)
+    expect(card).to_contain_text("Rolled blind: only the GM sees the result.")
+    expect(card.locator("[data-face]")).to_have_count(0)
+    bid = card.get_by_role("button", name="Bid your best set, unseen")
+    expect(bid).to_be_visible()
+    assert_fits_phone(wil)
+    shot(wil, "sets-phone-blind-roll")
+    wil_roll = roll_id(card)
+    # The Judge finds it waiting on the session page, and could bid it there instead.
+    expect(gm.locator(f"#gm-roll-{wil_roll} .follow-up-bid")).to_be_visible()
+    shot(gm, "sets-gm-blind-roll-waiting")
+
+    bid.click()
+
+    result = wil.locator(f"#result #result-roll-{wil_roll}")
+    expect(result.get_by_role("button", name="Bid your best set, unseen")).to_have_count(0)
+    expect(result.locator("[data-face]")).to_have_count(0)
+    on_gm = gm.locator(f"#feed-roll-{wil_roll}")
+    expect(on_gm).to_contain_text("Bid 3x3, unseen (a blind roll)")
+    expect(on_gm).to_contain_text("Bid 3x3 meets the Apprentice Bar 2x3")
+    expect(wil.locator(f"#feed-roll-{wil_roll}")).not_to_contain_text("3x3")
+    expect(gm.locator(f"#gm-roll-{wil_roll}")).to_have_count(0)  # nothing left to settle

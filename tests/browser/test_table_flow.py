@@ -139,11 +139,16 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     expect(gm.locator(f"#feed-roll-{bo_roll}")).to_contain_text("Success: 1 of 1 needed")
     expect(ada.locator(f"#feed-roll-{bo_roll}")).to_contain_text("Success: 1 of 1 needed")
 
-    # Ada pushes, checking Scared; the pushed dice succeed.
-    ada_card.get_by_label("Condition to check").select_option("Scared")
+    # Ada pushes: she picks the Condition (none is picked for her, SIX-11) and says what she
+    # does (SIX-23); the pushed dice succeed.
+    condition = ada_card.get_by_label("Condition to check")
+    expect(condition).to_have_value("")
+    condition.select_option("Scared")
+    ada_card.get_by_label("What does the kid do to push themself?").fill("I jump before I can think")
     push.click()
     result = ada.locator(f"#result #result-roll-{ada_roll}")
     expect(result).to_contain_text("Pushed, checking Scared")
+    expect(result).to_contain_text("“I jump before I can think”")
     expect(result).to_contain_text("Success: 1 of 1 needed")
     # A roll is pushed once.
     expect(result.locator(".follow-up-push")).to_have_count(0)
@@ -154,6 +159,8 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     expect(gm.locator("#feed .card")).to_have_count(2)
     expect(gm.locator("#feed .card").first).to_have_id(f"feed-roll-{bo_roll}")
     expect(bo.locator(f"#feed-roll-{ada_roll}")).to_contain_text("Pushed, checking Scared")
+    expect(bo.locator(f"#feed-roll-{ada_roll}")).to_contain_text("“I jump before I can think”")
+    expect(on_gm).to_contain_text("“I jump before I can think”")
     expect(bo.locator(f"#feed-roll-{ada_roll}")).to_have_count(1)
 
     assert gm.evaluate("window.stillTheSamePage") is True, "the GM's page reloaded"

@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rolls.systems import doubles
-from rolls.systems.base import Outcome, RulesError, State
+from rolls.systems.base import Outcome, RulesError, State, percent
 from rolls.systems.dice import distribution
 from rolls.systems.doubles import Doubles, DoublesRequest, ExtendedAction, opposed
 from tests.dice import ScriptedDice
@@ -362,7 +362,7 @@ def test_dbl_10_drama_dice_cost_five_endurance_each_after_the_roll() -> None:
     assert drama.action == "drama"
     assert drama.params[0].maximum == 3
     applied = system.apply(state, "drama", {"count": 2}, {"endurance": 17}, ScriptedDice(3, 6))
-    assert applied.costs == {"endurance": 10}
+    assert applied.costs == {"endurance": 10, "drama": 10}
     assert applied.state["steps"][-1] == {"action": "drama", "dice": [3, 6]}
     assert system.evaluate(applied.state).key == "6"  # 3-3 joins up to 6; still does not beat 6
     assert state["steps"] == [{"action": "roll", "net": 2, "dice": [3, 2]}]  # untouched
@@ -430,13 +430,48 @@ def test_dbl_10_decide_a_drama_die_on_negative_dice_replaces_the_lowest() -> Non
     assert system.evaluate(worse).tone == "catastrophe"  # a drama die never makes it worse
 
 
-def test_dbl_10_drama_follow_up_gives_the_exact_chance_after_one_die() -> None:
-    """DBL-10: the button shows the chance now and with one more die, given the dice rolled."""
+def test_dbl_10_drama_picker_gives_the_exact_chance_for_each_count() -> None:
+    """DBL-10: each number of drama dice on offer shows its own exact chance, given the dice
+    rolled; the button itself shows none (one figure would be wrong for every other count)."""
     state = state_with([5, 3], dn=8)
-    (drama, *_) = system.follow_ups(state, PLENTY)
+    (drama, *_) = system.follow_ups(state, {"endurance": 15})
+    (count,) = drama.params
+    assert (drama.chance_before, drama.chance_after) == (Fraction(0), None)
+    assert count.choices == ("1", "2", "3")
+    chances = system.drama_chances(state, 3)
     # Beating 8 with one more die: a 5 (5+5=10). Nothing else pairs high enough.
-    assert (drama.chance_before, drama.chance_after) == (Fraction(0), Fraction(1, 6))
+    assert chances[1] == Fraction(1, 6)
+    assert chances[2] > chances[1]
+    assert count.labels == (
+        f"1 die: 0% -> {percent(chances[1])}",
+        f"2 dice: 0% -> {percent(chances[2])}",
+        f"3 dice: 0% -> {percent(chances[3])}",
+    )
     assert drama.cost == "5 Endurance per die"
+    assert drama.spends
+
+
+def test_dbl_10_drama_picker_on_a_success_names_the_cost_without_odds() -> None:
+    """DBL-10: "100% -> 100%" says nothing; a success buys degree, so the cost is shown."""
+    state = state_with([5, 5], dn=8)
+    (drama, *_) = system.follow_ups(state, {"endurance": 10})
+    assert drama.params[0].labels == ("1 die, 5 Endurance", "2 dice, 10 Endurance")
+
+
+def test_dbl_10_opposed_drama_picker_names_the_cost_without_odds() -> None:
+    """DBL-10: with nothing to beat yet there is no chance to show, only the Endurance."""
+    state = state_with([5, 3], dn="opposed")
+    (drama, *_) = system.follow_ups(state, {"endurance": 10})
+    assert drama.params[0].labels == ("1 die, 5 Endurance", "2 dice, 10 Endurance")
+
+
+def test_dbl_11_a_miracle_costs_endurance_but_nothing_held_for_the_adventure() -> None:
+    """DBL-10, DBL-11: only drama Endurance is marked "drama" (held until a new Adventure);
+    a miracle's 30 is plain Endurance, regained the usual way."""
+    state = state_with([1, 2], dn=8)
+    asked = system.apply(state, "miracle", {}, PLENTY, random.Random(1))
+    approved = system.apply(asked.state, "miracle_approve", {}, PLENTY, random.Random(1))
+    assert approved.costs == {"endurance": 30}
 
 
 @pytest.mark.parametrize(

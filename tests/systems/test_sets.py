@@ -331,6 +331,70 @@ def test_set_5_no_set_against_a_bar_fails_at_once() -> None:
         apply(state, "bid", dice=[0, 1])
 
 
+@pytest.mark.parametrize(
+    ("attacker", "size", "won", "headline"),
+    [
+        (True, 2, False, "No set loses to 2x3"),
+        (False, 3, False, "No set loses to 3x1"),
+        (True, 0, True, "No set wins against no set"),  # a tie: the attacker's
+        (False, 0, False, "No set loses to no set"),
+    ],
+)
+def test_set_4_an_opposed_roll_with_no_set_gets_its_verdict(
+    attacker: bool, size: int, won: bool, headline: str
+) -> None:
+    """SET-4, SET-3: with no set there is nothing to bid, yet the other side's bid is recorded
+    and decides it: any set wins; no set on either side is a tie, the attacker's."""
+    state = state_of([1, 2, 3, 4], opposed=True, attacker=attacker)
+    assert system.evaluate(state).success is None
+    assert actions(state) == ["opposition"]
+    after = apply(state, "opposition", size=size, face=3 if attacker else 1)
+    outcome = system.evaluate(after)
+    assert (outcome.success, outcome.headline) == (won, headline)
+    assert actions(after) == []  # no set left for a critical
+    with pytest.raises(RulesError, match=r"^The other side's bid is recorded already\.$"):
+        apply(after, "opposition", size=2, face=3)
+
+
+def test_set_5_no_set_against_a_bar_refuses_the_other_sides_bid() -> None:
+    """SET-5: a roll against a Bar has no other side, set or none."""
+    with pytest.raises(RulesError, match="no set: it failed against the Bar"):
+        apply(state_of([1, 2, 3], bar_size=2, bar_face=1), "opposition", size=2, face=3)
+
+
+def test_set_3_a_blind_roll_is_bid_unseen_with_its_strongest_bid() -> None:
+    """SET-3, SET-6 on a blind roll: the roller cannot see the dice, so "bid your best set"
+    spends every set, whole: the bid the odds call the best."""
+    state = state_of([4, 5, 3, 4, 5, 1], bar_size=3, bar_face=4)
+    (unseen,) = system.blind_follow_ups(state, {})
+    assert (unseen.action, unseen.params) == ("bid_best", ())
+    after = system.apply(state, "bid_best", {}, {}, random.Random(0)).state
+    assert after["steps"][-1] == {
+        "action": "bid",
+        "dice": [0, 1, 3, 4],
+        "faces": [4, 5, 4, 5],
+        "bid": "3x4",
+        "size": 3,
+        "face": 4,
+        "unseen": True,
+    }
+    assert system.evaluate(after).success is True
+    assert system.view(after)[-1].title == "Bid 3x4, unseen (a blind roll)"
+    # Once bid, criticals pick dice: they are the Judge's, not offered unseen.
+    assert system.blind_follow_ups(after, {}) == []
+    with pytest.raises(RulesError, match=r"^This roll has been bid already; a roll is bid once\.$"):
+        system.apply(after, "bid_best", {}, {}, random.Random(0))
+
+
+def test_set_4_a_blind_opposed_roll_offers_the_bid_then_the_other_sides_bid() -> None:
+    """SET-4 on a blind roll: bidding unseen, then recording the other side, show no die."""
+    state = state_of([2, 2, 5], opposed=True)
+    assert [f.action for f in system.blind_follow_ups(state, {})] == ["bid_best"]
+    after = system.apply(state, "bid_best", {}, {}, random.Random(0)).state
+    assert [f.action for f in system.blind_follow_ups(after, {})] == ["opposition"]
+    assert [f.action for f in system.blind_follow_ups(state_of([1, 2], opposed=True), {})] == ["opposition"]
+
+
 # -- bidding ------------------------------------------------------------------------------------
 
 

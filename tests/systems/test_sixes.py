@@ -42,6 +42,7 @@ HIT = Fraction(1, 6)
 MISS = Fraction(5, 6)
 FACES = (1, 2, 3, 4, 5, 6)
 SEEDS = range(20)
+SAID = "Olle grits his teeth and pedals harder"  # what the kid does to push (SIX-23)
 
 
 # --------------------------------------------------------------------------------------------
@@ -63,6 +64,10 @@ def pushed_step(dice: list[int], rerolled: list[int], condition: str = "Scared")
     return {"action": "push", "dice": dice, "rerolled": rerolled, "condition": condition}
 
 
+def outcome_of(dice: list[int], **fields: Any) -> Outcome:
+    return system.evaluate(state_of(dice, **fields))
+
+
 def luck_step(dice: list[int], rerolled: list[int]) -> dict[str, Any]:
     return {"action": "luck", "dice": dice, "rerolled": rerolled}
 
@@ -81,9 +86,12 @@ def apply(
     have: dict[str, Any] | None = None,
     rng: random.Random | None = None,
 ) -> Applied:
-    """``system.apply`` that also checks it never touches the state or the resources it is given."""
+    """``system.apply`` that also checks it never touches the state or the resources it is given.
+    A push is described (SIX-23): one line is said for it unless ``params`` names its own."""
     have = resources() if have is None else have
     params = {} if params is None else params
+    if action == "push" and "description" not in params:
+        params = {**params, "description": SAID}
     state_before, have_before = copy.deepcopy(state), copy.deepcopy(have)
     try:
         return system.apply(state, action, params, have, rng or random.Random(0))
@@ -484,14 +492,70 @@ def test_six_10_push_is_refused_with_no_condition_left_to_check(conditions):
     [
         ({"condition": "Hungry"}, list(CONDITIONS)),
         ({"condition": "Scared"}, ["Upset", "Injured"]),
-        ({"condition": ""}, list(CONDITIONS)),
-        ({}, list(CONDITIONS)),
     ],
 )
 def test_six_11_push_is_refused_with_a_condition_not_in_the_list(params, conditions):
     """SIX-11: the Condition must be one the kid has not checked yet."""
     with pytest.raises(RulesError, match=r"^Choose a Condition that is not checked yet to push the roll\.$"):
         apply(state_of([1, 2, 3]), "push", params, resources(conditions=conditions))
+
+
+@pytest.mark.parametrize("condition", ["", "  ", None])
+def test_six_11_a_push_names_its_condition_none_is_chosen_for_the_player(condition):
+    """SIX-11: "choose any Condition": the player chooses; nothing is picked for them."""
+    params = {} if condition is None else {"condition": condition}
+    with pytest.raises(RulesError, match=r"^Choose the Condition the push checks: none is chosen for you\.$"):
+        apply(state_of([1, 2, 3]), "push", params)
+    (push,) = [up for up in system.follow_ups(state_of([1, 2, 3]), resources()) if up.action == "push"]
+    assert push.params[0].prompt == "Choose a Condition"
+
+
+@pytest.mark.parametrize(
+    ("said", "message"),
+    [
+        ("", "What the kid does to push is missing."),
+        ("   \t ", "What the kid does to push is missing."),
+        ("x" * 161, "What the kid does to push must be at most 160 characters (got 161)."),
+        (
+            "I run\u202e faster",
+            "What the kid does to push cannot hold invisible or control characters (this one has U+202E).",
+        ),
+        (
+            "I\u200brun",
+            "What the kid does to push cannot hold invisible or control characters (this one has U+200B).",
+        ),
+        (
+            "I run\nfaster",
+            "What the kid does to push cannot hold invisible or control characters (this one has U+000A).",
+        ),
+        (["a", "b"], "What the kid does to push is missing."),
+    ],
+)
+def test_six_23_a_push_must_be_described_in_one_visible_line(said, message):
+    """SIX-23: the player says what the kid does to push themself: required, one line."""
+    with pytest.raises(RulesError, match=f"^{re.escape(message)}$"):
+        apply(state_of([1, 2, 3]), "push", {"condition": "Scared", "description": said})
+
+
+def test_six_23_the_description_is_kept_trimmed_and_shown_on_the_pushed_step():
+    """SIX-23: what was said stays in the chain, and the card's push step says it."""
+    said = "  I climb the fence even though my arm hurts  "
+    pushed = apply(state_of([1, 2, 3]), "push", {"condition": "Scared", "description": said}).state
+    assert pushed["steps"][-1]["description"] == said.strip()
+    step = system.view(pushed)[-1]
+    assert step.note == f"“{said.strip()}”"
+    description = [p for p in follow_up(state_of([1, 2, 3]), "push").params if p.name == "description"]
+    assert description == [
+        Param("description", "What does the kid do to push themself?", maximum=160, text=True)
+    ]
+
+
+def test_six_17_group_trouble_says_extra_successes_may_be_given():
+    """SIX-17: in group Trouble successes from bonus effects may go to the other kids."""
+    assert (
+        "Group Trouble: extra successes may go to the other kids." in outcome_of([6, 6], group=True).details
+    )
+    assert "Group Trouble: extra successes may go to the other kids." not in outcome_of([6, 6]).details
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -508,6 +572,7 @@ def test_six_11_push_checks_a_condition_then_rerolls_every_die_but_the_sixes_in_
             "dice": [6, new[0], 6, new[1], new[2]],
             "rerolled": [1, 3, 4],
             "condition": "Exhausted",
+            "description": SAID,
         },
     ]
 
@@ -782,7 +847,10 @@ def test_six_22_a_push_may_check_broken_and_the_pushed_dice_still_count(seed):
     state = state_of([1, 2, 6])
     have = resources(conditions=["Broken"])
     up = follow_up(state, "push", have)
-    assert up.params == (Param("condition", "Condition to check", ("Broken",)),)
+    assert up.params == (
+        Param("condition", "Condition to check", ("Broken",), prompt="Choose a Condition"),
+        Param("description", "What does the kid do to push themself?", maximum=160, text=True),
+    )
     applied = apply(state, "push", {"condition": "broken"}, have, random.Random(seed))
     assert applied.costs == {"condition": "Broken"}
     dice = applied.state["steps"][-1]["dice"]
@@ -807,12 +875,20 @@ def test_follow_ups_for_a_fresh_failure_with_everything_in_hand():
         "push",
         "Push the roll",
         cost="check a Condition",
-        params=(Param("condition", "Condition to check", ("Upset", "Broken")),),
+        params=(
+            Param("condition", "Condition to check", ("Upset", "Broken"), prompt="Choose a Condition"),
+            Param("description", "What does the kid do to push themself?", maximum=160, text=True),
+        ),
         chance_before=Fraction(0),
         chance_after=chance,
+        spends=True,
     )
-    assert luck == FollowUp("luck", "Spend a Luck point", "1 Luck point", (), Fraction(0), chance)
-    assert pride == FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), Fraction(0), Fraction(1))
+    assert luck == FollowUp(
+        "luck", "Spend a Luck point", "1 Luck point", (), Fraction(0), chance, spends=True
+    )
+    assert pride == FollowUp(
+        "pride", "Use Pride", "Pride, once per Mystery", (), Fraction(0), Fraction(1), spends=True
+    )
 
 
 def test_follow_ups_for_a_success_offer_a_push_and_pride_at_certainty():
@@ -865,7 +941,9 @@ def test_an_unknown_follow_up_is_refused(action):
 def test_apply_never_mutates_the_state_it_is_given():
     state = state_of([6, 2, 3], need=2)
     before = copy.deepcopy(state)
-    pushed = system.apply(state, "push", {"condition": "Upset"}, resources(), random.Random(1))
+    pushed = system.apply(
+        state, "push", {"condition": "Upset", "description": SAID}, resources(), random.Random(1)
+    )
     lucky = system.apply(pushed.state, "luck", {}, resources(), random.Random(2))
     system.apply(lucky.state, "pride", {}, resources(), random.Random(3))
     assert state == before

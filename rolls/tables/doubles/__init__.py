@@ -4,9 +4,11 @@ Endurance, as we run it at the table:
 
 - The sheet holds the maximum (``endurance_max``); ``Character.endurance`` is what the
   character has now, full when the character is made.
-- Drama dice and approved miracles spend Endurance (DBL-10, DBL-11) and count it in
-  ``Character.drama_spent``: that part does not come back with a long rest, only with a new
-  Adventure (the GM's story clock).
+- Drama dice and approved miracles spend Endurance (DBL-10, DBL-11). What went on drama
+  dice is counted in ``Character.drama_spent``: that part does not come back with a long
+  rest, only with a new Adventure (the GM's story clock). A miracle's 30 are not counted
+  there: the document keeps only drama Endurance from the usual recovery, so they come back
+  with the next long rest like any other Endurance.
 - A long rest (the GM's control) brings Endurance back up to the maximum minus what went on
   drama; a new Adventure clears the drama spending and fills Endurance.
 - Editing the sheet never gives Endurance: a lower maximum cuts what is above it at once, a
@@ -37,7 +39,8 @@ def _new_adventure(character: Character) -> list[str]:
 
 
 def _long_rest(character: Character) -> list[str]:
-    """The usual way back: up to the maximum, less what went on drama dice and miracles."""
+    """The usual way back: up to the maximum, less what went on drama dice (a miracle's
+    Endurance comes back here, DBL-11)."""
     most = endurance_max(character.sheet)
     regained = max(0, most - character.drama_spent)
     # Never above the sheet's maximum either, however the pool got there.
@@ -90,7 +93,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     )
     rest = Clock(
         "Long rest",
-        "A long rest: Endurance comes back, except what went on drama dice and miracles.",
+        "A long rest: Endurance comes back, except what went on drama dice.",
         _long_rest,
     )
     corrections = (
@@ -126,8 +129,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         return {"endurance": character.endurance, "latest": latest}
 
     def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:
-        """DBL-10, DBL-11: Endurance for drama dice and miracles, counted as spent on drama. The
-        caller holds the row lock and saves. Returns the fields changed."""
+        """DBL-10, DBL-11: Endurance for drama dice and miracles; the part that went on drama
+        dice (``costs["drama"]``) is counted in ``drama_spent``, which only a new Adventure
+        clears. The caller holds the row lock and saves. Returns the fields changed."""
         if "endurance" not in costs:
             return []
         amount = int(costs["endurance"])
@@ -136,7 +140,10 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
                 f"That costs {amount} Endurance, and {character.name} has {character.endurance}."
             )
         character.endurance -= amount
-        character.drama_spent += amount
+        drama = int(costs.get("drama", 0))
+        if not drama:
+            return ["endurance"]
+        character.drama_spent += drama
         return ["endurance", "drama_spent"]
 
     def new_character(self, character: Character) -> None:

@@ -37,7 +37,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
 
         ``data``: ``attribute`` (Body/Tech/Heart/Mind), ``skill`` (a skill's index on the sheet,
         or empty for the attribute alone), ``item``, ``helper`` (bool: the view resolves who),
-        ``need`` (1-3) and ``threat``."""
+        ``need`` (1-3), ``threat`` and ``group`` (group Trouble: nobody helps)."""
         sheet = character.sheet
         attribute = str(data.get("attribute", "")).strip().capitalize()
         if attribute not in ATTRIBUTES:
@@ -61,6 +61,8 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             "helper": get_bool(data, "helper"),
             "need": data.get("need", 1),
             "threat": get_bool(data, "threat"),
+            # SIX-17: the engine refuses a helper on a group Trouble roll.
+            "group": get_bool(data, "group"),
         }
         return request, label
 

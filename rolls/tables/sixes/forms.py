@@ -131,6 +131,7 @@ class SixesRollForm(RollFormBase):
         label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
     )
     threat = forms.BooleanField(label="The Trouble threatens a Condition", required=False)
+    group = forms.BooleanField(label="Group Trouble: every kid faces it, nobody helps", required=False)
 
     def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
         super().__init__(*args, character=character, **kwargs)
@@ -182,4 +183,5 @@ class SixesRollForm(RollFormBase):
             "item": bool(data.get("item")),
             "need": data["need"],
             "threat": bool(data.get("threat")),
+            "group": bool(data.get("group")),
         }

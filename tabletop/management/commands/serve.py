@@ -1,8 +1,10 @@
 """``./manage.py serve``: set up and serve the table on port 8000 of every interface.
 
 Migrates the database, collects static files, prints the addresses phones can open and runs
-uvicorn (HTTP and websockets). With ``--workers N`` (PostgreSQL + Redis only) it runs N
-worker processes.
+uvicorn (HTTP and websockets). ``--host`` and ``--port`` choose where it listens; on a
+loopback address (``--host 127.0.0.1``) only this machine reaches it, and it says so instead
+of printing a network address that would not answer. With ``--workers N`` (PostgreSQL +
+Redis only) it runs N worker processes.
 """
 
 from __future__ import annotations
@@ -14,15 +16,27 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tabletop.network import lan_address, local_addresses
+from tabletop.network import (
+    EVERY_INTERFACE,
+    is_loopback,
+    listening_on,
+    local_addresses,
+    phone_address,
+    url_host,
+)
 
 
 class Command(BaseCommand):
     help = "Set up the database and static files, then serve Tabletop (HTTP + websockets)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
-        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--host",
+            default="0.0.0.0",
+            help="address to listen on (default 0.0.0.0: every interface, so phones reach it; "
+            "127.0.0.1: this machine only)",
+        )
+        parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
         parser.add_argument(
             "--workers", type=int, default=1, help="worker processes (needs PostgreSQL + Redis)"
         )
@@ -36,19 +50,32 @@ class Command(BaseCommand):
                 "Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md."
             )
         prepare(embedded=embedded)
+        listening_on(host)  # before uvicorn starts its workers: the join link reads it
         self.stdout.write(self.style.SUCCESS(f"Tabletop is up on port {port}."))
-        if settings.PUBLIC_URL:
-            self.stdout.write(f"  Phones open: {settings.PUBLIC_URL}/")
-        else:
-            lan = lan_address()
-            if lan:
-                self.stdout.write(f"  Phones on this network open: http://{lan}:{port}/")
-            self.stdout.write(f"  On this machine:              http://localhost:{port}/")
-            others = [a for a in local_addresses() if a != lan]
-            if others:
-                self.stdout.write(f"  Also answers to: {', '.join(others)}")
+        for line in addresses(host=host, port=port, public_url=settings.PUBLIC_URL):
+            self.stdout.write(f"  {line}")
         self.stdout.write("  Stop with Ctrl+C.")
         uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
+
+
+def addresses(*, host: str, port: int, public_url: str) -> list[str]:
+    """What ``serve`` prints about where to open the table: only addresses that answer when
+    it listens on ``host``."""
+    if public_url:  # a proxy in front, which may well reach a loopback address
+        return [f"Phones open: {public_url}/"]
+    if is_loopback(host):
+        return [
+            f"On this machine only: http://{url_host(host)}:{port}/",
+            "Phones on the network cannot reach it: serve with --host 0.0.0.0 for them.",
+        ]
+    phone = phone_address(host)
+    lines = [f"Phones on this network open: http://{phone}:{port}/"] if phone else []
+    if host in EVERY_INTERFACE:
+        lines.append(f"On this machine:              http://localhost:{port}/")
+        others = [a for a in local_addresses() if a != phone]
+        if others:
+            lines.append(f"Also answers to: {', '.join(others)}")
+    return lines
 
 
 def prepare(*, embedded: bool) -> None:
