@@ -37,6 +37,7 @@ class TableEvent(StrEnum):
     CALL_CLOSED = "call-closed"
     JOIN_LINK = "join-link"  # the GM replaced the join link
     DISPLAY_LINK = "display-link"  # the GM replaced the table display's link
+    DICE_MODE = "dice-mode"  # the GM chose who rolls: the app, real dice, or either
 
     @property
     def refreshes(self) -> Refresh:
