@@ -93,7 +93,7 @@
     if (!button) return;
     if (!button.dataset.label) button.dataset.label = button.firstChild.textContent.trim();
     var missing = on && need !== null && list.length !== need;
-    button.setAttribute("aria-disabled", missing ? "true" : "false");
+    // Still tappable (not disabled): a tap opens a folded keypad, and says what is missing.
     button.classList.toggle("waiting", missing);
     var words = !missing
       ? button.dataset.label
@@ -114,6 +114,9 @@
       pad.dataset.ready = "1";
       pad.querySelector(".keypad-text").hidden = true;
       pad.querySelector(".keypad-pad").hidden = false;
+      // A card may offer several follow-ups that reroll: each keypad opens when its button
+      // is first tapped, so the card stays short.
+      if (!roll_form(pad)) pad.classList.add("folded");
       draw(pad);
     });
   }
@@ -133,8 +136,17 @@
   document.addEventListener(
     "click",
     function (event) {
-      var button = event.target.closest && event.target.closest("button[aria-disabled=true].waiting");
-      if (button) event.preventDefault();
+      var button = event.target.closest && event.target.closest("button.waiting");
+      if (!button) return;
+      event.preventDefault();
+      var pad = button.closest("form").querySelector("[data-keypad]");
+      if (!pad || !pad.classList.contains("folded")) return;
+      var card = pad.closest(".card") || document;
+      card.querySelectorAll("[data-keypad]").forEach(function (other) {
+        if (!roll_form(other)) other.classList.add("folded");
+      });
+      pad.classList.remove("folded");
+      pad.querySelector(".key").focus();
     },
     true,
   );
