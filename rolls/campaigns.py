@@ -36,7 +36,7 @@ def campaign_create(
         return campaign
 
 
-DICE_MODE_TEXT = {
+DICE_MODE_TEXT: dict[str, str] = {
     DiceMode.DIGITAL: "The GM set the dice: the app rolls them.",
     DiceMode.PHYSICAL: "The GM set the dice: real dice, entered by hand.",
     DiceMode.EITHER: "The GM set the dice: each player chooses, real dice or the app's, for each roll.",

@@ -23,10 +23,12 @@ from rolls.systems.hand import dice_needed
 from tabletop.models import Campaign, Character, DiceMode
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in
+from tests.markup import Page
 
 pytestmark = pytest.mark.django_db
 
 SYSTEMS = ("sixes", "kinds", "doubles", "sets", "stars")
+TEMPLATE_SYNTAX = ("{#", "{%", "{{")
 SAID = "Olle throws himself at the fence"  # what the kid does to push (SIX-23)
 
 
@@ -487,3 +489,60 @@ def test_a_new_campaign_chooses_its_dice(db: None) -> None:
     )
     assert response.status_code == 302
     assert Campaign.objects.get(name="Lanterns").dice == DiceMode.EITHER
+
+
+# -- the pages of a table that rolls real dice ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [DiceMode.PHYSICAL, DiceMode.EITHER])
+def test_the_pages_of_a_real_dice_table_are_whole(mode: str, dice: Script) -> None:
+    """The keypads (the roll form's, a by-hand card's follow-ups'), the GM's dice setting and
+    the quick roll's faces: every id a page names is on it, every form has an action and its
+    CSRF token, and no template syntax shows."""
+    table = hand_table("sixes", mode)
+    player = logged_in(table.player)
+    dice()
+    roll(player, table, faces=spaced([2] * needed(table)))
+    pk = table.campaign.pk
+    pages = {
+        "roll screen": player.get(reverse("rolls:character", args=[pk, table.character.pk])),
+        "session": logged_in(table.gm).get(reverse("rolls:session", args=[pk])),
+        "display": Client().get(reverse("rolls:display", args=[table.campaign.display_token])),
+        "refused roll": player.post(
+            reverse("rolls:roll-create", args=[pk, table.character.pk]), {"faces": "9"}
+        ),
+    }
+    problems = []
+    for what, response in pages.items():
+        assert response.status_code in (200, 422), what
+        html_text = response.content.decode()
+        page = Page(html_text)
+        ids = set(page.ids)
+        problems += [f"{what}: names #{name}" for _, _, name in page.references if name not in ids]
+        problems += [f"{what}: {mark}" for mark in TEMPLATE_SYNTAX if mark in html_text]
+        for form in page.forms:
+            if not form.action:
+                problems.append(f"{what}: a form without an action")
+            if form.method == "post" and not any(f == "csrfmiddlewaretoken" and v for f, v in form.fields):
+                problems.append(f"{what}: a form without its CSRF token")
+    assert not problems, problems
+    screen = visible(pages["roll screen"])
+    assert "Faces you rolled, e.g. 6 3 1" in screen
+    assert "Reroll the 3 dice that are not sixes" in screen
+    assert "rolled by hand" in visible(pages["display"])
+    assert ("Real dice: I roll and enter the faces" in screen) == (mode == DiceMode.EITHER)
+
+
+def test_without_script_the_faces_are_typed_into_the_form(dice: Script) -> None:
+    """The keypad's fallback: the text field, posted as a plain form (post, redirect, get)."""
+    table = hand_table("sixes")
+    player = logged_in(table.player)
+    dice()
+    url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    response = player.post(url, roll_data(table, faces="6, 2 4"))
+    assert response.status_code == 302
+    assert latest().by_hand and latest().current_state()["steps"][0]["dice"] == [6, 2, 4]
+    before = everything()
+    again = player.post(url, roll_data(table, faces="6 2"))
+    assert again.status_code == 422 and everything() == before
+    assert 'value="6 2"' in again.content.decode()  # what was typed stays, to correct

@@ -67,7 +67,7 @@ def parse_faces(raw: str | Iterable[object]) -> list[int]:
     if isinstance(raw, str):
         text = raw.replace(",", " ").split()
         items: list[object] = (
-            [ch for word in text for ch in word] if all(w.isdecimal() for w in text) else text
+            [ch for word in text for ch in word] if all(w.isdecimal() for w in text) else list(text)
         )
     else:
         items = list(raw)
