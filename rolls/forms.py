@@ -20,6 +20,7 @@ class CampaignForm(forms.Form):
         label="Who rolls the dice",
         choices=DiceMode.choices,
         initial=DiceMode.DIGITAL,
+        required=False,  # a form sent without it (an older page, a script): the app rolls
         widget=forms.RadioSelect,
         help_text="You can change it later from the session page.",
     )

@@ -26,7 +26,7 @@ from tabletop.access import (
 from tabletop.forms import DisplayNameForm
 from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
 from tabletop.joinlink import looks_like_token
-from tabletop.models import Ban, Campaign, Character, Membership
+from tabletop.models import Ban, Campaign, Character, DiceMode, Membership
 
 
 @login_required
@@ -39,7 +39,7 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
             name=form.cleaned_data["name"],
             system=form.cleaned_data["system"],
             display_name=form.cleaned_data["display_name"],
-            dice=form.cleaned_data["dice"],
+            dice=form.cleaned_data["dice"] or DiceMode.DIGITAL,
         )
         return redirect("rolls:session", campaign.pk)
     return render(request, "rolls/campaign_new.html", {"form": form})
