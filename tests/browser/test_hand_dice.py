@@ -32,6 +32,8 @@ def test_a_phone_enters_a_sixes_roll_pushes_and_enters_only_the_rerolled_dice_SI
     gm.get_by_label("Real dice: everyone rolls and enters the faces").check()
     gm.get_by_role("button", name="Set the dice").click()
     expect(gm.locator("#notice")).to_contain_text("The GM set the dice: real dice, entered by hand.")
+    expect(gm.get_by_label("Real dice: everyone rolls and enters the faces")).to_be_checked()
+    gm.locator("#dice-mode-form").screenshot(path="/tmp/shots/hand-dice-mode.png")
     display_link = gm.locator("#display-url").get_attribute("href")
     assert display_link
 
