@@ -546,3 +546,26 @@ def test_without_script_the_faces_are_typed_into_the_form(dice: Script) -> None:
     again = player.post(url, roll_data(table, faces="6 2"))
     assert again.status_code == 422 and everything() == before
     assert 'value="6 2"' in again.content.decode()  # what was typed stays, to correct
+
+
+def test_a_call_for_a_roll_is_answered_with_real_dice(dice: Script) -> None:
+    """At a real-dice table the call's one-tap form carries a keypad for the call's pool."""
+    table = hand_table("sixes")
+    data = {"trait": "Body", "need": "1"}
+    call = roll_services.call_create(
+        campaign=table.campaign, gm=table.gm, characters=[table.character], data=data, label="Body"
+    )
+    player = logged_in(table.player)
+    page = player.get(
+        reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
+    ).content.decode()
+    form = page[page.index(f'id="call-{call.pk}"') :]
+    count = needed(table)
+    assert f'data-need="{count}"' in form[: form.index("</form>")]
+    dice()
+    url = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    response = player.post(
+        url, {**data, "call": call.pk, "faces": spaced([6] * count)}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200, visible(response)
+    assert latest().by_hand and latest().call_id == call.pk

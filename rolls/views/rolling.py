@@ -173,7 +173,8 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     else:
         context["error"] = form.errors_text()
     response = render(request, adapter.odds_template, context)
-    if membership.campaign.dice != DiceMode.DIGITAL:
+    # A call's odds (its form sends "call") leave the roll form's count alone.
+    if membership.campaign.dice != DiceMode.DIGITAL and "call" not in request.GET:
         response.write(render_to_string("rolls/_hand_needed.html", {"needed": needed, "oob": True}))
     return response
 

@@ -21,17 +21,15 @@
     return pad.closest("#roll-form");
   }
 
-  // Whether this keypad is in use: a follow-up's always; the roll form's at a real-dice table
-  // unless the roll is blind, or when the player ticked "real dice" at an either-way table.
+  // Whether this keypad is in use: not for a blind roll (the app rolls it); where the form
+  // lets the player choose (a table where either may roll), when they ticked real dice.
   function active(pad) {
-    var form = roll_form(pad);
+    var form = pad.closest("form");
     if (!form) return true;
-    var bar = form.querySelector(".roll-bar");
     var blind = form.querySelector("input[name=blind]");
     if (blind && blind.checked) return false;
-    if (bar.dataset.dice === "physical") return true;
     var choice = form.querySelector("input[name=by_hand]");
-    return !!(choice && choice.checked);
+    return choice ? choice.checked : true;
   }
 
   function needed(pad) {
@@ -105,7 +103,7 @@
 
   function submitButton(pad) {
     var form = pad.closest("form");
-    return form && form.querySelector(".roll-button, .follow-up > button:not([type=button])");
+    return form && form.querySelector(".roll-button, .call > button.primary, .follow-up > button:not([type=button])");
   }
 
   function setUp(root) {
