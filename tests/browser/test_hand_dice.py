@@ -99,3 +99,38 @@ def test_a_phone_enters_a_sixes_roll_pushes_and_enters_only_the_rerolled_dice_SI
     expect(on_tv.locator(".step")).to_have_count(2)
     expect(on_tv.locator(".step").first.locator(".die")).to_have_count(3)
     shot(tv, "hand-display-1920", full_page=False)
+
+
+@pytest.mark.browser
+def test_at_an_either_way_table_the_keypad_comes_with_the_real_dice_choice(
+    browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
+) -> None:
+    """The player ticks real dice for this roll: the keypad appears; a blind roll hides it
+    again (the app rolls a blind roll). Unticked, the app rolls."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    gm.get_by_label("Either: each player chooses for each roll").check()
+    gm.get_by_role("button", name="Set the dice").click()
+    expect(gm.locator("#notice")).to_contain_text("each player chooses")
+
+    ada = join_with_character(browsers.phone(), link, "Ada", "Ada Lind").page
+    ada.locator("label.trait", has_text="Body").first.click()
+    pad = ada.locator("#roll-form [data-keypad]")
+    expect(pad).to_be_hidden()
+    ada.get_by_label("Real dice: I roll and enter the faces").check()
+    expect(pad).to_be_visible()
+    expect(pad.locator(".keypad-count")).to_have_text("0 of 3 dice entered")
+    ada.get_by_label("Roll blind").check()
+    expect(pad).to_be_hidden()
+    ada.get_by_label("Roll blind").uncheck()
+    tap(ada, "#roll-form", 1, 1, 4)
+    expect(ada.locator("#roll-form .roll-button")).to_have_text("Roll")
+    ada.locator("#roll-form .roll-button").click()
+    expect(ada.locator("#result .card")).to_contain_text("rolled by hand")
+
+    ada.get_by_label("Real dice: I roll and enter the faces").uncheck()
+    expect(pad).to_be_hidden()
+    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, 6, 6))
+    ada.locator("#roll-form .roll-button").click()
+    expect(ada.locator("#result .card")).not_to_contain_text("rolled by hand")
+    expect(ada.locator("#result .card")).to_contain_text("Success")
