@@ -18,18 +18,41 @@ from rolls.events import TableEvent
 from rolls.log import append_event
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
-from tabletop.models import Ban, Campaign, Character, Membership, PlaySession, new_join_token
+from tabletop.models import Ban, Campaign, Character, DiceMode, Membership, PlaySession, new_join_token
 
 REMOVED = "The GM removed you from this table. Ask them to let you back in."
 
 
-def campaign_create(*, gm: User, name: str, system: str, display_name: str) -> Campaign:
+def campaign_create(
+    *, gm: User, name: str, system: str, display_name: str, dice: str = DiceMode.DIGITAL
+) -> Campaign:
     if system not in registry.slugs():
         raise RulesError("That dice system is not at the table.")
+    if dice not in DiceMode.values:
+        raise RulesError("Choose digital dice, real dice, or either.")
     with transaction.atomic():
-        campaign = Campaign.objects.create(name=name.strip(), system=system, gm=gm)
+        campaign = Campaign.objects.create(name=name.strip(), system=system, gm=gm, dice=dice)
         Membership.objects.create(campaign=campaign, user=gm, display_name=display_name, is_gm=True)
         return campaign
+
+
+DICE_MODE_TEXT: dict[str, str] = {
+    DiceMode.DIGITAL: "The GM set the dice: the app rolls them.",
+    DiceMode.PHYSICAL: "The GM set the dice: real dice, entered by hand.",
+    DiceMode.EITHER: "The GM set the dice: each player chooses, real dice or the app's, for each roll.",
+}
+
+
+def dice_mode_set(*, campaign: Campaign, gm: User, dice: str) -> None:
+    """The GM chooses who rolls at this table from now on. Rolls already made keep how they
+    were rolled (``Roll.by_hand``), and so do their follow-ups."""
+    if dice not in DiceMode.values:
+        raise RulesError("Choose digital dice, real dice, or either.")
+    mode = DiceMode(dice)
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(dice=mode)
+        campaign.dice = mode
+        append_event(campaign_id=campaign.pk, event=TableEvent.DICE_MODE, actor=gm, text=DICE_MODE_TEXT[mode])
 
 
 def player_create(*, display_name: str) -> User:

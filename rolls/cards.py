@@ -16,7 +16,9 @@ from rolls import registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry, Roll
-from rolls.systems.base import FollowUp, Outcome, StepView, percent
+from rolls.systems import RulesError
+from rolls.systems.base import DiceSystem, FollowUp, Outcome, Param, StepView, percent
+from rolls.systems.hand import dice_needed
 from tabletop.models import Membership
 
 # Where a card is drawn: part of its element id. Buttons appear only where a card is acted
@@ -32,6 +34,22 @@ BODIES = 1024
 class FollowUpButton:
     follow_up: FollowUp
     odds: str  # "0% -> 35%" or ""
+    # On a roll made by hand: how many dice this follow-up rerolls, so its keypad asks for that
+    # many (None: a choice of the form decides, ``per_choice`` then says how many for each).
+    dice: int | None = None
+    per_choice: dict[str, int] = field(default_factory=dict)
+    choice_param: str = ""
+    hint: str = ""  # what to reroll, in words: "Reroll the 3 dice that are not sixes"
+
+    @property
+    def per_choice_text(self) -> str:
+        """``per_choice`` for the keypad's script: "1:1 2:2 3:3"."""
+        return " ".join(f"{value}:{count}" for value, count in self.per_choice.items())
+
+    @property
+    def by_hand(self) -> bool:
+        """Whether its form asks for faces: it rolls dice on a roll made by hand."""
+        return bool(self.dice or self.per_choice)
 
     @property
     def action(self) -> str:
@@ -185,14 +203,20 @@ def _buttons(
     system = registry.engine(roll.system)
     adapter = registry.table(roll.system)
     offered: list[FollowUp] = []
+    # What each follow-up is paid from, for counting the dice of a roll made by hand.
+    paid_from: dict[str, Any] = {}
     if acts and roll.character is not None:
         resources = adapter.resources(roll.character, latest=roll.is_latest() if latest is None else latest)
-        offered += [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
+        mine = [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
+        offered += mine
+        paid_from.update((f.action, resources) for f in mine)
     elif acts and roll.npc:
         offered += [f for f in system.follow_ups(state, {}) if f.action not in system.target_actions]
     if answers and roll.target is not None:
         resources = adapter.resources(roll.target, latest=True)
-        offered += [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
+        theirs = [f for f in system.follow_ups(state, resources) if f.action in system.target_actions]
+        offered += theirs
+        paid_from.update((f.action, resources) for f in theirs)
     # What a sheet pays for goes only on a roll of the open session and Mystery (the service
     # refuses it on any other): no button for it on an older roll's card.
     stale = any(f.spends for f in offered) and bool(roll.stale_for(roll.campaign, "", adapter.story_name))
@@ -204,8 +228,58 @@ def _buttons(
         # "100% -> 100%" says nothing (a push after a success buys effects, not safety).
         if follow_up.chance_after is not None and follow_up.chance_after != follow_up.chance_before:
             odds = f"{percent(follow_up.chance_before)} -> {percent(follow_up.chance_after)}"
-        buttons.append(FollowUpButton(follow_up, odds))
+        button = FollowUpButton(follow_up, odds)
+        if roll.by_hand:
+            _count_dice(button, system, state, paid_from.get(follow_up.action, {}))
+        buttons.append(button)
     return buttons
+
+
+# What a follow-up rerolls, where the rules name it better than a count does.
+REROLLED = {("sixes", "push"): "that are not sixes", ("sixes", "luck"): "that failed"}
+
+
+def _count_dice(button: FollowUpButton, system: DiceSystem, state: dict[str, Any], resources: Any) -> None:
+    """How many faces a follow-up of a roll made by hand asks for: a dry run with what its
+    form sends by default, and with each choice of a param that may change the count (how
+    many drama dice). Counting never spends: ``apply`` returns the costs, the table pays."""
+    follow_up = button.follow_up
+    defaults = {param.name: _default(param) for param in follow_up.params}
+
+    def count(params: dict[str, Any]) -> int | None:
+        try:
+            return dice_needed(lambda rng: system.apply(state, follow_up.action, params, resources, rng))
+        except RulesError:
+            return None
+
+    button.dice = count(defaults)
+    for param in follow_up.params:
+        if param.text or param.multiple:
+            continue
+        values = param.choices or tuple(str(v) for v in range(param.minimum, param.maximum + 1))
+        counts = {str(v): count({**defaults, param.name: v}) for v in values[:12]}
+        found = {c for c in counts.values() if c is not None}
+        if len(found) > 1:
+            button.dice = None
+            button.choice_param = param.name
+            button.per_choice = {v: c for v, c in counts.items() if c is not None}
+            button.hint = f"One face for each of the {param.label.lower()}."
+            return
+    if button.dice:
+        dice = "die" if button.dice == 1 else "dice"
+        what = REROLLED.get((system.slug, follow_up.action), "you reroll")
+        button.hint = f"Reroll the {button.dice} {dice} {what}; the others stay as they are."
+
+
+def _default(param: Param) -> Any:
+    """What a follow-up's form sends for a param before the player changes it."""
+    if param.text:
+        return "by hand"
+    if param.multiple:
+        return [param.choices[0]] if param.choices else []
+    if param.choices:
+        return param.choices[0]
+    return param.minimum
 
 
 def latest_card(

@@ -41,6 +41,7 @@ class TableEvent(StrEnum):
     # so the live side sends its card again, struck through or now showing its dice.
     ROLL_VOID = "roll-void"
     ROLL_REVEAL = "roll-reveal"
+    DICE_MODE = "dice-mode"  # the GM chose who rolls: the app, real dice, or either
 
     @property
     def refreshes(self) -> Refresh:

@@ -9,13 +9,21 @@ from django import forms
 
 from rolls import registry
 from rolls.tables.base import Correction
-from tabletop.models import Character
+from tabletop.models import Character, DiceMode
 from tabletop.text import visible_name
 
 
 class CampaignForm(forms.Form):
     name = forms.CharField(label="Campaign name", max_length=80, validators=[visible_name])
     system = forms.ChoiceField(label="Dice system", widget=forms.RadioSelect)
+    dice = forms.ChoiceField(
+        label="Who rolls the dice",
+        choices=DiceMode.choices,
+        initial=DiceMode.DIGITAL,
+        required=False,  # a form sent without it (an older page, a script): the app rolls
+        widget=forms.RadioSelect,
+        help_text="You can change it later from the session page.",
+    )
     display_name = forms.CharField(
         label="Your name as GM", max_length=40, initial="GM", validators=[visible_name]
     )

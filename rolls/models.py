@@ -89,6 +89,9 @@ class Roll(models.Model):
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
     # Rolled by the GM for someone without a sheet (a character deleted later is not one).
     npc = models.BooleanField(default=False)
+    # Its faces were read off real dice and entered (issue 17), and so are its follow-ups':
+    # fairness statistics leave it out and the export marks it.
+    by_hand = models.BooleanField(default=False)
     call = models.ForeignKey(RollCall, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls")
     # A GM roll made against a character (an attack): that character's player may answer it
     # with a follow-up paid from their own resources (Luck against it, in stars).

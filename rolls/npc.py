@@ -18,7 +18,7 @@ from rolls import registry
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 from rolls.systems.flags import IntRange, OneOf, OneOfEach
-from tabletop.models import Campaign, Character
+from tabletop.models import Campaign, Character, DiceMode
 from tabletop.text import visible_name
 
 # How the form shows a flag, from the ``action=`` keyword a system passed to add_argument.
@@ -104,6 +104,15 @@ class NpcRollForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.system: DiceSystem = registry.engine(campaign.system)
         cast("forms.ModelChoiceField[Character]", self.fields["target"]).queryset = campaign.characters.all()
+        if campaign.dice != DiceMode.DIGITAL:
+            # The GM may roll real dice too, or leave it empty and let the app roll (a secret
+            # roll, say, whose dice nobody at the table should see fall).
+            self.fields["faces"] = forms.CharField(
+                label="Faces rolled by hand",
+                required=False,
+                max_length=120,
+                help_text="Empty: the app rolls. Or the faces you rolled, e.g. 6 3 1.",
+            )
         self.flag_names: list[str] = []
         # A flag shown as several fields (one select per word of ``--bar SIZE FACE``): its fields.
         self.word_fields: dict[str, list[str]] = {}

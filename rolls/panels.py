@@ -15,6 +15,7 @@ from rolls.calls import as_query
 from rolls.cards import Card, latest_card
 from rolls.models import Roll, RollCall, Visibility
 from rolls.systems import RulesError
+from rolls.systems.hand import dice_needed
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
 
@@ -66,6 +67,8 @@ class WaitingCall:
     label: str
     odds: str
     extras: list[BoundField]
+    dice: str = "digital"  # the campaign's dice mode: with real dice, a keypad answers
+    needed: int | None = None  # how many faces the call's roll asks for, at a real-dice table
 
 
 def open_calls(campaign_id: int, membership: Membership) -> list[WaitingCall]:
@@ -103,7 +106,10 @@ def _waiting(call: RollCall, character: Character) -> WaitingCall:
         try:
             request_data, label = adapter.pool(character, {**form.engine_data(), "helper": False})
             system = registry.engine(call.campaign.system)
-            context.update(adapter.odds_context(system, system.parse_request(request_data), label))
+            request = system.parse_request(request_data)
+            context.update(adapter.odds_context(system, request, label))
+            if call.campaign.dice != "digital":
+                context["needed"] = dice_needed(lambda rng: system.roll(request, rng))
         except RulesError as error:  # the sheet changed since the GM asked
             context["error"] = str(error)
     else:
@@ -120,6 +126,8 @@ def _waiting(call: RollCall, character: Character) -> WaitingCall:
         label=call.label_for(character.pk),
         odds=render_to_string(adapter.odds_template, context),
         extras=extras,
+        dice=call.campaign.dice,
+        needed=context.get("needed"),
     )
 
 

@@ -4,7 +4,7 @@ table once the transaction commits."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -16,7 +16,8 @@ from rolls.log import append_entry, append_event
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import Rng
-from tabletop.models import Campaign, Character
+from rolls.systems.hand import dice_needed, entered_step
+from tabletop.models import Campaign, Character, DiceMode
 from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
@@ -45,9 +46,12 @@ def roll_create(
     rng: Rng,
     blind: bool = False,
     call: RollCall | None = None,
+    faces: list[int] | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
-    the table refuse, and then nothing is written. A blind roll's result reaches only the GM."""
+    the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
+    ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
+    (``player_dice``); the engine rolls from them instead of ``rng``."""
     system = registry.engine(character.campaign.system)
     adapter = registry.table(system.slug)
     with transaction.atomic():
@@ -56,6 +60,7 @@ def roll_create(
         session = campaign.open_session()
         if session is None:
             raise RulesError("The GM has not started a play session yet.")
+        player_dice(campaign, faces, blind=blind)
         adapter.check_can_roll(character)
         if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
             raise RulesError("A character cannot help themself; choose another character at this table.")
@@ -63,7 +68,7 @@ def roll_create(
             raise RulesError("That call for a roll is not for this character, or it is over.")
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
-        state = system.roll(request, rng)
+        state = _rolled(lambda source: system.roll(request, source), faces, rng)
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
@@ -79,6 +84,7 @@ def roll_create(
             visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
             outcome=system.evaluate(state).tone,
+            by_hand=faces is not None,
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -101,18 +107,23 @@ def npc_roll_create(
     target: Character | None,
     intent: str,
     rng: Rng,
+    faces: list[int] | None = None,
 ) -> Roll:
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
-    character lets that character's player answer it (Luck against it, in stars)."""
+    character lets that character's player answer it (Luck against it, in stars).
+    ``faces``: dice the GM rolled by hand, at a table that uses real dice; the GM's rolls may
+    always be digital, secret ones included."""
     system = registry.engine(campaign.system)
+    if faces is not None and campaign.dice == DiceMode.DIGITAL:
+        raise RulesError(DIGITAL_TABLE)
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
             raise RulesError("Start a play session before rolling.")
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
-        state = system.roll(request, rng)
+        state = _rolled(lambda source: system.roll(request, source), faces, rng)
         roll = Roll.objects.create(
             campaign=campaign,
             session=session,
@@ -127,6 +138,7 @@ def npc_roll_create(
             target_name=target.name if target is not None else "",
             npc=True,
             outcome=system.evaluate(state).tone,
+            by_hand=faces is not None,
         )
         append_entry(
             campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
@@ -154,12 +166,17 @@ def follow_up_apply(
     rng: Rng,
     by_gm: bool = False,
     unseen: bool = False,
+    faces: list[int] | None = None,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
     ``by_gm``: the actor is the campaign's GM (GM-only follow-ups, such as approving a
     miracle). ``unseen``: the actor is the roller of a blind roll, who does not see its dice:
-    only the follow-ups the engine allows unseen (``DiceSystem.blind_follow_ups``)."""
+    only the follow-ups the engine allows unseen (``DiceSystem.blind_follow_ups``).
+    ``faces``: the dice rerolled by hand, for a roll made by hand (and only for one): exactly
+    as many as the follow-up rerolls."""
+    if faces is not None and not roll.by_hand:
+        raise RulesError("The app rolled this roll, so it rolls its follow-ups too: enter no dice.")
     system = registry.engine(roll.system)
     adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
@@ -194,7 +211,11 @@ def follow_up_apply(
         label = follow_up.label if follow_up is not None else action
         if follow_up is not None and follow_up.spends:
             _refuse_when_stale(locked, campaign, label, adapter.story_name)
-        applied = system.apply(state, action, params, resources, rng)
+
+        def step(source: Rng) -> Any:
+            return system.apply(state, action, params, resources, source)
+
+        applied = _rerolled_by_hand(step, faces) if locked.by_hand else step(rng)
         if applied.costs:
             # Whatever the engine offered, nothing is paid from a sheet for an old roll.
             _refuse_when_stale(locked, campaign, label, adapter.story_name)
@@ -217,6 +238,39 @@ def follow_up_apply(
             roll=roll,
             state=applied.state,
         )
+
+
+DIGITAL_TABLE = "This table rolls digital dice: the app rolls them, so there are no faces to enter."
+
+
+def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> None:
+    """Whether a player's roll may (or must) come with faces rolled by hand, by the campaign's
+    dice mode; raises RulesError naming why not. A blind roll is always rolled by the app:
+    the player would see dice only the GM may see."""
+    if faces is not None:
+        if blind:
+            raise RulesError("A blind roll is rolled by the app: nobody but the GM may see its dice.")
+        if campaign.dice == DiceMode.DIGITAL:
+            raise RulesError(DIGITAL_TABLE)
+    elif campaign.dice == DiceMode.PHYSICAL and not blind:
+        raise RulesError("This table rolls real dice: enter the faces you rolled.")
+
+
+def _rolled[T](step: Callable[[Any], T], faces: list[int] | None, rng: Rng) -> T:
+    """A step rolled by the app, or on exactly the faces entered for it."""
+    return step(rng) if faces is None else entered_step(step, faces)
+
+
+def _rerolled_by_hand[T](step: Callable[[Any], T], faces: list[int] | None) -> T:
+    """A follow-up of a roll made by hand: the dice it rerolls are entered too, and only
+    those (a step that rerolls nothing, like a sets bid, takes none)."""
+    if faces is None:
+        needed = dice_needed(step)
+        if needed:
+            dice = "die" if needed == 1 else "dice"
+            raise RulesError(f"Enter the {needed} {dice} you rerolled.")
+        faces = []
+    return entered_step(step, faces)
 
 
 def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: str) -> None:

@@ -26,6 +26,7 @@ urlpatterns = [
     path("c/<int:pk>/mystery/", table.mystery_start, name="mystery-start"),
     path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
+    path("c/<int:pk>/dice/", table.dice_mode, name="dice-mode"),
     path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
     path("display/<str:token>/", display.display_page, name="display"),
     path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),

@@ -18,6 +18,15 @@ def new_join_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+class DiceMode(models.TextChoices):
+    """Who rolls the dice at this table (issue 17). The app's odds, rules and follow-ups are
+    the same either way; only where the faces come from changes."""
+
+    DIGITAL = "digital", "Digital: the app rolls"
+    PHYSICAL = "physical", "Real dice: everyone rolls and enters the faces"
+    EITHER = "either", "Either: each player chooses for each roll"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=80)
     # A dice system's slug, checked against ``rolls.registry`` where a campaign is made (a
@@ -30,6 +39,7 @@ class Campaign(models.Model):
     display_token = models.CharField(max_length=64, unique=True, default=new_join_token)
     # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
     mystery = models.PositiveIntegerField(default=1)
+    dice = models.CharField(max_length=8, choices=DiceMode.choices, default=DiceMode.DIGITAL)
     # The last sequence number handed to a log entry; bumped under a row lock.
     last_seq = models.PositiveBigIntegerField(default=0)
     # The hash of that entry (rolls/chain.py): the next entry chains to it.

@@ -114,6 +114,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:mystery-start": ("POST", "campaign", CONFIRMED, GM_CONTROL),
     "rolls:long-rest": ("POST", "campaign", CONFIRMED, GM_CONTROL),
     "rolls:join-link-rotate": ("POST", "campaign", {}, GM_CONTROL),
+    "rolls:dice-mode": ("POST", "campaign", {"dice": "either"}, GM_CONTROL),
     "rolls:member-remove": ("POST", "member", {}, GM_CONTROL),
     "rolls:member-readmit": ("POST", "ban", {}, GM_CONTROL),
     "rolls:history": ("GET", "campaign", {}, MEMBERS),

@@ -172,6 +172,10 @@ def test_the_migration_gives_each_existing_campaign_its_own_token() -> None:
     executor.migrate(after)
 
     tokens = list(Campaign.objects.values_list("display_token", flat=True))
+    # Then to the newest migrations, so the tests after this one find every column.
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
     assert len(tokens) == 3 and len(set(tokens)) == 3
     assert all(display.looks_like_token(token) and len(token) == 32 for token in tokens)
 

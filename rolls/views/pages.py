@@ -18,7 +18,7 @@ from rolls.views.table import confirm_question
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
-from tabletop.models import Membership
+from tabletop.models import DiceMode, Membership
 
 FEED_SIZE = 30
 
@@ -138,6 +138,7 @@ def session_page(
                 action: confirm_question(action, campaign) for action in ("end", "mystery", "rest")
             },
             "refusal": refusal,
+            "dice_modes": DiceMode.choices,
         },
         status=422 if refusal else 200,
     )
@@ -183,6 +184,7 @@ def character_page(
             "roll_form_template": adapter.roll_form_template,
             "present": presence.present(campaign.pk),
             "refusal": refusal,
+            "sent": sent or {},
         },
         status=422 if refusal else 200,
     )

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
@@ -20,11 +21,12 @@ from rolls.cards import PLACES, build_card, latest_card
 from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
+from rolls.systems.hand import dice_needed, parse_faces
 from rolls.views import pages
 from rolls.views.pages import Refusal
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.http import HtmxRequest
-from tabletop.models import Membership
+from tabletop.models import Campaign, DiceMode, Membership
 
 CHARACTER_PAGE = "rolls/character.html"
 
@@ -46,6 +48,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         if call is None:
             return _refusal(request, "That call for a roll does not exist.", page, "roll-form")
     try:
+        faces = _roll_faces(request, membership.campaign, blind=bool(form.cleaned_data.get("blind")))
         roll = services.roll_create(
             character=character,
             roller=membership.user,
@@ -55,6 +58,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             rng=randomness.RNG,
             blind=bool(form.cleaned_data.get("blind")),
             call=call,
+            faces=faces,
         )
     except RulesError as error:
         return _refusal(request, str(error), page, "roll-form")
@@ -114,9 +118,10 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     params = {
         key: values if len(values) > 1 else values[0]
         for key, values in request.POST.lists()
-        if key not in ("action", "place", "csrfmiddlewaretoken")
+        if key not in ("action", "place", "csrfmiddlewaretoken", "faces")
     }
     try:
+        raw = request.POST.get("faces", "").strip()
         entry = services.follow_up_apply(
             roll=roll,
             actor=membership.user,
@@ -125,6 +130,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             rng=randomness.RNG,
             by_gm=membership.is_gm,
             unseen=unseen,
+            faces=parse_faces(raw) if raw else None,
         )
     except RulesError as error:
         return _refusal(request, str(error), page, card_id)
@@ -151,17 +157,38 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     adapter = registry.table(membership.campaign.system)
     form = adapter.roll_form(request.GET, character=character)
     context: dict[str, object] = {"character": character}
+    needed: int | None = None
     if form.is_valid():
         try:
             data = {**form.engine_data(), "helper": form.cleaned_data.get("helper") is not None}
             request_data, label = adapter.pool(character, data)
             system = registry.engine(membership.campaign.system)
-            context.update(adapter.odds_context(system, system.parse_request(request_data), label))
+            parsed = system.parse_request(request_data)
+            context.update(adapter.odds_context(system, parsed, label))
+            if membership.campaign.dice != DiceMode.DIGITAL:
+                # How many faces the keypad asks for: the dice this request rolls.
+                needed = dice_needed(lambda rng: system.roll(parsed, rng))
         except RulesError as error:
             context["error"] = str(error)
     else:
         context["error"] = form.errors_text()
-    return render(request, adapter.odds_template, context)
+    response = render(request, adapter.odds_template, context)
+    # A call's odds (its form sends "call") leave the roll form's count alone.
+    if membership.campaign.dice != DiceMode.DIGITAL and "call" not in request.GET:
+        response.write(render_to_string("rolls/_hand_needed.html", {"needed": needed, "oob": True}))
+    return response
+
+
+def _roll_faces(request: HtmxRequest, campaign: Campaign, *, blind: bool) -> list[int] | None:
+    """The faces a roll form sends, or None for a roll the app makes: what the player entered
+    (the service holds it to the campaign's dice mode), and none entered at a table where the
+    player ticked "real dice" is an entry of no dice, refused with the count it needs."""
+    raw = request.POST.get("faces", "").strip()
+    if raw:
+        return parse_faces(raw)
+    if campaign.dice == DiceMode.EITHER and request.POST.get("by_hand") and not blind:
+        return []
+    return None
 
 
 # Where htmx puts a refusal, the first that exists: the refusal slot of the form that was sent
@@ -231,6 +258,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _refusal(request, form.errors_text(), page, "npc-form")
     try:
+        raw = form.cleaned_data.get("faces", "")
         roll = services.npc_roll_create(
             campaign=campaign,
             gm=membership.user,
@@ -240,6 +268,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             target=form.cleaned_data["target"],
             intent=form.cleaned_data["intent"],
             rng=randomness.RNG,
+            faces=parse_faces(raw) if raw else None,
         )
     except RulesError as error:
         return _refusal(request, str(error), page, "npc-form")

@@ -26,7 +26,7 @@ from tabletop.access import (
 from tabletop.forms import DisplayNameForm
 from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
 from tabletop.joinlink import looks_like_token
-from tabletop.models import Ban, Campaign, Character, Membership
+from tabletop.models import Ban, Campaign, Character, DiceMode, Membership
 
 
 @login_required
@@ -39,6 +39,7 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
             name=form.cleaned_data["name"],
             system=form.cleaned_data["system"],
             display_name=form.cleaned_data["display_name"],
+            dice=form.cleaned_data["dice"] or DiceMode.DIGITAL,
         )
         return redirect("rolls:session", campaign.pk)
     return render(request, "rolls/campaign_new.html", {"form": form})
@@ -121,6 +122,22 @@ def long_rest(request: HtmxRequest, pk: int) -> HttpResponse:
 @require_POST
 def join_link_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     return _gm_action(request, pk, "rotate")
+
+
+@require_POST
+def dice_mode(request: HtmxRequest, pk: int) -> HttpResponse:
+    """The GM chooses who rolls at this table: the app, real dice entered by hand, or either."""
+    membership = gm_or_403(request.user, pk)
+    try:
+        services.dice_mode_set(
+            campaign=membership.campaign, gm=membership.user, dice=request.POST.get("dice", "")
+        )
+        messages.success(request, services.DICE_MODE_TEXT[membership.campaign.dice])
+    except RulesError as error:
+        messages.error(request, str(error))
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("rolls:session", args=[pk]))
+    return redirect("rolls:session", pk)
 
 
 @require_POST
