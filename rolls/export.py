@@ -125,6 +125,7 @@ CSV_HEADER = (
     "new",
     "dropped",
     "note",
+    "by_hand",  # 1: faces a player entered from real dice (rolls/systems/hand.py), not the app's
 )
 
 
@@ -145,18 +146,35 @@ def csv_lines(scope: Scope) -> Iterator[str]:
         roll = entry.roll
         time = chain.timestamp(entry.created)
         if roll is None:
-            yield writer.writerow((entry.seq, time, "", "", "", entry.action, "", "", "", "", "", entry.text))
+            yield writer.writerow(
+                (entry.seq, time, "", "", "", entry.action, "", "", "", "", "", entry.text, "")
+            )
             continue
         if not scope.sees(roll):
             yield writer.writerow(
-                (entry.seq, time, roll.session.number, "", roll.pk, "secret", "", "", "", "", "", WITHHELD)
+                (
+                    entry.seq,
+                    time,
+                    roll.session.number,
+                    "",
+                    roll.pk,
+                    "secret",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    WITHHELD,
+                    "",
+                )
             )
             continue
         head = (entry.seq, time, roll.session.number, roll.character_name, roll.pk)
         steps = registry.engine(roll.system).view(entry.state or {})
         dice = steps[-1].dice if steps else ()
         if not dice:
-            yield writer.writerow((*head, entry.action, "", "", "", "", "", steps[-1].title if steps else ""))
+            title = steps[-1].title if steps else ""
+            yield writer.writerow((*head, entry.action, "", "", "", "", "", title, int(roll.by_hand)))
         for index, die in enumerate(dice, start=1):
             yield writer.writerow(
                 (
@@ -168,6 +186,7 @@ def csv_lines(scope: Scope) -> Iterator[str]:
                     int(die.new),
                     int(die.dropped),
                     die.label,
+                    int(roll.by_hand),
                 )
             )
 
@@ -243,6 +262,9 @@ def _roll(roll: Roll, scope: Scope) -> dict[str, Any]:
         "trait": roll.trait,
         "visibility": roll.visibility,
         "npc": roll.npc,
+        "mystery": roll.mystery,
+        # Faces entered from real dice: statistics of the dice's fairness leave these out.
+        "by_hand": roll.by_hand,
         "created": _time(roll.created),
     }
 

@@ -184,6 +184,9 @@ def _rolls(
                 trait=r["trait"],
                 visibility=r["visibility"],
                 npc=r["npc"],
+                # Exports made before these were written hold neither.
+                mystery=r.get("mystery", 1),
+                by_hand=r.get("by_hand", False),
                 target=characters.get(r["target"]) if r["target"] is not None else None,
                 target_name=r["target_name"],
             )

@@ -8,6 +8,7 @@ import csv
 import hashlib
 import io
 import json
+import tempfile
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,9 @@ from django.urls import reverse
 
 from rolls import campaigns as table_services
 from rolls.models import LogEntry, Roll, Visibility
-from tabletop.models import Campaign, Membership
+from tabletop.models import Campaign, DiceMode, Membership
 from tests import factories
-from tests.factories import Script, Table, logged_in
+from tests.factories import Script, ScriptedDice, Table, logged_in
 
 SECRET_NAME = "The Obsidian Warden"
 SECRET_INTENT = "unlock the vault of whispers"
@@ -417,3 +418,44 @@ def test_under_asgi_the_stream_is_read_a_batch_at_a_time() -> None:
         first, read = asyncio.run(first_parts())
     assert first == b"0,"
     assert read == BATCH
+
+
+@pytest.mark.django_db
+def test_dice_entered_by_hand_are_marked_in_both_exports_and_kept_by_the_import(table: Table) -> None:
+    """Issue 17: faces a player read off real dice are marked, so that a check of the dice's
+    fairness can leave them out; the app's own dice are not."""
+    from rolls import services
+
+    Campaign.objects.filter(pk=table.campaign.pk).update(dice=DiceMode.EITHER)
+    table.character.refresh_from_db()
+    data = {"attribute": "Body", "skill": "", "need": 1}
+    by_hand = services.roll_create(
+        character=table.character,
+        roller=table.player,
+        data=data,
+        helper=None,
+        intent="",
+        rng=ScriptedDice(),
+        faces=[6, 1, 2],
+    )
+    by_app = services.roll_create(
+        character=table.character,
+        roller=table.player,
+        data=data,
+        helper=None,
+        intent="",
+        rng=ScriptedDice(3, 3, 3),
+    )
+    gm = logged_in(table.gm)
+
+    rows = as_csv(gm, table.campaign)
+    marks = {(r["roll"], r["by_hand"]) for r in rows if r["roll"]}
+    assert marks == {(str(by_hand.pk), "1"), (str(by_app.pk), "0")}
+    exported = as_json(gm, table.campaign)
+    assert {r["id"]: r["by_hand"] for r in exported["rolls"]} == {by_hand.pk: True, by_app.pk: False}
+
+    path = Path(tempfile.mkdtemp()) / "export.json"
+    path.write_text(json.dumps(exported))
+    call_command("import_campaign", str(path), "--gm", table.gm.username, stdout=io.StringIO())
+    imported = Campaign.objects.exclude(pk=table.campaign.pk).get()
+    assert sorted(imported.rolls.values_list("by_hand", flat=True)) == [False, True]
