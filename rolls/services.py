@@ -15,7 +15,7 @@ from rolls.events import TableEvent
 from rolls.log import append_entry, append_event
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
-from rolls.systems.base import Rng
+from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
 from tabletop.models import Campaign, Character, DiceMode
 from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
@@ -267,8 +267,7 @@ def _rerolled_by_hand[T](step: Callable[[Any], T], faces: list[int] | None) -> T
     if faces is None:
         needed = dice_needed(step)
         if needed:
-            dice = "die" if needed == 1 else "dice"
-            raise RulesError(f"Enter the {needed} {dice} you rerolled.")
+            raise RulesError(f"Enter the {dice_count(needed)} you rerolled.")
         faces = []
     return entered_step(step, faces)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .base import RulesError
+from .base import RulesError, dice_count
 
 MAX_ENTERED = 60  # more faces than any pool of these rules can need; a longer entry is noise
 FACES = range(1, 7)
@@ -97,5 +97,4 @@ def entered_step[T](step: Callable[[Any], T], faces: list[int]) -> T:
 def _count_message(needed: int, entered: int) -> str:
     if needed == 0:
         return "This step rolls no dice: enter none."
-    dice = "die" if needed == 1 else "dice"
-    return f"Enter exactly {needed} {dice}; you entered {entered}."
+    return f"Enter exactly {dice_count(needed)}; you entered {entered}."
