@@ -86,6 +86,7 @@ def controls_off_screen(page: Page) -> list[dict[str, object]]:
             const bar = document.querySelector("#roll-form .roll-bar").getBoundingClientRect();
             return [...document.querySelectorAll("#roll-form input:not([type=hidden]), #roll-form select, #roll-form textarea")]
                 .filter(el => el.offsetParent !== null || el.closest("label")?.offsetParent)
+                .filter(el => !el.closest("details:not([open])"))
                 .map(el => {
                     const target = el.matches("input[type=radio], input[type=checkbox]") ? (el.closest("label") || el) : el;
                     const r = target.getBoundingClientRect();
@@ -137,20 +138,7 @@ def test_after_choosing_a_trait_the_odds_and_the_roll_button_are_on_the_screen(
     assert_fits_phone(phone)
 
 
-# Forms still taller than one screen: each needs its own layout, as sixes got. Strict, so the
-# mark goes once a form fits.
-TALLER_THAN_A_SCREEN = pytest.mark.xfail(
-    strict=True, reason="issue 13: its toggles are still below the Roll bar on a 360 x 740 phone"
-)
-
-
-@pytest.mark.parametrize(
-    "system",
-    [
-        "sixes",
-        *[pytest.param(system, marks=TALLER_THAN_A_SCREEN) for system in SYSTEMS if system != "sixes"],
-    ],
-)
+@pytest.mark.parametrize("system", SYSTEMS)
 def test_after_choosing_a_trait_every_choice_of_the_roll_is_on_the_screen(
     system: str, browsers: Browsers, shot: Shot
 ) -> None:
@@ -160,11 +148,14 @@ def test_after_choosing_a_trait_every_choice_of_the_roll_is_on_the_screen(
     phone = _roll_screen(browsers, table)
     phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first.click()
     expect(phone.locator("#odds .odds-pool")).to_contain_text(ANOTHER_TRAIT[system])
+    shot(phone, f"phone-{system}-fits", full_page=False)
 
     assert phone.evaluate("window.scrollY") == 0
     box_in_view(phone, "#roll-form .roll-button")
     box_in_view(phone, "#odds .odds-chance")
     assert controls_off_screen(phone) == []
+    assert small_targets(phone) == []
+    assert_fits_phone(phone)
 
 
 def _sixes_with_a_friend() -> Table:
