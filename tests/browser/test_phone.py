@@ -4,6 +4,7 @@ what was tapped, and what the GM changes follows live."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -183,6 +184,40 @@ def test_a_sixes_roll_with_every_toggle_set_still_fits_the_screen(browsers: Brow
     assert small_targets(phone) == []
     assert_fits_phone(phone)
     shot(phone, "phone-sixes-toggles", full_page=False)
+
+
+@pytest.mark.parametrize(
+    ("system", "choose"),
+    [
+        ("sets", lambda phone: phone.get_by_role("radio", name=re.compile(r"^Opposed")).check()),
+        (
+            "kinds",
+            lambda phone: phone.get_by_label("This Challenge is a Danger: an Accident can hurt").check(),
+        ),
+        (
+            "doubles",
+            lambda phone: phone.get_by_label("Difficulty Number").select_option(label="Opposed roll"),
+        ),
+    ],
+)
+def test_a_roll_with_its_other_choices_made_still_fits_the_screen(
+    system: str, choose: Callable[[Page], None], browsers: Browsers, shot: Shot
+) -> None:
+    """A choice that shows another control (the sets side of an opposed roll) or changes the
+    odds line still leaves every control above the bar."""
+    table = _in_thread(_table, system)
+    phone = _roll_screen(browsers, table)
+    phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first.click()
+    expect(phone.locator("#odds .odds-pool")).to_contain_text(ANOTHER_TRAIT[system])
+    choose(phone)
+    phone.wait_for_timeout(300)  # the odds follow
+    shot(phone, f"phone-{system}-other-choices", full_page=False)
+
+    assert phone.evaluate("window.scrollY") == 0
+    box_in_view(phone, "#roll-form .roll-button")
+    assert controls_off_screen(phone) == []
+    assert small_targets(phone) == []
+    assert_fits_phone(phone)
 
 
 def test_a_bid_keeps_the_page_where_it_was(browsers: Browsers, dice: factories.Script) -> None:
