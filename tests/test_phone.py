@@ -285,6 +285,12 @@ def test_a_result_card_groups_the_dice_through_the_views(
         name: value
         for name, value in re.findall(r'<input type="radio" name="(\w+)" value="([^"]*)"[^>]*checked', form)
     }
+    # A choice made from a short list (the kinds Challenge) is sent as the list has it.
+    data.update(
+        re.findall(
+            r'<select name="(\w+)"[^>]*>(?:(?!</select>).)*?<option value="([^"]*)" selected', form, re.S
+        )
+    )
     dice(*faces, then=1)
 
     response = player.post(roll_url(table), data, HTTP_HX_REQUEST="true")
@@ -308,5 +314,5 @@ def test_a_stat_of_one_die_says_one_die_on_the_roll_screen() -> None:
     table = factories.table("sets", sheet=sheet)
     page = logged_in(table.player).get(character_url(table)).content.decode()
 
-    assert re.search(r"<b>1</b> <small[^>]*>die</small>", page)
+    assert re.search(r"<b>1</b> die</small>", page)
     assert " 1 dice" not in page

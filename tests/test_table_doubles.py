@@ -328,9 +328,11 @@ def test_the_roll_screen_offers_the_sheets_traits_and_the_difficulty_numbers(tab
     ):
         assert f'value="{name}"' in page
         assert f"{name} <b>{level}</b>" in page
-    for label in ("Easy <b>2</b>", "Moderate <b>4</b>", "Very Difficult <b>10</b>", "Opposed roll</span>"):
+    # The Difficulty Number is a short list, Moderate chosen.
+    assert '<select name="dn" id="roll-dn">' in page
+    for label in ('value="2">Easy 2<', 'value="10">Very Difficult 10<', ">Opposed roll<"):
         assert label in page
-    assert 'name="dn" value="4" checked' in page
+    assert '<option value="4" selected>Moderate 4</option>' in page
     assert 'name="bonus" id="id_bonus" value="0" min="0" max="10"' in page
     assert "/static/js/stepper." in page
 

@@ -227,10 +227,13 @@ def test_the_roll_screen_offers_each_skill_with_its_dice_the_challenge_and_the_s
     assert '<p class="field-head">Knowledge <b>3</b></p>' in page
     # First Aid: 2 Diamonds + Knowledge's 3.
     assert f'value="skill-{skill_index("First Aid")}"' in page
-    assert 'First Aid <b>2</b> <small class="muted">5 dice</small>' in page
+    assert "First Aid <small><b>2</b> · 5 dice</small>" in page
     assert 'name="trait" value="skill-0" checked' in page
-    for level in ("basic", "critical", "extreme", "impossible"):
-        assert f'name="level" value="{level}"' in page
+    # The Challenge is a short list, the Basic one chosen.
+    assert '<select name="level" id="roll-level">' in page
+    for level in ("critical", "extreme", "impossible"):
+        assert f'<option value="{level}">' in page
+    assert '<option value="basic" selected>' in page
     for net in range(-3, 4):
         assert f'name="net" value="{net}"' in page
     assert 'name="net" value="0" aria-label="Neither" checked' in page

@@ -238,7 +238,7 @@ def test_the_roll_screen_offers_the_stats_and_the_bars(table: Table) -> None:
     page = text(logged_in(table.player).get(table.character.get_absolute_url()))
 
     assert 'name="stat" value="Might" checked' in page
-    assert "Might <b>4</b>" in page
+    assert "Might <small><b>4</b> dice</small>" in page
     for name, needs in (
         ("Apprentice", "Size 2"),
         ("Journeyman", "Size 3"),

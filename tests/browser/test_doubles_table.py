@@ -98,7 +98,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
     ada.get_by_role("checkbox", name=re.compile(r"^Fighting")).check()
     expect(odds).to_contain_text("Fighting: 4 dice")
     expect(chance_now).to_have_text(chance(abilities=[2], dn=4))
-    ada.get_by_role("radio", name="Challenging 6").check()
+    ada.get_by_label("Difficulty Number").select_option(label="Challenging 6")
     expect(odds).to_contain_text("to beat Challenging (6)")
     expect(chance_now).to_have_text(chance(abilities=[2], dn=6))
     expect(odds).to_contain_text(
@@ -162,7 +162,7 @@ def test_a_doubles_scene_with_drama_dice_and_a_miracle_on_two_phones_and_the_gm_
 
     # Bo fails against Nigh Impossible and asks for a miracle; the GM approves it on the big
     # screen, and Bo's phone shows the success.
-    bo.get_by_role("radio", name="Nigh Impossible 12").check()
+    bo.get_by_label("Difficulty Number").select_option(label="Nigh Impossible 12")
     expect(bo.locator("#odds")).to_contain_text("to beat Nigh Impossible (12)")
     bo_card = roll(bo)
     expect(bo_card).to_contain_text("Result 3 does not beat Nigh Impossible (12)")

@@ -83,7 +83,7 @@ def test_a_kinds_scene_on_two_phones_and_the_gm_screen(browsers: Browsers, dice:
     indy.get_by_role("radio", name=re.compile(r"^First Aid")).check()
     expect(odds).to_contain_text("Knowledge + First Aid: 4 dice")
     expect(chance_now).to_have_text(chance(4, "basic"))
-    indy.get_by_role("radio", name="Critical", exact=True).check()
+    indy.get_by_label("Challenge", exact=True).select_option(label="Critical")
     expect(odds).to_contain_text("to pass a Critical Challenge")
     expect(chance_now).to_have_text(chance(4, "critical"))
     indy.get_by_role("radio", name="+2: Advantage").check()
@@ -98,7 +98,7 @@ def test_a_kinds_scene_on_two_phones_and_the_gm_screen(browsers: Browsers, dice:
     assert_fits_phone(indy)
     shot(indy, "kinds-phone-roll-form")
     indy.get_by_role("radio", name="Neither").check()
-    indy.get_by_role("radio", name="Basic", exact=True).check()
+    indy.get_by_label("Challenge", exact=True).select_option(label="Basic")
     expect(chance_now).to_have_text(chance(4, "basic"))
 
     # Indy rolls: two pairs, two Basic Successes, each listed with what it passes.

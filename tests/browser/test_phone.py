@@ -4,6 +4,7 @@ what was tapped, and what the GM changes follows live."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -86,6 +87,7 @@ def controls_off_screen(page: Page) -> list[dict[str, object]]:
             const bar = document.querySelector("#roll-form .roll-bar").getBoundingClientRect();
             return [...document.querySelectorAll("#roll-form input:not([type=hidden]), #roll-form select, #roll-form textarea")]
                 .filter(el => el.offsetParent !== null || el.closest("label")?.offsetParent)
+                .filter(el => !el.closest("details:not([open])"))
                 .map(el => {
                     const target = el.matches("input[type=radio], input[type=checkbox]") ? (el.closest("label") || el) : el;
                     const r = target.getBoundingClientRect();
@@ -137,20 +139,7 @@ def test_after_choosing_a_trait_the_odds_and_the_roll_button_are_on_the_screen(
     assert_fits_phone(phone)
 
 
-# Forms still taller than one screen: each needs its own layout, as sixes got. Strict, so the
-# mark goes once a form fits.
-TALLER_THAN_A_SCREEN = pytest.mark.xfail(
-    strict=True, reason="issue 13: its toggles are still below the Roll bar on a 360 x 740 phone"
-)
-
-
-@pytest.mark.parametrize(
-    "system",
-    [
-        "sixes",
-        *[pytest.param(system, marks=TALLER_THAN_A_SCREEN) for system in SYSTEMS if system != "sixes"],
-    ],
-)
+@pytest.mark.parametrize("system", SYSTEMS)
 def test_after_choosing_a_trait_every_choice_of_the_roll_is_on_the_screen(
     system: str, browsers: Browsers, shot: Shot
 ) -> None:
@@ -160,11 +149,14 @@ def test_after_choosing_a_trait_every_choice_of_the_roll_is_on_the_screen(
     phone = _roll_screen(browsers, table)
     phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first.click()
     expect(phone.locator("#odds .odds-pool")).to_contain_text(ANOTHER_TRAIT[system])
+    shot(phone, f"phone-{system}-fits", full_page=False)
 
     assert phone.evaluate("window.scrollY") == 0
     box_in_view(phone, "#roll-form .roll-button")
     box_in_view(phone, "#odds .odds-chance")
     assert controls_off_screen(phone) == []
+    assert small_targets(phone) == []
+    assert_fits_phone(phone)
 
 
 def _sixes_with_a_friend() -> Table:
@@ -192,6 +184,40 @@ def test_a_sixes_roll_with_every_toggle_set_still_fits_the_screen(browsers: Brow
     assert small_targets(phone) == []
     assert_fits_phone(phone)
     shot(phone, "phone-sixes-toggles", full_page=False)
+
+
+@pytest.mark.parametrize(
+    ("system", "choose"),
+    [
+        ("sets", lambda phone: phone.get_by_role("radio", name=re.compile(r"^Opposed")).check()),
+        (
+            "kinds",
+            lambda phone: phone.get_by_label("This Challenge is a Danger: an Accident can hurt").check(),
+        ),
+        (
+            "doubles",
+            lambda phone: phone.get_by_label("Difficulty Number").select_option(label="Opposed roll"),
+        ),
+    ],
+)
+def test_a_roll_with_its_other_choices_made_still_fits_the_screen(
+    system: str, choose: Callable[[Page], None], browsers: Browsers, shot: Shot
+) -> None:
+    """A choice that shows another control (the sets side of an opposed roll) or changes the
+    odds line still leaves every control above the bar."""
+    table = _in_thread(_table, system)
+    phone = _roll_screen(browsers, table)
+    phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first.click()
+    expect(phone.locator("#odds .odds-pool")).to_contain_text(ANOTHER_TRAIT[system])
+    choose(phone)
+    phone.wait_for_timeout(300)  # the odds follow
+    shot(phone, f"phone-{system}-other-choices", full_page=False)
+
+    assert phone.evaluate("window.scrollY") == 0
+    box_in_view(phone, "#roll-form .roll-button")
+    assert controls_off_screen(phone) == []
+    assert small_targets(phone) == []
+    assert_fits_phone(phone)
 
 
 def test_a_bid_keeps_the_page_where_it_was(browsers: Browsers, dice: factories.Script) -> None:

@@ -135,7 +135,7 @@ class KindsRollForm(RollFormBase):
         trait, other_field = self.fields["trait"], self.fields["other_field"]
         assert isinstance(trait, forms.ChoiceField) and isinstance(other_field, forms.ChoiceField)
         trait.choices = [(f"skill-{i}", skill["name"]) for i, skill in enumerate(skills)]
-        other_field.choices = [("", "Its own Field"), *((f, f) for f in FIELDS)]
+        other_field.choices = [("", "Own Field"), *((f, f) for f in FIELDS)]
 
     def skill_rows(self) -> list[dict[str, Any]]:
         """Per Field: its Diamonds and its Skills as (value, name, Diamonds, dice), for a grid of
