@@ -56,6 +56,13 @@
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail.target;
     if (!target) return;
+    // A refusal lands by the button that was tapped; when that is near the bottom of the screen
+    // (under the phone's Roll bar), the page moves just enough to show it (app.css gives it room).
+    if (target.hasAttribute && target.hasAttribute("data-refusal")) {
+      var box = target.getBoundingClientRect();
+      if (box.top < 0 || box.bottom > window.innerHeight) target.scrollIntoView({ block: "nearest" });
+      return;
+    }
     var card = null;
     if (target.id === "result") {
       // Swapped outerHTML: the target the event names has left the page, its successor has not.

@@ -385,7 +385,10 @@ def test_a_refused_follow_up_shows_in_its_own_form_on_the_card(
 
     said = picker.locator("[data-refusal]")
     expect(said.get_by_role("alert")).to_contain_text("A set needs two or more matching dice")
-    box_in_view(phone, "#result .follow-up-bid [data-refusal]")
+    said_box = box_in_view(phone, "#result .follow-up-bid [data-refusal]")
+    # Not under the Roll bar that stays at the bottom of the screen either.
+    bar = phone.locator(".roll-bar").bounding_box()
+    assert bar is not None and said_box["y"] + said_box["height"] <= bar["y"] + 1, (said_box, bar)
     expect(phone.locator("#roll-form [data-refusal]")).to_be_empty()
 
 

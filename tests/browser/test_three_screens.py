@@ -116,7 +116,7 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     # A refusal on Bo's phone, read by the button that caused it: a helper in group Trouble
     # (SIX-17: everyone rolls for themself).
     bo.page.locator("#roll-form .trait", has_text="Sneak").first.click()
-    bo.page.locator("#roll-form select[name=helper]").select_option(label="Ada")
+    bo.page.locator("#roll-form select[name=helper]").select_option(label="Ada helps")
     bo.page.locator("#roll-form input[name=group]").check()
     button = bo.page.locator("#roll-form .roll-button")
     button.click()
