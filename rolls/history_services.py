@@ -13,6 +13,8 @@ The note is the GM's alone: not a log entry (the GM may rewrite it), never shown
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -76,5 +78,9 @@ def note_save(*, roll: Roll, text: str) -> RollNote:
     text = text.strip()
     if len(text) > NOTE_LENGTH:
         raise RulesError(f"A note holds at most {NOTE_LENGTH} characters.")
+    # Lines and tabs are a note's own; any other control character (a NUL, which PostgreSQL
+    # refuses to store at all) is not something a GM types.
+    if any(unicodedata.category(char) == "Cc" and char not in "\n\r\t" for char in text):
+        raise RulesError("A note cannot hold control characters.")
     note, _ = RollNote.objects.update_or_create(roll=roll, defaults={"text": text})
     return note

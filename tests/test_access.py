@@ -143,7 +143,14 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:npc-roll": ("POST", "campaign", {"name": "Orc", "flag_dice": "3"}, GM_CONTROL),
     "rolls:call-create": ("POST", "character", ROLL, GM_CONTROL),
     "rolls:call-close": ("POST", "call", {}, GM_CONTROL),
-    "rolls:calls-create": ("POST", "campaign", {"ask": "1", "c1-trait": "Body", "need": "1"}, GM_CONTROL),
+    # "{character}": the table's character, whose id differs between databases (PostgreSQL's
+    # sequences do not start again for each test).
+    "rolls:calls-create": (
+        "POST",
+        "campaign",
+        {"ask": "{character}", "c{character}-trait": "Body", "need": "1"},
+        GM_CONTROL,
+    ),
     "rolls:npc-odds": ("GET", "campaign", {"name": "Orc", "flag_dice": "3"}, {**GM_CONTROL, "gm": 200}),
     "rolls:luck-ability": (
         "POST",
@@ -180,6 +187,13 @@ def test_each_persona_gets_the_expected_status(world: World, name: str, persona:
     method, needs, data, expected = ROUTES[name]
     path = reverse(name, args=world.args(needs))
     client = world.clients[persona]
+    character = str(world.table.character.pk)
+    data = {
+        key.format(character=character): value.format(character=character)
+        if isinstance(value, str)
+        else value
+        for key, value in data.items()
+    }
 
     response = client.post(path, data) if method == "POST" else client.get(path, data)
 

@@ -66,6 +66,11 @@ def test_the_gm_keeps_a_note_that_only_the_gm_sees(table: Table) -> None:
     assert refused.status_code == 422
     assert "A note holds at most 2000 characters." in refused.content.decode()
     assert RollNote.objects.get(roll=made).text == "The lock was trapped."
+    # A NUL would make PostgreSQL refuse the row: refused in words first, on every database.
+    refused = gm.post(note_url, {"note": "trap\x00door"})
+    assert refused.status_code == 422
+    assert "A note cannot hold control characters." in refused.content.decode()
+    assert gm.post(note_url, {"note": "Two lines:\nthe lock,\tthe trap."}).status_code == 302
 
 
 def _without_ids(html: str, made: Roll) -> str:
