@@ -114,7 +114,7 @@ def test_answering_is_one_tap_with_the_calls_values(two: tuple[Table, Character,
     made = RollCall.objects.get()
     # What the phone's call form posts: its hidden inputs and the button.
     panel = page(logged_in(second), reverse("rolls:character", args=[table.campaign.pk, bo.pk]))
-    form = panel.split(f'id="call-{made.pk}"')[1].split("</form>")[0]
+    form = panel.split(f'id="call-{made.pk}-{bo.pk}"')[1].split("</form>")[0]
     assert 'name="trait" value="skill-0"' in form and 'name="need" value="1"' in form
     dice(6, 1, 1, 1, 1)
     response = logged_in(second).post(
@@ -127,6 +127,40 @@ def test_answering_is_one_tap_with_the_calls_values(two: tuple[Table, Character,
     assert (roll.call_id, roll.trait, roll.intent) == (made.pk, "Body + Climb", "Fence")
     status = page(logged_in(table.gm), reverse("rolls:session", args=[table.campaign.pk]))
     assert "Bo Body + Climb ✓" in visible_text(status)
+
+
+def test_one_player_with_two_characters_in_one_call_gets_two_forms(
+    two: tuple[Table, Character, Any], dice: Any
+) -> None:
+    """Each form on the phone names its call and its character, so answering for one kid
+    removes that kid's form only, and every id on the page stays unique."""
+    table, bo, second = two
+    kim = factories.character(table.campaign, second, name="Kim")
+    call(
+        table,
+        {
+            "ask": [str(bo.pk), str(kim.pk)],
+            f"c{bo.pk}-trait": "skill-0",
+            f"c{kim.pk}-trait": "skill-0",
+            "need": "1",
+        },
+    )
+    made = RollCall.objects.get()
+    panel = page(logged_in(second), reverse("rolls:character", args=[table.campaign.pk, bo.pk]))
+    assert panel.count(f'id="call-{made.pk}-{bo.pk}"') == 1
+    assert panel.count(f'id="call-{made.pk}-{kim.pk}"') == 1
+    dice(6, 1, 1, 1, 1)
+    answer = (
+        logged_in(second)
+        .post(
+            reverse("rolls:roll-create", args=[table.campaign.pk, bo.pk]),
+            {"trait": "skill-0", "need": "1", "call": str(made.pk)},
+            HTTP_HX_REQUEST="true",
+        )
+        .content.decode()
+    )
+    assert f'id="call-{made.pk}-{bo.pk}" hx-swap-oob="delete"' in answer
+    assert f"call-{made.pk}-{kim.pk}" not in answer
 
 
 def test_a_trait_the_character_lacks_is_refused_and_nothing_is_asked(

@@ -174,7 +174,7 @@ def test_the_gm_calls_for_a_roll_and_sees_who_answered(table: Table, fixed_dice:
         reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
     )
     html = page.content.decode()
-    assert f'id="call-{call.pk}"' in html
+    assert f'id="call-{call.pk}-{table.character.pk}"' in html
     assert 'name="need" value="2"' in html
 
     answer = logged_in(table.player).post(
@@ -183,7 +183,7 @@ def test_the_gm_calls_for_a_roll_and_sees_who_answered(table: Table, fixed_dice:
         HTTP_HX_REQUEST="true",
     )
     assert answer.status_code == 200
-    assert f'id="call-{call.pk}" hx-swap-oob="delete"' in answer.content.decode()
+    assert f'id="call-{call.pk}-{table.character.pk}" hx-swap-oob="delete"' in answer.content.decode()
     assert Roll.objects.get().call == call
 
     session = gm.get(reverse("rolls:session", args=[table.campaign.pk])).content.decode()

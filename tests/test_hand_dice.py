@@ -559,7 +559,7 @@ def test_a_call_for_a_roll_is_answered_with_real_dice(dice: Script) -> None:
     page = player.get(
         reverse("rolls:character", args=[table.campaign.pk, table.character.pk])
     ).content.decode()
-    form = page[page.index(f'id="call-{call.pk}"') :]
+    form = page[page.index(f'id="call-{call.pk}-{table.character.pk}"') :]
     count = needed(table)
     assert f'data-need="{count}"' in form[: form.index("</form>")]
     dice()

@@ -336,14 +336,14 @@ def test_a_player_answers_a_call_without_javascript(table: Table, dice: Script) 
         label="Body",
     )
     phone = browser(table.player)
-    answer = open_page(phone, roll_screen(table)).form(id=f"call-{call.pk}")
+    answer = open_page(phone, roll_screen(table)).form(id=f"call-{call.pk}-{table.character.pk}")
     dice(6, 6, 1)
 
     response = phone.post(answer.action, answer.data())
 
     page = went_to(phone, response, roll_screen(table))
     assert latest_roll().call == call
-    assert f"call-{call.pk}" not in page.ids
+    assert f"call-{call.pk}-{table.character.pk}" not in page.ids
 
 
 def test_the_gm_closes_a_call_without_javascript(table: Table) -> None:
