@@ -109,7 +109,7 @@ class Verdict:
         """The mean percentile as an ordinal: "31st percentile"."""
         if self.mean is None:
             return ""
-        return f"{ordinal(round(self.mean * 100))} percentile"
+        return f"{ordinal(percentile_number(self.mean))} percentile"
 
 
 def luck_verdict(count: int, percentile_sum: float, variance_sum: float) -> Verdict:
@@ -152,6 +152,12 @@ def faces_verdict(faces: Sequence[int]) -> tuple[float, Verdict]:
     p = chi2_sf_5(statistic)
     words = "the faces look unfair" if p < P_UNUSUAL else "nothing unusual: the faces look fair"
     return statistic, Verdict(total, None, p, words)
+
+
+def percentile_number(share: float) -> int:
+    """A share (0-1) as a percentile from the 1st to the 99th: a roll of three sixes is at
+    99.8%, and "the 100th percentile" would say nothing could beat it."""
+    return min(99, max(1, round(share * 100)))
 
 
 def ordinal(n: int) -> str:

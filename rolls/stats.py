@@ -169,7 +169,9 @@ def summary(scope: Scope, membership: Membership) -> Summary:
         follow_ups=follow_ups,
         spent=spent,
         conditions=spent_totals["conditions"],
-        luck=fairness.luck_verdict(totals["n_fair"], totals["percentiles"] or 0.0, totals["variances"] or 0.0),
+        luck=fairness.luck_verdict(
+            totals["n_fair"], totals["percentiles"] or 0.0, totals["variances"] or 0.0
+        ),
         characters=characters(rolls) if scope.character is None else [],
         faces=faces,
         chi_square=statistic,
@@ -228,26 +230,36 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     rolls = rolls_in(scope, membership)
     fair = rolls.filter(FAIR)
     uses = uses_in(scope, membership, rolls)
-    conditions = [(row["payer_name"], f"{row['condition']} (pushing)") for row in
-                  uses.exclude(condition="").values("payer_name", "condition").order_by("seq")]
+    conditions = [
+        (row["payer_name"], f"{row['condition']} (pushing)")
+        for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
+    ]
     checked = (
-        LogEntry.objects.filter(campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE)
+        LogEntry.objects.filter(
+            campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+        )
         .filter(_session_events(scope.session.pk, scope.campaign), text__contains="checked")
         .order_by("seq")
         .values_list("text", flat=True)[:50]
     )
     conditions += [("", text) for text in checked]
-    spent_by = list(
-        uses.exclude(payer_name="")
+    spent_by = [
+        dict(row)
+        for row in uses.exclude(payer_name="")
         .values("payer_name")
         .annotate(**{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES})
         .filter(Q(luck_spent__gt=0) | Q(pride_spent__gt=0) | Q(endurance_spent__gt=0))
         .order_by("payer_name")
+    ]
+    luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
+    # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
+    unluckiest = list(
+        fair.exclude(pk__in=[roll.pk for roll in luckiest]).order_by("percentile", "id")[:RECAP_ROLLS]
     )
     return Recap(
         summary=summary(scope, membership),
-        luckiest=list(fair.order_by("-percentile", "id")[:RECAP_ROLLS]),
-        unluckiest=list(fair.order_by("percentile", "id")[:RECAP_ROLLS]),
+        luckiest=luckiest,
+        unluckiest=unluckiest,
         notable=list(rolls.filter(outcome__in=("catastrophe", "amazing")).order_by("id")[:20]),
         conditions=conditions,
         spent_by=spent_by,

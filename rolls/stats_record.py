@@ -77,8 +77,14 @@ def refill(roll_model: Any, entry_model: Any, use_model: Any, roll_ids: Iterable
     if roll_ids is not None:
         entries = entries.filter(roll_id__in=list(roll_ids))
     rows = entries.values_list(
-        "roll_id", "seq", "roll__system", "roll__character_id", "roll__character_name",
-        "roll__target_id", "roll__target_name", "state",
+        "roll_id",
+        "seq",
+        "roll__system",
+        "roll__character_id",
+        "roll__character_name",
+        "roll__target_id",
+        "roll__target_name",
+        "state",
     )
     current: list[Any] = []
     for row in rows.iterator(chunk_size=2000):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -15,7 +16,7 @@ from rolls import fairness, history_services, registry, stats, stats_record
 from rolls import services as roll_services
 from rolls.models import FollowUpUse, LogEntry, Roll
 from rolls.systems.base import DiceSystem
-from tabletop.models import DiceMode
+from tabletop.models import DiceMode, Membership
 from tests import factories
 from tests.factories import ScriptedDice, Table
 
@@ -60,7 +61,9 @@ def test_the_chi_square_survival_function_meets_the_tables() -> None:
 
 def test_fair_faces_say_nothing_unusual_and_lopsided_ones_look_unfair() -> None:
     statistic, verdict = fairness.faces_verdict([10, 10, 10, 10, 10, 10])
-    assert statistic == 0 and verdict.p_value == 1.0 and verdict.words == "nothing unusual: the faces look fair"
+    assert (
+        statistic == 0 and verdict.p_value == 1.0 and verdict.words == "nothing unusual: the faces look fair"
+    )
     # 60 dice, 10 expected per face: (100 + 4 * 25 + 100) / 10 = 30.
     statistic, verdict = fairness.faces_verdict([20, 5, 5, 5, 5, 20])
     assert statistic == 30
@@ -170,12 +173,14 @@ def evening(table: Table) -> dict[str, Roll]:
     return rolls
 
 
-def _membership(table: Table, user: object) -> object:
+def _membership(table: Table, user: Any) -> Membership:
     return table.campaign.memberships.get(user=user)
 
 
-def test_the_gms_figures_of_the_evening_against_the_hand_count(table: Table, evening: dict[str, Roll]) -> None:
-    summary = stats.summary(stats.Scope(table.campaign), _membership(table, table.gm))  # type: ignore[arg-type]
+def test_the_gms_figures_of_the_evening_against_the_hand_count(
+    table: Table, evening: dict[str, Roll]
+) -> None:
+    summary = stats.summary(stats.Scope(table.campaign), _membership(table, table.gm))
 
     assert summary.rolls == 5  # A B C D F; E is voided
     three, two = {row.pool: row for row in summary.pools}[3], {row.pool: row for row in summary.pools}[2]
@@ -198,7 +203,7 @@ def test_the_gms_figures_of_the_evening_against_the_hand_count(table: Table, eve
 
 
 def test_a_player_never_counts_the_secret_roll(table: Table, evening: dict[str, Roll]) -> None:
-    summary = stats.summary(stats.Scope(table.campaign), _membership(table, table.player))  # type: ignore[arg-type]
+    summary = stats.summary(stats.Scope(table.campaign), _membership(table, table.player))
     assert summary.rolls == 4
     assert [row.pool for row in summary.pools] == [3]
     assert summary.faces == [3, 3, 2, 2, 3, 2]  # F's two sixes are not there
@@ -231,12 +236,15 @@ def test_no_page_shows_a_player_the_secret_roll(table: Table, evening: dict[str,
 
 def test_the_recap_tells_the_session(table: Table, evening: dict[str, Roll]) -> None:
     scope = stats.Scope(table.campaign, session=evening["A"].session)
-    recap = stats.recap(scope, _membership(table, table.gm))  # type: ignore[arg-type]
-    assert recap.luckiest[0] == evening["F"]  # 71/72
-    assert recap.unluckiest[:2] == [evening["B"], evening["C"]]  # 125/432 each, oldest first
+    recap = stats.recap(scope, _membership(table, table.gm))
+    # F 71/72, A 325/432, then B and C tie at 125/432 (the older first); none is in both lists.
+    assert recap.luckiest == [evening["F"], evening["A"], evening["B"]]
+    assert recap.unluckiest == [evening["C"]]
     assert recap.conditions == [("Olle", "Scared (pushing)")]
     assert [(row["payer_name"], row["luck_spent"]) for row in recap.spent_by] == [("Olle", 1)]
-    page = factories.logged_in(table.gm).get(reverse("rolls:recap", args=[table.campaign.pk, scope.session.pk]))
+    page = factories.logged_in(table.gm).get(
+        reverse("rolls:recap", args=[table.campaign.pk, evening["A"].session_id])
+    )
     assert page.status_code == 200
     assert "Scared (pushing)" in page.content.decode()
 

@@ -10,90 +10,112 @@ def fill_statistics(apps, schema_editor):
     from rolls import stats_record
 
     stats_record.refill(
-        apps.get_model("rolls", "Roll"), apps.get_model("rolls", "LogEntry"), apps.get_model("rolls", "FollowUpUse")
+        apps.get_model("rolls", "Roll"),
+        apps.get_model("rolls", "LogEntry"),
+        apps.get_model("rolls", "FollowUpUse"),
     )
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rolls', '0009_roll_by_hand'),
-        ('tabletop', '0010_campaign_dice'),
+        ("rolls", "0009_roll_by_hand"),
+        ("tabletop", "0010_campaign_dice"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='roll',
-            name='chance',
+            model_name="roll",
+            name="chance",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face1',
+            model_name="roll",
+            name="face1",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face2',
+            model_name="roll",
+            name="face2",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face3',
+            model_name="roll",
+            name="face3",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face4',
+            model_name="roll",
+            name="face4",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face5',
+            model_name="roll",
+            name="face5",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='face6',
+            model_name="roll",
+            name="face6",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='first_success',
+            model_name="roll",
+            name="first_success",
             field=models.BooleanField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='percentile',
+            model_name="roll",
+            name="percentile",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='percentile_var',
+            model_name="roll",
+            name="percentile_var",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='roll',
-            name='pool',
+            model_name="roll",
+            name="pool",
             field=models.SmallIntegerField(default=0),
         ),
         migrations.CreateModel(
-            name='FollowUpUse',
+            name="FollowUpUse",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveBigIntegerField()),
-                ('action', models.CharField(max_length=32)),
-                ('converted', models.BooleanField(default=False)),
-                ('payer_name', models.CharField(blank=True, max_length=60)),
-                ('luck', models.PositiveIntegerField(default=0)),
-                ('pride', models.PositiveIntegerField(default=0)),
-                ('endurance', models.PositiveIntegerField(default=0)),
-                ('condition', models.CharField(blank=True, max_length=40)),
-                ('payer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='tabletop.character')),
-                ('roll', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='follow_up_uses', to='rolls.roll')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveBigIntegerField()),
+                ("action", models.CharField(max_length=32)),
+                ("converted", models.BooleanField(default=False)),
+                ("payer_name", models.CharField(blank=True, max_length=60)),
+                ("luck", models.PositiveIntegerField(default=0)),
+                ("pride", models.PositiveIntegerField(default=0)),
+                ("endurance", models.PositiveIntegerField(default=0)),
+                ("condition", models.CharField(blank=True, max_length=40)),
+                (
+                    "payer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="tabletop.character",
+                    ),
+                ),
+                (
+                    "roll",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="follow_up_uses",
+                        to="rolls.roll",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['seq'],
+                "ordering": ["seq"],
             },
         ),
         migrations.RunPython(fill_statistics, migrations.RunPython.noop),

@@ -54,7 +54,10 @@ def session_recap(request: HttpRequest, pk: int, session_id: int) -> HttpRespons
 def _placed(rolls: list[Roll]) -> list[dict[str, Any]]:
     """Rolls with their percentile as the recap says it ("97th percentile")."""
     return [
-        {"roll": roll, "place": f"{fairness.ordinal(round((roll.percentile or 0) * 100))} percentile"}
+        {
+            "roll": roll,
+            "place": f"{fairness.ordinal(fairness.percentile_number(roll.percentile or 0))} percentile",
+        }
         for roll in rolls
     ]
 
@@ -125,7 +128,11 @@ def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary)
     luck_chart = charts.bars(
         "Mean percentile of each character's first throws; the dashed line is the 50th",
         [
-            charts.Bar(row.name, row.luck.mean or 0.0, fairness.ordinal(round((row.luck.mean or 0) * 100)))
+            charts.Bar(
+                row.name,
+                row.luck.mean or 0.0,
+                fairness.ordinal(fairness.percentile_number(row.luck.mean or 0)),
+            )
             for row in luck_rows
         ],
         centre=0.5,
@@ -148,9 +155,7 @@ def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary)
         "summary": summary,
         "pools": pools,
         "pools_chart": pools_chart if measured else "",
-        "luck_rows": [
-            {"row": row, "sentence": sentence(_whose(row, when), row.luck)} for row in luck_rows
-        ],
+        "luck_rows": [{"row": row, "sentence": sentence(_whose(row, when), row.luck)} for row in luck_rows],
         "headline": sentence(f"{who}{when}", summary.luck),
         "luck_chart": luck_chart if luck_rows else "",
         "faces": faces,
