@@ -75,6 +75,14 @@ def _placements_for(system: DiceSystem, request: Any) -> dict[str, tuple[float, 
     return {key: (float(place.percentile), float(place.variance)) for key, place in found.items()}
 
 
+@lru_cache(maxsize=4096)
+def chance(system: DiceSystem, request: Any) -> float | None:
+    """The engine's exact chance of success of ``request`` as a float, kept per request (some
+    engines sum their distribution on every call)."""
+    exact = system.chance(request)
+    return None if exact is None else float(exact)
+
+
 def placement(system: DiceSystem, request: Any, key: str) -> tuple[float, float] | None:
     """The percentile and its variance of a first throw that came to ``key``, as floats for
     the database; kept per request, as the engine keeps its odds. None for a key the

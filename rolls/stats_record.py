@@ -36,12 +36,11 @@ def face_counts(faces: Iterable[int]) -> dict[str, int]:
 
 def roll_figures(system: DiceSystem, request: Any, state: State, first: Outcome) -> dict[str, Any]:
     """The ``Roll`` columns of a new roll: ``state`` as rolled, ``first`` its outcome."""
-    chance = system.chance(request)
     place = fairness.placement(system, request, first.key)
     return {
         "pool": system.pool_size(request),
-        "chance": None if chance is None else float(chance),
-        "first_success": system.first_success(state),
+        "chance": fairness.chance(system, request),
+        "first_success": system.first_success(state, first),
         "percentile": None if place is None else place[0],
         "percentile_var": None if place is None else place[1],
         **face_counts(system.faces_rolled(state["steps"][0])),

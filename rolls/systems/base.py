@@ -228,10 +228,11 @@ class DiceSystem(ABC):
         except ValueError:
             return list(keys)
 
-    def first_success(self, state: State) -> bool | None:
+    def first_success(self, state: State, first: Outcome | None = None) -> bool | None:
         """Whether the first throw alone met what ``chance(request)`` measures (None when there
-        is nothing to meet): the observed counterpart of the exact chance."""
-        return self.evaluate(first_throw(state)).success
+        is nothing to meet): the observed counterpart of the exact chance. ``first``: the
+        first throw's outcome, when the caller has it already."""
+        return (first or self.evaluate(first_throw(state))).success
 
     def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
         """Every die drawn in one step of a state, as it was drawn: the first roll's dice, a

@@ -594,7 +594,7 @@ class Sets(DiceSystem):
         """No set first, then bids as SET-4 compares them: Size, then Face."""
         return sorted(keys, key=lambda key: Bid(0, 0) if key == "none" else Bid(*map(int, key.split("x"))))
 
-    def first_success(self, state: State) -> bool | None:
+    def first_success(self, state: State, first: Outcome | None = None) -> bool | None:
         """Against a Bar: whether the strongest bid the dice allow meets it, which is what
         ``chance`` measures, whatever the player then bid. Opposed: nothing to meet alone."""
         bar = self._bar(state)
