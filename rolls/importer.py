@@ -12,9 +12,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import chain, export, registry
+from rolls import chain, export, registry, stats_record
 from rolls.campaigns import player_create
-from rolls.models import LogEntry, Roll
+from rolls.models import FollowUpUse, LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 BATCH = 1000
@@ -107,6 +107,8 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                     )
                 )
             LogEntry.objects.bulk_create(made)
+        # The statistics' columns, from the entries just written (rolls.stats_record).
+        stats_record.refill(Roll, LogEntry, FollowUpUse, [roll.pk for roll in rolls.values()])
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
         campaign.refresh_from_db()
         return campaign

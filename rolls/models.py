@@ -110,6 +110,23 @@ class Roll(models.Model):
     outcome = models.CharField(max_length=12, blank=True, default="")
     voided = models.BooleanField(default=False)
     revealed = models.BooleanField(default=False)
+    # What the statistics add up (``rolls.stats``), written with the roll and its follow-ups
+    # (``rolls.stats_record``) so a page sums columns instead of reading states: the pool the
+    # system groups by, the engine's exact chance of success of the request (null: nothing to
+    # meet), whether the first throw met it, the first throw's mid-rank percentile in the
+    # request's exact distribution and that percentile's variance under fair dice
+    # (``rolls.fairness``), and how many of each face every throw of the roll showed.
+    pool = models.SmallIntegerField(default=0)
+    chance = models.FloatField(null=True, blank=True)
+    first_success = models.BooleanField(null=True, blank=True)
+    percentile = models.FloatField(null=True, blank=True)
+    percentile_var = models.FloatField(null=True, blank=True)
+    face1 = models.PositiveIntegerField(default=0)
+    face2 = models.PositiveIntegerField(default=0)
+    face3 = models.PositiveIntegerField(default=0)
+    face4 = models.PositiveIntegerField(default=0)
+    face5 = models.PositiveIntegerField(default=0)
+    face6 = models.PositiveIntegerField(default=0)
 
     # Not a column: the entry a service wrote for this roll in this request, so the view that
     # asked for it renders it without reading it back (``rolls.cards.latest_card``).
@@ -205,6 +222,31 @@ class LogEntry(models.Model):
         if self.pk is not None:
             raise ValueError("Log entries are never edited.")
         super().save(*args, **kwargs)
+
+
+class FollowUpUse(models.Model):
+    """One follow-up applied to a roll, as the statistics count it (``rolls.stats_record``):
+    written with its log entry, never edited. ``converted``: the roll had failed before it
+    and succeeded after it. What it cost is kept by resource, as ``Character`` keeps them
+    (a system that spends something new adds a column here too); ``payer`` is whose sheet
+    paid (the roll's character, or the character a roll was made against)."""
+
+    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="follow_up_uses")
+    seq = models.PositiveBigIntegerField()  # its log entry's
+    action = models.CharField(max_length=32)
+    converted = models.BooleanField(default=False)
+    payer = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    payer_name = models.CharField(max_length=60, blank=True)
+    luck = models.PositiveIntegerField(default=0)
+    pride = models.PositiveIntegerField(default=0)
+    endurance = models.PositiveIntegerField(default=0)
+    condition = models.CharField(max_length=40, blank=True)  # the Condition a push checked
+
+    class Meta:
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"{self.action} on roll {self.roll_id}"
 
 
 class RollNote(models.Model):

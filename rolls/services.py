@@ -10,10 +10,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry
+from rolls import registry, stats_record
 from rolls.events import TableEvent
 from rolls.log import append_entry, append_event
-from rolls.models import LogEntry, Roll, RollCall, Visibility
+from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
@@ -69,6 +69,7 @@ def roll_create(
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
         state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        outcome = system.evaluate(state)
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
@@ -83,8 +84,9 @@ def roll_create(
             trait=trait[:80],
             visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
-            outcome=system.evaluate(state).tone,
+            outcome=outcome.tone,
             by_hand=faces is not None,
+            **stats_record.roll_figures(system, request, state, outcome),
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -124,6 +126,7 @@ def npc_roll_create(
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
         state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        outcome = system.evaluate(state)
         roll = Roll.objects.create(
             campaign=campaign,
             session=session,
@@ -137,8 +140,9 @@ def npc_roll_create(
             target=target,
             target_name=target.name if target is not None else "",
             npc=True,
-            outcome=system.evaluate(state).tone,
+            outcome=outcome.tone,
             by_hand=faces is not None,
+            **stats_record.roll_figures(system, request, state, outcome),
         )
         append_entry(
             campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
@@ -225,12 +229,19 @@ def follow_up_apply(
                 character.save(update_fields=changed)
         elif applied.costs:
             raise RulesError("Nobody's sheet can pay for that on this roll.")
-        # The history filters on the outcome: kept on the row with the entry it follows from.
-        tone = system.evaluate(applied.state).tone
-        if tone != locked.outcome:
-            Roll.objects.filter(pk=roll.pk).update(outcome=tone)
-        roll.outcome = tone
-        return append_entry(
+        # The history filters on the outcome, and the statistics add up the faces: kept on the
+        # row with the entry they follow from, in one UPDATE.
+        after = system.evaluate(applied.state)
+        use, rolled = stats_record.follow_up_figures(
+            system, system.evaluate(state), applied.state, after, applied.costs
+        )
+        changes = stats_record.faces_added(rolled)
+        if after.tone != locked.outcome:
+            changes["outcome"] = after.tone
+        if changes:
+            Roll.objects.filter(pk=roll.pk).update(**changes)
+        roll.outcome = after.tone
+        entry = append_entry(
             campaign_id=roll.campaign_id,
             kind=LogEntry.Kind.FOLLOW_UP,
             action=action,
@@ -238,6 +249,10 @@ def follow_up_apply(
             roll=roll,
             state=applied.state,
         )
+        FollowUpUse.objects.create(
+            roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use
+        )
+        return entry
 
 
 DIGITAL_TABLE = "This table rolls digital dice: the app rolls them, so there are no faces to enter."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import display, history, log, pages, rolling, rules, table
+from rolls.views import display, history, log, pages, rolling, rules, stats, table
 
 app_name = "rolls"
 
@@ -18,6 +18,10 @@ urlpatterns = [
     path("c/<int:pk>/rolls/<int:roll_id>/void/", history.roll_void, name="roll-void"),
     path("c/<int:pk>/rolls/<int:roll_id>/reveal/", history.roll_reveal, name="roll-reveal"),
     path("c/<int:pk>/rolls/<int:roll_id>/note/", history.roll_note, name="roll-note"),
+    path("c/<int:pk>/stats/", stats.campaign_stats, name="stats"),
+    path("c/<int:pk>/stats/sessions/<int:session_id>/", stats.session_stats, name="stats-session"),
+    path("c/<int:pk>/stats/characters/<int:character_id>/", stats.character_stats, name="stats-character"),
+    path("c/<int:pk>/sessions/<int:session_id>/recap/", stats.session_recap, name="recap"),
     path("c/<int:pk>/export/", log.export_log, name="export"),
     path("c/<int:pk>/verify/", log.verify, name="verify-log"),
     path("c/<int:pk>/characters/<int:character_id>/", pages.character_page, name="character"),

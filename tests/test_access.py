@@ -47,6 +47,7 @@ class World:
             "slug": ["sixes"],
             "call": [campaign, self.call.pk],
             "ban": [campaign, self.ban.pk],
+            "play_session": [campaign, self.roll.session_id],
         }[needs]
 
 
@@ -119,6 +120,10 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:member-readmit": ("POST", "ban", {}, GM_CONTROL),
     "rolls:history": ("GET", "campaign", {}, MEMBERS),
     "rolls:export": ("GET", "campaign", {"format": "json"}, MEMBERS),
+    "rolls:stats": ("GET", "campaign", {}, MEMBERS),
+    "rolls:stats-session": ("GET", "play_session", {}, MEMBERS),
+    "rolls:stats-character": ("GET", "character", {}, MEMBERS),
+    "rolls:recap": ("GET", "play_session", {}, MEMBERS),
     "rolls:verify-log": ("POST", "campaign", {}, MEMBERS),
     "rolls:roll": ("GET", "roll", {}, MEMBERS),
     "rolls:roll-note": ("POST", "roll", {"note": "Trapped."}, GM_CONTROL),

@@ -41,7 +41,7 @@ from rolls.models import Roll, RollCall
 from rolls.npc import NpcRollForm
 from tabletop.access import MAX_ID
 from tabletop.forms import ClaimAccountForm, DisplayNameForm, SignupForm
-from tabletop.models import Ban, Campaign, Character, Membership
+from tabletop.models import Ban, Campaign, Character, Membership, PlaySession
 from tests import factories
 from tests.factories import (
     a_roll,
@@ -137,6 +137,7 @@ class World:
             "call_id": str(self.call.pk),
             "member_id": str(member.pk if member else self.gm.pk),
             "ban_id": str(ban.pk if ban else 0),
+            "session_id": str(self.roll.session_id),
             "token": self.campaign.join_token,
             "slug": self.system,
         }
@@ -204,6 +205,7 @@ def other_campaign() -> dict[str, int]:
         "call_id": call.pk,
         "member_id": membership.pk,
         "ban_id": Ban.objects.get(campaign=campaign).pk,
+        "session_id": roll.session_id,
     }
 
 
@@ -267,6 +269,7 @@ ID_PARAMETERS = {
     "call_id": RollCall,
     "member_id": Membership,
     "ban_id": Ban,
+    "session_id": PlaySession,
 }
 PARAMETER = re.compile(r"<(?:(?P<converter>[^>:]+):)?(?P<name>[^>]+)>")
 

@@ -213,6 +213,37 @@ class DiceSystem(ABC):
     def chance(self, request: Any) -> Fraction | None:
         """The exact chance of success of a fresh roll, or None when there is nothing to meet."""
 
+    # -- statistics ---------------------------------------------------------------------------
+    def pool_size(self, request: Any) -> int:
+        """The number the statistics group rolls by: the dice the request rolls (before any
+        follow-up). Negative in a system whose pools go below zero."""
+        return int(request.dice)
+
+    def result_order(self, keys: Sequence[str]) -> list[str]:
+        """The result keys of ``outcomes`` from the worst result to the best, so a roll can be
+        placed as a percentile of its distribution. Numbers by default (more is better); keys
+        that are not all numbers stay in the order ``outcomes`` lists them."""
+        try:
+            return sorted(keys, key=int)
+        except ValueError:
+            return list(keys)
+
+    def first_success(self, state: State, first: Outcome | None = None) -> bool | None:
+        """Whether the first throw alone met what ``chance(request)`` measures (None when there
+        is nothing to meet): the observed counterpart of the exact chance. ``first``: the
+        first throw's outcome, when the caller has it already."""
+        return (first or self.evaluate(first_throw(state))).success
+
+    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
+        """Every die drawn in one step of a state, as it was drawn: the first roll's dice, a
+        reroll's new dice, drama dice... (the fairness count of the statistics)."""
+        return [int(face) for face in step.get("dice", ())]
+
+    def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What a follow-up step written in a state cost (``Applied.costs`` as ``apply`` gave
+        it), read back from the step: the statistics of rolls made before they were kept."""
+        return {}
+
     # -- command line -------------------------------------------------------------------------
     @abstractmethod
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -252,6 +283,11 @@ def _rules_tables(system: DiceSystem) -> tuple[Table, ...]:
 
 def new_state(system: DiceSystem, request: Any, first_step: dict[str, Any]) -> State:
     return {"system": system.slug, "request": system.request_dict(request), "steps": [first_step]}
+
+
+def first_throw(state: State) -> State:
+    """The state as it was right after the roll, before any follow-up."""
+    return {**state, "steps": state["steps"][:1]}
 
 
 def with_step(state: State, step: dict[str, Any]) -> State:

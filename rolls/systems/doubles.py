@@ -717,6 +717,16 @@ class Doubles(DiceSystem):
             return None
         return chance_to_beat(result_distribution(request.net), request.dn)
 
+    def pool_size(self, request: DoublesRequest) -> int:
+        """The net pool: zero and below are negative dice (two or more, keeping the lowest)."""
+        return request.net
+
+    def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
+        if step.get("action") == "drama":
+            cost = DRAMA_COST * len(step["dice"])
+            return {"endurance": cost, "drama": cost}
+        return {"endurance": MIRACLE_COST} if step.get("action") == "miracle_approve" else {}
+
     def chance_with_drama(self, request: DoublesRequest, count: int) -> Fraction | None:
         """The chance of success of a fresh roll when ``count`` drama dice will be bought."""
         if request.dn is None:

@@ -265,6 +265,10 @@ class Kinds(DiceSystem):
     def chance(self, request: KindsRequest) -> Fraction:
         return _chance_of_group(request.pool, level_grade(request.level) + 1)
 
+    def pool_size(self, request: KindsRequest) -> int:
+        """The dice rolled: after Advantage and Disadvantage."""
+        return request.pool
+
     def chance_by_advantage(self, request: KindsRequest) -> dict[int, Fraction]:
         """The chance of passing the request's Challenge for each net Advantage -3..+3 (negative:
         Disadvantage), with the same Skill and Field: what the roll form shows beside the dice."""

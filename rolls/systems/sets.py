@@ -589,6 +589,29 @@ class Sets(DiceSystem):
             return None
         return chance_against_bar(request.dice, request.bar_size, request.bar_face)
 
+    # -- statistics ---------------------------------------------------------------------------
+    def result_order(self, keys: Sequence[str]) -> list[str]:
+        """No set first, then bids as SET-4 compares them: Size, then Face."""
+        return sorted(keys, key=lambda key: Bid(0, 0) if key == "none" else Bid(*map(int, key.split("x"))))
+
+    def first_success(self, state: State, first: Outcome | None = None) -> bool | None:
+        """Against a Bar: whether the strongest bid the dice allow meets it, which is what
+        ``chance`` measures, whatever the player then bid. Opposed: nothing to meet alone."""
+        bar = self._bar(state)
+        if bar is None:
+            return None
+        return meets_bar(best_bid(self._dice(state)), bar)
+
+    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
+        """Only the roll draws dice (the pool, and the Bar's Face when it is rolled); a bid or
+        a critical names dice already on the table by their index."""
+        if step.get("action") != "roll":
+            return []
+        faces = [int(face) for face in step["dice"]]
+        if "bar_face" in step:
+            faces.append(int(step["bar_face"]))
+        return faces
+
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

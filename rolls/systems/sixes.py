@@ -328,6 +328,20 @@ class Sixes(DiceSystem):
             return Fraction(int(have + 1 >= need))
         return chance_with_rerolls(len(dice) - dice.count(6), need - have, 0)
 
+    # -- statistics ---------------------------------------------------------------------------
+    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
+        """A push or a Luck point draws only the dice it rerolled; the sixes stay where they lay."""
+        dice = step.get("dice", ())
+        if "rerolled" in step:
+            return [int(dice[i]) for i in step["rerolled"]]
+        return [int(face) for face in dice]
+
+    def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
+        action = step.get("action")
+        if action == "push":
+            return {"condition": step["condition"]}
+        return {action: 1} if action in ("luck", "pride") else {}
+
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

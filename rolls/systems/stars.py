@@ -485,6 +485,14 @@ class Stars(DiceSystem):
     def chance(self, request: StarsRequest) -> Fraction | None:
         return None if request.kind == "d3" else success_chance(request)
 
+    # -- statistics ---------------------------------------------------------------------------
+    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
+        """Both rolls of a test under advantage or disadvantage, the kept and the dropped."""
+        return [int(face) for roll in step["rolls"] for face in roll]
+
+    def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {"luck": 1} if step.get("action") in ("luck", "luck_against") else {}
+
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

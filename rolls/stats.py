@@ -1,0 +1,266 @@
+"""The statistics of a campaign, a play session or a character, and a session's recap.
+
+Everything here is a handful of SQL aggregates over the columns the services keep on each
+``Roll`` and ``FollowUpUse`` (``rolls.stats_record``): no state is read and no roll is looped
+over in Python, so a page costs the same few queries at ten rolls or a hundred thousand. The
+arithmetic of luck and fairness is ``rolls.fairness``.
+
+What counts: a voided roll counts nowhere. A roll entered by hand (``Roll.by_hand``) counts in
+the rolls made, the success rates, the follow-ups and what was spent, but not in the fairness
+figures (percentiles, face counts), since its dice were not the app's. A player's figures
+leave out every roll they may not see (secret and blind rolls before the GM reveals them,
+``rolls.audience``), wholly: not its count, its faces, nor what a follow-up on it spent. The
+GM's include them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
+
+from rolls import fairness, registry
+from rolls.events import TableEvent
+from rolls.history import _session_events
+from rolls.models import FollowUpUse, LogEntry, Roll, Visibility
+from rolls.stats_record import FACE_FIELDS
+from tabletop.models import Campaign, Character, Membership, PlaySession
+
+SUCCESS_TONES = ("success", "amazing")
+FAIR = Q(by_hand=False, percentile__isnull=False)
+# What each ``FollowUpUse`` amount column is called on the page.
+SPENT_NAMES = (("luck", "Luck"), ("pride", "Pride"), ("endurance", "Endurance"))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose statistics: a campaign's, narrowed to a play session and/or a character."""
+
+    campaign: Campaign
+    session: PlaySession | None = None
+    character: Character | None = None
+
+    @property
+    def title(self) -> str:
+        if self.character is not None:
+            return f"{self.character.name}'s dice"
+        if self.session is not None:
+            return f"Session {self.session.number}"
+        return self.campaign.name
+
+
+def rolls_in(scope: Scope, membership: Membership) -> QuerySet[Roll]:
+    """The rolls the statistics of ``scope`` count for this member."""
+    rolls = Roll.objects.filter(campaign=scope.campaign, voided=False)
+    if scope.session is not None:
+        rolls = rolls.filter(session=scope.session)
+    if scope.character is not None:
+        rolls = rolls.filter(character=scope.character)
+    return rolls if membership.is_gm else rolls.filter(seen_by_table())
+
+
+def seen_by_table() -> Q:
+    """A roll everyone at the table sees: public, or revealed by the GM."""
+    return Q(visibility=Visibility.PUBLIC) | Q(revealed=True)
+
+
+@dataclass(frozen=True)
+class PoolRow:
+    pool: int
+    rolls: int
+    measured: int  # rolls with something to meet (an exact chance)
+    first: int  # of those, first throws that succeeded
+    final: int  # of those, rolls that ended in success (after follow-ups)
+    expected: float | None  # the mean exact chance of those rolls
+
+    @property
+    def first_rate(self) -> float | None:
+        return self.first / self.measured if self.measured else None
+
+    @property
+    def final_rate(self) -> float | None:
+        return self.final / self.measured if self.measured else None
+
+
+@dataclass(frozen=True)
+class FollowUpRow:
+    action: str
+    label: str
+    uses: int
+    converted: int
+
+
+@dataclass(frozen=True)
+class CharacterRow:
+    character_id: int | None
+    name: str
+    rolls: int
+    successes: int
+    luck: fairness.Verdict
+
+
+@dataclass
+class Summary:
+    rolls: int
+    pools: list[PoolRow]
+    follow_ups: list[FollowUpRow]
+    spent: list[tuple[str, int]]  # (resource, amount), only what was spent
+    conditions: int
+    luck: fairness.Verdict
+    characters: list[CharacterRow]
+    faces: list[int]
+    chi_square: float
+    fairness: fairness.Verdict
+    by_hand: int = 0  # rolls left out of the fairness figures
+    tones: list[tuple[str, int]] = field(default_factory=list)
+
+
+def summary(scope: Scope, membership: Membership) -> Summary:
+    """Every figure of a statistics page, in six queries."""
+    system = registry.engine(scope.campaign.system)
+    rolls = rolls_in(scope, membership)
+    # Named apart from the columns they add up: an aggregate may not take a column's name.
+    totals = rolls.aggregate(
+        n_rolls=Count("id"),
+        n_by_hand=Count("id", filter=Q(by_hand=True)),
+        n_fair=Count("id", filter=FAIR),
+        percentiles=Sum("percentile", filter=FAIR),
+        variances=Sum("percentile_var", filter=FAIR),
+        **{f"sum_{name}": Sum(name, filter=Q(by_hand=False)) for name in FACE_FIELDS},
+    )
+    pools = [
+        PoolRow(row["pool"], row["rolls"], row["measured"], row["first"], row["final"], row["expected"])
+        for row in rolls.values("pool")
+        .annotate(
+            rolls=Count("id"),
+            measured=Count("chance"),
+            first=Count("id", filter=Q(chance__isnull=False, first_success=True)),
+            final=Count("id", filter=Q(chance__isnull=False, outcome__in=SUCCESS_TONES)),
+            expected=Avg("chance"),
+        )
+        .order_by("pool")
+    ]
+    uses = uses_in(scope, membership, rolls)
+    names = system.follow_up_names
+    follow_ups = [
+        FollowUpRow(row["action"], names.get(row["action"], row["action"]), row["uses"], row["converted"])
+        for row in uses.values("action")
+        .annotate(uses=Count("id"), converted=Count("id", filter=Q(converted=True)))
+        .order_by("-uses", "action")
+    ]
+    spent_totals = uses.aggregate(
+        **{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES},
+        conditions=Count("id", filter=~Q(condition="")),
+    )
+    spent = [
+        (label, spent_totals[f"{name}_spent"]) for name, label in SPENT_NAMES if spent_totals[f"{name}_spent"]
+    ]
+    faces = [totals[f"sum_{name}"] or 0 for name in FACE_FIELDS]
+    statistic, faces_verdict = fairness.faces_verdict(faces)
+    tone_names = system.tone_names
+    tones = [
+        (tone_names.get(row["outcome"], row["outcome"] or "-"), row["n"])
+        for row in rolls.values("outcome").annotate(n=Count("id")).order_by("-n", "outcome")
+    ]
+    return Summary(
+        rolls=totals["n_rolls"],
+        pools=pools,
+        follow_ups=follow_ups,
+        spent=spent,
+        conditions=spent_totals["conditions"],
+        luck=fairness.luck_verdict(
+            totals["n_fair"], totals["percentiles"] or 0.0, totals["variances"] or 0.0
+        ),
+        characters=characters(rolls) if scope.character is None else [],
+        faces=faces,
+        chi_square=statistic,
+        fairness=faces_verdict,
+        by_hand=totals["n_by_hand"],
+        tones=tones,
+    )
+
+
+def uses_in(scope: Scope, membership: Membership, rolls: QuerySet[Roll]) -> QuerySet[FollowUpUse]:
+    """The follow-ups a page counts: on the scope's rolls; for a character, those its sheet
+    paid for (a Luck point against someone else's roll included) on rolls the member sees."""
+    if scope.character is None:
+        return FollowUpUse.objects.filter(roll__in=rolls)
+    paid = rolls_in(Scope(scope.campaign, scope.session), membership)
+    return FollowUpUse.objects.filter(Q(roll__in=rolls) | Q(payer=scope.character, roll__in=paid))
+
+
+def characters(rolls: QuerySet[Roll]) -> list[CharacterRow]:
+    """Each character's rolls and luck; the GM's rolls without a sheet together."""
+    found = []
+    for row in (
+        rolls.values("character_id")
+        .annotate(
+            name=Max("character_name"),
+            rolls=Count("id"),
+            successes=Count("id", filter=Q(outcome__in=SUCCESS_TONES)),
+            fair=Count("id", filter=FAIR),
+            percentiles=Sum("percentile", filter=FAIR),
+            variances=Sum("percentile_var", filter=FAIR),
+        )
+        .order_by("-rolls", "name")
+    ):
+        name = row["name"] if row["character_id"] is not None else "The GM's rolls (no sheet)"
+        verdict = fairness.luck_verdict(row["fair"], row["percentiles"] or 0.0, row["variances"] or 0.0)
+        found.append(CharacterRow(row["character_id"], name, row["rolls"], row["successes"], verdict))
+    return found
+
+
+@dataclass
+class Recap:
+    summary: Summary
+    luckiest: list[Roll]
+    unluckiest: list[Roll]
+    notable: list[Roll]  # catastrophes and Amazing Successes (botches, Breathtaking...)
+    conditions: list[tuple[str, str]]  # (who, what): pushes' Conditions and the GM's checks
+    spent_by: list[dict[str, Any]]  # per payer: Luck, Pride, Endurance
+
+
+RECAP_ROLLS = 3
+
+
+def recap(scope: Scope, membership: Membership) -> Recap:
+    """A play session told for the table: ``scope`` names the session."""
+    assert scope.session is not None
+    rolls = rolls_in(scope, membership)
+    fair = rolls.filter(FAIR)
+    uses = uses_in(scope, membership, rolls)
+    conditions = [
+        (row["payer_name"], f"{row['condition']} (pushing)")
+        for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
+    ]
+    checked = (
+        LogEntry.objects.filter(
+            campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+        )
+        .filter(_session_events(scope.session.pk, scope.campaign), text__contains="checked")
+        .order_by("seq")
+        .values_list("text", flat=True)[:50]
+    )
+    conditions += [("", text) for text in checked]
+    spent_by = [
+        dict(row)
+        for row in uses.exclude(payer_name="")
+        .values("payer_name")
+        .annotate(**{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES})
+        .filter(Q(luck_spent__gt=0) | Q(pride_spent__gt=0) | Q(endurance_spent__gt=0))
+        .order_by("payer_name")
+    ]
+    luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
+    # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
+    unluckiest = list(
+        fair.exclude(pk__in=[roll.pk for roll in luckiest]).order_by("percentile", "id")[:RECAP_ROLLS]
+    )
+    return Recap(
+        summary=summary(scope, membership),
+        luckiest=luckiest,
+        unluckiest=unluckiest,
+        notable=list(rolls.filter(outcome__in=("catastrophe", "amazing")).order_by("id")[:20]),
+        conditions=conditions,
+        spent_by=spent_by,
+    )
