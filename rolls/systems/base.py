@@ -213,6 +213,22 @@ class DiceSystem(ABC):
     def chance(self, request: Any) -> Fraction | None:
         """The exact chance of success of a fresh roll, or None when there is nothing to meet."""
 
+    # -- contests ------------------------------------------------------------------------------
+    def contest_request(self, request: Any) -> Any:
+        """``request`` when it may be a side of a contest; raises RulesError naming why not.
+        A system without contests at the table refuses every request."""
+        raise RulesError(f"{self.name} has no contested rolls at this table.")
+
+    def contest_winner(self, states: Sequence[State]) -> int | None:
+        """Which side of a contest wins as the sides' states stand now (the index in
+        ``states``; side 0 is the one the rules favour in a tie, where they favour one), or
+        None when the rules leave it tied."""
+        raise RulesError(f"{self.name} has no contested rolls at this table.")
+
+    @property
+    def plays_contests(self) -> bool:
+        return type(self).contest_winner is not DiceSystem.contest_winner
+
     # -- command line -------------------------------------------------------------------------
     @abstractmethod
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -302,6 +302,20 @@ class Stars(DiceSystem):
         if data.get("difficulty") not in (None, ""):
             difficulty = get_int(data, "difficulty", "The difficulty", MIN_DIFFICULTY, MAX_DIFFICULTY)
         return StarsRequest(dice, training, difficulty, advantage, disadvantage)
+
+    # -- contests (STR-9) ------------------------------------------------------------------------
+    def contest_request(self, request: StarsRequest) -> StarsRequest:
+        if request.kind == "d3":
+            raise RulesError("A d3 is not a Skill roll: a contested roll rolls a Stat's dice.")
+        return request
+
+    def contest_winner(self, states: Sequence[State]) -> int | None:
+        """STR-9: two sides, more Stars wins, a tie goes to side 0 (the player's side; between
+        two heroes, the one who challenged). A botch counts as no Stars."""
+        if len(states) != 2:
+            raise RulesError("A contested roll has exactly two sides.")
+        first, second = (int(self.evaluate(state).key) for state in states)
+        return 0 if contest(first, second) else 1
 
     # -- rolling ------------------------------------------------------------------------------
     @staticmethod
