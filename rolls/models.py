@@ -246,7 +246,9 @@ class Contest(models.Model):
     system = models.CharField(max_length=16)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
-    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
     created = models.DateTimeField(auto_now_add=True)
     # Written when it ends: the words the table reads ("Ada wins, 3 Stars to 2").
     verdict = models.CharField(max_length=200, blank=True)
@@ -272,10 +274,14 @@ class ContestSide(models.Model):
 
     contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="sides")
     position = models.PositiveSmallIntegerField()
-    character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     name = models.CharField(max_length=60)  # kept as written, like ``Roll.character_name``
     data = models.JSONField(default=dict)
-    roll = models.OneToOneField(Roll, on_delete=models.SET_NULL, null=True, blank=True, related_name="contest_side")
+    roll = models.OneToOneField(
+        Roll, on_delete=models.SET_NULL, null=True, blank=True, related_name="contest_side"
+    )
     npc = models.BooleanField(default=False)  # someone without a sheet: the GM rolls it
     accepted = models.BooleanField(default=True)  # a challenged side accepts first
 

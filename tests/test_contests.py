@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import contests, feed, registry, services
+from rolls import contests, feed, services
 from rolls.contests import Side
 from rolls.models import Contest, LogEntry, Roll, Visibility
 from rolls.systems import RulesError
