@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
-from rolls.events import Refresh, refreshes
+from rolls.events import Refresh, TableEvent, refreshes
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry, Roll
@@ -188,6 +188,9 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         # A hidden roll against their character is not theirs to answer: nothing to redraw.
         panels |= Panel.AGAINST
     on_its_screen = result_for is not None and result_for == facts.character_id
+    # A roll revealed now (a contest's, or one the GM reveals) gets its buttons back on its
+    # roller's screen: the card there was drawn without them.
+    revealed_now = facts.action in (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
     if facts.follow_up and result_for is not None and viewer.user_id is not None:
         spent_from = [(facts.character_id, facts.owner_id)]
         if seen.dice or viewer.is_gm:
@@ -201,6 +204,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     return Delivery(
         own_card=seen.dice != sight(facts, TABLE).dice,
         # The roll screen of a character they play (any, for the GM) shows its new result card.
-        result_card=facts.follow_up and on_its_screen and (viewer.is_gm or viewer.user_id == facts.owner_id),
+        result_card=(facts.follow_up or revealed_now)
+        and on_its_screen
+        and (viewer.is_gm or viewer.user_id == facts.owner_id),
         panels=panels,
     )

@@ -37,6 +37,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import registry
+from rolls.contest_sides import Side
 from rolls.events import TableEvent
 from rolls.log import append_entry, append_event
 from rolls.models import Contest, ContestSide, LogEntry, Roll
@@ -47,16 +48,6 @@ from tabletop.models import Campaign, Character, Membership
 
 INTENT_LENGTH = 200
 NAME_LENGTH = 60
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side as the contest is opened: a character and its roll form's values, or someone
-    without a sheet (``character`` None), its name and the engine's request data."""
-
-    character: Character | None
-    data: Mapping[str, Any]
-    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,7 +63,6 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
     """Open a contest. The GM opens it between any sides; a player challenges with their own
     character (side 0) another player's character, who must accept before anyone rolls."""
     system = registry.engine(campaign.system)
-    adapter = registry.table(system.slug)
     if not system.plays_contests:
         raise RulesError(f"{system.name} has no contested rolls at this table.")
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
@@ -103,8 +93,9 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
             system.contest_request(system.parse_request(side.data))
         else:
             name = side.character.name
-            request_data, _ = adapter.pool(side.character, side.data)
-            system.contest_request(system.parse_request(request_data))
+            # A challenged player chooses their own roll when they accept.
+            if not (challenge and side is sides[1]):
+                _check_roll(side.character, side.data)
         names.append(name)
     intent = intent.strip()[:INTENT_LENGTH]
     with transaction.atomic():
@@ -138,8 +129,11 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         return contest
 
 
-def contest_answer(*, contest: Contest, user: User, accept: bool) -> Contest:
-    """The challenged side's player accepts the challenge (everyone rolls) or refuses it."""
+def contest_answer(
+    *, contest: Contest, user: User, accept: bool, data: Mapping[str, Any] | None = None
+) -> Contest:
+    """The challenged side's player accepts the challenge with the roll they choose
+    (``data``, their roll form's values), and everyone rolls; or refuses it."""
     with transaction.atomic():
         contest = _locked(contest)
         if contest.state != Contest.State.ASKED:
@@ -148,7 +142,8 @@ def contest_answer(*, contest: Contest, user: User, accept: bool) -> Contest:
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            ContestSide.objects.filter(pk=side.pk).update(accepted=True)
+            _check_roll(side.character, data or {})
+            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=dict(data or {}))
             contest.state = Contest.State.OPEN
             text = f"{side.name} accepts the challenge."
         else:
@@ -237,7 +232,7 @@ def contest_close(*, contest: Contest, gm: User) -> Contest:
         return contest
 
 
-def contest_cancel(*, contest: Contest, gm: User) -> Contest:
+def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called it off") -> Contest:
     """The GM calls a contest off. What was rolled stays in the log, revealed: nothing rolled
     at the table is hidden for good by a contest."""
     with transaction.atomic():
@@ -252,7 +247,7 @@ def contest_cancel(*, contest: Contest, gm: User) -> Contest:
             campaign_id=contest.campaign_id,
             event=TableEvent.CONTEST_CANCEL,
             actor=gm,
-            text=f"The GM called off the contest between {names}.",
+            text=f"{because}: no contest between {names}.",
         )
         return contest
 
@@ -325,6 +320,13 @@ def _reveal(contest: Contest, actor: User) -> None:
             state=roll.current_state(),
             text=f"{roll.character_name}'s roll for the contest, revealed.",
         )
+
+
+def _check_roll(character: Character, data: Mapping[str, Any]) -> None:
+    """That ``data`` is a roll this character can make in a contest (RulesError otherwise)."""
+    system = registry.engine(character.campaign.system)
+    request_data, _ = registry.table(system.slug).pool(character, data)
+    system.contest_request(system.parse_request(request_data))
 
 
 def _locked(contest: Contest) -> Contest:

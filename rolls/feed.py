@@ -31,6 +31,7 @@ from django.template.loader import render_to_string
 from rolls import panels, registry
 from rolls.audience import Delivery, Facts, Panel, Viewer, delivery
 from rolls.cards import build_card
+from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
@@ -139,6 +140,10 @@ def _panels(membership: Membership, touched: Panel) -> list[str]:
     if touched & Panel.CALLS:
         calls = panels.open_calls(campaign_id, membership)
         parts.append(render_to_string("rolls/_calls_panel.html", {"open_calls": calls}))
+    if touched & Panel.CONTESTS:
+        parts.append(
+            render_to_string("rolls/_contests_panel.html", {"contests": contest_views(campaign_id, membership)})
+        )
     if touched & Panel.AGAINST:
         against = panels.against_panel(campaign_id, membership)
         parts.append(render_to_string("rolls/_against_panel.html", {"against_cards": against}))

@@ -260,10 +260,12 @@ class Contest(models.Model):
     def __str__(self) -> str:
         return f"contest {self.pk}: {self.intent or self.system}"
 
+    # Still being played: asked, rolling, or revealed and open to follow-ups.
+    LIVE = (State.ASKED, State.OPEN, State.REVEALED)
+
     @property
     def live(self) -> bool:
-        """Still being played: asked, rolling, or revealed and open to follow-ups."""
-        return self.state in (self.State.ASKED, self.State.OPEN, self.State.REVEALED)
+        return self.state in self.LIVE
 
 
 class ContestSide(models.Model):

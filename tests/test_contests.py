@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from rolls import contests, feed, services
-from rolls.contests import Side
+from rolls.contest_sides import Side
 from rolls.models import Contest, LogEntry, Roll, Visibility
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
@@ -178,7 +178,7 @@ def test_a_player_challenges_another_who_accepts_or_refuses(pair: Pair) -> None:
     challenge = contests.contest_open(
         campaign=pair.table.campaign,
         opener=pair.table.player,
-        sides=[Side(pair.dave, ROLL), Side(pair.eve, ROLL)],
+        sides=[Side(pair.dave, ROLL), Side(pair.eve, {})],
         intent="arm wrestling",
     )
     assert challenge.state == Contest.State.ASKED
@@ -188,7 +188,7 @@ def test_a_player_challenges_another_who_accepts_or_refuses(pair: Pair) -> None:
         )
     with pytest.raises(RulesError, match="Only the challenged character's player"):
         contests.contest_answer(contest=challenge, user=pair.table.player, accept=True)
-    contests.contest_answer(contest=challenge, user=pair.second, accept=True)
+    contests.contest_answer(contest=challenge, user=pair.second, accept=True, data=ROLL)
     challenge.refresh_from_db()
     assert challenge.state == Contest.State.OPEN
     contests.contest_roll(side=side(challenge, 1), user=pair.second, rng=ScriptedDice(6, 1), is_gm=False)

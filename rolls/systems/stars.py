@@ -397,11 +397,11 @@ class Stars(DiceSystem):
 
     def contest_winner(self, states: Sequence[State]) -> int | None:
         """STR-9: two sides, more Stars wins, a tie goes to side 0 (the player's side; between
-        two heroes, the one who challenged). A botch counts as no Stars."""
+        two heroes, the one who challenged). With no Stars on either side, a botch loses to a
+        plain failure (``settle_contest``)."""
         if len(states) != 2:
             raise RulesError("A contested roll has exactly two sides.")
-        first, second = (int(self.evaluate(state).key) for state in states)
-        return 0 if contest(first, second) else 1
+        return 0 if settle_contest(states[0], states[1]).player_wins else 1
 
     # -- rolling ------------------------------------------------------------------------------
     @staticmethod
