@@ -91,6 +91,25 @@ def test_six_18_contest_ignores_successes_needed() -> None:
     assert sixes.system.contest(a, b) == sixes.system.contest(sixes.system.parse_request({"dice": 3}), b)
 
 
+def test_six_18_three_kids_odds_match_brute_force() -> None:
+    """SIX-18: two or more kids: each one's chance of the most sixes outright, and of a shared
+    lead, against every roll of all their dice."""
+    pools = {"Ann": 2, "Ben": 1, "Cat": 3}
+    counts = {"Ann": 0, "Ben": 0, "Cat": 0, "tie": 0}
+    for faces in product(FACES, repeat=6):
+        sixes_of = {"Ann": sixes_read(faces[:2]), "Ben": sixes_read(faces[2:3]), "Cat": sixes_read(faces[3:])}
+        best = max(sixes_of.values())
+        leaders = [kid for kid, count in sixes_of.items() if count == best]
+        counts[leaders[0] if len(leaders) == 1 else "tie"] += 1
+    requests = {kid: sixes.system.parse_request({"dice": n}) for kid, n in pools.items()}
+    assert sixes.kid_versus_kid_odds(requests) == {key: Fraction(n, 6**6) for key, n in counts.items()}
+    two = {"Ann": requests["Ann"], "Cat": requests["Cat"]}
+    odds = sixes.system.contest(requests["Ann"], requests["Cat"])
+    assert sixes.kid_versus_kid_odds(two) == {"Ann": odds["win"], "Cat": odds["lose"], "tie": odds["tie"]}
+    with pytest.raises(RulesError):
+        sixes.kid_versus_kid_odds({"Ann": requests["Ann"]})
+
+
 def test_six_19_only_kids_tied_for_the_lead_may_buy() -> None:
     """SIX-19: after the pushes, the kids tied for the lead are those who may buy successes."""
     assert sixes.contest_leaders({"Ann": 2, "Ben": 2, "Cat": 1}) == ("Ann", "Ben")
