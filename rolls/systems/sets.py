@@ -327,11 +327,6 @@ def _best_bid_distribution(dice: int) -> tuple[tuple[Bid | None, Fraction], ...]
 
 
 @cache
-def _best_bid_distribution_dict(dice: int) -> dict[Bid | None, Fraction]:
-    return dict(_best_bid_distribution(dice))
-
-
-@cache
 def chance_against_bar(dice: int, size: int, face: int | None) -> Fraction:
     """P(the best bid of ``dice`` dice meets a Bar); ``face`` None: a rolled Face (1-6)."""
     faces = FACES if face is None else (face,)
@@ -750,7 +745,7 @@ class Sets(DiceSystem):
             return "win" if compare_bids(theirs, mine) == "defender" else "lose"
 
         return contest_odds(
-            _best_bid_distribution_dict(request_a.dice), _best_bid_distribution_dict(request_b.dice), verdict
+            best_bid_distribution(request_a.dice), best_bid_distribution(request_b.dice), verdict
         )
 
     # -- command line -------------------------------------------------------------------------

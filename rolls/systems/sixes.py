@@ -44,7 +44,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
   reach that number any more, and its exact chance comes from each part's own chance.
 - **Contest odds (SIX-18).** ``system.contest`` compares the sixes two kids roll, before any
   push, Luck or Pride: more sixes wins, equal sixes are a tie (what pushes and bought
-  successes are for).
+  successes are for). With more than two kids, ``kid_versus_kid_odds`` gives each kid's
+  chance of leading alone and the chance of a shared lead.
 - **Group Trouble (SIX-17)**: every kid rolls for themself against the same number of
   successes. A kid may give a friend one success for each extra success they rolled
   (beyond those needed): giving never makes the giver fail, a kid cannot give to themself,
@@ -441,6 +442,32 @@ def kid_versus_kid(successes: Mapping[str, int], bought: Mapping[str, int] | Non
     best = max(totals.values())
     leaders = [kid for kid, total in totals.items() if total == best]
     return leaders[0] if len(leaders) == 1 else None
+
+
+def kid_versus_kid_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fraction]:
+    """SIX-18: before anyone rolls, each kid's exact chance of rolling strictly the most sixes
+    (before pushes, Luck or Pride), and under the key ``"tie"`` the chance that two or more
+    kids share the lead. With two kids these are ``system.contest``'s win, lose and tie."""
+    if len(requests) < 2:
+        raise RulesError("A contest needs at least two kids.")
+    if "tie" in requests:
+        raise RulesError("A kid cannot be called tie here; give them another name.")
+    counts = {kid: Sixes.outcomes_by_count(request) for kid, request in requests.items()}
+
+    def below(kid: str, value: int) -> Fraction:
+        return sum((p for count, p in counts[kid].items() if count < value), Fraction(0))
+
+    odds: dict[str, Fraction] = {}
+    for kid, mine in counts.items():
+        odds[kid] = Fraction(0)
+        for value, p in mine.items():
+            others = Fraction(1)
+            for other in counts:
+                if other != kid:
+                    others *= below(other, value)
+            odds[kid] += p * others
+    odds["tie"] = 1 - sum(odds.values(), Fraction(0))
+    return odds
 
 
 def contest_leaders(successes: Mapping[str, int]) -> tuple[str, ...]:

@@ -220,7 +220,9 @@ def test_str_9_contest_chance_matches_icepool() -> None:
     assert contest_chance(dave, neighbour) == Fraction(expected.quantity(True), expected.denominator())
     # One die each at difficulty 5: Stars 0 (a 1 botches, 2-4 fail), 1 (a 5) or 2 (a 6).
     faces = {1: (0, 0), 2: (0, 1), 3: (0, 1), 4: (0, 1), 5: (1, 1), 6: (2, 1)}
-    wins = sum(1 for a in faces.values() for b in faces.values() if a[0] > b[0] or (a[0] == b[0] and a[1] >= b[1]))
+    wins = sum(
+        1 for a in faces.values() for b in faces.values() if a[0] > b[0] or (a[0] == b[0] and a[1] >= b[1])
+    )
     assert contest_chance(StarsRequest(1), StarsRequest(1)) == Fraction(wins, 36)
 
 
