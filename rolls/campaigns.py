@@ -14,8 +14,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from rolls import registry
-from rolls.events import TableEvent
 from rolls.contests import contest_cancel
+from rolls.events import TableEvent
 from rolls.log import append_event
 from rolls.models import Contest
 from rolls.systems import RulesError

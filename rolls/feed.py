@@ -142,7 +142,9 @@ def _panels(membership: Membership, touched: Panel) -> list[str]:
         parts.append(render_to_string("rolls/_calls_panel.html", {"open_calls": calls}))
     if touched & Panel.CONTESTS:
         parts.append(
-            render_to_string("rolls/_contests_panel.html", {"contests": contest_views(campaign_id, membership)})
+            render_to_string(
+                "rolls/_contests_panel.html", {"contests": contest_views(campaign_id, membership)}
+            )
         )
     if touched & Panel.AGAINST:
         against = panels.against_panel(campaign_id, membership)

@@ -11,9 +11,9 @@ from django.shortcuts import render
 
 from rolls import panels, registry
 from rolls.calls import CallBuilder
+from rolls.cards import Card, build_card, latest_card
 from rolls.contest_forms import ChallengeBuilder, ContestBuilder
 from rolls.contest_panels import contest_views
-from rolls.cards import Card, build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.views.table import confirm_question
@@ -191,7 +191,9 @@ def character_page(
             "against_cards": against_cards,
             "contests": contest_views(campaign.pk, membership),
             # A player challenges another player's character from their own (STR-9...).
-            "challenge": challenge if character.owner_id == membership.user_id and challenge.opponents else None,
+            "challenge": challenge
+            if character.owner_id == membership.user_id and challenge.opponents
+            else None,
             "roll_form_template": adapter.roll_form_template,
             "present": presence.present(campaign.pk),
             "refusal": refusal,
