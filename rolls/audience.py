@@ -191,6 +191,9 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     # A roll revealed now (a contest's, or one the GM reveals) gets its buttons back on its
     # roller's screen: the card there was drawn without them.
     revealed_now = facts.action in (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
+    # A side of a contest is rolled from the contests panel, not the roll form: its new card
+    # reaches its roller's result panel over the socket.
+    contest_roll = facts.contest and not facts.follow_up and facts.action == "roll"
     if facts.follow_up and result_for is not None and viewer.user_id is not None:
         spent_from = [(facts.character_id, facts.owner_id)]
         if seen.dice or viewer.is_gm:
@@ -204,7 +207,7 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     return Delivery(
         own_card=seen.dice != sight(facts, TABLE).dice,
         # The roll screen of a character they play (any, for the GM) shows its new result card.
-        result_card=(facts.follow_up or revealed_now)
+        result_card=(facts.follow_up or revealed_now or contest_roll)
         and on_its_screen
         and (viewer.is_gm or viewer.user_id == facts.owner_id),
         panels=panels,

@@ -132,6 +132,8 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
         )
     except RulesError as error:
         return _refused(request, membership, error)
+    # Its card reaches its roller's roll screen over the socket (``audience.delivery``): this
+    # panel may be redrawn by the socket while the request is on its way.
     return _panel(request, membership, f"{side.name} has rolled.")
 
 
