@@ -16,10 +16,10 @@ from typing import Any
 
 from rolls import registry
 from rolls.contest_sides import SideRow, side_row
-from rolls.management import describe
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
-from rolls.systems.base import percent
+from rolls.systems.base import dice_count, percent
+from rolls.systems.hand import dice_needed
 from tabletop.models import Membership
 
 
@@ -142,9 +142,10 @@ def _label(contest: Contest, side: ContestSide) -> str:
         return "chooses their roll when they accept"
     try:
         if side.npc:
-            # The flags the GM chose, as the command line names them ("dice 2, training adept").
+            # What the room needs of the GM's side: how many dice it rolls.
             system = registry.engine(contest.system)
-            return describe(system, _request(contest, side)).removeprefix(f"{system.name}: ")
+            request = _request(contest, side)
+            return dice_count(dice_needed(lambda rng: system.roll(request, rng)))
         if side.character is None:
             return "has left the table"
         _, label = registry.table(contest.system).pool(side.character, side.data)
