@@ -68,8 +68,10 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
     if membership is None:
         raise RulesError("Only someone at this table opens a contest.")
-    if len(sides) != 2:
-        raise RulesError("A contest has two sides: choose who rolls against whom.")
+    low, high = system.contest_sides
+    if not low <= len(sides) <= high:
+        count = f"{low}" if low == high else f"{low} to {high}"
+        raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
     characters = [side.character for side in sides if side.character is not None]
     if any(character.campaign_id != campaign.pk for character in characters):
         raise RulesError("That character is not at this table.")
@@ -77,6 +79,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         raise RulesError("A character cannot contest against themself; choose two.")
     challenge = not membership.is_gm
     if challenge:
+        if len(sides) != 2:
+            raise RulesError("A challenge is one character against another.")
         first, second = sides
         if first.character is None or first.character.owner_id != opener.pk:
             raise RulesError("Challenge with a character of your own.")
@@ -169,7 +173,10 @@ def contest_roll(
             raise RulesError("This contest is over: its rolls are made.")
         if side.roll_id is not None:
             raise RulesError(f"{side.name} has rolled already: once per contest.")
-        other = contest.sides.exclude(pk=side.pk).select_related("character").get()
+        others = list(contest.sides.exclude(pk=side.pk).select_related("character"))
+        # Head to head, each roll is made against the other side's character: what lets that
+        # player answer it (stars: Luck against it).
+        target = others[0].character if len(others) == 1 else None
         if side.npc:
             if not is_gm:
                 raise RulesError("Only the GM rolls for someone without a sheet.")
@@ -181,7 +188,7 @@ def contest_roll(
                 name=side.name,
                 request=request,
                 secret=False,
-                target=other.character,
+                target=target,
                 intent=contest.intent,
                 rng=rng,
                 faces=faces,
@@ -202,11 +209,11 @@ def contest_roll(
                 rng=rng,
                 faces=faces,
                 sealed=True,
-                target=other.character,
+                target=target,
             )
         side.roll = roll
         side.save(update_fields=["roll"])
-        if all(s.roll_id is not None for s in (side, other)):
+        if all(s.roll_id is not None for s in (side, *others)):
             _reveal(contest, user)
             contest.state = Contest.State.REVEALED
             contest.save(update_fields=["state"])
@@ -252,6 +259,44 @@ def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called 
         return contest
 
 
+def contest_act(
+    *, side: ContestSide, user: User, action: str, params: Mapping[str, Any], is_gm: bool
+) -> Contest:
+    """A step of a contest besides rolling (``TableAdapter.contest_steps``): taken only by the
+    side's own player (the GM for a side without a sheet), only when the system offers it."""
+    with transaction.atomic():
+        contest = _locked(side.contest)
+        sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+        side = next((each for each in sides if each.pk == side.pk), side)
+        if not contest.live:
+            raise RulesError("This contest is over.")
+        if side.npc and not is_gm:
+            raise RulesError("Only the GM acts for someone without a sheet.")
+        if not side.npc and (side.character is None or side.character.owner_id != user.pk):
+            raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
+        adapter = registry.table(contest.system)
+        offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
+        step = offered.get(action)
+        if step is None:
+            raise RulesError("That is not a step this side may take now.")
+        character = None
+        if side.character is not None:
+            character = (
+                Character.objects.select_for_update(of=("self",))
+                .select_related("campaign")
+                .get(pk=side.character.pk)
+            )
+        done = adapter.contest_step(contest, side, sides, step, params, character)
+        if character is not None and done.changed:
+            character.save(update_fields=done.changed)
+        side.extra = done.extra
+        side.save(update_fields=["extra"])
+        append_event(
+            campaign_id=contest.campaign_id, event=TableEvent.CONTEST_STEP, actor=user, text=done.text
+        )
+        return contest
+
+
 def standings(contest: Contest) -> list[Standing]:
     """Each side and its roll, and who wins as the rolls stand. Only for a contest whose rolls
     the viewer may see (revealed or closed): an open contest's sealed rolls have no winner."""
@@ -263,28 +308,32 @@ def standings(contest: Contest) -> list[Standing]:
 
 
 def verdict(contest: Contest) -> str:
-    """The contest's result in words, from the rolls as they stand."""
+    """The contest's result in words, from the rolls as they stand. A side that did not roll
+    loses; the sides that rolled are compared among themselves."""
     sides = list(contest.sides.select_related("roll").all())
     rolled = [side for side in sides if side.roll is not None]
     if not rolled:
         return "Nobody rolled: the contest ends undecided."
-    if len(rolled) < len(sides):
-        missing = ", ".join(side.name for side in sides if side.roll is None)
+    missing = ", ".join(side.name for side in sides if side.roll is None)
+    if len(rolled) == 1:
         return f"{rolled[0].name} wins: {missing} did not roll."
-    position = _winner(contest, sides)
-    scores = " to ".join(_score(contest, side) for side in sides)
+    position = _winner(contest, rolled)
+    scores = " to ".join(_score(contest, side) for side in rolled)
+    absent = f"; {missing} did not roll" if missing else ""
     if position is None:
-        return f"A tie, {scores}."
-    winner = sides[position]
-    note = f" (a tie goes to {sides[0].name})" if _tied(contest, sides) else ""
-    return f"{winner.name} wins, {scores}{note}."
+        return f"A tie, {scores}{absent}."
+    winner = rolled[position]
+    note = f" (a tie goes to {rolled[0].name})" if _tied(contest, rolled) else ""
+    return f"{winner.name} wins, {scores}{note}{absent}."
 
 
 def _winner(contest: Contest, sides: Sequence[ContestSide]) -> int | None:
+    """The winner's index in ``sides`` (each of which has rolled), or None for a tie."""
     system = registry.engine(contest.system)
-    if any(side.roll is None for side in sides):
+    states = [side.roll.current_state() for side in sides if side.roll is not None]
+    if len(states) != len(sides):
         return None
-    return system.contest_winner([side.roll.current_state() for side in sides if side.roll is not None])
+    return system.contest_winner(states, [side.extra for side in sides])
 
 
 def _score(contest: Contest, side: ContestSide) -> str:

@@ -48,6 +48,7 @@ class TableEvent(StrEnum):
     CONTEST_OPEN = "contest-open"
     CONTEST_ANSWER = "contest-answer"  # the challenged side accepted or refused
     CONTEST_REVEAL = "contest-reveal"
+    CONTEST_STEP = "contest-step"  # a side's step besides rolling (``TableAdapter.contest_step``)
     CONTEST_END = "contest-end"
     CONTEST_CANCEL = "contest-cancel"
 
@@ -75,6 +76,8 @@ _REFRESHES = {
     TableEvent.CONTEST_OPEN: Refresh.CONTESTS,
     TableEvent.CONTEST_ANSWER: Refresh.CONTESTS,
     TableEvent.CONTEST_REVEAL: Refresh.CONTESTS,
+    # A step may spend from a sheet (a Condition checked to buy a success).
+    TableEvent.CONTEST_STEP: Refresh.CONTESTS | Refresh.RESOURCES,
     TableEvent.CONTEST_END: Refresh.CONTESTS,
     TableEvent.CONTEST_CANCEL: Refresh.CONTESTS,
 }

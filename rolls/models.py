@@ -244,8 +244,15 @@ class Contest(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="contests")
     session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="contests")
     system = models.CharField(max_length=16)
+
+    class Kind(models.TextChoices):
+        CONTEST = "contest", "Contest"  # sides against one another: the engine names a winner
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    # What the flow needs beyond its sides (a plan's parts, a Difficulty Number...).
+    setup = models.JSONField(default=dict, blank=True)
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -286,6 +293,8 @@ class ContestSide(models.Model):
     )
     npc = models.BooleanField(default=False)  # someone without a sheet: the GM rolls it
     accepted = models.BooleanField(default=True)  # a challenged side accepts first
+    # What the side did besides rolling (``TableAdapter.contest_step``): successes bought, a bid.
+    extra = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["position"]

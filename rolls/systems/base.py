@@ -219,10 +219,14 @@ class DiceSystem(ABC):
         A system without contests at the table refuses every request."""
         raise RulesError(f"{self.name} has no contested rolls at this table.")
 
-    def contest_winner(self, states: Sequence[State]) -> int | None:
+    # How many sides a contest of this system has, at least and at most.
+    contest_sides: ClassVar[tuple[int, int]] = (2, 2)
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
         """Which side of a contest wins as the sides' states stand now (the index in
         ``states``; side 0 is the one the rules favour in a tie, where they favour one), or
-        None when the rules leave it tied."""
+        None when the rules leave it tied. ``extras``: each side's steps besides its roll
+        (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
         raise RulesError(f"{self.name} has no contested rolls at this table.")
 
     @property

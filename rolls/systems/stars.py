@@ -395,7 +395,7 @@ class Stars(DiceSystem):
             raise RulesError("A d3 is not a Skill roll: a contested roll rolls a Stat's dice.")
         return request
 
-    def contest_winner(self, states: Sequence[State]) -> int | None:
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
         """STR-9: two sides, more Stars wins, a tie goes to side 0 (the player's side; between
         two heroes, the one who challenged). With no Stars on either side, a botch loses to a
         plain failure (``settle_contest``)."""
