@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
-from rolls.events import Refresh, refreshes
+from rolls.events import Refresh, TableEvent, refreshes
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry, Roll
@@ -53,6 +53,9 @@ class Facts:
     follow_up: bool = False
     hidden: bool = False  # secret or blind: only the GM sees the dice
     blind: bool = False  # blind: a player's roll whose dice only the GM sees
+    # sealed: a side of a contest not revealed yet; its roller and the GM see its dice
+    sealed: bool = False
+    contest: bool = False  # a side of a contest: the contest panels show who has rolled
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
     owner_id: int | None = None  # the player of the roll's character (None: no character)
@@ -79,6 +82,8 @@ class Facts:
             # A revealed roll is the table's from then on (``Roll.revealed``).
             hidden=roll.visibility != Visibility.PUBLIC and not roll.revealed,
             blind=roll.visibility == Visibility.BLIND,
+            sealed=roll.visibility == Visibility.SEALED and not roll.revealed,
+            contest=roll.visibility == Visibility.SEALED,
             npc=roll.npc,
             call=roll.call_id is not None,
             owner_id=roll.character.owner_id if roll.character is not None else None,
@@ -103,11 +108,18 @@ def sight(facts: Facts, viewer: Viewer) -> Sight:
     everything; a player sees a hidden roll as "rolled in secret", acts on their own
     character's rolls and answers the GM's rolls made against their character. On their own
     blind roll a player acts unseen: only on what needs no look at its dice."""
+    if viewer.is_gm and facts.sealed:
+        return Sight(dice=True, acts=False, answers=False)
     if viewer.is_gm:
         return Sight(
             dice=True, acts=facts.owner_id is not None or facts.npc, answers=facts.target_owner_id is not None
         )
     mine = viewer.user_id is not None
+    if facts.sealed:
+        # A side of a contest before the reveal: its player sees their own dice, and nobody
+        # acts on it until every side's dice are on the table (``rolls.contests``).
+        own = mine and facts.owner_id == viewer.user_id
+        return Sight(dice=own, acts=False, answers=False)
     return Sight(
         dice=not facts.hidden,
         acts=mine and not facts.hidden and facts.owner_id == viewer.user_id,
@@ -127,6 +139,7 @@ class Panel(Flag):
     AGAINST = auto()  # a player's panel of GM rolls made against their characters
     RESOURCES = auto()  # the resources lines a page shows: a follow-up spent, the GM changed them
     STATUS = auto()  # the "session N is on" line
+    CONTESTS = auto()  # the contests panel: who is in, who has rolled, who is winning
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     refresh = refreshes(facts.action)
     if refresh & Refresh.STATUS:
         panels |= Panel.STATUS
+    if refresh & Refresh.CONTESTS or facts.contest:
+        panels |= Panel.CONTESTS
     if not facts.roll:
         if refresh & Refresh.RESOURCES and viewer.user_id is not None and (result_for is not None or roster):
             panels |= Panel.RESOURCES
@@ -173,6 +188,12 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         # A hidden roll against their character is not theirs to answer: nothing to redraw.
         panels |= Panel.AGAINST
     on_its_screen = result_for is not None and result_for == facts.character_id
+    # A roll revealed now (a contest's, or one the GM reveals) gets its buttons back on its
+    # roller's screen: the card there was drawn without them.
+    revealed_now = facts.action in (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
+    # A side of a contest is rolled from the contests panel, not the roll form: its new card
+    # reaches its roller's result panel over the socket.
+    contest_roll = facts.contest and not facts.follow_up and facts.action == "roll"
     if facts.follow_up and result_for is not None and viewer.user_id is not None:
         spent_from = [(facts.character_id, facts.owner_id)]
         if seen.dice or viewer.is_gm:
@@ -186,6 +207,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     return Delivery(
         own_card=seen.dice != sight(facts, TABLE).dice,
         # The roll screen of a character they play (any, for the GM) shows its new result card.
-        result_card=facts.follow_up and on_its_screen and (viewer.is_gm or viewer.user_id == facts.owner_id),
+        result_card=(facts.follow_up or revealed_now or contest_roll)
+        and on_its_screen
+        and (viewer.is_gm or viewer.user_id == facts.owner_id),
         panels=panels,
     )

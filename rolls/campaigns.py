@@ -14,8 +14,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from rolls import registry
+from rolls.contests import contest_cancel
 from rolls.events import TableEvent
 from rolls.log import append_event
+from rolls.models import Contest
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
 from tabletop.models import Ban, Campaign, Character, DiceMode, Membership, PlaySession, new_join_token
@@ -157,6 +159,9 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
 
 def session_end(*, campaign: Campaign, actor: User) -> None:
     with transaction.atomic():
+        # Its contests end with it. First: a contest's lock comes before a character's.
+        for contest in Contest.objects.filter(campaign=campaign, state__in=Contest.LIVE):
+            contest_cancel(contest=contest, gm=actor, because="The session ended")
         # A follow-up on its way finishes first: Luck tapped as the GM ends the session is
         # spent in the session it was tapped in.
         _locked_characters(campaign)

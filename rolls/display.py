@@ -18,6 +18,7 @@ from django.template.loader import render_to_string
 from rolls import panels
 from rolls.audience import Facts
 from rolls.cards import Card, build_card
+from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent, refreshes
 from rolls.feed import MAX_CATCH_UP, _shared
 from rolls.log import append_event
@@ -83,6 +84,8 @@ def panels_context(campaign: Campaign) -> dict[str, object]:
         "campaign": campaign,
         "session": campaign.open_session(),
         "calls": panels.call_status(campaign.pk),
+        # No membership: the contests as the room sees them, with no button.
+        "contests": contest_views(campaign.pk, None),
     }
 
 
@@ -100,24 +103,29 @@ def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
     if len(entries) > MAX_CATCH_UP:
         return render_to_string("rolls/_reload.html"), since
     parts = []
-    status = calls = False
+    status = calls = contests = False
     for entry in entries:
         if entry.action == TableEvent.JOIN_LINK:
             # The QR code on the screen names the old link: the page draws itself again.
             return render_to_string("rolls/_reload.html"), since
         if entry.roll is not None:
+            facts = Facts.of(entry)
             parts.append(_shared(entry).html)
-            calls = calls or Facts.of(entry).call
+            calls = calls or facts.call
+            contests = contests or facts.contest
             continue
         changed = refreshes(entry.action)
         status = status or bool(changed & Refresh.STATUS)
         calls = calls or bool(changed & CALLS_CHANGE)
-    if status or calls:
+        contests = contests or bool(changed & Refresh.CONTESTS)
+    if status or calls or contests:
         context = panels_context(campaign)
         if status:
             parts.append(render_to_string("rolls/_display_status.html", context))
         if calls:
             parts.append(render_to_string("rolls/_display_calls.html", context))
+        if contests:
+            parts.append(render_to_string("rolls/_contests_panel.html", context))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last

@@ -19,6 +19,7 @@ class Refresh(Flag):
     CALLS = auto()  # the calls for a roll waiting on the phones, and their status for the GM
     MEMBERS = auto()  # the GM's list of members
     RESOURCES = auto()  # what a character has to spend (Luck, Pride, Endurance, Conditions)
+    CONTESTS = auto()  # the contests in play: who is in, who has rolled, who is winning
 
 
 class TableEvent(StrEnum):
@@ -42,6 +43,14 @@ class TableEvent(StrEnum):
     ROLL_VOID = "roll-void"
     ROLL_REVEAL = "roll-reveal"
     DICE_MODE = "dice-mode"  # the GM chose who rolls: the app, real dice, or either
+    # Contests (``rolls.contests``). Each sealed roll's reveal is an entry naming the roll and
+    # carrying its state, like ROLL_REVEAL, so every page draws its card again with its dice.
+    CONTEST_OPEN = "contest-open"
+    CONTEST_ANSWER = "contest-answer"  # the challenged side accepted or refused
+    CONTEST_REVEAL = "contest-reveal"
+    CONTEST_STEP = "contest-step"  # a side's step besides rolling (``TableAdapter.contest_step``)
+    CONTEST_END = "contest-end"
+    CONTEST_CANCEL = "contest-cancel"
 
     @property
     def refreshes(self) -> Refresh:
@@ -64,6 +73,13 @@ _REFRESHES = {
     TableEvent.MEMBER_JOINED: Refresh.MEMBERS,
     TableEvent.MEMBER_REMOVED: Refresh.MEMBERS,
     TableEvent.MEMBER_READMITTED: Refresh.MEMBERS,
+    TableEvent.CONTEST_OPEN: Refresh.CONTESTS,
+    TableEvent.CONTEST_ANSWER: Refresh.CONTESTS,
+    TableEvent.CONTEST_REVEAL: Refresh.CONTESTS,
+    # A step may spend from a sheet (a Condition checked to buy a success).
+    TableEvent.CONTEST_STEP: Refresh.CONTESTS | Refresh.RESOURCES,
+    TableEvent.CONTEST_END: Refresh.CONTESTS,
+    TableEvent.CONTEST_CANCEL: Refresh.CONTESTS,
 }
 
 

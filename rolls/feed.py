@@ -31,6 +31,7 @@ from django.template.loader import render_to_string
 from rolls import panels, registry
 from rolls.audience import Delivery, Facts, Panel, Viewer, delivery
 from rolls.cards import build_card
+from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
@@ -63,12 +64,15 @@ def render_since(
     # Follow-up buttons go only on a roll's newest state in this batch: an older state is
     # replaced a moment later in the same message and must never offer a stale button.
     newest = {entry.roll_id: entry.seq for entry in entries if entry.roll_id}
+    # Rolls made in this batch: a result card sent for one replaces the whole result panel,
+    # which holds no card of it yet (a contest's side, rolled and revealed at once).
+    fresh = {entry.roll_id for entry in entries if entry.kind == LogEntry.Kind.ROLL and entry.roll_id}
     parts = []
     touched = Panel.NONE
     for entry in entries:
         sent = delivery(Facts.of(entry), viewer, result_for, roster)
         touched |= sent.panels
-        parts.append(_entry_for(membership, entry, sent, newest, result_for))
+        parts.append(_entry_for(membership, entry, sent, newest, result_for, fresh))
     parts.extend(_panels(membership, touched))
     if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
@@ -78,7 +82,12 @@ def render_since(
 
 
 def _entry_for(
-    membership: Membership, entry: LogEntry, sent: Delivery, newest: dict[int, int], result_for: int | None
+    membership: Membership,
+    entry: LogEntry,
+    sent: Delivery,
+    newest: dict[int, int],
+    result_for: int | None,
+    fresh: set[int],
 ) -> str:
     """One entry's swap for this member: the shared markup, or what ``delivery`` names."""
     roll = entry.roll
@@ -103,6 +112,7 @@ def _entry_for(
     }
     if sent.result_card:
         context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
+        context["result_new"] = roll.pk in fresh
     return render_to_string("rolls/_card_oob.html", context)
 
 
@@ -139,6 +149,12 @@ def _panels(membership: Membership, touched: Panel) -> list[str]:
     if touched & Panel.CALLS:
         calls = panels.open_calls(campaign_id, membership)
         parts.append(render_to_string("rolls/_calls_panel.html", {"open_calls": calls}))
+    if touched & Panel.CONTESTS:
+        parts.append(
+            render_to_string(
+                "rolls/_contests_panel.html", {"contests": contest_views(campaign_id, membership)}
+            )
+        )
     if touched & Panel.AGAINST:
         against = panels.against_panel(campaign_id, membership)
         parts.append(render_to_string("rolls/_against_panel.html", {"against_cards": against}))

@@ -21,6 +21,9 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "Everyone sees it"
     SECRET = "secret", "GM only (secret)"
     BLIND = "blind", "Blind: only the GM sees the result"
+    # A side of a contest (``Contest``): its roller and the GM see its dice at once, everyone
+    # else when every side has rolled (the contest reveals them all at the same moment).
+    SEALED = "sealed", "Sealed until every side of the contest has rolled"
 
 
 class RollCall(models.Model):
@@ -260,3 +263,84 @@ class RollNote(models.Model):
 
     def __str__(self) -> str:
         return f"note on roll {self.roll_id}"
+
+
+class Contest(models.Model):
+    """Rolls that answer one another: a contested roll (stars STR-9), in which each side rolls
+    on its own phone (or the GM for a side without a sheet) and more is better.
+
+    Each side's roll is a ``Roll`` sealed while the contest is open: its roller and the GM
+    see its dice, nobody else does, on any page or socket. When the last side has rolled (or
+    the GM closes a contest that stalls), every sealed roll is revealed at the same moment,
+    and the follow-ups the rules allow in a contest become possible. ``rolls.contests``
+    holds the services; the engine (``DiceSystem.contest_winner``) says who wins."""
+
+    class State(models.TextChoices):
+        ASKED = "asked", "Waiting for the other side to accept"
+        OPEN = "open", "Rolling"
+        REVEALED = "revealed", "Revealed"
+        CLOSED = "closed", "Decided"
+        CANCELLED = "cancelled", "Cancelled"
+        REFUSED = "refused", "Refused"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="contests")
+    session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="contests")
+    system = models.CharField(max_length=16)
+
+    class Kind(models.TextChoices):
+        CONTEST = "contest", "Contest"  # sides against one another: the engine names a winner
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
+    intent = models.CharField(max_length=200, blank=True)  # what is at stake
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    # What the flow needs beyond its sides (a plan's parts, a Difficulty Number...).
+    setup = models.JSONField(default=dict, blank=True)
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    # Written when it ends: the words the table reads ("Ada wins, 3 Stars to 2").
+    verdict = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "state"], name="contest_campaign_state")]
+
+    def __str__(self) -> str:
+        return f"contest {self.pk}: {self.intent or self.system}"
+
+    # Still being played: asked, rolling, or revealed and open to follow-ups.
+    LIVE = (State.ASKED, State.OPEN, State.REVEALED)
+
+    @property
+    def live(self) -> bool:
+        return self.state in self.LIVE
+
+
+class ContestSide(models.Model):
+    """One side of a contest: a character (its player rolls it) or someone without a sheet
+    (the GM rolls it). ``data`` is the roll form's values for a character, the engine's
+    request for someone without a sheet. ``position`` 0 is the side that acts (the player's,
+    or the challenger's): where the rules award a tie, they award it to that side."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="sides")
+    position = models.PositiveSmallIntegerField()
+    character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    name = models.CharField(max_length=60)  # kept as written, like ``Roll.character_name``
+    data = models.JSONField(default=dict)
+    roll = models.OneToOneField(
+        Roll, on_delete=models.SET_NULL, null=True, blank=True, related_name="contest_side"
+    )
+    npc = models.BooleanField(default=False)  # someone without a sheet: the GM rolls it
+    accepted = models.BooleanField(default=True)  # a challenged side accepts first
+    # What the side did besides rolling (``TableAdapter.contest_step``): successes bought, a bid.
+    extra = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["contest", "position"], name="one_side_per_position")]
+
+    def __str__(self) -> str:
+        return f"{self.name} in contest {self.contest_id}"

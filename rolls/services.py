@@ -47,11 +47,15 @@ def roll_create(
     blind: bool = False,
     call: RollCall | None = None,
     faces: list[int] | None = None,
+    sealed: bool = False,
+    target: Character | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
     ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
-    (``player_dice``); the engine rolls from them instead of ``rng``."""
+    (``player_dice``); the engine rolls from them instead of ``rng``. ``sealed`` and
+    ``target``: a side of a contest (``rolls.contests``), seen by its roller and the GM until
+    the contest reveals it, and made against the other side's character."""
     system = registry.engine(character.campaign.system)
     adapter = registry.table(system.slug)
     with transaction.atomic():
@@ -68,8 +72,11 @@ def roll_create(
             raise RulesError("That call for a roll is not for this character, or it is over.")
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
+        if sealed:
+            request = system.contest_request(request)
         state = _rolled(lambda source: system.roll(request, source), faces, rng)
         outcome = system.evaluate(state)
+        visibility = Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
@@ -82,8 +89,10 @@ def roll_create(
             system=system.slug,
             intent=intent.strip()[:200],
             trait=trait[:80],
-            visibility=Visibility.BLIND if blind else Visibility.PUBLIC,
+            visibility=visibility,
             call=call,
+            target=target,
+            target_name=target.name if target is not None else "",
             outcome=outcome.tone,
             by_hand=faces is not None,
             **stats_record.roll_figures(system, request, state, outcome),
@@ -110,6 +119,7 @@ def npc_roll_create(
     intent: str,
     rng: Rng,
     faces: list[int] | None = None,
+    sealed: bool = False,
 ) -> Roll:
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
@@ -136,7 +146,7 @@ def npc_roll_create(
             roller=gm,
             system=system.slug,
             intent=intent.strip()[:200],
-            visibility=Visibility.SECRET if secret else Visibility.PUBLIC,
+            visibility=Visibility.SEALED if sealed else Visibility.SECRET if secret else Visibility.PUBLIC,
             target=target,
             target_name=target.name if target is not None else "",
             npc=True,
@@ -197,6 +207,8 @@ def follow_up_apply(
         locked = _LOCKED_ROLL.get(pk=roll.pk)
         if locked.voided:
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")
+        if locked.visibility == Visibility.SEALED and not locked.revealed:
+            raise RulesError("This roll is sealed until every side of the contest has rolled.")
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()

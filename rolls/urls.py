@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import display, history, log, pages, rolling, rules, stats, table
+from rolls.views import contests, display, history, log, pages, rolling, rules, stats, table
 
 app_name = "rolls"
 
@@ -51,6 +51,20 @@ urlpatterns = [
     path("c/<int:pk>/npc-odds/", rolling.npc_odds, name="npc-odds"),
     path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
     path("c/<int:pk>/calls/new/", rolling.calls_create, name="calls-create"),
+    path("c/<int:pk>/contests/new/", contests.contest_create, name="contest-create"),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/challenge/",
+        contests.challenge_create,
+        name="challenge-create",
+    ),
+    path("c/<int:pk>/contests/<int:contest_id>/answer/", contests.contest_answer, name="contest-answer"),
+    path(
+        "c/<int:pk>/contests/<int:contest_id>/sides/<int:side_id>/roll/",
+        contests.contest_roll,
+        name="contest-roll",
+    ),
+    path("c/<int:pk>/contests/<int:contest_id>/close/", contests.contest_close, name="contest-close"),
+    path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
     path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),
     path("rules/", rules.rules_index, name="rules"),
     path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),

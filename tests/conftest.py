@@ -65,6 +65,16 @@ def _fresh_channel_layer(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_shared_markup() -> None:
+    """The markup kept per process is keyed by campaign and sequence number, which never repeat
+    in production; a test rolled back leaves its ids to the next one (SQLite reuses them), so
+    each test starts with nothing kept, browser tests' server included (same process)."""
+    from rolls import feed
+
+    feed._forget_all()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     """Rate-limit counters live in the cache; user ids repeat between tests, so each test
     starts with none."""

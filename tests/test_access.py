@@ -17,7 +17,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from rolls import campaigns as table_services
 from rolls import services as roll_services
-from rolls.models import Roll, RollCall
+from rolls.models import Contest, Roll, RollCall
 from tabletop.models import Ban, Membership
 from tests import factories
 from tests.factories import ScriptedDice, Table
@@ -33,6 +33,7 @@ class World:
     clients: dict[str, Client]
     call: RollCall
     ban: Ban  # a member the GM removed, whom the GM may let back in
+    contest: Contest  # the player's character against someone without a sheet
 
     def args(self, needs: str) -> list[Any]:
         campaign = self.table.campaign.pk
@@ -48,6 +49,8 @@ class World:
             "call": [campaign, self.call.pk],
             "ban": [campaign, self.ban.pk],
             "play_session": [campaign, self.roll.session_id],
+            "contest": [campaign, self.contest.pk],
+            "side": [campaign, self.contest.pk, self.contest.sides.get(position=0).pk],
         }[needs]
 
 
@@ -80,7 +83,13 @@ def world(table: Table) -> World:
     )
     removed = factories.member(table.campaign, name="Rex")
     table_services.member_remove(campaign=table.campaign, actor=table.gm, membership=removed)
-    return World(table, made, other, clients, call, table.campaign.bans.get())
+    # Written as it is stored: who may reach a contest's URLs does not depend on the system.
+    contest = Contest.objects.create(
+        campaign=table.campaign, session=table.campaign.open_session(), system="sixes", opened_by=table.gm
+    )
+    contest.sides.create(position=0, character=table.character, name=table.character.name, data=ROLL)
+    contest.sides.create(position=1, name="The dog", npc=True, data={"dice": 2})
+    return World(table, made, other, clients, call, table.campaign.bans.get(), contest)
 
 
 def everyone(status: int) -> dict[str, int]:
@@ -163,6 +172,18 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {"ability": "Amulet"},
         {**OWN_CHARACTER, "gm": 302, "player": 302},
     ),
+    # Contests: a sixes table has none, so what a member may reach is refused with a message.
+    "rolls:contest-create": ("POST", "campaign", {"first": "{character}", "second": "npc"}, GM_CONTROL),
+    "rolls:challenge-create": ("POST", "character", {"opponent": "1"}, ACT_FOR_CHARACTER),
+    "rolls:contest-answer": (
+        "POST",
+        "contest",
+        {"accept": "no"},
+        {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
+    ),
+    "rolls:contest-roll": ("POST", "side", {}, {**MEMBERS, "gm": 302, "player": 302, "other_player": 302}),
+    "rolls:contest-close": ("POST", "contest", CONFIRMED, GM_CONTROL),
+    "rolls:contest-cancel": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),
     # The TV's page: its link is all it takes, logged in or not.
     "rolls:display": ("GET", "display", {}, everyone(200)),

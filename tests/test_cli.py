@@ -172,6 +172,181 @@ def test_odds_table_says_when_there_is_no_difficulty() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# odds of a contest (--against)
+
+# One side's flags and the other side's, with the requests the engine builds from them.
+CONTESTS: list[tuple[str, list[str], list[str], dict[str, Any], dict[str, Any]]] = [
+    ("sixes", ["--dice", "4"], ["--dice", "2", "--need", "2"], {"dice": 4}, {"dice": 2, "need": 2}),
+    (
+        "doubles",
+        ["--ability", "2", "--weakness", "1"],
+        ["--dice", "-1"],
+        {"abilities": [2], "weaknesses": [1]},
+        {"dice": -1},
+    ),
+    (
+        "sets",
+        ["--dice", "5"],
+        ["--dice", "6", "--defender"],
+        {"dice": 5, "opposed": True},
+        {"dice": 6, "opposed": True, "attacker": False},
+    ),
+    (
+        "sets",
+        ["--dice", "5", "--defender"],
+        ["--dice", "4"],
+        {"dice": 5, "opposed": True, "attacker": False},
+        {"dice": 4, "opposed": True},
+    ),
+    (
+        "stars",
+        ["--dice", "3", "--training", "novice", "--advantage"],
+        ["--dice", "4", "--disadvantage"],
+        {"dice": 3, "training": "novice", "advantage": True},
+        {"dice": 4, "disadvantage": True},
+    ),
+]
+
+
+@pytest.mark.parametrize(("slug", "mine", "theirs", "data_a", "data_b"), CONTESTS)
+def test_odds_against_adds_the_contest_to_the_json(
+    slug: str, mine: list[str], theirs: list[str], data_a: dict[str, Any], data_b: dict[str, Any]
+) -> None:
+    """SIX-18, DBL-7, SET-4, STR-9: the first side's odds as before, plus the contest."""
+    system = registry.engine(slug)
+    request_a, request_b = system.parse_request(data_a), system.parse_request(data_b)
+    alone = odds_json(slug, *mine)
+    result = json.loads(run("odds", slug, *mine, "--against", *theirs, "--json"))
+    assert {key: result[key] for key in alone} == alone
+    assert result["against"] == json.loads(json.dumps(system.request_dict(request_b)))
+    exact = fractions(result["contest_exact"])
+    assert list(exact) == ["win", "tie", "lose"]
+    assert exact == system.contest(request_a, request_b)
+    assert sum(exact.values()) == 1
+    assert result["contest"] == {key: float(value) for key, value in exact.items()}
+    assert result["contest_rule"] == system.contest_rule
+
+
+def test_odds_against_one_sixes_die_each_by_hand() -> None:
+    """SIX-18: one die each: each side wins with a six against a non-six (5/36), else a tie."""
+    data = odds_json("sixes", "--dice", "1", "--against", "--dice", "1")
+    assert data["contest_exact"] == {"win": "5/36", "tie": "13/18", "lose": "5/36"}
+
+
+def test_odds_against_stars_one_die_each_by_hand() -> None:
+    """STR-9, STR-8: one die each at difficulty 5; ties go to the player (side A), but a
+    botch (a 1) loses to a plain failure (2-4). The player loses 12 of 36 pairs."""
+    faces = {1: (0, 0), 2: (0, 1), 3: (0, 1), 4: (0, 1), 5: (1, 1), 6: (2, 1)}
+    lose = sum(1 for a in faces.values() for b in faces.values() if a < b)
+    assert lose == 3 + 4 * 2 + 1 + 0  # 1 against 2-4, a failure or botch against 5-6, 5 against 6
+    data = odds_json("stars", "--dice", "1", "--against", "--dice", "1")
+    assert data["contest_exact"] == {
+        "win": str(Fraction(36 - lose, 36)),
+        "tie": "0",
+        "lose": str(Fraction(lose, 36)),
+    }
+
+
+def test_odds_against_sets_attacker_wins_every_tie() -> None:
+    """SET-4: one die each: nobody has a set, and the tie goes to the attacker, side A."""
+    data = odds_json("sets", "--dice", "1", "--against", "--dice", "1")
+    assert data["contest_exact"] == {"win": "1", "tie": "0", "lose": "0"}
+    defending = odds_json("sets", "--dice", "1", "--defender", "--against", "--dice", "1")
+    assert defending["contest_exact"] == {"win": "0", "tie": "0", "lose": "1"}
+
+
+def test_odds_against_takes_json_on_either_side() -> None:
+    before = json.loads(run("odds", "sixes", "--dice", "2", "--json", "--against", "--dice", "3"))
+    after = odds_json("sixes", "--dice", "2", "--against", "--dice", "3")
+    assert before == after
+
+
+def test_odds_against_prints_a_readable_contest() -> None:
+    text = run("odds", "doubles", "--dice", "2", "--against", "--dice", "2")
+    lines = text.splitlines()
+    assert "Contest against Doubles: dice 2" in lines
+    assert any(line.startswith("(the higher result wins; equal results are a standoff") for line in lines)
+    assert "this side  chance  exact" in lines
+    assert "win        40.05%  173/432" in lines
+    assert "tie        19.91%  43/216" in lines
+    assert "lose       40.05%  173/432" in lines
+    # The contest comes last, after the first side's own lines.
+    first_side = next(i for i, line in enumerate(lines) if line.startswith("chance of success"))
+    assert lines.index("Contest against Doubles: dice 2") > first_side
+
+
+def test_odds_without_against_prints_no_contest() -> None:
+    data = odds_json("sixes", "--dice", "2")
+    assert "contest" not in data and "against" not in data
+    assert "Contest against" not in run("odds", "sixes", "--dice", "2")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["kinds", "--dice", "3", "--against", "--dice", "3"], "Kinds has no contested roll"),
+        (["sixes", "--dice", "3", "--against"], "--against needs the other side's flags"),
+        (
+            ["sixes", "--dice", "3", "--against", "--dice", "2", "--pool", "3"],
+            "unrecognized arguments: --pool 3",
+        ),
+        (["sixes", "--dice", "3", "--against", "--dice", "two"], "argument --dice: invalid int value: 'two'"),
+        (
+            ["sixes", "--dice", "3", "--against", "--need", "2"],
+            "the following arguments are required: --dice",
+        ),
+        (
+            ["sixes", "--dice", "3", "--against", "--dice", "2", "--against", "--dice", "1"],
+            "unrecognized arguments",
+        ),
+        (
+            ["sixes", "--dice", "3", "--against", "--dice", "0"],
+            "The other side (--against): The number of dice must be between 1 and 13 (got 0).",
+        ),
+        (
+            ["doubles", "--dice", "3", "--dn", "6", "--against", "--dice", "2"],
+            "An opposed roll has no Difficulty Number",
+        ),
+        (
+            ["doubles", "--dice", "3", "--against", "--dice", "2", "--dn", "4"],
+            "An opposed roll has no Difficulty Number",
+        ),
+        (
+            ["sets", "--dice", "3", "--bar", "2", "4", "--against", "--dice", "2"],
+            "Side A rolls against a Bar",
+        ),
+        (
+            ["sets", "--dice", "3", "--defender", "--against", "--dice", "2", "--defender"],
+            "Both sides defend",
+        ),
+        (["stars", "--d3", "--against", "--dice", "2"], "Side A rolls a d3"),
+    ],
+)
+def test_odds_against_refuses_bad_flags_with_a_clear_message(args: list[str], message: str) -> None:
+    with pytest.raises(CommandError) as refused:
+        run("odds", *args)
+    assert message in str(refused.value)
+
+
+@pytest.mark.parametrize("slug", ["sixes", "kinds", "doubles", "sets", "stars"])
+def test_odds_help_explains_against(capsys: pytest.CaptureFixture[str], slug: str) -> None:
+    with pytest.raises(SystemExit):
+        call_command("odds", slug, "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--against" in text
+    assert "every word after --against is the other side's flags" in text
+    system = registry.engine(slug)
+    expected = system.contest_rule or "has no contested roll"
+    assert " ".join(expected.split()) in text
+
+
+def test_odds_help_of_roll_has_no_against(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        call_command("roll", "sixes", "--help")
+    assert "--against" not in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------
 # roll
 
 
@@ -354,4 +529,26 @@ def test_manage_py_refuses_a_bad_request_without_a_traceback() -> None:
     result = manage("roll", "sixes", "--dice", "0")
     assert result.returncode != 0
     assert "The number of dice must be between 1 and 13 (got 0)." in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_manage_py_odds_against_prints_the_contest() -> None:
+    result = manage("odds", "sixes", "--dice", "1", "--against", "--dice", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["contest_exact"] == {"win": "5/36", "tie": "13/18", "lose": "5/36"}
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["--dice", "2", "--pool", "3"], "unrecognized arguments: --pool 3"),
+        (["--dice", "x"], "invalid int value: 'x'"),
+        ([], "--against needs the other side's flags"),
+    ],
+)
+def test_manage_py_odds_against_bad_flags_exit_2_like_argparse(words: list[str], message: str) -> None:
+    result = manage("odds", "sixes", "--dice", "3", "--against", *words)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "usage: manage.py odds sixes [flags] --against" in result.stderr
     assert "Traceback" not in result.stderr

@@ -33,11 +33,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolls import campaigns, registry, services
+from rolls import campaigns, contests, registry, services
 from rolls.calls import CallBuilder
+from rolls.contest_sides import Side
 from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.history import HistoryFilters
-from rolls.models import Roll, RollCall
+from rolls.models import Contest, ContestSide, Roll, RollCall
 from rolls.npc import NpcRollForm
 from tabletop.access import MAX_ID
 from tabletop.forms import ClaimAccountForm, DisplayNameForm, SignupForm
@@ -49,6 +50,7 @@ from tests.factories import (
     form_baseline,
     npc_baseline,
     offered,
+    posted,
     roll_data,
     sheet_of,
 )
@@ -117,6 +119,7 @@ class World:
     roll: Roll
     npc: Roll
     call: RollCall
+    contest: Contest  # the character against someone without a sheet, open
     other: dict[str, int]  # the other campaign's ids, by URL parameter name
     clients: dict[str, Client] = field(default_factory=dict)
     rows: dict[str, list[str]] | None = None  # the snapshot after the last request
@@ -138,6 +141,8 @@ class World:
             "member_id": str(member.pk if member else self.gm.pk),
             "ban_id": str(ban.pk if ban else 0),
             "session_id": str(self.roll.session_id),
+            "contest_id": str(self.contest.pk),
+            "side_id": str(self.contest.sides.get(position=0).pk),
             "token": self.campaign.join_token,
             "slug": self.system,
         }
@@ -172,6 +177,7 @@ def build_world(system: str) -> World:
         roll=a_roll(system, character, player),
         npc=an_npc_roll(campaign, gm, character),
         call=call,
+        contest=a_contest(campaign, gm, character),
         other=other_campaign(),
     )
     outsider = factories.user()
@@ -179,6 +185,32 @@ def build_world(system: str) -> World:
         world.clients[persona] = factories.logged_in(user)
     world.clients["anonymous"] = Client()
     return world
+
+
+def a_contest(campaign: Campaign, gm: Any, character: Character) -> Contest:
+    """An open contest: the character against someone without a sheet. Through the services
+    where the system plays contests; as a row otherwise, whose every action is refused."""
+    system = registry.engine(campaign.system)
+    adapter = registry.table(campaign.system)
+    form = adapter.roll_form(posted(roll_data(campaign.system, character)), character=character)
+    assert form.is_valid(), form.errors
+    mine = {**form.engine_data(), "helper": False}
+    theirs = NpcRollForm(posted(npc_baseline(campaign)), campaign=campaign)
+    assert theirs.is_valid()
+    npc = system.request_dict(theirs.engine_request())
+    if system.plays_contests:
+        return contests.contest_open(
+            campaign=campaign,
+            opener=gm,
+            sides=[Side(character, mine), Side(None, npc, name="Guard")],
+            intent="",
+        )
+    contest = Contest.objects.create(
+        campaign=campaign, session=campaign.open_session(), system=campaign.system, opened_by=gm
+    )
+    contest.sides.create(position=0, character=character, name=character.name, data=mine)
+    contest.sides.create(position=1, name="Guard", npc=True, data=npc)
+    return contest
 
 
 def other_campaign() -> dict[str, int]:
@@ -206,6 +238,8 @@ def other_campaign() -> dict[str, int]:
         "member_id": membership.pk,
         "ban_id": Ban.objects.get(campaign=campaign).pk,
         "session_id": roll.session_id,
+        "contest_id": (contest := a_contest(campaign, gm, character)).pk,
+        "side_id": contest.sides.get(position=0).pk,
     }
 
 
@@ -270,6 +304,8 @@ ID_PARAMETERS = {
     "member_id": Membership,
     "ban_id": Ban,
     "session_id": PlaySession,
+    "contest_id": Contest,
+    "side_id": ContestSide,
 }
 PARAMETER = re.compile(r"<(?:(?P<converter>[^>:]+):)?(?P<name>[^>]+)>")
 
@@ -440,6 +476,37 @@ def targets(world: World, name: str) -> list[Target]:
         assert builder.characters, "the world has a character to ask"
         made = target("gm", "post", None, extra=["ask", "intent", *needs, *own], baseline=baseline)
         return [Target(made.route, made.persona, made.method, made.fields, made.baseline, {"ask"})]
+    if name in ("rolls:contest-create", "rolls:challenge-create", "rolls:contest-answer"):
+        # Each character's side under its own prefix; the GM's also someone without a sheet.
+        shared = form_baseline(roll_form)
+        prefix = f"s{character.pk}-"
+        own = [
+            prefix + each for each in (*adapter.call_traits, *adapter.call_needs) if each in roll_form.fields
+        ]
+        baseline = {prefix + key: value for key, value in shared.items() if prefix + key in own}
+        if name == "rolls:contest-create":
+            npc_form = NpcRollForm(campaign=world.campaign, prefix="npc")
+            npc = [f"npc-{each}" for each in ("name", *npc_form.flag_names)]
+            baseline |= {"first": str(character.pk), "second": "npc", "intent": "The race"}
+            baseline |= {f"npc-{key}": value for key, value in npc_baseline(world.campaign).items()}
+            baseline["npc-name"] = "Guard"
+            made = target(
+                "gm", "post", None, extra=["first", "second", "intent", *own, *npc], baseline=baseline
+            )
+            return [
+                Target(made.route, made.persona, made.method, made.fields, made.baseline, {"first", "second"})
+            ]
+        if name == "rolls:challenge-create":
+            baseline |= {"opponent": str(character.pk), "intent": "A race"}
+            made = target("player", "post", None, extra=["opponent", "intent", *own], baseline=baseline)
+            return [Target(made.route, made.persona, made.method, made.fields, made.baseline, {"opponent"})]
+        return [
+            target("player", "post", None, extra=["accept", *own], baseline={**baseline, "accept": "yes"})
+        ]
+    if name == "rolls:contest-roll":
+        return [target("player", "post", None, extra=["faces"], baseline={})]
+    if name in ("rolls:contest-close", "rolls:contest-cancel"):
+        return [target("gm", "post", None, extra=["confirmed"], baseline={"confirmed": "yes"})]
     if name == "rolls:luck-ability":
         return [target("player", "post", LuckForAbilityForm(), baseline={"ability": "Amulet"})]
     if name == "rolls:npc-roll":
@@ -512,6 +579,9 @@ PER_SYSTEM = [
     "rolls:npc-odds",
     "rolls:calls-create",
     "rolls:follow-up",
+    "rolls:contest-create",
+    "rolls:challenge-create",
+    "rolls:contest-roll",
 ]
 WITH_INPUT = [name for name, route in ROUTES.items() if any(request_reads(route.callback))]
 SHARED = [name for name in WITH_INPUT if name not in PER_SYSTEM]

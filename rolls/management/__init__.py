@@ -5,6 +5,11 @@ sub-command whose flags come from ``system.add_cli_arguments``, so ``manage.py o
 lists the systems and ``manage.py odds sixes --help`` lists the sixes flags. The same parser
 serves the command line and ``call_command``; a bad flag or a request the rules refuse ends
 in a ``CommandError`` with the engine's message, never a traceback.
+
+A command may also describe a second side (``odds ... --against <the other side's flags>``):
+``other_side_request`` reads those words with a parser built from the same system flags, so
+both sides take exactly the same flags; a bad flag there ends as argparse ends (usage and exit
+code 2 on the command line, a ``CommandError`` under ``call_command``).
 """
 
 from __future__ import annotations
@@ -44,10 +49,39 @@ class SystemCommand(BaseCommand):
             )
             system.add_cli_arguments(sub)
             self.add_common_arguments(sub)
+            self.add_system_arguments(sub, system)
 
     def add_common_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Flags every system takes (after its own, so they can come last on the line)."""
         parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+    def add_system_arguments(self, parser: argparse.ArgumentParser, system: DiceSystem) -> None:
+        """Flags a command adds for one system, after the common ones. None by default."""
+
+    def other_side_request(
+        self, system: DiceSystem, words: list[str], flag: str
+    ) -> tuple[Any, argparse.Namespace]:
+        """The request a second side's words describe (the words after ``flag``), parsed with
+        the same system flags as the first side's, and the parsed flags (``--json`` may come
+        among them, at the end of the line). Bad flags end like argparse's own errors."""
+        parser = CommandParser(
+            prog=f"manage.py {self.command_name()} {system.slug} [flags] {flag}",
+            description=f"The other side's flags: the same as for one {system.name} roll.",
+            called_from_command_line=getattr(self, "_called_from_command_line", None),
+        )
+        system.add_cli_arguments(parser)
+        self.add_common_arguments(parser)
+        if not words:
+            parser.error(f"{flag} needs the other side's flags, for example {flag} --dice 3")
+        options = parser.parse_args(words)
+        try:
+            return system.request_from_cli(options), options
+        except RulesError as error:
+            raise CommandError(f"The other side ({flag}): {error}") from None
+
+    def command_name(self) -> str:
+        """The command's name as typed: the module's name (``odds`` for commands/odds.py)."""
+        return type(self).__module__.rsplit(".", 1)[-1]
 
     def system_request(self, options: dict[str, Any]) -> tuple[DiceSystem, Any]:
         """The system and the validated request the flags describe."""

@@ -244,6 +244,26 @@ class DiceSystem(ABC):
         it), read back from the step: the statistics of rolls made before they were kept."""
         return {}
 
+    # -- contests ------------------------------------------------------------------------------
+    def contest_request(self, request: Any) -> Any:
+        """``request`` when it may be a side of a contest; raises RulesError naming why not.
+        A system without contests at the table refuses every request."""
+        raise RulesError(f"{self.name} has no contested rolls at this table.")
+
+    # How many sides a contest of this system has, at least and at most.
+    contest_sides: ClassVar[tuple[int, int]] = (2, 2)
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
+        """Which side of a contest wins as the sides' states stand now (the index in
+        ``states``; side 0 is the one the rules favour in a tie, where they favour one), or
+        None when the rules leave it tied. ``extras``: each side's steps besides its roll
+        (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
+        raise RulesError(f"{self.name} has no contested rolls at this table.")
+
+    @property
+    def plays_contests(self) -> bool:
+        return type(self).contest_winner is not DiceSystem.contest_winner
+
     # -- command line -------------------------------------------------------------------------
     @abstractmethod
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -256,6 +276,20 @@ class DiceSystem(ABC):
     def cli_extra_odds(self, request: Any) -> dict[str, Fraction]:
         """Extra chances ``manage.py odds`` prints (with a push, with a drama die...)."""
         return {}
+
+    # -- contests -----------------------------------------------------------------------------
+    # How a contest between two sides is settled, in one line for ``manage.py odds`` and the
+    # table; empty when the system has no head-to-head contest.
+    contest_rule: ClassVar[str] = ""
+
+    def contest(self, request_a: Any, request_b: Any) -> ContestOdds:
+        """The exact odds of a contest between two fresh rolls, from side A's view, before any
+        follow-up: ``{"win": ..., "tie": ..., "lose": ...}``, summing to 1.
+
+        A tie the rules award to one side counts as that side's win or loss; ``tie`` is only
+        what the rules leave undecided. Raises RulesError when the system has no contest or a
+        request cannot take part in one (a message that says why)."""
+        raise RulesError(f"{self.name} has no contested roll.")
 
     # -- the rules page and the warm-up -------------------------------------------------------
     def rules_tables(self) -> tuple[Table, ...]:
@@ -270,6 +304,29 @@ class DiceSystem(ABC):
         """Requests of every pool size the roll forms offer, as plain data for
         ``parse_request``: a serving process fills the odds caches with them at start."""
         return ()
+
+
+ContestOdds = dict[str, Fraction]
+"""A contest's exact odds from side A's view: ``{"win": p, "tie": p, "lose": p}``."""
+
+CONTEST_KEYS = ("win", "tie", "lose")
+
+
+def contest_odds[A, B](
+    side_a: Mapping[A, Fraction], side_b: Mapping[B, Fraction], verdict: Callable[[A, B], str]
+) -> ContestOdds:
+    """Two independent result distributions compared pair by pair (a convolution): each pair
+    of results adds its chance to ``verdict(a, b)``, one of "win", "tie", "lose" for side A."""
+    odds = dict.fromkeys(CONTEST_KEYS, Fraction(0))
+    for a, p in side_a.items():
+        for b, q in side_b.items():
+            odds[verdict(a, b)] += p * q
+    return odds
+
+
+def higher_wins(a: Any, b: Any) -> str:
+    """The usual verdict: the higher result wins, equal results tie."""
+    return "win" if a > b else "tie" if a == b else "lose"
 
 
 @cache

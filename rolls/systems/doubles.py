@@ -50,13 +50,26 @@ Rules choices where the document leaves room (also on the in-app rules page):
   20 dice.
 - **Declarations (DBL-12)** are a request flag; the card says whether the declared thing is
   now something the character can do.
+- **Opposed rolls (DBL-7, DBL-9, DBL-11, DBL-15).** An opposed request has no Difficulty
+  Number (a contest refuses one). The higher result wins; equal results are a standoff. A
+  catastrophe's result is 1, which no other roll shows, so a catastrophe loses to any roll
+  that is not one, and two catastrophes are a standoff in which both sides still suffer
+  their own catastrophe. Drama dice join a side's roll as they do alone; an approved
+  miracle lifts its side to one above the other side (``settle_opposed``), and overrides its
+  catastrophe; two miracles cancel out and the dice decide.
+- **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
+  miracle: win, standoff (``tie``), lose.
+- **Extended actions (DBL-13).** ``ExtendedAction`` keeps the tally: the action is won with
+  the last success needed, lost with the failure that reaches the number allowed; any member
+  may roll for it (``record(..., by=name)`` keeps who). Its exact chance from the next
+  rolls' chance of success is ``ExtendedAction.chance``.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from math import comb
@@ -64,6 +77,7 @@ from typing import Any
 
 from .base import (
     Applied,
+    ContestOdds,
     DiceSystem,
     Die,
     FollowUp,
@@ -74,9 +88,11 @@ from .base import (
     State,
     StepView,
     Table,
+    contest_odds,
     get_bool,
     get_int,
     grid,
+    higher_wins,
     new_state,
     percent,
     roll_dice,
@@ -746,6 +762,24 @@ class Doubles(DiceSystem):
             Fraction(0),
         )
 
+    # -- contests -----------------------------------------------------------------------------
+    contest_rule = (
+        "the higher result wins; equal results are a standoff, two catastrophes included (DBL-7, DBL-15)"
+    )
+
+    def contest(self, request_a: DoublesRequest, request_b: DoublesRequest) -> ContestOdds:
+        """DBL-7, DBL-15, DBL-16: an opposed roll between two fresh pools, before drama dice or
+        a miracle. ``tie`` is the standoff. A catastrophe shows 1, the lowest result, so it
+        loses to any other roll and stands off against another catastrophe."""
+        for request in (request_a, request_b):
+            if request.dn is not None:
+                raise RulesError(
+                    "An opposed roll has no Difficulty Number: each side beats the other's result."
+                )
+        return contest_odds(
+            result_distribution(request_a.net), result_distribution(request_b.net), higher_wins
+        )
+
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
@@ -873,6 +907,10 @@ class Opposed:
     margin: int
     complication: bool  # DBL-9: the winner may inflict a Complication on the loser
     note: str
+    # DBL-15/16: the sides ("a", "b") whose roll is a catastrophe: they suffer it whoever wins
+    # (a catastrophe only ever wins with a miracle, which overrides it).
+    catastrophes: tuple[str, ...] = ()
+    results: tuple[int, int] = (0, 0)  # each side's result after any miracle
 
 
 def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b: bool = False) -> Opposed:
@@ -890,7 +928,7 @@ def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b:
     elif miracle_b and not miracle_a:
         b = max(b, a + 1)
     if a == b:
-        return Opposed(None, 0, False, f"Standoff at {a}: neither side beats the other.")
+        return Opposed(None, 0, False, f"Standoff at {a}: neither side beats the other.", results=(a, b))
     winner, high, low = ("a", a, b) if a > b else ("b", b, a)
     # Amazing is what the dice showed, not a miracle's floor.
     shown = {"a": result_a, "b": result_b}
@@ -899,7 +937,38 @@ def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b:
     note = f"{high} beats {low}."
     if complication:
         note += " Amazing Success against an ordinary one: the winner may inflict a Complication."
-    return Opposed(winner, high - low, complication, note)
+    return Opposed(winner, high - low, complication, note, results=(a, b))
+
+
+def settle_opposed(state_a: State, state_b: State) -> Opposed:
+    """DBL-7, DBL-9, DBL-11, DBL-15, DBL-16: the end of an opposed roll between two rolled
+    states, each read with its drama dice and miracle (an approved miracle lifts its side to
+    one above the other and lifts its catastrophe). Refused while a miracle waits for the GM,
+    or for a roll made against a Difficulty Number."""
+    readings = []
+    for side, state in (("A", state_a), ("B", state_b)):
+        if state.get("system") != system.slug:
+            raise RulesError("Both sides of an opposed roll must be rolls of this system.")
+        if state["request"].get("dn") is not None:
+            raise RulesError(f"Side {side} rolled against a Difficulty Number, not against the other side.")
+        reading = system.read(state)
+        if reading.miracle == "pending":
+            raise RulesError(f"Side {side} asked for a miracle: the GM approves or refuses it first.")
+        readings.append(reading)
+    first, second = readings
+    result = opposed(
+        first.dice_result,
+        second.dice_result,
+        miracle_a=first.miracle == "approved",
+        miracle_b=second.miracle == "approved",
+    )
+    catastrophes = tuple(side for side, reading in zip("ab", readings, strict=True) if reading.catastrophe)
+    note = result.note
+    if len(catastrophes) == 2:
+        note += " Both sides rolled a catastrophe and suffer it."
+    elif catastrophes:
+        note += f" Side {catastrophes[0].upper()} rolled a catastrophe."
+    return replace(result, catastrophes=catastrophes, note=note)
 
 
 @dataclass(frozen=True)
@@ -913,6 +982,8 @@ class ExtendedAction:
     failures_allowed: int  # the failure that reaches this number ends the action
     successes: int = 0
     failures: int = 0
+    # Who rolled each time and whether it succeeded, in order ("" when nobody was named).
+    rolls: tuple[tuple[str, bool], ...] = ()
 
     def __post_init__(self) -> None:
         if self.dn not in DN_NAMES:
@@ -929,20 +1000,32 @@ class ExtendedAction:
             return "lost"
         return "going"
 
-    def record(self, success: bool) -> ExtendedAction:
+    def record(self, success: bool, by: str = "") -> ExtendedAction:
+        """The tally with one more roll, made by ``by`` (any member may contribute)."""
         if self.status != "going":
             raise RulesError(f"This extended action is over: it is {self.status}.")
-        if success:
-            return ExtendedAction(
-                self.dn, self.successes_needed, self.failures_allowed, self.successes + 1, self.failures
-            )
-        return ExtendedAction(
-            self.dn, self.successes_needed, self.failures_allowed, self.successes, self.failures + 1
+        return replace(
+            self,
+            successes=self.successes + bool(success),
+            failures=self.failures + (not success),
+            rolls=(*self.rolls, (by, bool(success))),
         )
 
-    def record_result(self, result: int) -> ExtendedAction:
-        """Record one roll's result against the action's Difficulty Number."""
-        return self.record(beats(result, self.dn))
+    def record_result(self, result: int, by: str = "") -> ExtendedAction:
+        """Record one roll's result against the action's Difficulty Number (DBL-7: a tie fails)."""
+        return self.record(beats(result, self.dn), by)
+
+    def chance(self, per_roll: Fraction) -> Fraction:
+        """The exact chance of winning from here when every roll still to come succeeds with
+        ``per_roll`` (``system.chance`` of the request against this Difficulty Number): the
+        successes still needed must all come before the failures still allowed run out."""
+        if self.status != "going":
+            return Fraction(int(self.status == "won"))
+        p = Fraction(per_roll)
+        need = self.successes_needed - self.successes
+        room = self.failures_allowed - self.failures - 1  # failures that do not end it
+        # Won after need successes and f <= room failures, the last roll a success.
+        return sum((comb(need - 1 + f, f) * p**need * (1 - p) ** f for f in range(room + 1)), Fraction(0))
 
 
 system = Doubles()

@@ -22,6 +22,12 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Extra Success (KIN-9).** When the best Success is graded above the Challenge, the card
   says the Fortune Master may grant an advantage; the margin is the number of grades above.
 - **Follow-ups.** The document has none, so the engine offers none.
+- **No head-to-head contest.** The document sets Adventurers against Challenges only, never
+  one Adventurer's roll against another's, so ``system.contest`` refuses rather than invent
+  a comparison (``manage.py odds kinds ... --against ...`` says so).
+- **Several Adventurers facing one Danger (KIN-6, KIN-8).** Each rolls their own Challenge;
+  ``face_danger`` reads the rolls together as one result (who passed, who meets an
+  Accident), and ``passing_odds`` gives the exact chance of each number passing.
 """
 
 from __future__ import annotations
@@ -278,6 +284,14 @@ class Kinds(DiceSystem):
             for net in range(-MAX_STEPS, MAX_STEPS + 1)
         }
 
+    # -- contests -----------------------------------------------------------------------------
+    def contest(self, request_a: KindsRequest, request_b: KindsRequest) -> dict[str, Fraction]:
+        """Kinds has no head-to-head contest: refused with the reason (see the module's notes)."""
+        raise RulesError(
+            "Kinds has no contested roll: its rules only set an Adventurer against a Challenge. "
+            "When several Adventurers face one Danger, each rolls their own Challenge."
+        )
+
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         diamonds = IntRange(0, MAX_DIAMONDS)
@@ -338,6 +352,56 @@ class Kinds(DiceSystem):
             for n in range(1, 10)
             for level in ("none", "basic", "critical", "extreme", "impossible")
         )
+
+
+@dataclass(frozen=True)
+class DangerResult:
+    """KIN-6, KIN-8: several Adventurers facing one Danger, each with their own roll, read as
+    one result. ``outcomes`` keeps each Adventurer's own reading, in the order given."""
+
+    outcomes: tuple[tuple[str, Outcome], ...]
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        return tuple(name for name, outcome in self.outcomes if outcome.success)
+
+    @property
+    def accidents(self) -> tuple[str, ...]:
+        return tuple(name for name, outcome in self.outcomes if not outcome.success)
+
+    @property
+    def headline(self) -> str:
+        total, passed = len(self.outcomes), len(self.passed)
+        if passed == total:
+            return f"All {total} pass the Danger" if total > 1 else "Passes the Danger"
+        if not passed:
+            return "Nobody passes the Danger: an Accident for everyone" if total > 1 else "An Accident"
+        return f"{passed} of {total} pass the Danger; an Accident for {', '.join(self.accidents)}"
+
+
+def face_danger(states: Mapping[str, State]) -> DangerResult:
+    """KIN-6, KIN-8: each Adventurer's rolled Challenge (name -> state), read together."""
+    if not states:
+        raise RulesError("Name at least one Adventurer facing the Danger.")
+    for state in states.values():
+        if state.get("system") != system.slug:
+            raise RulesError("Every roll facing the Danger must be a roll of this system.")
+    return DangerResult(tuple((name, system.evaluate(state)) for name, state in states.items()))
+
+
+def passing_odds(requests: Mapping[str, KindsRequest]) -> dict[int, Fraction]:
+    """The exact chance that exactly k of these Adventurers pass their Challenge, for k from 0
+    to all of them (each roll independent): ``[len(requests)]`` is everyone passing, ``[0]``
+    nobody."""
+    found = {0: Fraction(1)}
+    for request in requests.values():
+        p = system.chance(request)
+        nxt: dict[int, Fraction] = {}
+        for passed, q in found.items():
+            nxt[passed + 1] = nxt.get(passed + 1, Fraction(0)) + q * p
+            nxt[passed] = nxt.get(passed, Fraction(0)) + q * (1 - p)
+        found = nxt
+    return dict(sorted(found.items()))
 
 
 @cache

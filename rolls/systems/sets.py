@@ -42,6 +42,22 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Settling an older roll.** Bids, criticals and the other side's bid spend only the roll's
   own dice, never anything on a sheet, so a roll left unsettled when a session ends can still
   be settled later.
+- **Contest odds (SET-4).** ``system.contest`` has each side bid its best set (every set
+  together, whole) and compares them: larger Size, then higher Face, then the attacker; a
+  side with no set loses to any set, and no set against no set goes to the attacker. There
+  is no tie left. The attacker is side A unless A's request says it defends; two defenders
+  are refused, and so is a request with a Bar (a contest compares bids, not a Bar).
+- **Sealed bids (SET-4).** ``settle_bids`` compares the two bids once both are in and says
+  why the winner won (Size, Face, or the tie going to the attacker).
+- **Critical hits compared (SET-8, SET-10).** The winner spends further sets first; each set
+  the winner spends as a critical hit is compared with the set the loser spends against it
+  (the loser's first answering set against the winner's first, and so on), by the same
+  order as bids, ties to the attacker. A critical set that wins its comparison, or that the
+  loser leaves unanswered, deals one more damage (``compare_critical_hits``); a set the loser
+  spends in answer is spent.
+- **A critical effect's die (SET-8)** is data: ``carried_dice(state)`` lists each one-die
+  bonus (+1) or penalty (-1) a roll's critical effects give, and ``with_carried`` applies
+  them to the request of the roll they go to (whose it is, the Judge says).
 """
 
 from __future__ import annotations
@@ -49,7 +65,7 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import cache
 from math import comb
@@ -57,6 +73,7 @@ from typing import Any
 
 from .base import (
     Applied,
+    ContestOdds,
     DiceSystem,
     Die,
     FollowUp,
@@ -67,6 +84,7 @@ from .base import (
     State,
     StepView,
     Table,
+    contest_odds,
     dice_count,
     get_bool,
     get_int,
@@ -157,6 +175,122 @@ def spending_order(attacker: Bid | None, defender: Bid | None) -> tuple[str, str
     """SET-10: who spends further sets first (the winner), then the other side."""
     winner = compare_bids(attacker, defender)
     return (winner, "defender" if winner == "attacker" else "attacker")
+
+
+@dataclass(frozen=True)
+class BidVerdict:
+    """SET-4: two sealed bids, revealed together. ``winner`` is "attacker" or "defender";
+    ``reason`` is "size", "face", "tie" (to the attacker) or "no set"."""
+
+    winner: str
+    attacker: Bid | None
+    defender: Bid | None
+    reason: str
+
+    @property
+    def note(self) -> str:
+        def name(bid: Bid | None) -> str:
+            return "no set" if bid is None else str(bid)
+
+        why = {
+            "size": "the larger Size wins",
+            "face": "equal Sizes, the higher Face wins",
+            "tie": "identical bids: the tie goes to the attacker",
+            "no set": "any set beats no set"
+            if self.attacker or self.defender
+            else "no set on either side: the tie goes to the attacker",
+        }[self.reason]
+        return f"The {self.winner} wins, {name(self.attacker)} against {name(self.defender)}: {why}."
+
+
+def settle_bids(attacker: Bid | None, defender: Bid | None) -> BidVerdict:
+    """SET-4: the sealed bids of both sides, compared once both are in: Size, then Face,
+    then the attacker. None is a side with no set to bid."""
+    for bid in (attacker, defender):
+        if bid is not None and bid.size < 2:
+            raise RulesError("A set has a Size of two or more.")
+    if attacker is None or defender is None:
+        reason = "no set"
+    elif attacker.size != defender.size:
+        reason = "size"
+    elif attacker.face != defender.face:
+        reason = "face"
+    else:
+        reason = "tie"
+    return BidVerdict(compare_bids(attacker, defender), attacker, defender, reason)
+
+
+@dataclass(frozen=True)
+class CriticalExchange:
+    """SET-8, SET-10: one critical hit of the winner against the loser's answering set."""
+
+    winner_set: Bid
+    loser_set: Bid | None  # None: the loser had (or spent) no set against it
+    hit: bool  # True: one more damage
+
+
+def compare_critical_hits(
+    winner_sets: Sequence[Bid], loser_sets: Sequence[Bid], *, winner_attacks: bool
+) -> tuple[CriticalExchange, ...]:
+    """SET-8, SET-10: the winner's critical-hit sets, in the order spent, each compared with
+    the loser's answering set at the same place (none when the loser has run out). A
+    critical set that wins the comparison (Size, Face, ties to the attacker) or meets no set
+    deals one more damage. ``sum(e.hit for e in ...)`` is the extra damage."""
+    if len(loser_sets) > len(winner_sets):
+        raise RulesError("The loser answers critical hits one set each, no more sets than were spent.")
+    exchanges = []
+    for index, mine in enumerate(winner_sets):
+        theirs = loser_sets[index] if index < len(loser_sets) else None
+        for bid in (mine, theirs):
+            if bid is not None and bid.size < 2:
+                raise RulesError("A set has a Size of two or more.")
+        if winner_attacks:
+            hit = compare_bids(mine, theirs) == "attacker"
+        else:
+            hit = compare_bids(theirs, mine) == "defender"
+        exchanges.append(CriticalExchange(mine, theirs, hit))
+    return tuple(exchanges)
+
+
+@dataclass(frozen=True)
+class CarriedDie:
+    """SET-8: a critical effect's one die for a later roll: +1 a bonus die, -1 a penalty die.
+    ``source`` says where it came from, for the card of the roll that takes it."""
+
+    change: int
+    source: str
+
+
+def carried_dice(state: State) -> tuple[CarriedDie, ...]:
+    """SET-8: the one-die bonuses and penalties this roll's critical effects give a later roll."""
+    carried = []
+    for step in steps_of(state, "critical_effect"):
+        effect = step.get("effect", "none")
+        if effect in ("bonus", "penalty"):
+            change = 1 if effect == "bonus" else -1
+            carried.append(CarriedDie(change, f"a critical effect with {step['bid']} ({effect})"))
+    return tuple(carried)
+
+
+def with_carried(request: SetsRequest, carried: Sequence[CarriedDie]) -> SetsRequest:
+    """The request with the carried dice taken in: bonus and penalty dice when it has a stat,
+    the pool itself otherwise. Refused (RulesError) when the pool would leave the table's
+    limits."""
+    bonus = sum(1 for die in carried if die.change > 0)
+    penalty = sum(1 for die in carried if die.change < 0)
+    data = asdict(request)
+    if request.stat is None:
+        data["dice"] = request.dice + bonus - penalty
+        if data["dice"] < 1:
+            raise RulesError(
+                "The penalty dice leave no dice to roll, so no set can be made: the action fails."
+            )
+    else:
+        data["bonus"] = request.bonus + bonus
+        data["penalty"] = request.penalty + penalty
+    if request.bar_size is not None:
+        data["bar_face"] = "rolled" if request.bar_face is None else request.bar_face
+    return system.parse_request(data)
 
 
 def best_bid_distribution(dice: int) -> dict[Bid | None, Fraction]:
@@ -611,6 +745,31 @@ class Sets(DiceSystem):
         if "bar_face" in step:
             faces.append(int(step["bar_face"]))
         return faces
+
+    # -- contests -----------------------------------------------------------------------------
+    contest_rule = (
+        "each side bids its best set: the larger Size wins, then the higher Face, then the "
+        "attacker; any set beats no set (SET-4)"
+    )
+
+    def contest(self, request_a: SetsRequest, request_b: SetsRequest) -> ContestOdds:
+        """SET-4: an opposed roll between two fresh pools, each side bidding its best set. The
+        attacker (side A unless A defends) wins every tie, so ``tie`` is always 0."""
+        for side, request in (("A", request_a), ("B", request_b)):
+            if not request.opposed:
+                raise RulesError(f"Side {side} rolls against a Bar; a contest compares the two sides' bids.")
+        if not request_a.attacker and not request_b.attacker:
+            raise RulesError("Both sides defend: one of them must be the attacker, who wins ties.")
+        a_attacks = request_a.attacker
+
+        def verdict(mine: Bid | None, theirs: Bid | None) -> str:
+            if a_attacks:
+                return "win" if compare_bids(mine, theirs) == "attacker" else "lose"
+            return "win" if compare_bids(theirs, mine) == "defender" else "lose"
+
+        return contest_odds(
+            best_bid_distribution(request_a.dice), best_bid_distribution(request_b.dice), verdict
+        )
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:

@@ -40,19 +40,32 @@ Rules choices where the document leaves room (also on the in-app rules page):
   interrupted.
 - **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
   number of parts that succeeded reaches what the GM asked for (all of them by default).
+  ``ExtendedTrouble`` tracks the parts: the plan is lost as soon as the parts left cannot
+  reach that number any more, and its exact chance comes from each part's own chance.
+- **Contest odds (SIX-18).** ``system.contest`` compares the sixes two kids roll, before any
+  push, Luck or Pride: more sixes wins, equal sixes are a tie (what pushes and bought
+  successes are for). With more than two kids, ``kid_versus_kid_odds`` gives each kid's
+  chance of leading alone and the chance of a shared lead.
+- **Group Trouble (SIX-17)**: every kid rolls for themself against the same number of
+  successes. A kid may give a friend one success for each extra success they rolled
+  (beyond those needed): giving never makes the giver fail, a kid cannot give to themself,
+  and a success received cannot be given on (``group_trouble``).
+- **A bound helper (SIX-16)**: when a helped roll fails as it stands now, the helper shares
+  the failure (``helper_shares_failure``); the GM then checks the same Condition for both.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
 from typing import Any
 
 from .base import (
     Applied,
+    ContestOdds,
     DiceSystem,
     Die,
     FollowUp,
@@ -63,11 +76,13 @@ from .base import (
     State,
     StepView,
     Table,
+    contest_odds,
     dice_count,
     get_bool,
     get_int,
     get_line,
     grid,
+    higher_wins,
     new_state,
     roll_dice,
     steps_of,
@@ -362,6 +377,22 @@ class Sixes(DiceSystem):
             "with Pride": self.chance_with(request, pride=True),
         }
 
+    # -- contests -----------------------------------------------------------------------------
+    contest_rule = (
+        "the most sixes wins; equal sixes are a tie, which pushes and then successes bought "
+        "with Conditions may break (SIX-18, SIX-19)"
+    )
+
+    def contest(self, request_a: SixesRequest, request_b: SixesRequest) -> ContestOdds:
+        """SIX-18: kid against kid, before any push, Luck or Pride: the sixes each kid rolls
+        (two independent binomials); more wins, equal is a tie."""
+        return contest_odds(self.outcomes_by_count(request_a), self.outcomes_by_count(request_b), higher_wins)
+
+    @staticmethod
+    def outcomes_by_count(request: SixesRequest) -> dict[int, Fraction]:
+        """The exact distribution of the number of sixes, keyed by the number itself."""
+        return dict(enumerate(binomial(request.dice, SIX)))
+
     # -- the rules page and the warm-up ----------------------------------------------------
     def build_rules_tables(self) -> tuple[Table, ...]:
         chance = self.chance
@@ -425,6 +456,183 @@ def kid_versus_kid(successes: Mapping[str, int], bought: Mapping[str, int] | Non
     best = max(totals.values())
     leaders = [kid for kid, total in totals.items() if total == best]
     return leaders[0] if len(leaders) == 1 else None
+
+
+def kid_versus_kid_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fraction]:
+    """SIX-18: before anyone rolls, each kid's exact chance of rolling strictly the most sixes
+    (before pushes, Luck or Pride), and under the key ``"tie"`` the chance that two or more
+    kids share the lead. With two kids these are ``system.contest``'s win, lose and tie."""
+    if len(requests) < 2:
+        raise RulesError("A contest needs at least two kids.")
+    if "tie" in requests:
+        raise RulesError("A kid cannot be called tie here; give them another name.")
+    counts = {kid: Sixes.outcomes_by_count(request) for kid, request in requests.items()}
+
+    def below(kid: str, value: int) -> Fraction:
+        return sum((p for count, p in counts[kid].items() if count < value), Fraction(0))
+
+    odds: dict[str, Fraction] = {}
+    for kid, mine in counts.items():
+        odds[kid] = Fraction(0)
+        for value, p in mine.items():
+            others = Fraction(1)
+            for other in counts:
+                if other != kid:
+                    others *= below(other, value)
+            odds[kid] += p * others
+    odds["tie"] = 1 - sum(odds.values(), Fraction(0))
+    return odds
+
+
+def contest_leaders(successes: Mapping[str, int]) -> tuple[str, ...]:
+    """SIX-19: the kids tied for the lead after their pushes, in the order given: those who
+    may buy extra successes with Conditions. One kid alone leads: nobody needs to buy."""
+    if not successes:
+        raise RulesError("A contest needs at least two kids.")
+    best = max(successes.values())
+    return tuple(kid for kid, count in successes.items() if count == best)
+
+
+def helper_shares_failure(state: State) -> bool:
+    """SIX-16: whether the kid who helped this roll suffers its failure with the roller: the
+    roll had a helper and, as it stands now (after any push, Luck or Pride), it fails."""
+    return bool(state["request"].get("helper")) and not system.evaluate(state).success
+
+
+@dataclass(frozen=True)
+class GroupTrouble:
+    """SIX-17: the end of a group Trouble, after the gifts.
+
+    ``rolled`` is each kid's own successes, ``successes`` the same after the gifts (given
+    away and received), ``gifts`` each success handed over as (giver, receiver)."""
+
+    need: int
+    rolled: Mapping[str, int]
+    successes: Mapping[str, int]
+    gifts: tuple[tuple[str, str], ...]
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        return tuple(kid for kid, count in self.successes.items() if count >= self.need)
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        return tuple(kid for kid, count in self.successes.items() if count < self.need)
+
+    @property
+    def everyone_passed(self) -> bool:
+        return not self.failed
+
+
+def spare_successes(rolled: int, need: int, given: int = 0) -> int:
+    """SIX-17, SIX-21: successes a kid may still give away: those beyond what they need."""
+    return max(0, rolled - need - given)
+
+
+def group_trouble(
+    successes: Mapping[str, int], need: int = 1, gifts: Sequence[tuple[str, str]] = ()
+) -> GroupTrouble:
+    """SIX-17: everyone faces the same Trouble, nobody helps; a kid may give a friend a success
+    bought with an extra success of their own. ``successes`` is what each kid rolled (after
+    their own pushes, Luck and Pride); ``gifts`` one (giver, receiver) pair per success given.
+
+    Refuses a gift from or to someone outside the group, to oneself, a success the giver
+    does not have to spare, or a success received being given on."""
+    if not successes:
+        raise RulesError("Group Trouble needs at least one kid.")
+    if not 1 <= need <= 3:
+        raise RulesError("The Trouble needs 1 to 3 successes.")
+    if any(count < 0 for count in successes.values()):
+        raise RulesError("Successes cannot be negative.")
+    given: dict[str, int] = dict.fromkeys(successes, 0)
+    received: dict[str, int] = dict.fromkeys(successes, 0)
+    for giver, receiver in gifts:
+        if giver not in successes or receiver not in successes:
+            raise RulesError("A success can only go between kids facing this Trouble.")
+        if giver == receiver:
+            raise RulesError("A kid cannot give a success to themself.")
+        if spare_successes(successes[giver], need, given[giver]) < 1:
+            raise RulesError(
+                f"{giver} has no extra success to give: only successes beyond the {need} needed can go to a friend."
+            )
+        given[giver] += 1
+        received[receiver] += 1
+    final = {kid: count - given[kid] + received[kid] for kid, count in successes.items()}
+    return GroupTrouble(need, dict(successes), final, tuple((g, r) for g, r in gifts))
+
+
+@dataclass(frozen=True)
+class ExtendedTrouble:
+    """SIX-20: a plan in parts, one kid's roll each; the plan succeeds when ``needed`` parts
+    succeed (all of them when None). Immutable: ``record`` returns the plan with one more part
+    settled, in the order the parts were played."""
+
+    parts: tuple[str, ...]  # each part's name (the kid and their task), unique
+    needed: int | None = None
+    results: tuple[tuple[str, bool], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise RulesError("Extended Trouble needs at least one kid's part.")
+        if len(set(self.parts)) != len(self.parts):
+            raise RulesError("Each part of the plan needs its own name.")
+        if not 1 <= self.target <= len(self.parts):
+            raise RulesError(f"The plan needs between 1 and {len(self.parts)} successful parts.")
+
+    @property
+    def target(self) -> int:
+        """How many parts must succeed."""
+        return len(self.parts) if self.needed is None else self.needed
+
+    @property
+    def succeeded(self) -> int:
+        return sum(success for _, success in self.results)
+
+    @property
+    def remaining(self) -> tuple[str, ...]:
+        """The parts not played yet, in the plan's order."""
+        done = {part for part, _ in self.results}
+        return tuple(part for part in self.parts if part not in done)
+
+    def result_of(self, part: str) -> bool | None:
+        """How a part went, or None while it is not played."""
+        return dict(self.results).get(part)
+
+    @property
+    def status(self) -> str:
+        """ "won" once enough parts succeeded, "lost" once the parts left cannot make up the
+        difference, else "going"."""
+        if self.succeeded >= self.target:
+            return "won"
+        if self.succeeded + len(self.remaining) < self.target:
+            return "lost"
+        return "going"
+
+    def record(self, part: str, success: bool) -> ExtendedTrouble:
+        if part not in self.parts:
+            raise RulesError(f"{part!r} is not a part of this plan.")
+        if self.result_of(part) is not None:
+            raise RulesError(f"The part {part!r} has been played already.")
+        if self.status != "going":
+            raise RulesError(f"This plan is settled: it is {self.status}.")
+        return replace(self, results=(*self.results, (part, bool(success))))
+
+    def chance(self, chances: Mapping[str, Fraction]) -> Fraction:
+        """The exact chance that the plan succeeds, given each remaining part's chance of
+        success (parts already played count as they went)."""
+        missing = [part for part in self.remaining if part not in chances]
+        if missing:
+            raise RulesError(f"The chance of the part {missing[0]!r} is missing.")
+        # Distribution of successes among the remaining parts, one part at a time.
+        counts = {self.succeeded: Fraction(1)}
+        for part in self.remaining:
+            p = Fraction(chances[part])
+            nxt: dict[int, Fraction] = {}
+            for have, q in counts.items():
+                nxt[have + 1] = nxt.get(have + 1, Fraction(0)) + q * p
+                nxt[have] = nxt.get(have, Fraction(0)) + q * (1 - p)
+            counts = nxt
+        return sum((q for have, q in counts.items() if have >= self.target), Fraction(0))
 
 
 def extended_trouble(parts: Sequence[bool], needed: int | None = None) -> bool:

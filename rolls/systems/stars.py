@@ -28,13 +28,22 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
   no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
 - **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.
+- **Contested rolls (STR-8, STR-9).** More Stars wins and equal Stars go to the player (side
+  A of ``system.contest``, the first side on the command line), with one exception: a botch
+  is "the worst possible result", so when neither side has a Star, a side that botched loses
+  to one that failed plainly (the order ``rank`` already uses to keep one of two rolls); two
+  botches are a tie, the player's. Nothing is left tied. A d3 takes no part in a contest.
+- **Luck in a contest (STR-9, STR-11).** The player may make the opponent's roll be rerolled,
+  keeping the worse (``luck_against`` on the opponent's roll), or reroll their own keeping
+  the better; ``settle_contest`` reads both rolls as they stand, and
+  ``contest_chance_after_luck`` gives the exact chance of winning after such a reroll.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -42,6 +51,7 @@ from typing import Any
 
 from .base import (
     Applied,
+    ContestOdds,
     DiceSystem,
     Die,
     FollowUp,
@@ -51,6 +61,7 @@ from .base import (
     State,
     StepView,
     Table,
+    contest_odds,
     get_bool,
     get_choice,
     get_int,
@@ -261,17 +272,92 @@ def chance_against_luck(request: StarsRequest) -> Fraction:
     return success_chance(request) ** 2
 
 
+def contest_won(player: Result, opponent: Result) -> bool:
+    """STR-8, STR-9: whether the player wins with these results, (Stars, 0 for a botch else 1)
+    as ``rank`` reads them: more Stars wins, ties go to the player, and with no Stars on
+    either side a botch loses to a plain failure."""
+    return player >= opponent
+
+
+def _verdict(player: Result, opponent: Result) -> str:
+    return "win" if contest_won(player, opponent) else "lose"
+
+
 def contest_chance(player: StarsRequest, opponent: StarsRequest) -> Fraction:
     """STR-9: the exact chance that the player wins a contested roll (ties go to the player)."""
-    theirs = _kept(opponent)
-    return sum(
-        (
-            p * q
-            for (mine, _), p in _kept(player).items()
-            for (other, _), q in theirs.items()
-            if contest(mine, other)
-        ),
-        Fraction(0),
+    return system.contest(player, opponent)["win"]
+
+
+def state_result(state: State) -> Result:
+    """A test's result as it stands now (after any Luck): (Stars, 0 for a botch else 1)."""
+    request = StarsRequest(**state["request"])
+    if request.kind != "test":
+        raise RulesError("A d3 has no Stars to compare.")
+    return rank(system._result(state), request.target, request.immune)
+
+
+def after_luck(state: State, keep: str) -> dict[Result, Fraction]:
+    """STR-11: the exact distribution of a test's result once Luck rerolls it, keeping the
+    "better" (the roller's own Luck) or the "worse" (Luck spent against it) of the result now
+    and the new test."""
+    if keep not in ("better", "worse"):
+        raise RulesError("A Luck reroll keeps the better or the worse result.")
+    now = state_result(state)
+    pick = max if keep == "better" else min
+    found: dict[Result, Fraction] = defaultdict(Fraction)
+    for fresh, p in _kept(StarsRequest(**state["request"])).items():
+        found[pick(now, fresh)] += p
+    return dict(found)
+
+
+def contest_chance_after_luck(player_state: State, opponent_state: State, action: str) -> Fraction:
+    """STR-9, STR-11: the player's exact chance of winning once Luck is spent now: "luck" on
+    the player's own roll (keep the better) or "luck_against" on the opponent's (keep the
+    worse). What the player's phone shows next to the Luck button in a contest."""
+    if action == "luck":
+        return contest_odds(
+            after_luck(player_state, "better"), {state_result(opponent_state): Fraction(1)}, _verdict
+        )["win"]
+    if action == "luck_against":
+        return contest_odds(
+            {state_result(player_state): Fraction(1)}, after_luck(opponent_state, "worse"), _verdict
+        )["win"]
+    raise RulesError(f"{action!r} is not a Luck reroll.")
+
+
+@dataclass(frozen=True)
+class StarsContest:
+    """STR-9: the end of a contested roll: who won, each side's Stars, and whether they botched."""
+
+    player_wins: bool
+    player_stars: int
+    opponent_stars: int
+    player_botched: bool
+    opponent_botched: bool
+
+    @property
+    def note(self) -> str:
+        def said(stars: int, botched: bool) -> str:
+            return "a botch" if botched else f"{stars} Star{'' if stars == 1 else 's'}"
+
+        mine, theirs = (
+            said(self.player_stars, self.player_botched),
+            said(self.opponent_stars, self.opponent_botched),
+        )
+        if not self.player_wins:
+            return f"The opponent wins: {theirs} against {mine}."
+        tie = (self.player_stars, self.player_botched) == (self.opponent_stars, self.opponent_botched)
+        return f"The player wins: {mine} against {theirs}{' (a tie goes to the player)' if tie else ''}."
+
+
+def settle_contest(player_state: State, opponent_state: State) -> StarsContest:
+    """STR-9: the contest between two rolled tests as they stand (after any Luck on either)."""
+    for state in (player_state, opponent_state):
+        if state.get("system") != system.slug:
+            raise RulesError("Both sides of a contest must be rolls of this system.")
+    player, opponent = state_result(player_state), state_result(opponent_state)
+    return StarsContest(
+        contest_won(player, opponent), player[0], opponent[0], player[1] == 0, opponent[1] == 0
     )
 
 
@@ -302,6 +388,20 @@ class Stars(DiceSystem):
         if data.get("difficulty") not in (None, ""):
             difficulty = get_int(data, "difficulty", "The difficulty", MIN_DIFFICULTY, MAX_DIFFICULTY)
         return StarsRequest(dice, training, difficulty, advantage, disadvantage)
+
+    # -- contests (STR-9) ------------------------------------------------------------------------
+    def contest_request(self, request: StarsRequest) -> StarsRequest:
+        if request.kind == "d3":
+            raise RulesError("A d3 is not a Skill roll: a contested roll rolls a Stat's dice.")
+        return request
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
+        """STR-9: two sides, more Stars wins, a tie goes to side 0 (the player's side; between
+        two heroes, the one who challenged). With no Stars on either side, a botch loses to a
+        plain failure (``settle_contest``)."""
+        if len(states) != 2:
+            raise RulesError("A contested roll has exactly two sides.")
+        return 0 if settle_contest(states[0], states[1]).player_wins else 1
 
     # -- rolling ------------------------------------------------------------------------------
     @staticmethod
@@ -492,6 +592,20 @@ class Stars(DiceSystem):
 
     def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
         return {"luck": 1} if step.get("action") in ("luck", "luck_against") else {}
+
+    # -- contests -----------------------------------------------------------------------------
+    contest_rule = (
+        "more Stars wins and a tie goes to the player (the first side); with no Stars on "
+        "either side a botch loses to a plain failure (STR-9)"
+    )
+
+    def contest(self, request_a: StarsRequest, request_b: StarsRequest) -> ContestOdds:
+        """STR-9: the player (side A) against an opponent, two fresh tests before any Luck,
+        each with its own advantage or disadvantage. Ties go to the player: ``tie`` is 0."""
+        for side, request in (("A", request_a), ("B", request_b)):
+            if request.kind != "test":
+                raise RulesError(f"Side {side} rolls a d3; a contest compares the Stars of two tests.")
+        return contest_odds(_kept(request_a), _kept(request_b), _verdict)
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:

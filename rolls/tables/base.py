@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rolls.systems import RulesError
-from rolls.systems.base import DiceSystem
+from rolls.systems.base import DiceSystem, Param
 
 if TYPE_CHECKING:
+    from rolls.models import Contest, ContestSide
     from rolls.tables.forms import RollFormBase, SheetFormBase
     from tabletop.models import Character
 
@@ -75,6 +76,27 @@ class Correction:
 def unchanged(character: Character) -> list[str]:
     """A clock that changes nothing on the sheet (Pride reads the campaign's counter)."""
     return []
+
+
+@dataclass(frozen=True)
+class ContestStep:
+    """A step one side of a contest may take besides rolling (``TableAdapter.contest_steps``):
+    its action, its button's label and the choices it needs, like a follow-up's."""
+
+    action: str
+    label: str
+    params: tuple[Param, ...] = ()
+    note: str = ""  # what it costs or does, under the button
+
+
+@dataclass(frozen=True)
+class ContestStepDone:
+    """A step taken: the side's ``extra`` now, the character's fields it changed (saved by
+    the service), and the log's line."""
+
+    extra: dict[str, Any]
+    changed: list[str]
+    text: str
 
 
 class TableAdapter[E: DiceSystem, R](ABC):
@@ -144,6 +166,28 @@ class TableAdapter[E: DiceSystem, R](ABC):
     @abstractmethod
     def odds_context(self, system: E, request: R, label: str) -> dict[str, Any]:
         """The context of ``odds.html`` for a parsed request."""
+
+    # -- contests (rolls.contests) ---------------------------------------------------------------
+    def contest_steps(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> list[ContestStep]:
+        """The steps ``side`` may take in ``contest`` now, beyond rolling and its roll's
+        follow-ups (a success bought by checking a Condition; a sealed bid). None by default."""
+        return []
+
+    def contest_step(
+        self,
+        contest: Contest,
+        side: ContestSide,
+        sides: Sequence[ContestSide],
+        step: ContestStep,
+        params: Mapping[str, Any],
+        character: Character | None,
+    ) -> ContestStepDone:
+        """Take ``step`` (one of ``contest_steps``) with ``params``: the side's new ``extra``,
+        what it cost the (locked) character, and the line for the log. RulesError refuses it,
+        and nothing is written."""
+        raise RulesError("That is not a step of this contest.")
 
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""

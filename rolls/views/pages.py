@@ -12,6 +12,8 @@ from django.shortcuts import render
 from rolls import panels, registry
 from rolls.calls import CallBuilder
 from rolls.cards import Card, build_card, latest_card
+from rolls.contest_forms import ChallengeBuilder, ContestBuilder
+from rolls.contest_panels import contest_views
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.views.table import confirm_question
@@ -99,6 +101,7 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
             "last_seq": last_seq,
             "session": campaign.open_session(),
             "present": presence.present(campaign.pk),
+            "contests": contest_views(campaign.pk, membership),
         },
     )
 
@@ -129,6 +132,8 @@ def session_page(
             "adapter": registry.table(campaign.system),
             "npc_form": npc_form or NpcRollForm(campaign=campaign),
             "call_form": CallBuilder(campaign),
+            "contest_form": ContestBuilder(campaign),
+            "contests": contest_views(campaign.pk, membership),
             "gm_cards": gm_cards,
             "calls": panels.call_status(campaign.pk),
             "members": campaign.memberships.all(),
@@ -166,6 +171,9 @@ def character_page(
     feed, last_seq = _feed(membership, limit=10)
     against_cards = panels.against_panel(campaign.pk, membership)
     _in_page(request, refusal, [result, *against_cards])
+    challenge = ChallengeBuilder(campaign, character)
+    if not registry.engine(campaign.system).plays_contests:
+        challenge.opponents = []
     return render(
         request,
         "rolls/character.html",
@@ -181,6 +189,11 @@ def character_page(
             "resources_template": adapter.resources_template,
             "open_calls": panels.open_calls(campaign.pk, membership),
             "against_cards": against_cards,
+            "contests": contest_views(campaign.pk, membership),
+            # A player challenges another player's character from their own (STR-9...).
+            "challenge": challenge
+            if character.owner_id == membership.user_id and challenge.opponents
+            else None,
             "roll_form_template": adapter.roll_form_template,
             "present": presence.present(campaign.pk),
             "refusal": refusal,

@@ -1,0 +1,99 @@
+"""The forms that open a contest (``rolls.contests``): the GM's on the session page, a
+player's challenge on their roll screen, and the challenged player's answer.
+
+Each character's side is chosen with its own roll fields (``rolls.contest_sides``). Someone without a sheet is described by the GM's quick-roll fields, which are
+the system's command-line flags (``rolls.npc``), under the prefix ``npc``.
+"""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+
+from rolls import registry
+from rolls.contest_sides import Side, SideRow, side_data, side_row
+from rolls.npc import NpcRollForm
+from rolls.systems import RulesError
+from tabletop.access import MAX_ID
+from tabletop.models import Campaign, Character
+
+NPC = "npc"
+INTENT_MAX = 200
+
+
+def intent_of(post: QueryDict) -> str:
+    intent = post.get("intent", "").strip()
+    if len(intent) > INTENT_MAX:
+        raise RulesError(f"Say what is at stake in at most {INTENT_MAX} characters.")
+    return intent
+
+
+def _chosen(characters: list[Character], raw: str) -> Character | None:
+    if raw.isdecimal() and 0 < int(raw) <= MAX_ID:
+        return next((c for c in characters if c.pk == int(raw)), None)
+    return None
+
+
+class ContestBuilder:
+    """The GM's contest form on the session page (unbound, for the page) and its parsing."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        self.system = registry.engine(campaign.system)
+        self.characters = list(campaign.characters.select_related("campaign").order_by("name", "pk"))
+
+    @property
+    def plays_contests(self) -> bool:
+        return self.system.plays_contests
+
+    def rows(self) -> list[SideRow]:
+        return [side_row(character) for character in self.characters]
+
+    def npc_form(self) -> NpcRollForm:
+        return NpcRollForm(campaign=self.campaign, prefix=NPC)
+
+    def parse(self, post: QueryDict) -> tuple[list[Side], str]:
+        """The two sides (a character with its roll, or someone without a sheet) and what is
+        at stake; RulesError says what is wrong, and nothing is opened."""
+        sides = []
+        for key, label in (("first", "the first side"), ("second", "the second side")):
+            raw = post.get(key, "")
+            if raw == NPC:
+                sides.append(self._npc_side(post))
+                continue
+            character = _chosen(self.characters, raw)
+            if character is None:
+                raise RulesError(f"Choose who rolls for {label}.")
+            sides.append(Side(character, side_data(character, post)))
+        if all(side.character is None for side in sides):
+            raise RulesError("A contest needs at least one character: choose one side from the table.")
+        return sides, intent_of(post)
+
+    def _npc_side(self, post: QueryDict) -> Side:
+        form = NpcRollForm(post, campaign=self.campaign, prefix=NPC)
+        if not form.is_valid():
+            raise RulesError(f"For the side without a sheet: {form.errors_text()}")
+        request = self.system.contest_request(form.engine_request())
+        return Side(None, self.system.request_dict(request), name=form.cleaned_data["name"])
+
+
+class ChallengeBuilder:
+    """A player's challenge from their roll screen: their character's roll, and another
+    player's character (who chooses their own roll when they accept)."""
+
+    def __init__(self, campaign: Campaign, character: Character) -> None:
+        self.campaign = campaign
+        self.character = character
+        self.opponents = list(
+            campaign.characters.exclude(owner_id=character.owner_id)
+            .select_related("campaign")
+            .order_by("name", "pk")
+        )
+
+    def row(self) -> SideRow:
+        return side_row(self.character)
+
+    def parse(self, post: QueryDict) -> tuple[list[Side], str]:
+        opponent = _chosen(self.opponents, post.get("opponent", ""))
+        if opponent is None:
+            raise RulesError("Choose another player's character to challenge.")
+        return [Side(self.character, side_data(self.character, post)), Side(opponent, {})], intent_of(post)

@@ -1,0 +1,187 @@
+"""The contests panel: each contest being played, as one person at the table sees it.
+
+Every page of the table draws it (a phone's roll screen and campaign page, the GM's
+console, the table display), and the socket draws it again whenever an entry touches a
+contest (``audience.Panel.CONTESTS``). What it shows follows the contest's order of play
+(``rolls.contests``): who is in and what each rolls, who has rolled (never what, while the
+rolls are sealed), then every result and who is winning; and for whoever has something to do
+now, the button for it, with the exact odds of winning before they roll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from rolls import registry
+from rolls.contest_sides import SideRow, side_row
+from rolls.models import Contest, ContestSide
+from rolls.systems import RulesError
+from rolls.systems.base import dice_count, percent
+from rolls.systems.hand import dice_needed
+from tabletop.models import Membership
+
+
+@dataclass(frozen=True)
+class SideView:
+    side: ContestSide
+    rolled: bool
+    result: str  # the roll's headline once revealed; "" while sealed or not rolled
+    winning: bool
+    yours: bool  # this person rolls it now: their character's side, or the GM's without a sheet
+    label: str  # what it rolls: "Agility (Stealth)", "2 dice"
+
+
+@dataclass(frozen=True)
+class Odds:
+    """A side's exact chances in the contest, before anyone has rolled."""
+
+    win: Fraction
+    tie: Fraction
+    lose: Fraction
+
+    @property
+    def win_text(self) -> str:
+        return percent(self.win)
+
+    @property
+    def tie_text(self) -> str:
+        return percent(self.tie) if self.tie else ""
+
+
+@dataclass(frozen=True)
+class ContestView:
+    contest: Contest
+    sides: list[SideView]
+    phase: str
+    answer: SideRow | None = None  # the challenge this person answers, with their roll's fields
+    odds: Odds | None = None  # the chances of the side this person rolls
+    odds_side: str = ""
+    gm: bool = False
+
+
+def contest_views(campaign_id: int, membership: Membership | None) -> list[ContestView]:
+    """The contests of the running session still being played, as ``membership`` sees them
+    (None: the table display, which acts on nothing)."""
+    live = (
+        Contest.objects.filter(
+            campaign_id=campaign_id,
+            session__ended__isnull=True,
+            state__in=(Contest.State.ASKED, Contest.State.OPEN, Contest.State.REVEALED),
+        )
+        .select_related("campaign")
+        .prefetch_related("sides__roll", "sides__character__campaign")
+        .order_by("id")
+    )
+    return [_view(contest, membership) for contest in live]
+
+
+def _view(contest: Contest, membership: Membership | None) -> ContestView:
+    sides = list(contest.sides.all())
+    revealed = all(side.roll is not None and side.roll.revealed for side in sides)
+    winner = None
+    if revealed:
+        states = [side.roll.current_state() for side in sides if side.roll is not None]
+        winner = registry.engine(contest.system).contest_winner(states)
+    views = [
+        SideView(
+            side=side,
+            rolled=side.roll is not None,
+            result=_result(contest, side) if revealed else "",
+            winning=winner == side.position,
+            yours=_rolls_it(side, membership),
+            label=_label(contest, side),
+        )
+        for side in sides
+    ]
+    answer = None
+    if contest.state == Contest.State.ASKED and membership is not None:
+        waiting = next((side for side in sides if not side.accepted), None)
+        if (
+            waiting is not None
+            and waiting.character is not None
+            and waiting.character.owner_id == membership.user_id
+        ):
+            answer = side_row(waiting.character)
+    odds, odds_side = None, ""
+    mine = next((view for view in views if view.yours and not view.rolled), None)
+    if contest.state == Contest.State.OPEN and mine is not None:
+        odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
+    return ContestView(
+        contest=contest,
+        sides=views,
+        phase=_phase(contest, views, winner),
+        answer=answer,
+        odds=odds,
+        odds_side=odds_side,
+        gm=membership is not None and membership.is_gm,
+    )
+
+
+def _rolls_it(side: ContestSide, membership: Membership | None) -> bool:
+    if membership is None:
+        return False
+    if side.npc:
+        return membership.is_gm
+    return side.character is not None and side.character.owner_id == membership.user_id
+
+
+def _request(contest: Contest, side: ContestSide) -> Any:
+    system = registry.engine(contest.system)
+    if side.npc:
+        return system.parse_request(side.data)
+    if side.character is None:
+        raise RulesError(f"{side.name} has left the table.")
+    request_data, _ = registry.table(contest.system).pool(side.character, side.data)
+    return system.parse_request(request_data)
+
+
+def _label(contest: Contest, side: ContestSide) -> str:
+    if not side.accepted:
+        return "chooses their roll when they accept"
+    try:
+        if side.npc:
+            # What the room needs of the GM's side: how many dice it rolls.
+            system = registry.engine(contest.system)
+            request = _request(contest, side)
+            return dice_count(dice_needed(lambda rng: system.roll(request, rng)))
+        if side.character is None:
+            return "has left the table"
+        _, label = registry.table(contest.system).pool(side.character, side.data)
+        return label
+    except RulesError:
+        return "cannot roll as chosen (the sheet changed)"
+
+
+def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | None:
+    """The exact chances of side ``position`` against the other, before anyone rolls."""
+    try:
+        first, second = (_request(contest, side) for side in sides)
+        odds = registry.engine(contest.system).contest(first, second)
+    except RulesError:
+        return None
+    if position == 0:
+        return Odds(odds["win"], odds["tie"], odds["lose"])
+    return Odds(odds["lose"], odds["tie"], odds["win"])
+
+
+def _result(contest: Contest, side: ContestSide) -> str:
+    assert side.roll is not None
+    return registry.engine(contest.system).evaluate(side.roll.current_state()).headline
+
+
+def _phase(contest: Contest, views: list[SideView], winner: int | None) -> str:
+    if contest.state == Contest.State.ASKED:
+        waiting = next((view.side.name for view in views if not view.side.accepted), "the other side")
+        return f"Waiting for {waiting} to accept the challenge."
+    if contest.state == Contest.State.OPEN:
+        rolled = sum(view.rolled for view in views)
+        return (
+            f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
+        )
+    if winner is None:
+        return "Revealed: a tie so far."
+    return (
+        f"Revealed: {views[winner].side.name} is winning. Follow-ups may still change it; the GM settles it."
+    )

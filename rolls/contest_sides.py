@@ -1,0 +1,91 @@
+"""One side of a contest as it is chosen: a character and its roll form's values, or someone
+without a sheet. The services take ``Side`` (``rolls.contests``); the pages draw a
+character's side with its own roll fields (``side_row``) and read them back (``side_data``).
+
+Each character's roll is chosen with that character's own roll form (its trait fields and
+what the call form asks of everyone, ``call_traits`` and ``call_needs``), under a prefix of
+its own (``s12-stat``), so a trait that is not on the sheet is refused as the roll screen
+refuses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+
+from rolls import registry
+from rolls.calls import as_query
+from rolls.systems import RulesError
+from rolls.tables.forms import RollFormBase
+from tabletop.models import Character
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side as the contest is opened: a character and its roll form's values, or someone
+    without a sheet (``character`` None), its name and the engine's request data."""
+
+    character: Character | None
+    data: Mapping[str, Any]
+    name: str = ""
+
+
+def side_prefix(character: Character) -> str:
+    return f"s{character.pk}"
+
+
+def _compact(form: RollFormBase) -> RollFormBase:
+    """Radio buttons become a select: one line per side on a phone."""
+    for field in form.fields.values():
+        if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
+            field.widget = forms.Select()
+            field.choices = field.choices  # the setter hands the choices to the new widget
+    return form
+
+
+@dataclass(frozen=True)
+class SideRow:
+    """A character as a side can be chosen: its own roll fields."""
+
+    character: Character
+    fields: list[forms.BoundField]
+
+
+def side_row(character: Character) -> SideRow:
+    adapter = registry.table(character.campaign.system)
+    form = _compact(
+        adapter.roll_form(character=character, initial=adapter.roll_initial, prefix=side_prefix(character))
+    )
+    names = [name for name in (*adapter.call_traits, *adapter.call_needs) if name in form.fields]
+    for name in names:
+        form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
+    return SideRow(character, [form[name] for name in names])
+
+
+def side_data(character: Character, post: QueryDict) -> dict[str, Any]:
+    """A character's roll form values for its side, checked by its roll form and the engine;
+    RulesError names the character and what is wrong."""
+    adapter = registry.table(character.campaign.system)
+    prefix = f"{side_prefix(character)}-"
+    data: dict[str, Any] = {}
+    for name in (*adapter.call_traits, *adapter.call_needs):
+        got = post.getlist(prefix + name)
+        if len(got) > 1:
+            data[name] = got
+        elif got:
+            data[name] = got[0]
+    form = adapter.roll_form(as_query(data), character=character)
+    if not form.is_valid():
+        raise RulesError(f"For {character.name}: {form.errors_text()}")
+    values = {**form.engine_data(), "helper": False}
+    system = registry.engine(character.campaign.system)
+    try:
+        request_data, _ = adapter.pool(character, values)
+        system.contest_request(system.parse_request(request_data))
+    except RulesError as error:
+        raise RulesError(f"For {character.name}: {error}") from error
+    return values

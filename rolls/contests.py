@@ -1,0 +1,383 @@
+"""Contests: rolls that answer one another, each side rolled on its own phone (issue 14).
+
+A contest has two sides (stars STR-9: more Stars wins, ties go to the player). The GM opens
+one between characters, or a character and someone without a sheet whose side the GM rolls;
+a player may challenge another player's character, who accepts or refuses first.
+
+The order of play, which every function here enforces on the server:
+
+1. **Asked** (a challenge only): the challenged side's player accepts or refuses.
+2. **Open**: each side rolls once, its own side only (a player their character's, the GM a
+   side without a sheet). Each roll is *sealed* (``Visibility.SEALED``): its roller and the
+   GM see its dice, nobody else does, on any page, socket, export or statistic, and nobody
+   follows it up yet.
+3. **Revealed**: when the last side has rolled, every sealed roll is revealed at the same
+   moment (one log entry per roll, which sends its card again with its dice). Now the
+   follow-ups the rules allow in a contest go on (stars: Luck on one's own roll, or Luck
+   against the other side's roll, which rerolls it and keeps the worse); each side's roll is
+   made against the other side's character, which is what lets that player answer it.
+4. **Closed**: the GM settles it; the verdict is the engine's (``contest_winner``) on the
+   states as they stand. A contest that stalls (a phone went away, a player left) is closed
+   by the GM from step 2: the sides rolled so far are revealed, a side that did not roll
+   loses. The GM may also cancel a contest at any point; what was rolled is revealed.
+
+Lock order: the contest's row first, then what a roll locks (``rolls.services``: the
+character, the campaign last), so two sides rolling at the same moment queue on the contest
+and exactly one of them reveals. A follow-up does not lock the contest: it is refused on a
+sealed roll, and the reveal marks the rolls revealed before it commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from rolls import registry
+from rolls.contest_sides import Side
+from rolls.events import TableEvent
+from rolls.log import append_entry, append_event
+from rolls.models import Contest, ContestSide, LogEntry, Roll
+from rolls.services import npc_roll_create, roll_create
+from rolls.systems import RulesError
+from rolls.systems.base import Rng
+from tabletop.models import Campaign, Character, Membership
+
+INTENT_LENGTH = 200
+NAME_LENGTH = 60
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A side as the table sees the contest now."""
+
+    side: ContestSide
+    roll: Roll | None
+    winner: bool
+
+
+def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], intent: str) -> Contest:
+    """Open a contest. The GM opens it between any sides; a player challenges with their own
+    character (side 0) another player's character, who must accept before anyone rolls."""
+    system = registry.engine(campaign.system)
+    if not system.plays_contests:
+        raise RulesError(f"{system.name} has no contested rolls at this table.")
+    membership = Membership.objects.filter(campaign=campaign, user=opener).first()
+    if membership is None:
+        raise RulesError("Only someone at this table opens a contest.")
+    low, high = system.contest_sides
+    if not low <= len(sides) <= high:
+        count = f"{low}" if low == high else f"{low} to {high}"
+        raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
+    characters = [side.character for side in sides if side.character is not None]
+    if any(character.campaign_id != campaign.pk for character in characters):
+        raise RulesError("That character is not at this table.")
+    if len({character.pk for character in characters}) != len(characters):
+        raise RulesError("A character cannot contest against themself; choose two.")
+    challenge = not membership.is_gm
+    if challenge:
+        if len(sides) != 2:
+            raise RulesError("A challenge is one character against another.")
+        first, second = sides
+        if first.character is None or first.character.owner_id != opener.pk:
+            raise RulesError("Challenge with a character of your own.")
+        if second.character is None:
+            raise RulesError("Only the GM rolls for someone without a sheet: ask the GM to open it.")
+        if second.character.owner_id == opener.pk:
+            raise RulesError("Challenge another player's character: you play both of these.")
+    names = []
+    for side in sides:
+        if side.character is None:
+            name = side.name.strip()[:NAME_LENGTH]
+            if not name:
+                raise RulesError("Name the side without a sheet (who is it?).")
+            system.contest_request(system.parse_request(side.data))
+        else:
+            name = side.character.name
+            # A challenged player chooses their own roll when they accept.
+            if not (challenge and side is sides[1]):
+                _check_roll(side.character, side.data)
+        names.append(name)
+    intent = intent.strip()[:INTENT_LENGTH]
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("The GM has not started a play session yet.")
+        contest = Contest.objects.create(
+            campaign=campaign,
+            session=session,
+            system=system.slug,
+            intent=intent,
+            state=Contest.State.ASKED if challenge else Contest.State.OPEN,
+            opened_by=opener,
+        )
+        for position, (side, name) in enumerate(zip(sides, names, strict=True)):
+            ContestSide.objects.create(
+                contest=contest,
+                position=position,
+                character=side.character,
+                name=name,
+                npc=side.character is None,
+                data=dict(side.data),
+                accepted=not (challenge and position == 1),
+            )
+        about = f" ({intent})" if intent else ""
+        if challenge:
+            text = f"{names[0]} challenges {names[1]}{about}."
+        else:
+            text = f"The GM opened a contest: {names[0]} against {names[1]}{about}."
+        append_event(campaign_id=campaign.pk, event=TableEvent.CONTEST_OPEN, actor=opener, text=text)
+        return contest
+
+
+def contest_answer(
+    *, contest: Contest, user: User, accept: bool, data: Mapping[str, Any] | None = None
+) -> Contest:
+    """The challenged side's player accepts the challenge with the roll they choose
+    (``data``, their roll form's values), and everyone rolls; or refuses it."""
+    with transaction.atomic():
+        contest = _locked(contest)
+        if contest.state != Contest.State.ASKED:
+            raise RulesError("This contest is not waiting for an answer.")
+        side = next((s for s in contest.sides.all() if not s.accepted), None)
+        if side is None or side.character is None or side.character.owner_id != user.pk:
+            raise RulesError("Only the challenged character's player answers a challenge.")
+        if accept:
+            _check_roll(side.character, data or {})
+            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=dict(data or {}))
+            contest.state = Contest.State.OPEN
+            text = f"{side.name} accepts the challenge."
+        else:
+            contest.state = Contest.State.REFUSED
+            text = f"{side.name} refuses the challenge."
+        contest.save(update_fields=["state"])
+        append_event(campaign_id=contest.campaign_id, event=TableEvent.CONTEST_ANSWER, actor=user, text=text)
+        return contest
+
+
+def contest_roll(
+    *, side: ContestSide, user: User, rng: Rng, is_gm: bool, faces: list[int] | None = None
+) -> Roll:
+    """Roll one side, sealed; the last side to roll reveals them all. A player rolls only
+    their own character's side, the GM only a side without a sheet, each once, and only while
+    the contest is open."""
+    with transaction.atomic():
+        contest = _locked(side.contest)
+        side = contest.sides.select_related("character__campaign").get(pk=side.pk)
+        if contest.state == Contest.State.ASKED:
+            raise RulesError("The challenge has not been accepted yet.")
+        if contest.state != Contest.State.OPEN:
+            raise RulesError("This contest is over: its rolls are made.")
+        if side.roll_id is not None:
+            raise RulesError(f"{side.name} has rolled already: once per contest.")
+        others = list(contest.sides.exclude(pk=side.pk).select_related("character"))
+        # Head to head, each roll is made against the other side's character: what lets that
+        # player answer it (stars: Luck against it).
+        target = others[0].character if len(others) == 1 else None
+        if side.npc:
+            if not is_gm:
+                raise RulesError("Only the GM rolls for someone without a sheet.")
+            system = registry.engine(contest.system)
+            request = system.contest_request(system.parse_request(side.data))
+            roll = npc_roll_create(
+                campaign=contest.campaign,
+                gm=user,
+                name=side.name,
+                request=request,
+                secret=False,
+                target=target,
+                intent=contest.intent,
+                rng=rng,
+                faces=faces,
+                sealed=True,
+            )
+        else:
+            character = side.character
+            if character is None:
+                raise RulesError(f"{side.name} has left the table; the GM can close the contest.")
+            if character.owner_id != user.pk:
+                raise RulesError(f"Only {character.name}'s player rolls {character.name}'s side.")
+            roll = roll_create(
+                character=character,
+                roller=user,
+                data=side.data,
+                helper=None,
+                intent=contest.intent,
+                rng=rng,
+                faces=faces,
+                sealed=True,
+                target=target,
+            )
+        side.roll = roll
+        side.save(update_fields=["roll"])
+        if all(s.roll_id is not None for s in (side, *others)):
+            _reveal(contest, user)
+            contest.state = Contest.State.REVEALED
+            contest.save(update_fields=["state"])
+        return roll
+
+
+def contest_close(*, contest: Contest, gm: User) -> Contest:
+    """The GM settles a contest: the engine's verdict on the rolls as they stand (after the
+    follow-ups), or, for one that stalled, the rolls made so far revealed and a side that did
+    not roll losing."""
+    with transaction.atomic():
+        contest = _locked(contest)
+        if contest.state not in (Contest.State.OPEN, Contest.State.REVEALED):
+            raise RulesError("Only a contest being played can be closed.")
+        if contest.state == Contest.State.OPEN:
+            _reveal(contest, gm)
+        contest.verdict = verdict(contest)[:200]
+        contest.state = Contest.State.CLOSED
+        contest.save(update_fields=["state", "verdict"])
+        append_event(
+            campaign_id=contest.campaign_id, event=TableEvent.CONTEST_END, actor=gm, text=contest.verdict
+        )
+        return contest
+
+
+def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called it off") -> Contest:
+    """The GM calls a contest off. What was rolled stays in the log, revealed: nothing rolled
+    at the table is hidden for good by a contest."""
+    with transaction.atomic():
+        contest = _locked(contest)
+        if not contest.live:
+            raise RulesError("This contest is over already.")
+        _reveal(contest, gm)
+        contest.state = Contest.State.CANCELLED
+        contest.save(update_fields=["state"])
+        names = " and ".join(side.name for side in contest.sides.all())
+        append_event(
+            campaign_id=contest.campaign_id,
+            event=TableEvent.CONTEST_CANCEL,
+            actor=gm,
+            text=f"{because}: no contest between {names}.",
+        )
+        return contest
+
+
+def contest_act(
+    *, side: ContestSide, user: User, action: str, params: Mapping[str, Any], is_gm: bool
+) -> Contest:
+    """A step of a contest besides rolling (``TableAdapter.contest_steps``): taken only by the
+    side's own player (the GM for a side without a sheet), only when the system offers it."""
+    with transaction.atomic():
+        contest = _locked(side.contest)
+        sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+        side = next((each for each in sides if each.pk == side.pk), side)
+        if not contest.live:
+            raise RulesError("This contest is over.")
+        if side.npc and not is_gm:
+            raise RulesError("Only the GM acts for someone without a sheet.")
+        if not side.npc and (side.character is None or side.character.owner_id != user.pk):
+            raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
+        adapter = registry.table(contest.system)
+        offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
+        step = offered.get(action)
+        if step is None:
+            raise RulesError("That is not a step this side may take now.")
+        character = None
+        if side.character is not None:
+            character = (
+                Character.objects.select_for_update(of=("self",))
+                .select_related("campaign")
+                .get(pk=side.character.pk)
+            )
+        done = adapter.contest_step(contest, side, sides, step, params, character)
+        if character is not None and done.changed:
+            character.save(update_fields=done.changed)
+        side.extra = done.extra
+        side.save(update_fields=["extra"])
+        append_event(
+            campaign_id=contest.campaign_id, event=TableEvent.CONTEST_STEP, actor=user, text=done.text
+        )
+        return contest
+
+
+def standings(contest: Contest) -> list[Standing]:
+    """Each side and its roll, and who wins as the rolls stand. Only for a contest whose rolls
+    the viewer may see (revealed or closed): an open contest's sealed rolls have no winner."""
+    sides = list(contest.sides.select_related("roll").all())
+    # Read from the rolls themselves (a sealed roll has no winner yet), not the contest's state.
+    revealed = all(side.roll is not None and side.roll.revealed for side in sides)
+    winner = _winner(contest, sides) if revealed else None
+    return [Standing(side, side.roll, winner == side.position) for side in sides]
+
+
+def verdict(contest: Contest) -> str:
+    """The contest's result in words, from the rolls as they stand. A side that did not roll
+    loses; the sides that rolled are compared among themselves."""
+    sides = list(contest.sides.select_related("roll").all())
+    rolled = [side for side in sides if side.roll is not None]
+    if not rolled:
+        return "Nobody rolled: the contest ends undecided."
+    missing = ", ".join(side.name for side in sides if side.roll is None)
+    if len(rolled) == 1:
+        return f"{rolled[0].name} wins: {missing} did not roll."
+    position = _winner(contest, rolled)
+    scores = " to ".join(_score(contest, side) for side in rolled)
+    absent = f"; {missing} did not roll" if missing else ""
+    if position is None:
+        return f"A tie, {scores}{absent}."
+    winner = rolled[position]
+    note = f" (a tie goes to {rolled[0].name})" if _tied(contest, rolled) else ""
+    return f"{winner.name} wins, {scores}{note}{absent}."
+
+
+def _winner(contest: Contest, sides: Sequence[ContestSide]) -> int | None:
+    """The winner's index in ``sides`` (each of which has rolled), or None for a tie."""
+    system = registry.engine(contest.system)
+    states = [side.roll.current_state() for side in sides if side.roll is not None]
+    if len(states) != len(sides):
+        return None
+    return system.contest_winner(states, [side.extra for side in sides])
+
+
+def _score(contest: Contest, side: ContestSide) -> str:
+    assert side.roll is not None
+    return registry.engine(contest.system).evaluate(side.roll.current_state()).headline.split(": ")[-1]
+
+
+def _tied(contest: Contest, sides: Sequence[ContestSide]) -> bool:
+    system = registry.engine(contest.system)
+    keys = {system.evaluate(side.roll.current_state()).key for side in sides if side.roll is not None}
+    return len(keys) == 1
+
+
+def _reveal(contest: Contest, actor: User) -> None:
+    """Reveal every sealed roll of the contest at once: each gets an entry that names it and
+    carries its state, so every page draws its card again, now with its dice."""
+    rolls = list(
+        Roll.objects.filter(contest_side__contest=contest, revealed=False)
+        .select_related("character")
+        .order_by("id")
+    )
+    if not rolls:
+        return
+    Roll.objects.filter(pk__in=[roll.pk for roll in rolls]).update(revealed=True)
+    for roll in rolls:
+        roll.revealed = True
+        append_entry(
+            campaign_id=contest.campaign_id,
+            kind=LogEntry.Kind.EVENT,
+            action=TableEvent.CONTEST_REVEAL,
+            actor=actor,
+            roll=roll,
+            state=roll.current_state(),
+            text=f"{roll.character_name}'s roll for the contest, revealed.",
+        )
+
+
+def _check_roll(character: Character, data: Mapping[str, Any]) -> None:
+    """That ``data`` is a roll this character can make in a contest (RulesError otherwise)."""
+    system = registry.engine(character.campaign.system)
+    request_data, _ = registry.table(system.slug).pool(character, data)
+    system.contest_request(system.parse_request(request_data))
+
+
+def _locked(contest: Contest) -> Contest:
+    # Only the contest's own row: the campaign is locked last, by the log (``rolls.log``).
+    return Contest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=contest.pk)

@@ -1,0 +1,175 @@
+"""Contests from the pages (``rolls.contests`` holds the rules of play): the GM opens one from
+the session page, a player challenges from their roll screen, each side rolls from the
+contests panel, the GM settles or calls it off.
+
+Every answer to htmx is the contests panel as this member sees it now (their own roll, still
+sealed, shows on their own card over the socket); a refusal goes next to the button that was
+pressed, status 422, and changes nothing. Without JavaScript each form posts, redirects back
+to the page it came from (post, redirect, get) and a message says what happened.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import reswap, retarget
+
+from rolls import contests, randomness
+from rolls.contest_forms import ChallengeBuilder, ContestBuilder
+from rolls.contest_panels import contest_views
+from rolls.contest_sides import side_data
+from rolls.models import Contest, ContestSide
+from rolls.systems import RulesError
+from rolls.systems.hand import parse_faces
+from rolls.views.table import CONFIRMED
+from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
+from tabletop.http import HtmxRequest
+from tabletop.models import Membership
+
+PANEL = "rolls/_contests_panel.html"
+# A refusal goes in the pressed form's own place, else the page's notice line.
+REFUSAL_TARGET = "find [data-refusal], #notice"
+
+
+def _back(membership: Membership) -> str:
+    """Where a plain POST returns to: the GM's console, or the player's campaign page (both
+    draw the contests panel)."""
+    return reverse("rolls:session" if membership.is_gm else "rolls:campaign", args=[membership.campaign_id])
+
+
+def _panel(request: HtmxRequest, membership: Membership, message: str) -> HttpResponse:
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect(_back(membership))
+    context = {"contests": contest_views(membership.campaign_id, membership)}
+    return render(request, PANEL, context)
+
+
+def _refused(request: HtmxRequest, membership: Membership, error: RulesError) -> HttpResponse:
+    if not request.htmx:
+        messages.error(request, str(error))
+        return redirect(_back(membership))
+    response = render(request, "rolls/_refusal.html", {"message": str(error)}, status=422)
+    return reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
+
+
+def _contest(membership: Membership, contest_id: int) -> Contest:
+    if not 0 < contest_id <= MAX_ID:
+        raise Http404("No such contest.")
+    return get_object_or_404(
+        Contest.objects.select_related("campaign"), campaign=membership.campaign, pk=contest_id
+    )
+
+
+@require_POST
+def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
+    """The GM opens a contest between two sides, from the session page."""
+    membership = gm_or_403(request.user, pk)
+    try:
+        sides, intent = ContestBuilder(membership.campaign).parse(request.POST)
+        contests.contest_open(
+            campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    names = " against ".join(side.character.name if side.character else side.name for side in sides)
+    return _panel(request, membership, f"Contest open: {names}.")
+
+
+@require_POST
+def challenge_create(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
+    """A player challenges another player's character with their own."""
+    membership = membership_or_404(request.user, pk)
+    character = character_to_act_for(membership, character_id)
+    try:
+        if character.owner_id != membership.user_id:
+            raise RulesError("Challenge with a character of your own.")
+        sides, intent = ChallengeBuilder(membership.campaign, character).parse(request.POST)
+        contests.contest_open(
+            campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    other = sides[1].character
+    return _panel(
+        request, membership, f"You challenged {other.name if other else 'them'}; they choose to accept."
+    )
+
+
+@require_POST
+def contest_answer(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
+    """The challenged player accepts, with the roll they choose, or refuses."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    accept = request.POST.get("accept") == "yes"
+    try:
+        side = contest.sides.select_related("character__campaign").filter(accepted=False).first()
+        if side is None or side.character is None or side.character.owner_id != membership.user_id:
+            raise RulesError("Only the challenged character's player answers a challenge.")
+        data = side_data(side.character, request.POST) if accept else None
+        contests.contest_answer(contest=contest, user=membership.user, accept=accept, data=data)
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "Challenge accepted: roll!" if accept else "Challenge refused.")
+
+
+@require_POST
+def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -> HttpResponse:
+    """Roll one side: a player their character's, the GM a side without a sheet."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if not 0 < side_id <= MAX_ID:
+        raise Http404("No such side.")
+    side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
+    try:
+        raw = request.POST.get("faces", "").strip()
+        faces = parse_faces(raw) if raw else None
+        contests.contest_roll(
+            side=side, user=membership.user, rng=randomness.RNG, is_gm=membership.is_gm, faces=faces
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    # Its card reaches its roller's roll screen over the socket (``audience.delivery``): this
+    # panel may be redrawn by the socket while the request is on its way.
+    return _panel(request, membership, f"{side.name} has rolled.")
+
+
+@require_POST
+def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
+    """The GM settles a contest (one that stalled: after asking once)."""
+    membership = gm_or_403(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if contest.state == Contest.State.OPEN and request.POST.get("confirmed") != CONFIRMED:
+        return _confirm(request, contest, "Close it now? A side that has not rolled loses.")
+    try:
+        closed = contests.contest_close(contest=contest, gm=membership.user)
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, closed.verdict)
+
+
+@require_POST
+def contest_cancel(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
+    membership = gm_or_403(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if request.POST.get("confirmed") != CONFIRMED:
+        return _confirm(request, contest, "Call this contest off?")
+    try:
+        contests.contest_cancel(contest=contest, gm=membership.user)
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "The contest is called off.")
+
+
+def _confirm(request: HtmxRequest, contest: Contest, question: str) -> HttpResponse:
+    """Without script the page's dialog never ran: ask here, and change nothing yet."""
+    context = {
+        "campaign": contest.campaign,
+        "question": question,
+        "action": request.path,
+        "confirmed": CONFIRMED,
+    }
+    return render(request, "rolls/confirm.html", context)
