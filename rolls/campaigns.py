@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from rolls import registry
+from rolls import fairdice, registry
 from rolls.events import TableEvent
 from rolls.log import append_event
 from rolls.systems import RulesError
@@ -142,7 +142,12 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
         if campaign.open_session() is not None:
             raise RulesError("A play session is already running.")
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
-        session = PlaySession.objects.create(campaign=campaign, number=number)
+        # The session's dice seed: secret until the session ends, its hash shown from now on,
+        # and in the log before any die is drawn from it (rolls/fairdice.py).
+        seed = fairdice.new_seed()
+        session = PlaySession.objects.create(
+            campaign=campaign, number=number, seed=seed.hex(), seed_hash=fairdice.commitment(seed)
+        )
         changed = {field for character in characters for field in adapter.on_new_session(character)}
         if changed:
             Character.objects.bulk_update(characters, sorted(changed))
@@ -151,6 +156,7 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
             event=TableEvent.SESSION_START,
             actor=actor,
             text=f"Session {number} started. {adapter.session_note}".strip(),
+            dice={"session": number, "commit": session.seed_hash},
         )
         return session
 
@@ -165,11 +171,14 @@ def session_end(*, campaign: Campaign, actor: User) -> None:
             raise RulesError("No play session is running.")
         session.ended = timezone.now()
         session.save(update_fields=["ended"])
+        # Its dice seed is revealed with the end: anyone may now recompute every die drawn from
+        # it. A secret or blind roll's own seed stays the GM's until the roll is revealed.
         append_event(
             campaign_id=campaign.pk,
             event=TableEvent.SESSION_END,
             actor=actor,
             text=f"Session {session.number} ended.",
+            dice={"session": session.number, "seed": session.seed} if session.seed else None,
         )
 
 

@@ -10,14 +10,15 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry
+from rolls import fairdice, registry
 from rolls.events import TableEvent
-from rolls.log import append_entry, append_event
+from rolls.log import append_entry, append_event, reserve
 from rolls.models import LogEntry, Roll, RollCall, Visibility
+from rolls.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, own_seed
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
-from tabletop.models import Campaign, Character, DiceMode
+from tabletop.models import Campaign, Character, DiceMode, PlaySession
 from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
@@ -47,11 +48,13 @@ def roll_create(
     blind: bool = False,
     call: RollCall | None = None,
     faces: list[int] | None = None,
+    client: str | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
     ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
-    (``player_dice``); the engine rolls from them instead of ``rng``."""
+    (``player_dice``); the engine rolls from them instead of ``rng``. ``client``: the random
+    value the roller's browser sent (``fairdice.client_value``), mixed into the app's dice."""
     system = registry.engine(character.campaign.system)
     adapter = registry.table(system.slug)
     with transaction.atomic():
@@ -68,7 +71,10 @@ def roll_create(
             raise RulesError("That call for a roll is not for this character, or it is over.")
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
-        state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        seed = own_seed(rng, hidden=blind, by_hand=faces is not None)
+        place = reserve(campaign.pk)  # the dice need the entry's number: the campaign, last
+        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
+        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
         roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
@@ -85,6 +91,8 @@ def roll_create(
             call=call,
             outcome=system.evaluate(state).tone,
             by_hand=faces is not None,
+            seed=seed,
+            seed_hash=_commitment(seed),
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -93,6 +101,8 @@ def roll_create(
             actor=roller,
             roll=roll,
             state=state,
+            dice=_roll_record(dice, seed),
+            place=place,
         )
         return roll
 
@@ -108,6 +118,7 @@ def npc_roll_create(
     intent: str,
     rng: Rng,
     faces: list[int] | None = None,
+    client: str | None = None,
 ) -> Roll:
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
@@ -123,7 +134,10 @@ def npc_roll_create(
             raise RulesError("Start a play session before rolling.")
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
-        state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        seed = own_seed(rng, hidden=secret, by_hand=faces is not None)
+        place = reserve(campaign.pk)
+        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
+        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
         roll = Roll.objects.create(
             campaign=campaign,
             session=session,
@@ -139,9 +153,18 @@ def npc_roll_create(
             npc=True,
             outcome=system.evaluate(state).tone,
             by_hand=faces is not None,
+            seed=seed,
+            seed_hash=_commitment(seed),
         )
         append_entry(
-            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
+            campaign_id=campaign.pk,
+            kind=LogEntry.Kind.ROLL,
+            action="roll",
+            actor=gm,
+            roll=roll,
+            state=state,
+            dice=_roll_record(dice, seed),
+            place=place,
         )
         return roll
 
@@ -167,6 +190,7 @@ def follow_up_apply(
     by_gm: bool = False,
     unseen: bool = False,
     faces: list[int] | None = None,
+    client: str | None = None,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
@@ -215,7 +239,9 @@ def follow_up_apply(
         def step(source: Rng) -> Any:
             return system.apply(state, action, params, resources, source)
 
-        applied = _rerolled_by_hand(step, faces) if locked.by_hand else step(rng)
+        place = reserve(roll.campaign_id)  # the dice need the entry's number: the campaign, last
+        dice = _follow_up_dice(rng, locked, place.seq, client)
+        applied = _rerolled_by_hand(step, faces) if locked.by_hand else step(dice.rng)
         if applied.costs:
             # Whatever the engine offered, nothing is paid from a sheet for an old roll.
             _refuse_when_stale(locked, campaign, label, adapter.story_name)
@@ -237,6 +263,8 @@ def follow_up_apply(
             actor=actor,
             roll=roll,
             state=applied.state,
+            dice=dice.record(),
+            place=place,
         )
 
 
@@ -254,6 +282,41 @@ def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> 
             raise RulesError(DIGITAL_TABLE)
     elif campaign.dice == DiceMode.PHYSICAL and not blind:
         raise RulesError("This table rolls real dice: enter the faces you rolled.")
+
+
+def _entry_dice(rng: Rng, session_seed: str, roll_seed: str, seq: int, client: str | None) -> EntryDice:
+    """A new roll's dice: from its own seed when it has one (secret, blind), else its
+    session's."""
+    if roll_seed:
+        return EntryDice(rng, seed=roll_seed, source=ROLL_SEED, seq=seq, client=client)
+    return EntryDice(rng, seed=session_seed, source=SESSION_SEED, seq=seq, client=client)
+
+
+def _commitment(seed: str) -> str:
+    return fairdice.commitment(bytes.fromhex(seed)) if seed else ""
+
+
+def _roll_record(dice: EntryDice, roll_seed: str) -> dict[str, Any] | None:
+    """A roll's entry commits to its own seed, if it has one, where the log can show it."""
+    if roll_seed:
+        return dice.record(commit=_commitment(roll_seed))
+    return dice.record()
+
+
+def _follow_up_dice(rng: Rng, roll: Roll, seq: int, client: str | None) -> EntryDice:
+    """A follow-up's dice come from a seed nobody else knows yet: the roll's own while it is
+    hidden, else its session's while the session runs. After that (a seed already public), a
+    player who chose the value mixed in could choose the dice: the app's dice come from the
+    operating system, and the entry records no seed. (No rule lets a follow-up draw dice on a
+    roll of an ended session today: every one that does costs something from a sheet.)"""
+    if not isinstance(rng, AppDice) or roll.by_hand:
+        return EntryDice(rng, seed="", source=SESSION_SEED, seq=seq, client=client)
+    if roll.seed and not roll.revealed:
+        return EntryDice(rng, seed=roll.seed, source=ROLL_SEED, seq=seq, client=client)
+    session = PlaySession.objects.filter(pk=roll.session_id, ended__isnull=True).values_list(
+        "seed", flat=True
+    )
+    return EntryDice(rng, seed=session.first() or "", source=SESSION_SEED, seq=seq, client=client)
 
 
 def _rolled[T](step: Callable[[Any], T], faces: list[int] | None, rng: Rng) -> T:

@@ -299,6 +299,13 @@ class Sets(DiceSystem):
         return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker, opposed)
 
     # -- rolling ------------------------------------------------------------------------------
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # Only the roll draws: a bid's "dice" are the places of the dice it spends. A Bar's
+        # Face left to the dice is drawn after the pool.
+        if step.get("action") != "roll":
+            return []
+        return [int(face) for face in step["dice"]] + ([int(step["bar_face"])] if "bar_face" in step else [])
+
     def roll(self, request: SetsRequest, rng: Rng) -> State:
         step: dict[str, Any] = {"action": "roll", "dice": roll_dice(rng, request.dice)}
         if not request.opposed and request.bar_face is None:

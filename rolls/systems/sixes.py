@@ -141,6 +141,12 @@ class Sixes(DiceSystem):
     def roll(self, request: SixesRequest, rng: Rng) -> State:
         return new_state(self, request, {"action": "roll", "dice": roll_dice(rng, request.dice)})
 
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # A push or a Luck point keeps the whole pool; it drew only the dice it rerolled.
+        if "rerolled" in step:
+            return [int(step["dice"][i]) for i in step["rerolled"]]
+        return super().drawn(step)
+
     @staticmethod
     def _dice(state: State) -> list[int]:
         """The dice as they lie now: the last step that rolled any."""

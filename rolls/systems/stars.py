@@ -316,6 +316,12 @@ class Stars(DiceSystem):
                 kept = 1
         return {"rolls": rolls, "kept": kept, "dice": rolls[kept]}
 
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # A test with advantage or disadvantage drew two rolls; "dice" is only the kept one.
+        if "rolls" in step:
+            return [int(face) for roll in step["rolls"] for face in roll]
+        return super().drawn(step)
+
     def roll(self, request: StarsRequest, rng: Rng) -> State:
         return new_state(self, request, {"action": "roll", **self._test(request, rng)})
 
