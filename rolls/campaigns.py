@@ -144,9 +144,13 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
         # The session's dice seed: secret until the session ends, its hash shown from now on,
         # and in the log before any die is drawn from it (rolls/fairdice.py).
-        seed = fairdice.new_seed()
+        seed, hidden = fairdice.new_seed(), fairdice.new_seed()
         session = PlaySession.objects.create(
-            campaign=campaign, number=number, seed=seed.hex(), seed_hash=fairdice.commitment(seed)
+            campaign=campaign,
+            number=number,
+            seed=seed.hex(),
+            seed_hash=fairdice.commitment(seed),
+            hidden_seed=hidden.hex(),
         )
         changed = {field for character in characters for field in adapter.on_new_session(character)}
         if changed:
@@ -156,7 +160,8 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
             event=TableEvent.SESSION_START,
             actor=actor,
             text=f"Session {number} started. {adapter.session_note}".strip(),
-            dice={"session": number, "commit": session.seed_hash},
+            # And the hash of the seed its first secret or blind roll will take.
+            dice={"session": number, "commit": session.seed_hash, "next_hidden": fairdice.commitment(hidden)},
         )
         return session
 

@@ -85,6 +85,10 @@ def check_export(data: dict[str, Any]) -> DiceReport:
         if seal.seed is None:
             report.waiting[name] += 1
             continue
+        if seal.commit_seq is None and report.withheld:
+            # Announced by a hidden roll this export withholds: not checkable from this file.
+            report.waiting[f"{name} (its seed was announced in a withheld entry)"] += 1
+            continue
         wrong = _wrong(entry, dice, seal)
         if wrong:
             report.failure = f"Entry {entry['seq']} does not match: {wrong}."
@@ -96,21 +100,28 @@ def check_export(data: dict[str, Any]) -> DiceReport:
 
 
 def _seals(entries: list[dict[str, Any]]) -> tuple[dict[Any, Seal], dict[Any, Seal]]:
-    """Each session's and each secret roll's seed hash and seed, as the log wrote them."""
+    """Each session's and each secret roll's seed hash and seed, as the log wrote them. A
+    session's hash is in its start event; a hidden roll's own seed was announced (``next_hidden``)
+    by the session's start or by the hidden roll before it, and its entry names the hash again."""
     sessions: dict[Any, Seal] = {}
     rolls: dict[Any, Seal] = {}
+    announced: dict[str, int] = {}
     for entry in entries:
         dice = entry.get("dice") or {}
+        if "next_hidden" in dice:
+            announced.setdefault(dice["next_hidden"], entry["seq"])
         if entry["kind"] == "event" and "session" in dice:
             seal = sessions.setdefault(dice["session"], Seal())
+            if "commit" in dice and seal.commit is None:
+                seal.commit, seal.commit_seq = dice["commit"], entry["seq"]
         elif entry["kind"] == "event" and "roll" in dice:
             seal = rolls.setdefault(dice["roll"], Seal())
         elif "commit" in dice:
             seal = rolls.setdefault(entry["roll"], Seal())
+            if seal.commit is None:
+                seal.commit, seal.commit_seq = dice["commit"], announced.get(dice["commit"])
         else:
             continue
-        if "commit" in dice and seal.commit is None:
-            seal.commit, seal.commit_seq = dice["commit"], entry["seq"]
         if "seed" in dice and entry["kind"] == "event":
             seal.seed = dice["seed"]
     return sessions, rolls

@@ -33,12 +33,10 @@ SESSION_SEED = "session"
 ROLL_SEED = "roll"
 
 
-def own_seed(rng: Rng, *, hidden: bool, by_hand: bool) -> str:
-    """A new seed of its own for a secret or blind roll the app rolls (hex), or "": the
+def wants_own_seed(rng: Rng, *, hidden: bool, by_hand: bool) -> bool:
+    """Whether a roll takes a seed of its own: a secret or blind one that the app rolls. The
     session's seed is revealed when the session ends, this one only with the roll."""
-    if hidden and not by_hand and isinstance(rng, AppDice):
-        return fairdice.new_seed().hex()
-    return ""
+    return hidden and not by_hand and isinstance(rng, AppDice)
 
 
 class EntryDice:

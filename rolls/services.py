@@ -14,7 +14,7 @@ from rolls import fairdice, registry
 from rolls.events import TableEvent
 from rolls.log import append_entry, append_event, reserve
 from rolls.models import LogEntry, Roll, RollCall, Visibility
-from rolls.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, own_seed
+from rolls.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
@@ -71,7 +71,7 @@ def roll_create(
             raise RulesError("That call for a roll is not for this character, or it is over.")
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
-        seed = own_seed(rng, hidden=blind, by_hand=faces is not None)
+        seed, following = _hidden_seed(session, rng, hidden=blind, by_hand=faces is not None)
         place = reserve(campaign.pk)  # the dice need the entry's number: the campaign, last
         dice = _entry_dice(rng, session.seed, seed, place.seq, client)
         state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
@@ -101,7 +101,7 @@ def roll_create(
             actor=roller,
             roll=roll,
             state=state,
-            dice=_roll_record(dice, seed),
+            dice=_roll_record(dice, seed, following),
             place=place,
         )
         return roll
@@ -134,7 +134,7 @@ def npc_roll_create(
             raise RulesError("Start a play session before rolling.")
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
-        seed = own_seed(rng, hidden=secret, by_hand=faces is not None)
+        seed, following = _hidden_seed(session, rng, hidden=secret, by_hand=faces is not None)
         place = reserve(campaign.pk)
         dice = _entry_dice(rng, session.seed, seed, place.seq, client)
         state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
@@ -163,7 +163,7 @@ def npc_roll_create(
             actor=gm,
             roll=roll,
             state=state,
-            dice=_roll_record(dice, seed),
+            dice=_roll_record(dice, seed, following),
             place=place,
         )
         return roll
@@ -296,10 +296,26 @@ def _commitment(seed: str) -> str:
     return fairdice.commitment(bytes.fromhex(seed)) if seed else ""
 
 
-def _roll_record(dice: EntryDice, roll_seed: str) -> dict[str, Any] | None:
-    """A roll's entry commits to its own seed, if it has one, where the log can show it."""
+def _hidden_seed(session: PlaySession, rng: Rng, *, hidden: bool, by_hand: bool) -> tuple[str, str]:
+    """A secret or blind roll's own seed, and the hash of the one the next such roll will take
+    (or two empty strings). The seed was drawn, and its hash written in the log, before this
+    roll's random value arrived (at the session's start, or with the hidden roll before it),
+    so the server cannot pick it to suit that value. Locks the session's row: after the
+    characters, before the campaign."""
+    if not wants_own_seed(rng, hidden=hidden, by_hand=by_hand):
+        return "", ""
+    locked = PlaySession.objects.select_for_update().only("hidden_seed").get(pk=session.pk)
+    if not locked.hidden_seed:
+        return "", ""  # a session started before hidden rolls had seeds: none to take
+    following = fairdice.new_seed()
+    PlaySession.objects.filter(pk=session.pk).update(hidden_seed=following.hex())
+    return locked.hidden_seed, fairdice.commitment(following)
+
+
+def _roll_record(dice: EntryDice, roll_seed: str, following: str) -> dict[str, Any] | None:
+    """A hidden roll's entry names the hash of its own seed, and announces the next one's."""
     if roll_seed:
-        return dice.record(commit=_commitment(roll_seed))
+        return dice.record(commit=_commitment(roll_seed), next_hidden=following)
     return dice.record()
 
 

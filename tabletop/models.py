@@ -147,6 +147,9 @@ class PlaySession(models.Model):
     # SHA-256 of the seed (hex), the commitment every screen shows. A column of its own: an
     # imported session keeps it even when the seed, not revealed yet, stayed behind.
     seed_hash = models.CharField(max_length=64, blank=True, default="")
+    # The seed the session's next secret or blind roll will take as its own (hex): drawn, and
+    # its hash logged, before that roll's random value arrives (rolls/services.py).
+    hidden_seed = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-number"]
