@@ -10,6 +10,7 @@ import hmac
 import io
 import json
 from collections.abc import Iterator
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +258,9 @@ def test_a_hidden_rolls_seed_and_the_sessions_reach_no_page_or_export(seeded: Ta
             response = client.get(reverse("rolls:export", args=[pk]), {"format": format_})
             assert_none_in(b"".join(response.streaming_content), secrets, f"the {format_} export")  # type: ignore[attr-defined]
     assert_none_in(Client().get(display_url(campaign)).content, secrets, "the display")
+    # The blind roll's own seal is anyone's to see: its hash, on its page.
+    page = logged_in(seeded.player).get(reverse("rolls:roll", args=[pk, rolls["blind"].pk])).content.decode()
+    assert rolls["blind"].seed_hash in page and "Revealed when the GM reveals the roll." in page
 
     # Revealed by the GM, the blind roll's seed is anyone's; the session's still is nobody's.
     reveal = reverse("rolls:roll-reveal", args=[pk, rolls["blind"].pk])
@@ -327,3 +331,37 @@ def test_dice_entered_by_hand_use_no_seed(seeded: Table) -> None:
     assert response.status_code == 200, response.content.decode()
     roll = Roll.objects.get()
     assert roll.by_hand and entry_of(roll).dice is None and roll.seed == ""
+
+
+def docs_dice_check() -> str:
+    """The Python that docs/verify.md gives anyone to recompute the dice of an export."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "verify.md").read_text()
+    return page.split("```python\n")[2].split("```", 1)[0]
+
+
+@pytest.mark.django_db
+def test_the_docs_lines_recompute_the_dice(seeded: Table, tmp_path: Path) -> None:
+    rolls = play(seeded)
+    gm = logged_in(seeded.gm)
+    gm.post(reverse("rolls:session-end", args=[seeded.campaign.pk]), {"confirmed": "yes"})
+    data = export_json(gm, seeded.campaign)
+    path = tmp_path / "campaign-1.json"
+    path.write_text(json.dumps(data))
+    code = docs_dice_check().replace('"campaign-1.json"', repr(str(path)))
+    blind = entry_of(rolls["blind"]).seq
+    drawn = sum(
+        len(e["dice"]["drawn"])
+        for e in data["entries"]
+        if e["kind"] != "event" and e.get("dice") and e["seq"] != blind
+    )
+    out = io.StringIO()
+
+    with redirect_stdout(out):
+        exec(code, {})  # the page's own lines, run as a reader would
+    assert out.getvalue() == f"checked {drawn} dice\n"
+
+    entry = next(e for e in data["entries"] if e.get("dice") and e["kind"] == "roll")
+    entry["dice"]["drawn"][0] = entry["dice"]["drawn"][0] % 6 + 1
+    path.write_text(json.dumps(data))
+    with pytest.raises(AssertionError, match=f"entry {entry['seq']}: its dice are not the seed's"):
+        exec(code, {})
