@@ -211,7 +211,8 @@ def _locked_characters(campaign: Campaign) -> list[Character]:
     """Every character of the campaign, each row locked, in the order of their ids.
 
     The order of locks, in every write: a roll, then characters (by id when several), then
-    the campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
+    the play session's row (a hidden roll taking its seed, the end of a session), then the
+    campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
     follow-up that holds its roll and its character and a GM's clock then never wait for each
     other in a circle (on PostgreSQL: a deadlock, and one of them fails)."""
     return list(
