@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from rolls import registry
+from rolls import fairdice, registry
 from rolls.contests import contest_cancel
 from rolls.events import TableEvent
 from rolls.log import append_event
@@ -144,7 +144,16 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
         if campaign.open_session() is not None:
             raise RulesError("A play session is already running.")
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
-        session = PlaySession.objects.create(campaign=campaign, number=number)
+        # The session's dice seed: secret until the session ends, its hash shown from now on,
+        # and in the log before any die is drawn from it (rolls/fairdice.py).
+        seed, hidden = fairdice.new_seed(), fairdice.new_seed()
+        session = PlaySession.objects.create(
+            campaign=campaign,
+            number=number,
+            seed=seed.hex(),
+            seed_hash=fairdice.commitment(seed),
+            hidden_seed=hidden.hex(),
+        )
         changed = {field for character in characters for field in adapter.on_new_session(character)}
         if changed:
             Character.objects.bulk_update(characters, sorted(changed))
@@ -153,6 +162,8 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
             event=TableEvent.SESSION_START,
             actor=actor,
             text=f"Session {number} started. {adapter.session_note}".strip(),
+            # And the hash of the seed its first secret or blind roll will take.
+            dice={"session": number, "commit": session.seed_hash, "next_hidden": fairdice.commitment(hidden)},
         )
         return session
 
@@ -170,11 +181,14 @@ def session_end(*, campaign: Campaign, actor: User) -> None:
             raise RulesError("No play session is running.")
         session.ended = timezone.now()
         session.save(update_fields=["ended"])
+        # Its dice seed is revealed with the end: anyone may now recompute every die drawn from
+        # it. A secret or blind roll's own seed stays the GM's until the roll is revealed.
         append_event(
             campaign_id=campaign.pk,
             event=TableEvent.SESSION_END,
             actor=actor,
             text=f"Session {session.number} ended.",
+            dice={"session": session.number, "seed": session.seed} if session.seed else None,
         )
 
 
@@ -202,7 +216,8 @@ def _locked_characters(campaign: Campaign) -> list[Character]:
     """Every character of the campaign, each row locked, in the order of their ids.
 
     The order of locks, in every write: a roll, then characters (by id when several), then
-    the campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
+    the play session's row (a hidden roll taking its seed, the end of a session), then the
+    campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
     follow-up that holds its roll and its character and a GM's clock then never wait for each
     other in a circle (on PostgreSQL: a deadlock, and one of them fails)."""
     return list(

@@ -2,7 +2,8 @@
 recompute from a JSON export with the standard library.
 
 Each entry's *content* is a small JSON object written canonically (keys sorted, no spaces,
-ASCII): its campaign, sequence number, kind, action, roll, actor, state, text and time. Its
+ASCII): its campaign, sequence number, kind, action, roll, actor, state, text and time, and
+where its dice came from when it drew any (``dice``). Its
 *digest* is the SHA-256 of those bytes, and its *hash* the SHA-256 of the previous entry's hash
 followed by its digest, both as hex text. The first entry of a campaign follows ``GENESIS``.
 
@@ -38,9 +39,12 @@ def content(
     state: Any,
     text: str,
     created: str,
+    dice: Any = None,
 ) -> dict[str, Any]:
-    """An entry's hashed content, as the JSON export shows it."""
-    return {
+    """An entry's hashed content, as the JSON export shows it. ``dice`` (where an entry's dice
+    came from, ``rolls/fairdice.py``) is there only on the entries that have it, so the
+    entries written before it existed keep their hashes."""
+    written = {
         "campaign": campaign,
         "seq": seq,
         "kind": kind,
@@ -51,6 +55,9 @@ def content(
         "text": text,
         "created": created,
     }
+    if dice is not None:
+        written["dice"] = dice
+    return written
 
 
 def digest(entry_content: dict[str, Any]) -> str:

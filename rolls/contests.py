@@ -159,7 +159,13 @@ def contest_answer(
 
 
 def contest_roll(
-    *, side: ContestSide, user: User, rng: Rng, is_gm: bool, faces: list[int] | None = None
+    *,
+    side: ContestSide,
+    user: User,
+    rng: Rng,
+    is_gm: bool,
+    faces: list[int] | None = None,
+    client: str | None = None,
 ) -> Roll:
     """Roll one side, sealed; the last side to roll reveals them all. A player rolls only
     their own character's side, the GM only a side without a sheet, each once, and only while
@@ -193,6 +199,7 @@ def contest_roll(
                 rng=rng,
                 faces=faces,
                 sealed=True,
+                client=client,
             )
         else:
             character = side.character
@@ -210,6 +217,7 @@ def contest_roll(
                 faces=faces,
                 sealed=True,
                 target=target,
+                client=client,
             )
         side.roll = roll
         side.save(update_fields=["roll"])

@@ -102,6 +102,7 @@ def entry_content(entry: LogEntry) -> dict[str, Any]:
         state=entry.state,
         text=entry.text,
         created=chain.timestamp(entry.created),
+        dice=entry.dice,
     )
 
 
@@ -245,8 +246,11 @@ def _entry(entry: LogEntry, scope: Scope) -> dict[str, Any]:
 
 
 def _roll(roll: Roll, scope: Scope) -> dict[str, Any]:
+    # A secret or blind roll's own dice seed: its hash for anyone (it says nothing of the
+    # dice), the seed itself only once the GM has revealed the roll.
+    seal = {"seed_hash": roll.seed_hash, "seed": roll.revealed_seed or None} if roll.seed else {}
     if not scope.sees(roll):
-        return {"id": roll.pk, "session": roll.session.number, "withheld": WITHHELD}
+        return {"id": roll.pk, "session": roll.session.number, "withheld": WITHHELD, **seal}
     return {
         "id": roll.pk,
         "session": roll.session.number,
@@ -266,6 +270,7 @@ def _roll(roll: Roll, scope: Scope) -> dict[str, Any]:
         # Faces entered from real dice: statistics of the dice's fairness leave these out.
         "by_hand": roll.by_hand,
         "created": _time(roll.created),
+        **seal,
     }
 
 
@@ -290,7 +295,17 @@ def _sessions(scope: Scope) -> list[dict[str, Any]]:
     sessions = PlaySession.objects.filter(campaign=scope.campaign).order_by("number")
     if scope.session is not None:
         sessions = sessions.filter(pk=scope.session.pk)
-    return [{"number": s.number, "started": _time(s.started), "ended": _time(s.ended)} for s in sessions]
+    # The dice seal: the seed's hash from the start, the seed once the session has ended.
+    return [
+        {
+            "number": s.number,
+            "started": _time(s.started),
+            "ended": _time(s.ended),
+            "seed_hash": s.seed_hash or None,
+            "seed": s.revealed_seed or None,
+        }
+        for s in sessions
+    ]
 
 
 def _characters(campaign: Campaign) -> list[dict[str, Any]]:

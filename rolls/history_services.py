@@ -14,6 +14,7 @@ The note is the GM's alone: not a log entry (the GM may rewrite it), never shown
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -36,7 +37,9 @@ def _described(roll: Roll) -> str:
     return f"{roll.character_name}'s roll" + (f" ({roll.trait})" if roll.trait else "")
 
 
-def _mark(*, roll: Roll, gm: AbstractBaseUser, event: TableEvent, text: str) -> LogEntry:
+def _mark(
+    *, roll: Roll, gm: AbstractBaseUser, event: TableEvent, text: str, dice: dict[str, Any] | None = None
+) -> LogEntry:
     return append_entry(
         campaign_id=roll.campaign_id,
         kind=LogEntry.Kind.EVENT,
@@ -45,6 +48,7 @@ def _mark(*, roll: Roll, gm: AbstractBaseUser, event: TableEvent, text: str) -> 
         roll=roll,
         state=roll.current_state(),
         text=text[:300],
+        dice=dice,
     )
 
 
@@ -70,7 +74,9 @@ def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
         text = f"The GM revealed {_described(roll)}."
         Roll.objects.filter(pk=roll.pk).update(revealed=True)
         roll.revealed = True
-        return _mark(roll=roll, gm=gm, event=TableEvent.ROLL_REVEAL, text=text)
+        # The roll's own dice seed goes public with it: its dice can be checked from now on.
+        dice = {"roll": roll.pk, "seed": locked.seed} if locked.seed else None
+        return _mark(roll=roll, gm=gm, event=TableEvent.ROLL_REVEAL, text=text, dice=dice)
 
 
 def note_save(*, roll: Roll, text: str) -> RollNote:

@@ -53,7 +53,7 @@ def check_file(data: Any) -> None:
 def _link(entry: dict[str, Any]) -> chain.Link:
     if "withheld" in entry:
         raise ImportRefused("This export withholds secret rolls: only the GM's export can be imported.")
-    content = chain.content(**{key: entry[key] for key in _CONTENT_KEYS})
+    content = chain.content(**{key: entry[key] for key in _CONTENT_KEYS}, dice=entry.get("dice"))
     return chain.Link(seq=entry["seq"], digest=chain.digest(content), hash=entry["hash"])
 
 
@@ -83,12 +83,14 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
             for entry in batch:
                 roll = rolls.get(entry["roll"]) if entry["roll"] is not None else None
                 actor = users.get(entry["actor"]) if entry["actor"] is not None else None
+                dice = _dice_with_new_ids(entry.get("dice"), rolls)
                 content = chain.content(
                     **{
                         **{key: entry[key] for key in _CONTENT_KEYS},
                         "campaign": campaign.pk,
                         "roll": roll.pk if roll is not None else None,
                         "actor": actor.pk if actor is not None else None,
+                        "dice": dice,
                     }
                 )
                 previous = chain.link(previous, chain.digest(content))
@@ -102,6 +104,7 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                         actor=actor,
                         state=entry["state"],
                         text=entry["text"],
+                        dice=dice,
                         created=_moment(entry["created"]),
                         hash=previous,
                     )
@@ -112,6 +115,13 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
         campaign.refresh_from_db()
         return campaign
+
+
+def _dice_with_new_ids(dice: Any, rolls: dict[int, Roll]) -> Any:
+    """A reveal's dice name the roll whose seed they reveal: by its new id."""
+    if isinstance(dice, dict) and isinstance(dice.get("roll"), int) and dice["roll"] in rolls:
+        return {**dice, "roll": rolls[dice["roll"]].pk}
+    return dice
 
 
 def _people(members: list[dict[str, Any]], gm: User | None) -> dict[int, User]:
@@ -136,7 +146,12 @@ def _sessions(campaign: Campaign, sessions: list[dict[str, Any]]) -> dict[int, P
     made = {}
     for s in sessions:
         session = PlaySession.objects.create(
-            campaign=campaign, number=s["number"], ended=_maybe_moment(s["ended"])
+            campaign=campaign,
+            number=s["number"],
+            ended=_maybe_moment(s["ended"]),
+            # Only a revealed seed travels: an imported open session rolls without one.
+            seed=s.get("seed") or "",
+            seed_hash=s.get("seed_hash") or "",
         )
         # ``started`` is set on creation: the export's time replaces it.
         PlaySession.objects.filter(pk=session.pk).update(started=_moment(s["started"]))
@@ -189,6 +204,8 @@ def _rolls(
                 # Exports made before these were written hold neither.
                 mystery=r.get("mystery", 1),
                 by_hand=r.get("by_hand", False),
+                seed=r.get("seed") or "",
+                seed_hash=r.get("seed_hash") or "",
                 target=characters.get(r["target"]) if r["target"] is not None else None,
                 target_name=r["target_name"],
             )

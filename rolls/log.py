@@ -7,7 +7,7 @@ which renders it for each audience and sends it to the sockets.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
@@ -32,11 +32,14 @@ def append_entry(
     roll: Roll | None = None,
     state: dict[str, Any] | None = None,
     text: str = "",
+    dice: dict[str, Any] | None = None,
+    place: Place | None = None,
 ) -> LogEntry:
     """Append one entry with the next sequence number, chained to the one before. Call inside
     a transaction: the UPDATE locks the campaign row until commit, so sequence numbers never
-    repeat or skip and each entry chains to the one written just before it."""
-    seq, previous = _next_seq(campaign_id)
+    repeat or skip and each entry chains to the one written just before it. ``place``: the
+    number taken by ``reserve`` in this transaction, when the dice needed it first."""
+    seq, previous = place if place is not None else reserve(campaign_id)
     created = timezone.now()
     digest = chain.digest(
         chain.content(
@@ -49,6 +52,7 @@ def append_entry(
             state=state,
             text=text,
             created=chain.timestamp(created),
+            dice=dice,
         )
     )
     entry = _NEW_ENTRY.create(
@@ -61,6 +65,7 @@ def append_entry(
         state=state,
         text=text,
         created=created,
+        dice=dice,
         hash=chain.link(previous, digest),
     )
     _set_last_hash(campaign_id, entry.hash)
@@ -68,6 +73,21 @@ def append_entry(
         roll.last_entry = entry
     transaction.on_commit(lambda: live.publish(entry))
     return entry
+
+
+class Place(NamedTuple):
+    """A sequence number taken for an entry not written yet, and the hash it will follow."""
+
+    seq: int
+    previous: str
+
+
+def reserve(campaign_id: int) -> Place:
+    """Take the campaign's next sequence number now, for an entry appended later in this
+    transaction: the app's dice are drawn from it (``rolls/fairdice.py``), so a roll takes it
+    just before rolling. It locks the campaign row until commit, so call it after every other
+    lock the write takes (the campaign comes last) and keep what follows short."""
+    return Place(*_next_seq(campaign_id))
 
 
 def _next_seq(campaign_id: int) -> tuple[int, str]:
@@ -97,9 +117,14 @@ def _set_last_hash(campaign_id: int, entry_hash: str) -> None:
 
 
 def append_event(
-    *, campaign_id: int, event: TableEvent, actor: AbstractBaseUser | None, text: str
+    *,
+    campaign_id: int,
+    event: TableEvent,
+    actor: AbstractBaseUser | None,
+    text: str,
+    dice: dict[str, Any] | None = None,
 ) -> LogEntry:
     """Append a table event (call inside a transaction)."""
     return append_entry(
-        campaign_id=campaign_id, kind=LogEntry.Kind.EVENT, action=event, actor=actor, text=text
+        campaign_id=campaign_id, kind=LogEntry.Kind.EVENT, action=event, actor=actor, text=text, dice=dice
     )

@@ -130,6 +130,11 @@ class Roll(models.Model):
     face4 = models.PositiveIntegerField(default=0)
     face5 = models.PositiveIntegerField(default=0)
     face6 = models.PositiveIntegerField(default=0)
+    # A secret or blind roll's own dice seed (hex; rolls/fairdice.py): the session's seed is
+    # revealed when the session ends, this one only when the GM reveals the roll. Never shown
+    # or exported before then, to anyone.
+    seed = models.CharField(max_length=64, blank=True, default="")
+    seed_hash = models.CharField(max_length=64, blank=True, default="")  # its SHA-256, shown to all
 
     # Not a column: the entry a service wrote for this roll in this request, so the view that
     # asked for it renders it without reading it back (``rolls.cards.latest_card``).
@@ -145,6 +150,10 @@ class Roll(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character_name}: {self.trait or 'roll'}"
+
+    @property
+    def revealed_seed(self) -> str:
+        return self.seed if self.revealed else ""
 
     @property
     def hidden(self) -> bool:
@@ -205,6 +214,10 @@ class LogEntry(models.Model):
     )
     state = models.JSONField(null=True, blank=True)  # the roll's whole state after this entry
     text = models.CharField(max_length=300, blank=True)
+    # Where the dice of this entry came from (rolls/fairdice.py, docs/verify.md): which seed,
+    # the roller's random value and the faces drawn; a session's commitment or a revealed
+    # seed on its events. Null for everything else. In the hashed content only when set.
+    dice = models.JSONField(null=True, blank=True)
     # Set by the log before the entry is written, as its hash covers it (rolls/chain.py).
     created = models.DateTimeField(default=timezone.now)
     # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/chain.py).

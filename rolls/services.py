@@ -10,14 +10,15 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry, stats_record
+from rolls import fairdice, registry, stats_record
 from rolls.events import TableEvent
-from rolls.log import append_entry, append_event
+from rolls.log import append_entry, append_event, reserve
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
-from tabletop.models import Campaign, Character, DiceMode
+from tabletop.models import Campaign, Character, DiceMode, PlaySession
 from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
@@ -49,13 +50,16 @@ def roll_create(
     faces: list[int] | None = None,
     sealed: bool = False,
     target: Character | None = None,
+    client: str | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
     ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
     (``player_dice``); the engine rolls from them instead of ``rng``. ``sealed`` and
     ``target``: a side of a contest (``rolls.contests``), seen by its roller and the GM until
-    the contest reveals it, and made against the other side's character."""
+    the contest reveals it, and made against the other side's character. ``client``: the
+    random value the roller's browser sent (``fairdice.client_value``), mixed into the app's
+    dice."""
     system = registry.engine(character.campaign.system)
     adapter = registry.table(system.slug)
     with transaction.atomic():
@@ -74,7 +78,12 @@ def roll_create(
         request = system.parse_request(request_data)
         if sealed:
             request = system.contest_request(request)
-        state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        # A sealed roll draws from the session's seed: the contest reveals its dice long before
+        # the session's end reveals the seed (and the end calls off any contest still open).
+        seed, following = _hidden_seed(session, rng, hidden=blind, by_hand=faces is not None)
+        place = reserve(campaign.pk)  # the dice need the entry's number: the campaign, last
+        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
+        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
         outcome = system.evaluate(state)
         visibility = Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC
         roll = _NEW_ROLL.create(
@@ -96,6 +105,8 @@ def roll_create(
             outcome=outcome.tone,
             by_hand=faces is not None,
             **stats_record.roll_figures(system, request, state, outcome),
+            seed=seed,
+            seed_hash=_commitment(seed),
         )
         append_entry(
             campaign_id=campaign.pk,
@@ -104,6 +115,8 @@ def roll_create(
             actor=roller,
             roll=roll,
             state=state,
+            dice=_roll_record(dice, seed, following),
+            place=place,
         )
         return roll
 
@@ -120,6 +133,7 @@ def npc_roll_create(
     rng: Rng,
     faces: list[int] | None = None,
     sealed: bool = False,
+    client: str | None = None,
 ) -> Roll:
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
@@ -135,7 +149,10 @@ def npc_roll_create(
             raise RulesError("Start a play session before rolling.")
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
-        state = _rolled(lambda source: system.roll(request, source), faces, rng)
+        seed, following = _hidden_seed(session, rng, hidden=secret, by_hand=faces is not None)
+        place = reserve(campaign.pk)
+        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
+        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
         outcome = system.evaluate(state)
         roll = Roll.objects.create(
             campaign=campaign,
@@ -153,9 +170,18 @@ def npc_roll_create(
             outcome=outcome.tone,
             by_hand=faces is not None,
             **stats_record.roll_figures(system, request, state, outcome),
+            seed=seed,
+            seed_hash=_commitment(seed),
         )
         append_entry(
-            campaign_id=campaign.pk, kind=LogEntry.Kind.ROLL, action="roll", actor=gm, roll=roll, state=state
+            campaign_id=campaign.pk,
+            kind=LogEntry.Kind.ROLL,
+            action="roll",
+            actor=gm,
+            roll=roll,
+            state=state,
+            dice=_roll_record(dice, seed, following),
+            place=place,
         )
         return roll
 
@@ -181,6 +207,7 @@ def follow_up_apply(
     by_gm: bool = False,
     unseen: bool = False,
     faces: list[int] | None = None,
+    client: str | None = None,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
@@ -231,7 +258,9 @@ def follow_up_apply(
         def step(source: Rng) -> Any:
             return system.apply(state, action, params, resources, source)
 
-        applied = _rerolled_by_hand(step, faces) if locked.by_hand else step(rng)
+        place = reserve(roll.campaign_id)  # the dice need the entry's number: the campaign, last
+        dice = _follow_up_dice(rng, locked, place.seq, client)
+        applied = _rerolled_by_hand(step, faces) if locked.by_hand else step(dice.rng)
         if applied.costs:
             # Whatever the engine offered, nothing is paid from a sheet for an old roll.
             _refuse_when_stale(locked, campaign, label, adapter.story_name)
@@ -260,6 +289,8 @@ def follow_up_apply(
             actor=actor,
             roll=roll,
             state=applied.state,
+            dice=dice.record(),
+            place=place,
         )
         FollowUpUse.objects.create(
             roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use
@@ -281,6 +312,57 @@ def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> 
             raise RulesError(DIGITAL_TABLE)
     elif campaign.dice == DiceMode.PHYSICAL and not blind:
         raise RulesError("This table rolls real dice: enter the faces you rolled.")
+
+
+def _entry_dice(rng: Rng, session_seed: str, roll_seed: str, seq: int, client: str | None) -> EntryDice:
+    """A new roll's dice: from its own seed when it has one (secret, blind), else its
+    session's."""
+    if roll_seed:
+        return EntryDice(rng, seed=roll_seed, source=ROLL_SEED, seq=seq, client=client)
+    return EntryDice(rng, seed=session_seed, source=SESSION_SEED, seq=seq, client=client)
+
+
+def _commitment(seed: str) -> str:
+    return fairdice.commitment(bytes.fromhex(seed)) if seed else ""
+
+
+def _hidden_seed(session: PlaySession, rng: Rng, *, hidden: bool, by_hand: bool) -> tuple[str, str]:
+    """A secret or blind roll's own seed, and the hash of the one the next such roll will take
+    (or two empty strings). The seed was drawn, and its hash written in the log, before this
+    roll's random value arrived (at the session's start, or with the hidden roll before it),
+    so the server cannot pick it to suit that value. Locks the session's row: after the
+    characters, before the campaign."""
+    if not wants_own_seed(rng, hidden=hidden, by_hand=by_hand):
+        return "", ""
+    locked = PlaySession.objects.select_for_update().only("hidden_seed").get(pk=session.pk)
+    if not locked.hidden_seed:
+        return "", ""  # a session started before hidden rolls had seeds: none to take
+    following = fairdice.new_seed()
+    PlaySession.objects.filter(pk=session.pk).update(hidden_seed=following.hex())
+    return locked.hidden_seed, fairdice.commitment(following)
+
+
+def _roll_record(dice: EntryDice, roll_seed: str, following: str) -> dict[str, Any] | None:
+    """A hidden roll's entry names the hash of its own seed, and announces the next one's."""
+    if roll_seed:
+        return dice.record(commit=_commitment(roll_seed), next_hidden=following)
+    return dice.record()
+
+
+def _follow_up_dice(rng: Rng, roll: Roll, seq: int, client: str | None) -> EntryDice:
+    """A follow-up's dice come from a seed nobody else knows yet: the roll's own while it is
+    hidden, else its session's while the session runs. After that (a seed already public), a
+    player who chose the value mixed in could choose the dice: the app's dice come from the
+    operating system, and the entry records no seed. (No rule lets a follow-up draw dice on a
+    roll of an ended session today: every one that does costs something from a sheet.)"""
+    if not isinstance(rng, AppDice) or roll.by_hand:
+        return EntryDice(rng, seed="", source=SESSION_SEED, seq=seq, client=client)
+    if roll.seed and not roll.revealed:
+        return EntryDice(rng, seed=roll.seed, source=ROLL_SEED, seq=seq, client=client)
+    session = PlaySession.objects.filter(pk=roll.session_id, ended__isnull=True).values_list(
+        "seed", flat=True
+    )
+    return EntryDice(rng, seed=session.first() or "", source=SESSION_SEED, seq=seq, client=client)
 
 
 def _rolled[T](step: Callable[[Any], T], faces: list[int] | None, rng: Rng) -> T:

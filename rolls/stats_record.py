@@ -43,7 +43,7 @@ def roll_figures(system: DiceSystem, request: Any, state: State, first: Outcome)
         "first_success": system.first_success(state, first),
         "percentile": None if place is None else place[0],
         "percentile_var": None if place is None else place[1],
-        **face_counts(system.faces_rolled(state["steps"][0])),
+        **face_counts(system.drawn(state["steps"][0])),
     }
 
 
@@ -58,7 +58,7 @@ def follow_up_figures(
         "condition": str(costs.get("condition", ""))[:40],
         **{name: int(costs.get(name, 0)) for name in SPENT_AMOUNTS},
     }
-    return use, face_counts(system.faces_rolled(after["steps"][-1]))
+    return use, face_counts(system.drawn(after["steps"][-1]))
 
 
 def faces_added(faces: Mapping[str, int]) -> dict[str, Any]:

@@ -140,6 +140,16 @@ class PlaySession(models.Model):
     number = models.PositiveIntegerField()
     started = models.DateTimeField(auto_now_add=True)
     ended = models.DateTimeField(null=True, blank=True)
+    # The secret the session's dice are drawn from (rolls/fairdice.py), as hex: its hash is
+    # shown from the start, the seed itself only once the session has ended. Empty for a
+    # session started before the dice had seeds.
+    seed = models.CharField(max_length=64, blank=True, default="")
+    # SHA-256 of the seed (hex), the commitment every screen shows. A column of its own: an
+    # imported session keeps it even when the seed, not revealed yet, stayed behind.
+    seed_hash = models.CharField(max_length=64, blank=True, default="")
+    # The seed the session's next secret or blind roll will take as its own (hex): drawn, and
+    # its hash logged, before that roll's random value arrives (rolls/services.py).
+    hidden_seed = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-number"]
@@ -152,6 +162,11 @@ class PlaySession(models.Model):
 
     def __str__(self) -> str:
         return f"Session {self.number}"
+
+    @property
+    def revealed_seed(self) -> str:
+        """The seed, once the session is over (before that, nobody but the server has it)."""
+        return self.seed if self.ended is not None else ""
 
 
 _OPEN_SESSION = CompiledQuery(

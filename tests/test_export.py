@@ -56,8 +56,8 @@ def check_chain(data: dict[str, Any]) -> bool:
         if "withheld" in entry:
             digest = entry["digest"]
         else:
-            keys = ("campaign", "seq", "kind", "action", "roll", "actor", "state", "text", "created")
-            content = {key: entry[key] for key in keys}
+            keys = ("campaign", "seq", "kind", "action", "roll", "actor", "state", "text", "created", "dice")
+            content = {key: entry[key] for key in keys if key in entry}
             canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
             digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()
         if entry["seq"] != seq or hashlib.sha256((previous + digest).encode()).hexdigest() != entry["hash"]:
@@ -293,6 +293,12 @@ def normalised(data: dict[str, Any]) -> dict[str, Any]:
             **{key: value for key, value in e.items() if key not in ("digest", "hash", "campaign")},
             "roll": same("roll", e["roll"]),
             "actor": same("user", e["actor"]),
+            # A reveal's dice name the roll whose seed they reveal.
+            **(
+                {"dice": {**e["dice"], "roll": same("roll", e["dice"]["roll"])}}
+                if "roll" in e.get("dice", {})
+                else {}
+            ),
         }
         for e in data["entries"]
     ]

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rolls import randomness
+from rolls import fairdice, randomness
 from rolls.systems.base import roll_dice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,10 +50,12 @@ def test_pages_carry_a_csp_with_nonces_and_htmx_runs_without_eval(client: Client
     assert '"allowEval": false' in html
 
 
-def test_the_app_rolls_with_the_operating_systems_random_source() -> None:
-    import random
-
-    assert isinstance(randomness.RNG, random.SystemRandom)
+def test_the_app_rolls_from_seeds_of_the_operating_systems_random_source() -> None:
+    """The views hand the services the app's dice, which draw each entry's from a seed that
+    ``secrets`` makes (rolls/fairdice.py): 32 bytes, a new one each time."""
+    assert isinstance(randomness.RNG, randomness.AppDice)
+    seeds = {fairdice.new_seed() for _ in range(100)}
+    assert len(seeds) == 100 and {len(seed) for seed in seeds} == {32}
 
 
 def test_no_module_uses_the_random_module_for_dice() -> None:
@@ -72,7 +74,7 @@ def test_a_million_server_dice_pass_a_chi_square_test() -> None:
     """Every face about as often as the others. The bound is the 1-in-a-million critical value
     of chi-square with 5 degrees of freedom, so this fails for a biased source, not by chance."""
     n = 1_000_000
-    counts = Counter(roll_dice(randomness.RNG, n))
+    counts = Counter(roll_dice(fairdice.FairDice(fairdice.new_seed(), 1, fairdice.new_client_value()), n))
     expected = n / 6
     chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, 7))
     assert set(counts) == {1, 2, 3, 4, 5, 6}

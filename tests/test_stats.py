@@ -113,7 +113,7 @@ def test_each_system_names_every_die_its_roll_drew(slug: str) -> None:
         request = system.parse_request(data)
         rng = Recording(index)
         state = system.roll(request, rng)
-        assert sorted(system.faces_rolled(state["steps"][0])) == sorted(rng.drawn), data
+        assert sorted(system.drawn(state["steps"][0])) == sorted(rng.drawn), data
         # The first throw's result is a key of the request's distribution, so it has a place.
         assert fairness.placement(system, request, system.evaluate(state).key) is not None
 

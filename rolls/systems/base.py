@@ -174,6 +174,14 @@ class DiceSystem(ABC):
     def roll(self, request: Any, rng: Rng) -> State:
         """Roll a validated request: the first state, with one step."""
 
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        """The faces one step of a state drew, in the order it drew them (one
+        ``rng.randint(1, 6)`` each): the check of the dice (``manage.py verify_dice``) compares
+        them with the stream the revealed seed gives. Most steps keep exactly those as
+        ``"dice"``; a system whose steps keep them otherwise (a reroll of some dice, two rolls
+        of a test) says so here."""
+        return [int(face) for face in step.get("dice", ())]
+
     @abstractmethod
     def evaluate(self, state: State) -> Outcome:
         """What the state means now (after every step in it)."""
@@ -233,11 +241,6 @@ class DiceSystem(ABC):
         is nothing to meet): the observed counterpart of the exact chance. ``first``: the
         first throw's outcome, when the caller has it already."""
         return (first or self.evaluate(first_throw(state))).success
-
-    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
-        """Every die drawn in one step of a state, as it was drawn: the first roll's dice, a
-        reroll's new dice, drama dice... (the fairness count of the statistics)."""
-        return [int(face) for face in step.get("dice", ())]
 
     def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
         """What a follow-up step written in a state cost (``Applied.costs`` as ``apply`` gave

@@ -433,6 +433,13 @@ class Sets(DiceSystem):
         return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker, opposed)
 
     # -- rolling ------------------------------------------------------------------------------
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # Only the roll draws: a bid's "dice" are the places of the dice it spends. A Bar's
+        # Face left to the dice is drawn after the pool.
+        if step.get("action") != "roll":
+            return []
+        return [int(face) for face in step["dice"]] + ([int(step["bar_face"])] if "bar_face" in step else [])
+
     def roll(self, request: SetsRequest, rng: Rng) -> State:
         step: dict[str, Any] = {"action": "roll", "dice": roll_dice(rng, request.dice)}
         if not request.opposed and request.bar_face is None:
@@ -735,16 +742,6 @@ class Sets(DiceSystem):
         if bar is None:
             return None
         return meets_bar(best_bid(self._dice(state)), bar)
-
-    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
-        """Only the roll draws dice (the pool, and the Bar's Face when it is rolled); a bid or
-        a critical names dice already on the table by their index."""
-        if step.get("action") != "roll":
-            return []
-        faces = [int(face) for face in step["dice"]]
-        if "bar_face" in step:
-            faces.append(int(step["bar_face"]))
-        return faces
 
     # -- contests -----------------------------------------------------------------------------
     contest_rule = (

@@ -156,6 +156,12 @@ class Sixes(DiceSystem):
     def roll(self, request: SixesRequest, rng: Rng) -> State:
         return new_state(self, request, {"action": "roll", "dice": roll_dice(rng, request.dice)})
 
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # A push or a Luck point keeps the whole pool; it drew only the dice it rerolled.
+        if "rerolled" in step:
+            return [int(step["dice"][i]) for i in step["rerolled"]]
+        return super().drawn(step)
+
     @staticmethod
     def _dice(state: State) -> list[int]:
         """The dice as they lie now: the last step that rolled any."""
@@ -344,12 +350,6 @@ class Sixes(DiceSystem):
         return chance_with_rerolls(len(dice) - dice.count(6), need - have, 0)
 
     # -- statistics ---------------------------------------------------------------------------
-    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
-        """A push or a Luck point draws only the dice it rerolled; the sixes stay where they lay."""
-        dice = step.get("dice", ())
-        if "rerolled" in step:
-            return [int(dice[i]) for i in step["rerolled"]]
-        return [int(face) for face in dice]
 
     def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
         action = step.get("action")

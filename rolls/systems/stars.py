@@ -416,6 +416,12 @@ class Stars(DiceSystem):
                 kept = 1
         return {"rolls": rolls, "kept": kept, "dice": rolls[kept]}
 
+    def drawn(self, step: Mapping[str, Any]) -> list[int]:
+        # A test with advantage or disadvantage drew two rolls; "dice" is only the kept one.
+        if "rolls" in step:
+            return [int(face) for roll in step["rolls"] for face in roll]
+        return super().drawn(step)
+
     def roll(self, request: StarsRequest, rng: Rng) -> State:
         return new_state(self, request, {"action": "roll", **self._test(request, rng)})
 
@@ -586,9 +592,6 @@ class Stars(DiceSystem):
         return None if request.kind == "d3" else success_chance(request)
 
     # -- statistics ---------------------------------------------------------------------------
-    def faces_rolled(self, step: Mapping[str, Any]) -> list[int]:
-        """Both rolls of a test under advantage or disadvantage, the kept and the dropped."""
-        return [int(face) for roll in step["rolls"] for face in roll]
 
     def step_costs(self, step: Mapping[str, Any]) -> Mapping[str, Any]:
         return {"luck": 1} if step.get("action") in ("luck", "luck_against") else {}

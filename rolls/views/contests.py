@@ -24,6 +24,7 @@ from rolls.contest_sides import side_data
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
+from rolls.views.rolling import client_value
 from rolls.views.table import CONFIRMED
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
 from tabletop.http import HtmxRequest
@@ -128,7 +129,12 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
         raw = request.POST.get("faces", "").strip()
         faces = parse_faces(raw) if raw else None
         contests.contest_roll(
-            side=side, user=membership.user, rng=randomness.RNG, is_gm=membership.is_gm, faces=faces
+            side=side,
+            user=membership.user,
+            rng=randomness.RNG,
+            is_gm=membership.is_gm,
+            faces=faces,
+            client=client_value(request),
         )
     except RulesError as error:
         return _refused(request, membership, error)

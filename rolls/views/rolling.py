@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import randomness, registry, services
+from rolls import fairdice, randomness, registry, services
 from rolls.audience import Facts, Viewer, sight
 from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
@@ -29,6 +29,17 @@ from tabletop.http import HtmxRequest
 from tabletop.models import Campaign, DiceMode, Membership
 
 CHARACTER_PAGE = "rolls/character.html"
+# The hidden field that static/js/table.js fills with 16 random bytes of the browser's
+# (crypto.getRandomValues) as each roll or follow-up is sent: mixed into the app's dice.
+CLIENT_FIELD = "client_random"
+
+
+def client_value(request: HtmxRequest) -> str | None:
+    """The browser's random value for the dice, or None (no JavaScript: the server draws one)."""
+    try:
+        return fairdice.client_value(request.POST.get(CLIENT_FIELD, ""))
+    except ValueError as error:
+        raise RulesError(f"{error} Reload the page and roll again.") from None
 
 
 @require_POST
@@ -59,6 +70,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             blind=bool(form.cleaned_data.get("blind")),
             call=call,
             faces=faces,
+            client=client_value(request),
         )
     except RulesError as error:
         return _refusal(request, str(error), page, "roll-form")
@@ -118,7 +130,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     params = {
         key: values if len(values) > 1 else values[0]
         for key, values in request.POST.lists()
-        if key not in ("action", "place", "csrfmiddlewaretoken", "faces")
+        if key not in ("action", "place", "csrfmiddlewaretoken", "faces", CLIENT_FIELD)
     }
     try:
         raw = request.POST.get("faces", "").strip()
@@ -131,6 +143,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             by_gm=membership.is_gm,
             unseen=unseen,
             faces=parse_faces(raw) if raw else None,
+            client=client_value(request),
         )
     except RulesError as error:
         return _refusal(request, str(error), page, card_id)
@@ -269,6 +282,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             intent=form.cleaned_data["intent"],
             rng=randomness.RNG,
             faces=parse_faces(raw) if raw else None,
+            client=client_value(request),
         )
     except RulesError as error:
         return _refusal(request, str(error), page, "npc-form")

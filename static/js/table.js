@@ -9,6 +9,37 @@
   var NOT_A_MEMBER = 4403;
   if (window.TabletopLive) TabletopLive.onFinal(NOT_A_MEMBER, "You are no longer at this table.");
 
+  // The phone's share of the dice (docs/verify.md): 16 fresh random bytes, as hex, in every
+  // roll or follow-up it sends. htmx has read the form when it asks for the request's
+  // parameters, so the value goes in there; a form sent without htmx gets it on submit.
+  var CLIENT_FIELD = "client_random";
+
+  function clientValue() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map
+      .call(bytes, function (b) {
+        return (b < 16 ? "0" : "") + b.toString(16);
+      })
+      .join("");
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    var parameters = event.detail.parameters;
+    if (parameters && parameters[CLIENT_FIELD] !== undefined) parameters[CLIENT_FIELD] = clientValue();
+  });
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var form = event.target;
+      if (!form || !form.querySelectorAll) return;
+      form.querySelectorAll("input[name=" + CLIENT_FIELD + "]").forEach(function (input) {
+        input.value = clientValue();
+      });
+    },
+    true,
+  );
+
   // After a roll: the form starts afresh and the result shows where the player looks. After
   // a follow-up the card stays where it was (the page does not anchor its scroll to anything
   // on the roll screen, app.css), scrolled to only when its top has gone above the screen.

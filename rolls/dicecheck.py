@@ -1,0 +1,153 @@
+"""Recomputing the app's dice from a JSON export (``rolls.export``): what ``manage.py
+verify_dice`` runs, and what ``docs/verify.md`` shows in a few lines of plain Python.
+
+Everything is read from the log's own entries, which the hash chain covers: a play session's
+seed hash from its start event and its seed from its end event, a secret or blind roll's seed
+hash from its roll entry and its seed from the GM's reveal. For each entry that drew dice from
+a revealed seed, three things must hold:
+
+1. the seed's SHA-256 is the hash the log showed before that entry;
+2. the faces the entry says it drew (``dice.drawn``) are the ones ``rolls.fairdice`` gives for
+   the seed, the entry's sequence number and its client value;
+3. those are the faces its step put on the card (the engine's ``DiceSystem.drawn``).
+
+An entry whose seed is not revealed yet is counted as not checkable yet, not as a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolls import fairdice, registry
+from rolls.randomness import ROLL_SEED
+
+
+@dataclass
+class Seal:
+    commit: str | None = None
+    commit_seq: int | None = None
+    seed: str | None = None
+
+
+@dataclass
+class DiceReport:
+    dice: int = 0
+    entries: int = 0
+    failure: str | None = None  # the first entry whose dice do not match, in words
+    failed_seq: int | None = None
+    waiting: Counter[str] = field(default_factory=Counter)  # seeds not revealed: entries each
+    unseeded: int = 0  # entries of the app's dice drawn without a seed (before seeds, scripted)
+    withheld: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def lines(self) -> list[str]:
+        if self.failure is not None:
+            return [self.failure]
+        said = [
+            f"Checked {self.dice} {'die' if self.dice == 1 else 'dice'} in {self.entries} "
+            f"{'entry' if self.entries == 1 else 'entries'}: each is the die its revealed seed gives."
+        ]
+        for seed, count in sorted(self.waiting.items()):
+            said.append(f"Not checkable yet: {seed}'s seed is not revealed ({count} with dice).")
+        if self.unseeded:
+            said.append(f"{self.unseeded} entries drew dice without a seed: they cannot be checked.")
+        if self.withheld:
+            said.append(f"{self.withheld} entries are withheld from this export (secret rolls).")
+        return said
+
+
+def check_export(data: dict[str, Any]) -> DiceReport:
+    """Check every die of an export whose seed is revealed; stops at the first that fails."""
+    entries = [entry for entry in data["entries"] if "withheld" not in entry]
+    report = DiceReport(withheld=len(data["entries"]) - len(entries))
+    session_of = {roll["id"]: roll["session"] for roll in data["rolls"]}
+    by_hand = {roll["id"] for roll in data["rolls"] if roll.get("by_hand")}
+    sessions, rolls = _seals(entries)
+    for entry in entries:
+        dice = entry.get("dice")
+        if entry["kind"] == "event" or entry["roll"] is None:
+            continue
+        if not dice:
+            drew = entry["roll"] not in by_hand and entry["state"] and _faces(entry)
+            report.unseeded += 1 if drew else 0
+            continue
+        if dice["seed"] == ROLL_SEED:
+            seal, name = rolls.get(entry["roll"], Seal()), f"roll {entry['roll']}"
+        else:
+            number = session_of.get(entry["roll"])
+            seal, name = sessions.get(number, Seal()), f"session {number}"
+        if seal.seed is None:
+            report.waiting[name] += 1
+            continue
+        if seal.commit_seq is None and report.withheld:
+            # Announced by a hidden roll this export withholds: not checkable from this file.
+            report.waiting[f"{name} (its seed was announced in a withheld entry)"] += 1
+            continue
+        wrong = _wrong(entry, dice, seal)
+        if wrong:
+            report.failure = f"Entry {entry['seq']} does not match: {wrong}."
+            report.failed_seq = entry["seq"]
+            return report
+        report.dice += len(dice["drawn"])
+        report.entries += 1
+    return report
+
+
+def _seals(entries: list[dict[str, Any]]) -> tuple[dict[Any, Seal], dict[Any, Seal]]:
+    """Each session's and each secret roll's seed hash and seed, as the log wrote them. A
+    session's hash is in its start event; a hidden roll's own seed was announced (``next_hidden``)
+    by the session's start or by the hidden roll before it, and its entry names the hash again."""
+    sessions: dict[Any, Seal] = {}
+    rolls: dict[Any, Seal] = {}
+    announced: dict[str, int] = {}
+    for entry in entries:
+        dice = entry.get("dice") or {}
+        if "next_hidden" in dice:
+            announced.setdefault(dice["next_hidden"], entry["seq"])
+        if entry["kind"] == "event" and "session" in dice:
+            seal = sessions.setdefault(dice["session"], Seal())
+            if "commit" in dice and seal.commit is None:
+                seal.commit, seal.commit_seq = dice["commit"], entry["seq"]
+        elif entry["kind"] == "event" and "roll" in dice:
+            seal = rolls.setdefault(dice["roll"], Seal())
+        elif "commit" in dice:
+            seal = rolls.setdefault(entry["roll"], Seal())
+            if seal.commit is None:
+                seal.commit, seal.commit_seq = dice["commit"], announced.get(dice["commit"])
+        else:
+            continue
+        if "seed" in dice and entry["kind"] == "event":
+            seal.seed = dice["seed"]
+    return sessions, rolls
+
+
+def _wrong(entry: dict[str, Any], dice: dict[str, Any], seal: Seal) -> str:
+    """Why this entry's dice are not the seed's, or ""."""
+    try:
+        seed = bytes.fromhex(seal.seed or "")
+    except ValueError:
+        return "its revealed seed is not hexadecimal"
+    if seal.commit is None or seal.commit_seq is None or seal.commit_seq >= entry["seq"]:
+        return "no hash of its seed was shown before it"
+    if hashlib.sha256(seed).hexdigest() != seal.commit:
+        return "the revealed seed is not the one whose hash was shown"
+    drawn = list(dice["drawn"])
+    expected = fairdice.draws(seed, entry["seq"], str(dice["client"]), len(drawn))
+    if drawn != expected:
+        return f"it drew {drawn}, the seed gives {expected}"
+    shown = _faces(entry)
+    if shown != drawn:
+        return f"its dice show {shown}, but it drew {drawn}"
+    return ""
+
+
+def _faces(entry: dict[str, Any]) -> list[int]:
+    """The faces the entry's newest step put on the card, as its engine reads them."""
+    state = entry["state"]
+    return registry.engine(state["system"]).drawn(state["steps"][-1])
