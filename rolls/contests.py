@@ -39,7 +39,7 @@ from django.db import transaction
 from rolls import registry
 from rolls.contest_sides import Side
 from rolls.events import TableEvent
-from rolls.log import append_entry, append_event
+from rolls.log import append_entry
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.services import npc_roll_create, roll_create
 from rolls.systems import RulesError
@@ -128,8 +128,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         if challenge:
             text = f"{names[0]} challenges {names[1]}{about}."
         else:
-            text = f"The GM opened a contest: {names[0]} against {names[1]}{about}."
-        append_event(campaign_id=campaign.pk, event=TableEvent.CONTEST_OPEN, actor=opener, text=text)
+            text = f"The GM opened a contest: {' against '.join(names)}{about}."
+        contest_event(contest, TableEvent.CONTEST_OPEN, opener, text)
         return contest
 
 
@@ -154,7 +154,7 @@ def contest_answer(
             contest.state = Contest.State.REFUSED
             text = f"{side.name} refuses the challenge."
         contest.save(update_fields=["state"])
-        append_event(campaign_id=contest.campaign_id, event=TableEvent.CONTEST_ANSWER, actor=user, text=text)
+        contest_event(contest, TableEvent.CONTEST_ANSWER, user, text)
         return contest
 
 
@@ -241,9 +241,7 @@ def contest_close(*, contest: Contest, gm: User) -> Contest:
         contest.verdict = verdict(contest)[:200]
         contest.state = Contest.State.CLOSED
         contest.save(update_fields=["state", "verdict"])
-        append_event(
-            campaign_id=contest.campaign_id, event=TableEvent.CONTEST_END, actor=gm, text=contest.verdict
-        )
+        contest_event(contest, TableEvent.CONTEST_END, gm, contest.verdict)
         return contest
 
 
@@ -258,12 +256,7 @@ def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called 
         contest.state = Contest.State.CANCELLED
         contest.save(update_fields=["state"])
         names = " and ".join(side.name for side in contest.sides.all())
-        append_event(
-            campaign_id=contest.campaign_id,
-            event=TableEvent.CONTEST_CANCEL,
-            actor=gm,
-            text=f"{because}: no contest between {names}.",
-        )
+        contest_event(contest, TableEvent.CONTEST_CANCEL, gm, f"{because}: no contest between {names}.")
         return contest
 
 
@@ -299,9 +292,7 @@ def contest_act(
             character.save(update_fields=done.changed)
         side.extra = done.extra
         side.save(update_fields=["extra"])
-        append_event(
-            campaign_id=contest.campaign_id, event=TableEvent.CONTEST_STEP, actor=user, text=done.text
-        )
+        contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
         return contest
 
 
@@ -377,6 +368,19 @@ def _reveal(contest: Contest, actor: User) -> None:
             state=roll.current_state(),
             text=f"{roll.character_name}'s roll for the contest, revealed.",
         )
+
+
+def contest_event(contest: Contest, event: TableEvent, actor: User, text: str) -> LogEntry:
+    """A contest's event in the log. Its state names the contest, under the entry's hash, so the
+    history draws the contest as one entry and its page finds every part of it."""
+    return append_entry(
+        campaign_id=contest.campaign_id,
+        kind=LogEntry.Kind.EVENT,
+        action=event,
+        actor=actor,
+        state={"contest": contest.pk},
+        text=text[:300],
+    )
 
 
 def _check_roll(character: Character, data: Mapping[str, Any]) -> None:

@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import QueryDict
 
 from rolls import registry
+from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll, Visibility
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Membership, PlaySession
@@ -28,6 +29,18 @@ from tabletop.models import Campaign, Membership, PlaySession
 PAGE_SIZE = 25
 KINDS = (("both", "Rolls and events"), ("rolls", "Rolls only"), ("events", "Events only"))
 ROLL_ONLY = ("character", "player", "outcome", "follow_up", "secret")
+# A contest is one entry of the history, where it opened (``rolls.views.history``): its rolls
+# and its later events are its parts, drawn inside it, not listed again on their own.
+CONTEST_PARTS = tuple(
+    event.value
+    for event in (
+        TableEvent.CONTEST_ANSWER,
+        TableEvent.CONTEST_REVEAL,
+        TableEvent.CONTEST_STEP,
+        TableEvent.CONTEST_END,
+        TableEvent.CONTEST_CANCEL,
+    )
+)
 
 
 def _choices(pairs: Any, empty: str) -> list[tuple[str, str]]:
@@ -182,6 +195,9 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     elif secret == "no":
         rolls &= Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else ~hidden
     kind = data.get("kind") or "both"
+    if kind != "rolls" and not any(data.get(name) for name in ROLL_ONLY):
+        rolls &= Q(roll__contest_side__isnull=True)
+        events &= ~Q(action__in=CONTEST_PARTS)
     if kind == "rolls" or any(data.get(name) for name in ROLL_ONLY):
         where = rolls
     elif kind == "events":

@@ -52,6 +52,7 @@ urlpatterns = [
     path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
     path("c/<int:pk>/calls/new/", rolling.calls_create, name="calls-create"),
     path("c/<int:pk>/contests/new/", contests.contest_create, name="contest-create"),
+    path("c/<int:pk>/contests/<int:contest_id>/", history.contest_page, name="contest"),
     path(
         "c/<int:pk>/characters/<int:character_id>/challenge/",
         contests.challenge_create,

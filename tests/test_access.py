@@ -173,6 +173,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {**OWN_CHARACTER, "gm": 302, "player": 302},
     ),
     # Contests: a sixes table has none, so what a member may reach is refused with a message.
+    "rolls:contest": ("GET", "contest", {}, MEMBERS),
     "rolls:contest-create": ("POST", "campaign", {"first": "{character}", "second": "npc"}, GM_CONTROL),
     "rolls:challenge-create": ("POST", "character", {"opponent": "1"}, ACT_FOR_CHARACTER),
     "rolls:contest-answer": (

@@ -244,3 +244,42 @@ def test_ending_the_session_calls_off_its_contests(pair: Pair, dice: Script) -> 
     assert Contest.objects.get().state == Contest.State.CANCELLED
     assert Roll.objects.get().revealed
     assert LogEntry.objects.filter(action="contest-cancel", text__startswith="The session ended").exists()
+
+
+def test_the_history_shows_a_contest_as_one_entry_and_its_page_lists_every_part(
+    pair: Pair, dice: Script
+) -> None:
+    open_against_guard(pair)
+    dice(6, 5)
+    roll_side(pair, pair.table.player, 0)
+    campaign = pair.table.campaign.pk
+    # Sealed: in the second player's history, one entry, no die, nothing of Dave's roll.
+    other = page(logged_in(pair.second), "rolls:history", campaign)
+    assert other.count('class="contest-entry"') == 1 and "being rolled" in other
+    assert not FACE.search(other) and "sealed until every side has rolled" in other
+    dice(5, 1)
+    roll_side(pair, pair.table.gm, 1)
+    contest = Contest.objects.get()
+    logged_in(pair.table.gm).post(reverse("rolls:contest-close", args=[campaign, contest.pk]), {}, **HX)
+    shown = page(logged_in(pair.second), "rolls:history", campaign)
+    entry = shown.split('class="contest-entry"')[1].split("</li>\n</ol>")[0]
+    assert "Dave wins, 3 Stars to 1 Star." in entry and FACE.search(entry)
+    # Its rolls and its later events are inside it, not listed again on their own.
+    assert shown.count(f'id="history-roll-{Roll.objects.get(npc=False).pk}"') == 1
+    assert "revealed." not in shown.split('class="contest-entry"')[0]
+    # Filtered to rolls only, each roll is listed as any roll is.
+    rolls_only = logged_in(pair.second).get(reverse("rolls:history", args=[campaign]), {"kind": "rolls"})
+    assert 'class="contest-entry"' not in rolls_only.content.decode()
+
+    whole = page(logged_in(pair.second), "rolls:contest", campaign, contest.pk)
+    assert "Dave wins, 3 Stars to 1 Star." in whole.split("Step by step")[0]
+    parts = whole.split("Step by step")[1]
+    order = [
+        "The GM opened a contest: Dave against The guard",
+        'class="who">Dave</strong>',
+        "Dave's roll for the contest, revealed.",
+        "The guard's roll for the contest, revealed.",
+        "Dave wins, 3 Stars to 1 Star.",
+    ]
+    places = [parts.index(text) for text in order]
+    assert places == sorted(places)

@@ -15,8 +15,9 @@ from django.views.decorators.http import require_POST
 from rolls import history, history_services, registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.cards import Card, build_card
+from rolls.contest_history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.events import TableEvent
-from rolls.models import LogEntry, Roll, RollNote
+from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404
@@ -34,10 +35,16 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     found = history.page(filters)
     roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
     states = history.newest_states([i for i in roll_ids if i is not None])
-    items: list[Card | LogEntry] = []
+    opened = contest_entries(found.entries, membership)
+    items: list[Card | LogEntry | ContestEntry] = []
     sessions: list[PlaySession | None] = []
     for entry in found.entries:
         roll = entry.roll
+        if entry.seq in opened:
+            # A contest: one entry, its rolls inside it (``rolls.contest_history``).
+            items.append(opened[entry.seq])
+            sessions.append(opened[entry.seq].contest.session)
+            continue
         if entry.kind == LogEntry.Kind.ROLL and roll is not None:
             state, seq = states.get(roll.pk, (entry.state or {}, entry.seq))
             items.append(build_card(roll, state, seq, place="history", membership=membership))
@@ -57,7 +64,9 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _grouped(items: list[Card | LogEntry], sessions: list[PlaySession | None]) -> list[dict[str, Any]]:
+def _grouped(
+    items: list[Card | LogEntry | ContestEntry], sessions: list[PlaySession | None]
+) -> list[dict[str, Any]]:
     """The page's items under their play session's heading. An event takes the session of the
     roll before it in time (below it: what the GM did between two evenings goes with the one
     before, as the session filter has it), or, at the bottom of the page, of the roll above."""
@@ -209,3 +218,23 @@ def roll_reveal(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
 @require_POST
 def roll_note(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     return _mark(request, pk, roll_id, "note", note=request.POST.get("note", ""))
+
+
+def contest_page(request: HttpRequest, pk: int, contest_id: int) -> HttpResponse:
+    """A contest's own page: its sides, how it ended (or stands), and every part in order."""
+    membership = membership_or_404(request.user, pk)
+    if not 0 < contest_id <= MAX_ID:
+        raise Http404("No such contest.")
+    contest = get_object_or_404(
+        Contest.objects.select_related("campaign", "session"), campaign=membership.campaign, pk=contest_id
+    )
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "contest": contest,
+        "sides": list(contest.sides.all()),
+        "parts": contest_parts(contest, membership),
+        "standing": standing_line(contest),
+        "status": contest_status(contest),
+    }
+    return render(request, "rolls/contest.html", context)
