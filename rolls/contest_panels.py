@@ -10,7 +10,7 @@ now, the button for it, with the exact odds of winning before they roll.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -59,6 +59,9 @@ class ContestView:
     odds: Odds | None = None  # the chances of the side this person rolls
     odds_side: str = ""
     gm: bool = False
+    # Once revealed, the follow-ups this person may still take and the exact chance to win
+    # with each: ("Luck against the roll", "72%").
+    options: list[tuple[str, str]] = field(default_factory=list)
 
 
 def contest_views(campaign_id: int, membership: Membership | None) -> list[ContestView]:
@@ -108,6 +111,10 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     mine = next((view for view in views if view.yours and not view.rolled), None)
     if contest.state == Contest.State.OPEN and mine is not None:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
+    options: list[tuple[str, str]] = []
+    theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
+    if revealed and contest.state == Contest.State.REVEALED and theirs is not None:
+        options, odds_side = _options(contest, sides, theirs), theirs.name
     return ContestView(
         contest=contest,
         sides=views,
@@ -116,6 +123,7 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         odds=odds,
         odds_side=odds_side,
         gm=membership is not None and membership.is_gm,
+        options=options,
     )
 
 
@@ -164,6 +172,26 @@ def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | N
     if position == 0:
         return Odds(odds["win"], odds["tie"], odds["lose"])
     return Odds(odds["lose"], odds["tie"], odds["win"])
+
+
+def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> list[tuple[str, str]]:
+    """The follow-ups ``mine``'s player may take now on a revealed contest (on their own roll,
+    or answering another side's), each with the exact chance to win after it."""
+    system = registry.engine(contest.system)
+    if mine.character is None or any(side.roll is None for side in sides):
+        return []
+    states = [side.roll.current_state() for side in sides if side.roll is not None]
+    resources = registry.table(contest.system).resources(mine.character, latest=True)
+    found = []
+    for target, side in enumerate(sides):
+        own = side.pk == mine.pk
+        for follow_up in system.follow_ups(states[target], resources):
+            if own == (follow_up.action in system.target_actions):
+                continue  # one's own follow-ups on one's own roll, answers on the others'
+            chance = system.contest_chance_after(states, mine.position, follow_up.action, target)
+            if chance is not None:
+                found.append((system.follow_up_names.get(follow_up.action, follow_up.label), percent(chance)))
+    return found
 
 
 def _result(contest: Contest, side: ContestSide) -> str:

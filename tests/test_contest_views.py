@@ -283,3 +283,22 @@ def test_the_history_shows_a_contest_as_one_entry_and_its_page_lists_every_part(
     ]
     places = [parts.index(text) for text in order]
     assert places == sorted(places)
+
+
+def test_str_9_after_the_reveal_the_phone_shows_the_chance_to_win_with_luck_against_the_other_roll(
+    pair: Pair, dice: Script
+) -> None:
+    open_against_guard(pair)
+    dice(5, 1)  # Dave: one Star
+    roll_side(pair, pair.table.player, 0)
+    dice(6, 6)  # the guard: four Stars
+    roll_side(pair, pair.table.gm, 1)
+    panel = panel_of(
+        page(logged_in(pair.table.player), "rolls:character", pair.table.campaign.pk, pair.dave.pk)
+    )
+    # Luck against the guard's roll rerolls it and keeps the worse: Dave wins (ties to him) when
+    # the new roll has at most one Star: both dice 1-4, or one 5 and one 1-4.
+    chance = Fraction(4 * 4 + 2 * 4, 36)
+    assert f"Luck against the roll: <b>{percent(chance)}</b> to win" in panel
+    # The second player, in no side, is offered nothing.
+    assert "to win" not in panel_of(page(logged_in(pair.second), "rolls:campaign", pair.table.campaign.pk))

@@ -263,6 +263,15 @@ class DiceSystem(ABC):
         (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
         raise RulesError(f"{self.name} has no contested rolls at this table.")
 
+    def contest_chance_after(
+        self, states: Sequence[State], position: int, action: str, target: int
+    ) -> Fraction | None:
+        """The exact chance that side ``position`` wins if the follow-up ``action`` is applied
+        now to side ``target``'s roll (its own, or the other side's where the rules let it
+        answer one), the rolls otherwise as they stand: what its phone shows beside the
+        button. None where the system does not say."""
+        return None
+
     @property
     def plays_contests(self) -> bool:
         return type(self).contest_winner is not DiceSystem.contest_winner

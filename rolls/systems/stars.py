@@ -403,6 +403,19 @@ class Stars(DiceSystem):
             raise RulesError("A contested roll has exactly two sides.")
         return 0 if settle_contest(states[0], states[1]).player_wins else 1
 
+    def contest_chance_after(
+        self, states: Sequence[State], position: int, action: str, target: int
+    ) -> Fraction | None:
+        """STR-9, STR-11: Luck on one's own roll keeps the better of two; Luck against the
+        other side's keeps the worse."""
+        if len(states) != 2 or action not in ("luck", "luck_against"):
+            return None
+        keep = "better" if target == position else "worse"
+        sides = [{state_result(state): Fraction(1)} for state in states]
+        sides[target] = after_luck(states[target], keep)
+        odds = contest_odds(sides[0], sides[1], _verdict)
+        return odds["win"] if position == 0 else odds["lose"]
+
     # -- rolling ------------------------------------------------------------------------------
     @staticmethod
     def _test(parsed: StarsRequest, rng: Rng) -> dict[str, Any]:
