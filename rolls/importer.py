@@ -12,8 +12,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import chain, export, registry, stats_record
+from rolls import chain, export, history, registry, stats_record
 from rolls.campaigns import player_create
+from rolls.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
@@ -110,11 +111,32 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                     )
                 )
             LogEntry.objects.bulk_create(made)
+        _marks(campaign, list(rolls.values()))
         # The statistics' columns, from the entries just written (rolls.stats_record).
         stats_record.refill(Roll, LogEntry, FollowUpUse, [roll.pk for roll in rolls.values()])
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
         campaign.refresh_from_db()
         return campaign
+
+
+def _marks(campaign: Campaign, rolls: list[Roll]) -> None:
+    """What the ``Roll`` row says of the log, read back from the entries just written: its
+    outcome now (the engine's, on its newest state), whether the GM voided it, whether it was
+    revealed (by the GM, or by its contest). The export carries the log, not these."""
+    marked = LogEntry.objects.filter(campaign=campaign, roll__isnull=False)
+    voided = set(marked.filter(action=TableEvent.ROLL_VOID).values_list("roll_id", flat=True))
+    revealed = set(
+        marked.filter(action__in=(TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)).values_list(
+            "roll_id", flat=True
+        )
+    )
+    newest = history.newest_states([roll.pk for roll in rolls])
+    for roll in rolls:
+        state = newest.get(roll.pk, ({}, 0))[0]
+        roll.outcome = registry.engine(roll.system).evaluate(state).tone if state else ""
+        roll.voided = roll.pk in voided
+        roll.revealed = roll.pk in revealed
+    Roll.objects.bulk_update(rolls, ["outcome", "voided", "revealed"], batch_size=500)
 
 
 def _dice_with_new_ids(dice: Any, rolls: dict[int, Roll]) -> Any:

@@ -465,3 +465,29 @@ def test_dice_entered_by_hand_are_marked_in_both_exports_and_kept_by_the_import(
     call_command("import_campaign", str(path), "--gm", table.gm.username, stdout=io.StringIO())
     imported = Campaign.objects.exclude(pk=table.campaign.pk).get()
     assert sorted(imported.rolls.values_list("by_hand", flat=True)) == [False, True]
+
+
+@pytest.mark.django_db
+def test_an_imported_roll_keeps_its_outcome_and_the_gms_void_and_reveal(
+    played: Table, tmp_path: Path
+) -> None:
+    """The row's marks are read back from the imported log: what the history and the
+    statistics filter on is the same as in the original campaign."""
+    from rolls import history_services
+
+    secret = Roll.objects.filter(campaign=played.campaign, visibility="secret").first()
+    assert secret is not None
+    history_services.roll_reveal(roll=secret, gm=played.gm)
+    plain = Roll.objects.filter(campaign=played.campaign, visibility="public").order_by("id").first()
+    assert plain is not None
+    history_services.roll_void(roll=plain, gm=played.gm)
+    factories.user("host")
+    imported, _ = import_file(tmp_path, as_json(logged_in(played.gm), played.campaign), "--gm", "host")
+
+    def marks(campaign: Campaign) -> list[tuple[str, str, bool, bool]]:
+        rows = Roll.objects.filter(campaign=campaign).order_by("created", "id")
+        return [(r.character_name, r.outcome, r.voided, r.revealed) for r in rows]
+
+    assert marks(imported) == marks(played.campaign)
+    assert any(voided for _, _, voided, _ in marks(imported))
+    assert any(revealed for _, _, _, revealed in marks(imported))
