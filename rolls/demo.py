@@ -206,6 +206,7 @@ class _Session:
         self.adapter = registry.table(self.campaign.system)
         self.engine = registry.engine(self.campaign.system)
         self.owners = {c.pk: p.user for c, p in zip(played.characters, played.players, strict=True)}
+        self.npc_form = npc_baseline(self.campaign)  # the GM's quick roll as its form starts
         self.hidden: list[Roll] = []  # secret and blind rolls the GM may reveal later
         self.made: list[Roll] = []
 
@@ -257,6 +258,10 @@ class _Session:
         """A player rolls for their character (and follows up): 1 roll, or 0 when the rules
         refused it (a GM's NPC roll stands in, so the count holds)."""
         ready = self._ready()
+        if len(ready) * 2 < len(self.played.characters):
+            # Most of the kids are Broken: the scene ends and the GM clears their Conditions.
+            self._heal()
+            ready = self._ready()
         if call is not None:
             ready = [c for c in ready if call.characters.filter(pk=c.pk).exists()]
         if not ready:
@@ -314,7 +319,7 @@ class _Session:
     def _npc(self, *, secret: bool | None = None) -> int:
         """The GM rolls for someone without a sheet: openly, in secret, or against a kid."""
         secret = self.rng.random() < SECRET_SHARE if secret is None else secret
-        data = npc_baseline(self.campaign)
+        data = dict(self.npc_form)
         data.update(name=self.rng.choice(NPCS), intent=self.rng.choice(NPC_INTENTS))
         form = NpcRollForm(posted(data), campaign=self.campaign)
         form.is_valid()

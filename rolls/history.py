@@ -145,6 +145,34 @@ def _session_events(session_id: int, campaign: Campaign) -> Q:
     return where
 
 
+def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
+    """The first and last sequence numbers of a play session's part of the log (first > last:
+    nothing): from its start to the last entry before the next session starts; what came
+    before the first session goes with it. Found by time through the index on ``created``,
+    which follows ``seq`` (both are taken under the campaign row's lock): the first entry at
+    or after a time is the first of the index's range, where an order by ``seq`` would walk
+    the log from its start."""
+    log = LogEntry.objects.filter(campaign=campaign)
+
+    def first_from(moment: object) -> int | None:
+        return (
+            log.filter(created__gte=moment).order_by("created", "seq").values_list("seq", flat=True).first()
+        )
+
+    start = first_from(session.started)
+    if start is None:
+        return 1, 0
+    if not PlaySession.objects.filter(campaign=campaign, number__lt=session.number).exists():
+        start = 1
+    following = (
+        PlaySession.objects.filter(campaign=campaign, number__gt=session.number).order_by("number").first()
+    )
+    end = campaign.last_seq
+    if following is not None:
+        end = min(end, (first_from(following.started) or end + 1) - 1)
+    return start, end
+
+
 def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     """The entries the (valid) filters select, for this member, unordered and unsliced."""
     membership = filters.membership
@@ -153,9 +181,14 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     rolls = Q(kind=LogEntry.Kind.ROLL)
     events = Q(kind=LogEntry.Kind.EVENT)
     hidden = ~Q(roll__visibility=Visibility.PUBLIC) & Q(roll__revealed=False)
+    span = Q()
     if data.get("session"):
         rolls &= Q(roll__session_id=int(data["session"]))
         events &= _session_events(int(data["session"]), campaign)
+        # The same entries, and one index range to find them in: a session's rolls and events
+        # all lie within its part of the log.
+        first, last = session_seqs(campaign, PlaySession.objects.get(pk=int(data["session"])))
+        span = Q(seq__gte=first, seq__lte=last)
     if data.get("since"):
         rolls &= Q(created__date__gte=data["since"])
         events &= Q(created__date__gte=data["since"])
@@ -188,7 +221,7 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
         where = events
     else:
         where = rolls | events
-    return LogEntry.objects.filter(campaign=campaign).filter(where)
+    return LogEntry.objects.filter(campaign=campaign).filter(span & where)
 
 
 @dataclass

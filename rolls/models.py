@@ -195,7 +195,13 @@ class LogEntry(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign")]
         # The history pages newest first through one kind (rolls, events) by ``seq``: a
         # keyset page (``seq < before``) is one index range at any depth.
-        indexes = [models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq")]
+        # The export's session slice and the history's session and date filters find where a
+        # time falls in the log (``created``, which follows ``seq``: both are taken under the
+        # campaign row's lock): without this, a scan of the whole log.
+        indexes = [
+            models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq"),
+            models.Index(fields=["campaign", "created"], name="log_campaign_created"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"
