@@ -121,6 +121,8 @@ class Roll(models.Model):
             models.Index(fields=["character", "-id"]),
             models.Index(fields=["campaign", "outcome"], name="roll_campaign_outcome"),
             models.Index(fields=["session", "-id"], name="roll_session_newest"),
+            # Who rolled in a campaign (an export's members): read from the index, not the rolls.
+            models.Index(fields=["campaign", "roller"], name="roll_campaign_roller"),
         ]
 
     def __str__(self) -> str:
@@ -201,6 +203,8 @@ class LogEntry(models.Model):
         indexes = [
             models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq"),
             models.Index(fields=["campaign", "created"], name="log_campaign_created"),
+            # Who the log names (an export's members): read from the index, not the entries.
+            models.Index(fields=["campaign", "actor"], name="log_campaign_actor"),
         ]
 
     def __str__(self) -> str:
