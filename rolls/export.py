@@ -261,8 +261,14 @@ def _members(campaign: Campaign) -> list[dict[str, Any]]:
         for m in Membership.objects.filter(campaign=campaign).order_by("user_id")
     ]
     known = {m["id"] for m in members}
-    named = set(LogEntry.objects.filter(campaign=campaign).values_list("actor_id", flat=True).distinct())
-    named |= set(Roll.objects.filter(campaign=campaign).values_list("roller_id", flat=True).distinct())
+    # order_by(): the models' default ordering would join DISTINCT and make it return every
+    # row (one per seq); without it, the index on (campaign, actor) answers alone.
+    named = set(
+        LogEntry.objects.filter(campaign=campaign).order_by().values_list("actor_id", flat=True).distinct()
+    )
+    named |= set(
+        Roll.objects.filter(campaign=campaign).order_by().values_list("roller_id", flat=True).distinct()
+    )
     named |= set(Character.objects.filter(campaign=campaign).values_list("owner_id", flat=True))
     former = sorted(user_id for user_id in named - known if user_id is not None)
     return members + [
