@@ -354,6 +354,12 @@ def run(args: argparse.Namespace) -> bool:
         f"== {config} ({engine}): {args.rolls:,} rolls, {args.sessions} sessions, {args.characters} characters"
     )
     world = _world(_filled(args, key))
+    from django.db import connection
+
+    # A log of years has its planner statistics (autovacuum's ANALYZE; SQLite's optimize):
+    # a table loaded a minute ago has none, and PostgreSQL then picks plans it would not.
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE" if connection.vendor == "postgresql" else "PRAGMA optimize")
     from rolls.models import LogEntry, Roll
 
     print(
