@@ -14,12 +14,15 @@ well as the cards: a player's filter on an outcome or a follow-up never matches 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dtime
 from typing import Any
 
 from django import forms
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -205,6 +208,15 @@ def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
     return start, end
 
 
+def _midnight(day: date, *, days: int = 0) -> datetime | None:
+    """The midnight starting ``day`` (plus ``days``) in UTC, or None past the calendar's ends
+    (the first and last days there are: no bound)."""
+    try:
+        return timezone.make_aware(datetime.combine(day + timedelta(days=days), dtime.min)).astimezone(UTC)
+    except OverflowError:
+        return None
+
+
 def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     """The entries the (valid) filters select, for this member, unordered and unsliced."""
     membership = filters.membership
@@ -213,20 +225,20 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     rolls = Q(kind=LogEntry.Kind.ROLL)
     events = Q(kind=LogEntry.Kind.EVENT)
     hidden = ~Q(roll__visibility=Visibility.PUBLIC) & Q(roll__revealed=False)
-    span = Q()
+    span = Q()  # what rolls and events alike must be in
     if data.get("session"):
         rolls &= Q(roll__session_id=int(data["session"]))
         events &= _session_events(int(data["session"]), campaign)
         # The same entries, and one index range to find them in: a session's rolls and events
         # all lie within its part of the log.
         first, last = session_seqs(campaign, PlaySession.objects.get(pk=int(data["session"])))
-        span = Q(seq__gte=first, seq__lte=last)
-    if data.get("since"):
-        rolls &= Q(created__date__gte=data["since"])
-        events &= Q(created__date__gte=data["since"])
-    if data.get("until"):
-        rolls &= Q(created__date__lte=data["until"])
-        events &= Q(created__date__lte=data["until"])
+        span &= Q(seq__gte=first, seq__lte=last)
+    # A day as a range of times (its midnight to the next, in the site's time zone): what
+    # ``created__date`` means, and one range of the index on (campaign, created).
+    if data.get("since") and (start := _midnight(data["since"])) is not None:
+        span &= Q(created__gte=start)
+    if data.get("until") and (end := _midnight(data["until"], days=1)) is not None:
+        span &= Q(created__lt=end)
     if data.get("character"):
         rolls &= Q(roll__character_id=int(data["character"]))
     if data.get("player"):
