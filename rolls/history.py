@@ -180,21 +180,24 @@ def _session_events(session_id: int, campaign: Campaign) -> Q:
     return where
 
 
+def first_at_or_after(campaign: Campaign, moment: datetime) -> int | None:
+    """The sequence number of the campaign's first entry written at or after ``moment``. By
+    the index on ``created``, which follows ``seq`` (both are taken under the campaign row's
+    lock): the first entry of the index's range, where an order by ``seq`` would walk the log
+    from its start."""
+    return (
+        LogEntry.objects.filter(campaign=campaign, created__gte=moment)
+        .order_by("created", "seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+
+
 def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
     """The first and last sequence numbers of a play session's part of the log (first > last:
     nothing): from its start to the last entry before the next session starts; what came
-    before the first session goes with it. Found by time through the index on ``created``,
-    which follows ``seq`` (both are taken under the campaign row's lock): the first entry at
-    or after a time is the first of the index's range, where an order by ``seq`` would walk
-    the log from its start."""
-    log = LogEntry.objects.filter(campaign=campaign)
-
-    def first_from(moment: object) -> int | None:
-        return (
-            log.filter(created__gte=moment).order_by("created", "seq").values_list("seq", flat=True).first()
-        )
-
-    start = first_from(session.started)
+    before the first session goes with it."""
+    start = first_at_or_after(campaign, session.started)
     if start is None:
         return 1, 0
     if not PlaySession.objects.filter(campaign=campaign, number__lt=session.number).exists():
@@ -204,7 +207,7 @@ def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
     )
     end = campaign.last_seq
     if following is not None:
-        end = min(end, (first_from(following.started) or end + 1) - 1)
+        end = min(end, (first_at_or_after(campaign, following.started) or end + 1) - 1)
     return start, end
 
 
@@ -233,12 +236,16 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
         # all lie within its part of the log.
         first, last = session_seqs(campaign, PlaySession.objects.get(pk=int(data["session"])))
         span &= Q(seq__gte=first, seq__lte=last)
-    # A day as a range of times (its midnight to the next, in the site's time zone): what
-    # ``created__date`` means, and one range of the index on (campaign, created).
+    # Days as a part of the log (from the first entry at or after the first midnight to the
+    # last before the midnight after the last day, in the site's time zone): what
+    # ``created__date`` means, found through the index on (campaign, created), then walked
+    # by ``seq`` like any page. Sorting a range of times by ``seq`` would read all of it.
     if data.get("since") and (start := _midnight(data["since"])) is not None:
-        span &= Q(created__gte=start)
+        span &= Q(seq__gte=first_at_or_after(campaign, start) or campaign.last_seq + 1)
     if data.get("until") and (end := _midnight(data["until"], days=1)) is not None:
-        span &= Q(created__lt=end)
+        after = first_at_or_after(campaign, end)
+        if after is not None:
+            span &= Q(seq__lt=after)
     if data.get("character"):
         rolls &= Q(roll__character_id=int(data["character"]))
     if data.get("player"):

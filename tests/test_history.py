@@ -119,8 +119,11 @@ def test_a_date_filter_is_whole_days_in_the_sites_time_zone_to_the_calendars_end
 ) -> None:
     made = roll(table, 6)
     gm = logged_in(table.gm)
-    # An entry at 23:30 UTC on 1 March is on 2 March in Helsinki (UTC+2): that day holds it.
-    LogEntry.objects.filter(roll=made).update(created="2026-03-01T23:30:00Z")
+    # A roll at 23:30 UTC on 1 March is on 2 March in Helsinki (UTC+2): that day holds it.
+    # (The log's times follow its order: what came before it, earlier.)
+    log = LogEntry.objects.filter(campaign=table.campaign)
+    log.exclude(roll=made).update(created="2026-03-01T20:00:00Z")
+    log.filter(roll=made).update(created="2026-03-01T23:30:00Z")
     settings.TIME_ZONE = "Europe/Helsinki"
     assert shown(gm, table, since="2026-03-02", until="2026-03-02") == [made.pk]
     assert shown(gm, table, since="2026-03-01", until="2026-03-01") == []
