@@ -180,10 +180,10 @@ def _database(config: str, key: str, fresh: bool) -> None:
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [PG_DB]).fetchone()
         if exists and fresh:
-            conn.execute(f"DROP DATABASE {PG_DB} WITH (FORCE)")  # type: ignore[arg-type]
+            conn.execute(f"DROP DATABASE {PG_DB} WITH (FORCE)")
             exists = None
         if not exists:
-            conn.execute(f"CREATE DATABASE {PG_DB}")  # type: ignore[arg-type]
+            conn.execute(f"CREATE DATABASE {PG_DB}")
 
 
 def _filled(args: argparse.Namespace, key: str) -> int:
@@ -199,10 +199,10 @@ def _filled(args: argparse.Namespace, key: str) -> int:
     import rolls.live
 
     # Nobody listens: the fill's entries are not broadcast (what is written is the same).
-    rolls.live.publish = lambda entry: None  # type: ignore[assignment]
+    rolls.live.publish = lambda entry: None
     import rolls.log
 
-    rolls.log.live.publish = rolls.live.publish  # type: ignore[attr-defined]
+    rolls.log.live.publish = rolls.live.publish
     started = time.perf_counter()
     campaign = history_fill.fill(
         rolls=args.rolls,

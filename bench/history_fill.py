@@ -103,9 +103,9 @@ class _Template:
         numbers = len(self.sessions) * copy
         mysteries = self.stories * copy
         with _times_as_given(
-            PlaySession._meta.get_field("started"),  # type: ignore[arg-type]
-            RollCall._meta.get_field("created"),  # type: ignore[arg-type]
-            Roll._meta.get_field("created"),  # type: ignore[arg-type]
+            PlaySession._meta.get_field("started"),
+            RollCall._meta.get_field("created"),
+            Roll._meta.get_field("created"),
         ):
             sessions = PlaySession.objects.bulk_create(
                 PlaySession(
