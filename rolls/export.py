@@ -23,6 +23,7 @@ from typing import Any
 
 from rolls import chain, registry
 from rolls.audience import Facts, Viewer, sight
+from rolls.history import session_seqs
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
@@ -41,25 +42,9 @@ class Scope:
     @cached_property
     def seq_range(self) -> tuple[int, int]:
         """The first and last sequence numbers exported (first > last: nothing)."""
-        log = LogEntry.objects.filter(campaign=self.campaign)
         if self.session is None:
             return 1, self.campaign.last_seq
-        first = log.filter(created__gte=self.session.started).order_by("seq").values_list("seq", flat=True)
-        start = first.first()
-        if start is None:
-            return 1, 0
-        if not PlaySession.objects.filter(campaign=self.campaign, number__lt=self.session.number).exists():
-            start = 1  # what the table did before its first session goes with it
-        following = (
-            PlaySession.objects.filter(campaign=self.campaign, number__gt=self.session.number)
-            .order_by("number")
-            .first()
-        )
-        end = self.campaign.last_seq
-        if following is not None:
-            after = log.filter(created__gte=following.started).order_by("seq").values_list("seq", flat=True)
-            end = min(end, (after.first() or end + 1) - 1)
-        return start, end
+        return session_seqs(self.campaign, self.session)
 
     def previous_hash(self, start: int) -> str:
         if start <= 1:
@@ -281,8 +266,14 @@ def _members(campaign: Campaign) -> list[dict[str, Any]]:
         for m in Membership.objects.filter(campaign=campaign).order_by("user_id")
     ]
     known = {m["id"] for m in members}
-    named = set(LogEntry.objects.filter(campaign=campaign).values_list("actor_id", flat=True).distinct())
-    named |= set(Roll.objects.filter(campaign=campaign).values_list("roller_id", flat=True).distinct())
+    # order_by(): the models' default ordering would join DISTINCT and make it return every
+    # row (one per seq); without it, the index on (campaign, actor) answers alone.
+    named = set(
+        LogEntry.objects.filter(campaign=campaign).order_by().values_list("actor_id", flat=True).distinct()
+    )
+    named |= set(
+        Roll.objects.filter(campaign=campaign).order_by().values_list("roller_id", flat=True).distinct()
+    )
     named |= set(Character.objects.filter(campaign=campaign).values_list("owner_id", flat=True))
     former = sorted(user_id for user_id in named - known if user_id is not None)
     return members + [

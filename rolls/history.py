@@ -14,11 +14,17 @@ well as the cards: a player's filter on an outcome or a follow-up never matches 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dtime
 from typing import Any
 
 from django import forms
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.forms.utils import flatatt
 from django.http import QueryDict
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.events import TableEvent
@@ -41,6 +47,32 @@ CONTEST_PARTS = tuple(
         TableEvent.CONTEST_CANCEL,
     )
 )
+
+
+class QuickSelect(forms.Select):
+    """A select whose options are written here, in Python: the markup of Django's select
+    template, without its template include per option. A campaign of 200 sessions made the
+    filter form's options cost more than the page's 25 cards (bench/history.py)."""
+
+    def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
+        widget = self.get_context(name, value, attrs)["widget"]
+        if any(group_name for group_name, _, _ in widget["optgroups"]):
+            return super().render(name, value, attrs, renderer)
+        options = mark_safe(  # each part is format_html's, escaped
+            "".join(
+                format_html(
+                    '\n  <option value="{}"{}>{}</option>\n',
+                    str(option["value"]),
+                    SafeString(" selected") if option["selected"] else "",
+                    option["label"],
+                )
+                for _, group, _ in widget["optgroups"]
+                for option in group
+            )
+        )
+        return format_html(
+            '<select name="{}"{}>{}\n</select>', widget["name"], flatatt(widget["attrs"]), options
+        )
 
 
 def _choices(pairs: Any, empty: str) -> list[tuple[str, str]]:
@@ -89,6 +121,9 @@ class HistoryFilters(forms.Form):
         fields["follow_up"].choices = _choices(  # type: ignore[attr-defined]
             system.follow_up_names.items(), "Any, or none"
         )
+        for each in fields.values():
+            if type(each.widget) is forms.Select:
+                each.widget = QuickSelect(attrs=each.widget.attrs, choices=each.widget.choices)
         if not membership.is_gm:
             # Not offered to a player; still read, so that asking for it answers nothing.
             fields["secret"].widget = forms.HiddenInput()
@@ -158,6 +193,46 @@ def _session_events(session_id: int, campaign: Campaign) -> Q:
     return where
 
 
+def first_at_or_after(campaign: Campaign, moment: datetime) -> int | None:
+    """The sequence number of the campaign's first entry written at or after ``moment``. By
+    the index on ``created``, which follows ``seq`` (both are taken under the campaign row's
+    lock): the first entry of the index's range, where an order by ``seq`` would walk the log
+    from its start."""
+    return (
+        LogEntry.objects.filter(campaign=campaign, created__gte=moment)
+        .order_by("created", "seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+
+
+def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
+    """The first and last sequence numbers of a play session's part of the log (first > last:
+    nothing): from its start to the last entry before the next session starts; what came
+    before the first session goes with it."""
+    start = first_at_or_after(campaign, session.started)
+    if start is None:
+        return 1, 0
+    if not PlaySession.objects.filter(campaign=campaign, number__lt=session.number).exists():
+        start = 1
+    following = (
+        PlaySession.objects.filter(campaign=campaign, number__gt=session.number).order_by("number").first()
+    )
+    end = campaign.last_seq
+    if following is not None:
+        end = min(end, (first_at_or_after(campaign, following.started) or end + 1) - 1)
+    return start, end
+
+
+def _midnight(day: date, *, days: int = 0) -> datetime | None:
+    """The midnight starting ``day`` (plus ``days``) in UTC, or None past the calendar's ends
+    (the first and last days there are: no bound)."""
+    try:
+        return timezone.make_aware(datetime.combine(day + timedelta(days=days), dtime.min)).astimezone(UTC)
+    except OverflowError:
+        return None
+
+
 def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     """The entries the (valid) filters select, for this member, unordered and unsliced."""
     membership = filters.membership
@@ -166,15 +241,24 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     rolls = Q(kind=LogEntry.Kind.ROLL)
     events = Q(kind=LogEntry.Kind.EVENT)
     hidden = ~Q(roll__visibility=Visibility.PUBLIC) & Q(roll__revealed=False)
+    span = Q()  # what rolls and events alike must be in
     if data.get("session"):
         rolls &= Q(roll__session_id=int(data["session"]))
         events &= _session_events(int(data["session"]), campaign)
-    if data.get("since"):
-        rolls &= Q(created__date__gte=data["since"])
-        events &= Q(created__date__gte=data["since"])
-    if data.get("until"):
-        rolls &= Q(created__date__lte=data["until"])
-        events &= Q(created__date__lte=data["until"])
+        # The same entries, and one index range to find them in: a session's rolls and events
+        # all lie within its part of the log.
+        first, last = session_seqs(campaign, PlaySession.objects.get(pk=int(data["session"])))
+        span &= Q(seq__gte=first, seq__lte=last)
+    # Days as a part of the log (from the first entry at or after the first midnight to the
+    # last before the midnight after the last day, in the site's time zone): what
+    # ``created__date`` means, found through the index on (campaign, created), then walked
+    # by ``seq`` like any page. Sorting a range of times by ``seq`` would read all of it.
+    if data.get("since") and (start := _midnight(data["since"])) is not None:
+        span &= Q(seq__gte=first_at_or_after(campaign, start) or campaign.last_seq + 1)
+    if data.get("until") and (end := _midnight(data["until"], days=1)) is not None:
+        after = first_at_or_after(campaign, end)
+        if after is not None:
+            span &= Q(seq__lt=after)
     if data.get("character"):
         rolls &= Q(roll__character_id=int(data["character"]))
     if data.get("player"):
@@ -204,7 +288,7 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
         where = events
     else:
         where = rolls | events
-    return LogEntry.objects.filter(campaign=campaign).filter(where)
+    return LogEntry.objects.filter(campaign=campaign).filter(span & where)
 
 
 @dataclass

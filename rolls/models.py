@@ -146,6 +146,8 @@ class Roll(models.Model):
             models.Index(fields=["character", "-id"]),
             models.Index(fields=["campaign", "outcome"], name="roll_campaign_outcome"),
             models.Index(fields=["session", "-id"], name="roll_session_newest"),
+            # Who rolled in a campaign (an export's members): read from the index, not the rolls.
+            models.Index(fields=["campaign", "roller"], name="roll_campaign_roller"),
         ]
 
     def __str__(self) -> str:
@@ -228,7 +230,15 @@ class LogEntry(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign")]
         # The history pages newest first through one kind (rolls, events) by ``seq``: a
         # keyset page (``seq < before``) is one index range at any depth.
-        indexes = [models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq")]
+        # The export's session slice and the history's session and date filters find where a
+        # time falls in the log (``created``, which follows ``seq``: both are taken under the
+        # campaign row's lock): without this, a scan of the whole log.
+        indexes = [
+            models.Index(fields=["campaign", "kind", "-seq"], name="log_campaign_kind_seq"),
+            models.Index(fields=["campaign", "created"], name="log_campaign_created"),
+            # Who the log names (an export's members): read from the index, not the entries.
+            models.Index(fields=["campaign", "actor"], name="log_campaign_actor"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"

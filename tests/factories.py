@@ -9,18 +9,18 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import QueryDict
 from django.test import Client
 
 from rolls import campaigns as services
 from rolls import registry
 from rolls import services as roll_services
+from rolls.formdata import form_baseline as form_baseline
+from rolls.formdata import npc_baseline as npc_baseline
+from rolls.formdata import posted as posted
 from rolls.models import Roll
 from rolls.npc import NpcRollForm
-from rolls.systems import RulesError
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
 from tabletop.models import Campaign, Character, Membership
 from tests.dice import Script as Script
@@ -122,60 +122,7 @@ def logged_in(user: object) -> Client:
     return client
 
 
-# -- form data -------------------------------------------------------------------------------------
-
-
-def form_baseline(form: forms.Form) -> dict[str, Any]:
-    """An unbound form's initial values as POST data: a request the form accepts, so a test
-    can change one field of it and see that field's own refusal (or get past the form)."""
-    data: dict[str, Any] = {}
-    for name, each in form.fields.items():
-        value = form[name].value()
-        if isinstance(each, forms.BooleanField):
-            if value:
-                data[name] = "on"
-            continue
-        if isinstance(each, forms.MultipleChoiceField):
-            if value:
-                data[name] = [str(v) for v in value]
-            continue
-        if value in (None, "") and isinstance(each, forms.ChoiceField):
-            value = next((choice for choice, _ in each.choices if choice not in (None, "")), "")
-        if value is None:
-            continue
-        data[name] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
-    return data
-
-
-def posted(data: dict[str, Any]) -> QueryDict:
-    """``data`` as a view receives it: a list is a name sent once per value."""
-    query = QueryDict(mutable=True)
-    for name, value in data.items():
-        query.setlist(name, value if isinstance(value, list) else [value])
-    return query
-
-
-def npc_baseline(campaign: Campaign) -> dict[str, Any]:
-    """The GM's quick roll as its form starts, with a small number in each flag that has no
-    default, one after another, until the engine takes the request (the dice to roll)."""
-    form = NpcRollForm(campaign=campaign)
-    data = form_baseline(form)
-    empty = [
-        name
-        for name in form.flag_names
-        if name not in data and not isinstance(form.fields[name], forms.BooleanField)
-    ]
-    while True:
-        bound = NpcRollForm(posted(data), campaign=campaign)
-        if bound.is_valid():
-            try:
-                bound.engine_request()
-            except RulesError:
-                pass
-            else:
-                return data
-        assert empty, f"no quick roll of {campaign.system} is accepted: {bound.errors}"
-        data[empty.pop(0)] = "2"
+# -- form data: form_baseline, posted and npc_baseline live in rolls/formdata.py (the demo uses them)
 
 
 # -- any system: a sheet, a roll and its follow-ups --------------------------------------------------

@@ -114,6 +114,25 @@ def test_filters_combine_and_the_url_keeps_them(table: Table) -> None:
 
 
 @pytest.mark.django_db
+def test_a_date_filter_is_whole_days_in_the_sites_time_zone_to_the_calendars_ends(
+    table: Table, settings: Any
+) -> None:
+    made = roll(table, 6)
+    gm = logged_in(table.gm)
+    # A roll at 23:30 UTC on 1 March is on 2 March in Helsinki (UTC+2): that day holds it.
+    # (The log's times follow its order: what came before it, earlier.)
+    log = LogEntry.objects.filter(campaign=table.campaign)
+    log.exclude(roll=made).update(created="2026-03-01T20:00:00Z")
+    log.filter(roll=made).update(created="2026-03-01T23:30:00Z")
+    settings.TIME_ZONE = "Europe/Helsinki"
+    assert shown(gm, table, since="2026-03-02", until="2026-03-02") == [made.pk]
+    assert shown(gm, table, since="2026-03-01", until="2026-03-01") == []
+    settings.TIME_ZONE = "UTC"
+    assert shown(gm, table, since="2026-03-01", until="2026-03-01") == [made.pk]
+    # The first and the last days there are: every entry, and no error.
+    assert shown(gm, table, since="0001-01-01", until="9999-12-31") == [made.pk]
+
+
 def test_a_bad_filter_value_gets_a_clear_message(table: Table) -> None:
     roll(table, 6, 1, 1, 1)
     player = logged_in(table.player)
