@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('rolls', '0009_roll_by_hand'),
+        ('rolls', '0012_dice_seeds'),
         ('tabletop', '0010_campaign_dice'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
