@@ -318,6 +318,9 @@ def standings(contest: Contest) -> list[Standing]:
 def verdict(contest: Contest) -> str:
     """The contest's result in words, from the rolls as they stand. A side that did not roll
     loses; the sides that rolled are compared among themselves."""
+    if contest.kind != Contest.Kind.CONTEST:
+        # A flow of its own (an extended action...): its table package says how it ended.
+        return registry.table(contest.system).flow_verdict(contest)
     sides = list(contest.sides.select_related("roll").all())
     rolled = [side for side in sides if side.roll is not None]
     if not rolled:
@@ -325,6 +328,12 @@ def verdict(contest: Contest) -> str:
     missing = ", ".join(side.name for side in sides if side.roll is None)
     if len(rolled) == 1:
         return f"{rolled[0].name} wins: {missing} did not roll."
+    system = registry.engine(contest.system)
+    states = [side.roll.current_state() for side in rolled if side.roll is not None]
+    own = system.contest_verdict(states, [side.name for side in rolled], [side.extra for side in rolled])
+    if own:
+        absent = f" {missing} did not roll." if missing else ""
+        return own + absent
     position = _winner(contest, rolled)
     scores = " to ".join(_score(contest, side) for side in rolled)
     absent = f"; {missing} did not roll" if missing else ""

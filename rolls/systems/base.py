@@ -263,6 +263,13 @@ class DiceSystem(ABC):
         (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
         raise RulesError(f"{self.name} has no contested rolls at this table.")
 
+    def contest_verdict(
+        self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
+    ) -> str:
+        """The contest's result in the system's own words ("Standoff at 6..."), or "" for the
+        table's plain words (``rolls.contests.verdict``)."""
+        return ""
+
     @property
     def plays_contests(self) -> bool:
         return type(self).contest_winner is not DiceSystem.contest_winner
