@@ -88,6 +88,10 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
             raise RulesError("Only the GM rolls for someone without a sheet: ask the GM to open it.")
         if second.character.owner_id == opener.pk:
             raise RulesError("Challenge another player's character: you play both of these.")
+    # What every character's side rolls with in this system, whatever its form said (doubles:
+    # no Difficulty Number in an opposed roll).
+    fixed = registry.table(system.slug).contest_data
+    sides = [side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides]
     names = []
     for side in sides:
         if side.character is None:
@@ -146,8 +150,9 @@ def contest_answer(
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            _check_roll(side.character, data or {})
-            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=dict(data or {}))
+            data = {**(data or {}), **registry.table(contest.system).contest_data}
+            _check_roll(side.character, data)
+            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
             text = f"{side.name} accepts the challenge."
         else:

@@ -94,15 +94,22 @@ def test_dbl_7_equal_results_are_a_standoff(duel: Duel) -> None:
     assert verdict == "Standoff at 6: neither Mara nor Bram beats the other."
 
 
-def test_dbl_7_a_side_named_with_a_difficulty_number_is_refused(duel: Duel) -> None:
-    with pytest.raises(RulesError, match="no Difficulty Number"):
-        contests.contest_open(
-            campaign=duel.table.campaign,
-            opener=duel.table.gm,
-            sides=[Side(duel.mara, PLAIN), Side(None, {"dice": 2, "dn": 6}, name="Guard")],
-            intent="",
-        )
-    assert not Contest.objects.exists()
+def test_dbl_7_a_side_is_rolled_opposed_whatever_difficulty_number_it_was_given(duel: Duel) -> None:
+    contest = contests.contest_open(
+        campaign=duel.table.campaign,
+        opener=duel.table.gm,
+        sides=[Side(duel.mara, {**PLAIN, "dn": "6"}), Side(None, {"dice": 2, "dn": 6}, name="Guard")],
+        intent="",
+    )
+    assert side(contest, 0).data["dn"] == "opposed"
+    mine = contests.contest_roll(
+        side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(3, 2), is_gm=False
+    )
+    guard = contests.contest_roll(
+        side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(4, 1), is_gm=True
+    )
+    assert [roll.current_state()["request"]["dn"] for roll in (mine, guard)] == [None, None]
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Guard wins, 3 to 4."
 
 
 def test_dbl_9_no_complication_without_an_amazing_success(duel: Duel) -> None:

@@ -769,10 +769,8 @@ class Doubles(DiceSystem):
 
     def contest_request(self, request: DoublesRequest) -> DoublesRequest:
         """DBL-7: a side of an opposed roll beats the other side's result, not a Difficulty
-        Number; a request that names one is refused."""
-        if request.dn is not None:
-            raise RulesError("An opposed roll has no Difficulty Number: each side beats the other's result.")
-        return request
+        Number: the request as an opposed one (a Difficulty Number given with it is dropped)."""
+        return replace(request, dn=None)
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
         """DBL-7, DBL-11: the higher result wins, equal results are a standoff (None); drama
