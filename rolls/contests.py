@@ -91,7 +91,9 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
     # What every character's side rolls with in this system, whatever its form said (doubles:
     # no Difficulty Number in an opposed roll).
     fixed = registry.table(system.slug).contest_data
-    sides = [side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides]
+    sides = [
+        side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
+    ]
     names = []
     for side in sides:
         if side.character is None:
