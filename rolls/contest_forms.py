@@ -45,6 +45,11 @@ class ContestBuilder:
     def plays_contests(self) -> bool:
         return self.system.plays_contests
 
+    @property
+    def flows_template(self) -> str:
+        """The system's own forms for flows besides head to head, if it has any."""
+        return registry.table(self.campaign.system).console_flows
+
     def rows(self) -> list[SideRow]:
         return [side_row(character) for character in self.characters]
 

@@ -20,6 +20,7 @@ from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import dice_count, percent
 from rolls.systems.hand import dice_needed
+from rolls.tables.base import ContestStep
 from tabletop.models import Membership
 
 
@@ -31,6 +32,7 @@ class SideView:
     winning: bool
     yours: bool  # this person rolls it now: their character's side, or the GM's without a sheet
     label: str  # what it rolls: "Agility (Stealth)", "2 dice"
+    steps: tuple[ContestStep, ...] = ()  # what this person may do for it now besides rolling
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,11 @@ class ContestView:
     # Once revealed, the follow-ups this person may still take and the exact chance to win
     # with each: ("Luck against the roll", "72%").
     options: list[tuple[str, str]] = field(default_factory=list)
+    # A flow of another kind than head to head: its table package's view and template.
+    board: Any = None
+    board_template: str = ""
+    # The characters a board lets this person roll with (``board.mine``), each with its fields.
+    board_rows: list[SideRow] = field(default_factory=list)
 
 
 def contest_views(campaign_id: int, membership: Membership | None) -> list[ContestView]:
@@ -81,12 +88,30 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
 
 
 def _view(contest: Contest, membership: Membership | None) -> ContestView:
+    adapter = registry.table(contest.system)
+    if contest.kind != Contest.Kind.CONTEST:
+        return ContestView(
+            contest=contest,
+            sides=[],
+            phase="",
+            gm=membership is not None and membership.is_gm,
+            board=(board := adapter.flow_view(contest, membership)),
+            board_template=adapter.template(f"flow_{contest.kind}"),
+            board_rows=[side_row(character) for character in getattr(board, "mine", [])],
+        )
     sides = list(contest.sides.all())
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
-    winner = None
+    winner, said = None, ""
     if revealed:
+        system = registry.engine(contest.system)
         states = [side.roll.current_state() for side in sides if side.roll is not None]
-        winner = registry.engine(contest.system).contest_winner(states)
+        extras = [side.extra for side in sides]
+        try:
+            winner = system.contest_winner(states, extras)
+            said = system.contest_verdict(states, [side.name for side in sides], extras)
+        except RulesError as error:
+            # Not settled yet (a miracle waits for the GM): say why, name no winner.
+            said = str(error)
     views = [
         SideView(
             side=side,
@@ -95,6 +120,9 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             winning=winner == side.position,
             yours=_rolls_it(side, membership),
             label=_label(contest, side),
+            steps=tuple(adapter.contest_steps(contest, side, sides))
+            if revealed and _rolls_it(side, membership)
+            else (),
         )
         for side in sides
     ]
@@ -118,7 +146,7 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     return ContestView(
         contest=contest,
         sides=views,
-        phase=_phase(contest, views, winner),
+        phase=_phase(contest, views, winner, said),
         answer=answer,
         odds=odds,
         odds_side=odds_side,
@@ -199,7 +227,7 @@ def _result(contest: Contest, side: ContestSide) -> str:
     return registry.engine(contest.system).evaluate(side.roll.current_state()).headline
 
 
-def _phase(contest: Contest, views: list[SideView], winner: int | None) -> str:
+def _phase(contest: Contest, views: list[SideView], winner: int | None, said: str = "") -> str:
     if contest.state == Contest.State.ASKED:
         waiting = next((view.side.name for view in views if not view.side.accepted), "the other side")
         return f"Waiting for {waiting} to accept the challenge."
@@ -208,6 +236,8 @@ def _phase(contest: Contest, views: list[SideView], winner: int | None) -> str:
         return (
             f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
         )
+    if said:
+        return f"Revealed: {said} Follow-ups may still change it; the GM settles it."
     if winner is None:
         return "Revealed: a tie so far."
     return (

@@ -60,15 +60,21 @@ def side_row(character: Character) -> SideRow:
     form = _compact(
         adapter.roll_form(character=character, initial=adapter.roll_initial, prefix=side_prefix(character))
     )
-    names = [name for name in (*adapter.call_traits, *adapter.call_needs) if name in form.fields]
+    names = [
+        name
+        for name in (*adapter.call_traits, *adapter.call_needs)
+        if name in form.fields and name not in adapter.contest_data
+    ]
     for name in names:
         form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
     return SideRow(character, [form[name] for name in names])
 
 
-def side_data(character: Character, post: QueryDict) -> dict[str, Any]:
-    """A character's roll form values for its side, checked by its roll form and the engine;
-    RulesError names the character and what is wrong."""
+def side_values(
+    character: Character, post: QueryDict, fixed: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A character's roll form values under its prefix, checked by its roll form, with the
+    values ``fixed`` for it (a contest's); RulesError names the character and what is wrong."""
     adapter = registry.table(character.campaign.system)
     prefix = f"{side_prefix(character)}-"
     data: dict[str, Any] = {}
@@ -78,10 +84,18 @@ def side_data(character: Character, post: QueryDict) -> dict[str, Any]:
             data[name] = got
         elif got:
             data[name] = got[0]
+    data.update(fixed or {})
     form = adapter.roll_form(as_query(data), character=character)
     if not form.is_valid():
         raise RulesError(f"For {character.name}: {form.errors_text()}")
-    values = {**form.engine_data(), "helper": False}
+    return {**form.engine_data(), "helper": False}
+
+
+def side_data(character: Character, post: QueryDict) -> dict[str, Any]:
+    """A character's roll form values for its side, checked by its roll form and the engine;
+    RulesError names the character and what is wrong."""
+    adapter = registry.table(character.campaign.system)
+    values = side_values(character, post, adapter.contest_data)
     system = registry.engine(character.campaign.system)
     try:
         request_data, _ = adapter.pool(character, values)

@@ -88,6 +88,12 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
             raise RulesError("Only the GM rolls for someone without a sheet: ask the GM to open it.")
         if second.character.owner_id == opener.pk:
             raise RulesError("Challenge another player's character: you play both of these.")
+    # What every character's side rolls with in this system, whatever its form said (doubles:
+    # no Difficulty Number in an opposed roll).
+    fixed = registry.table(system.slug).contest_data
+    sides = [
+        side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
+    ]
     names = []
     for side in sides:
         if side.character is None:
@@ -146,8 +152,9 @@ def contest_answer(
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            _check_roll(side.character, data or {})
-            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=dict(data or {}))
+            data = {**(data or {}), **registry.table(contest.system).contest_data}
+            _check_roll(side.character, data)
+            ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
             text = f"{side.name} accepts the challenge."
         else:
@@ -309,6 +316,9 @@ def standings(contest: Contest) -> list[Standing]:
 def verdict(contest: Contest) -> str:
     """The contest's result in words, from the rolls as they stand. A side that did not roll
     loses; the sides that rolled are compared among themselves."""
+    if contest.kind != Contest.Kind.CONTEST:
+        # A flow of its own (an extended action...): its table package says how it ended.
+        return registry.table(contest.system).flow_verdict(contest)
     sides = list(contest.sides.select_related("roll").all())
     rolled = [side for side in sides if side.roll is not None]
     if not rolled:
@@ -316,6 +326,12 @@ def verdict(contest: Contest) -> str:
     missing = ", ".join(side.name for side in sides if side.roll is None)
     if len(rolled) == 1:
         return f"{rolled[0].name} wins: {missing} did not roll."
+    system = registry.engine(contest.system)
+    states = [side.roll.current_state() for side in rolled if side.roll is not None]
+    own = system.contest_verdict(states, [side.name for side in rolled], [side.extra for side in rolled])
+    if own:
+        absent = f" {missing} did not roll." if missing else ""
+        return own + absent
     position = _winner(contest, rolled)
     scores = " to ".join(_score(contest, side) for side in rolled)
     absent = f"; {missing} did not roll" if missing else ""

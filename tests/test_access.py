@@ -51,6 +51,7 @@ class World:
             "play_session": [campaign, self.roll.session_id],
             "contest": [campaign, self.contest.pk],
             "side": [campaign, self.contest.pk, self.contest.sides.get(position=0).pk],
+            "contest_character": [campaign, self.contest.pk, self.table.character.pk],
         }[needs]
 
 
@@ -183,6 +184,15 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
     ),
     "rolls:contest-roll": ("POST", "side", {}, {**MEMBERS, "gm": 302, "player": 302, "other_player": 302}),
+    "rolls:contest-act": (
+        "POST",
+        "side",
+        {"action": "complication"},
+        {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
+    ),
+    # Extended actions are doubles' (DBL-13): on this sixes table, refused with a message.
+    "rolls:extended-create": ("POST", "campaign", {"dn": "6", "successes": "2", "failures": "2"}, GM_CONTROL),
+    "rolls:extended-roll": ("POST", "contest_character", {}, ACT_FOR_CHARACTER),
     "rolls:contest-close": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:contest-cancel": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),

@@ -505,6 +505,23 @@ def targets(world: World, name: str) -> list[Target]:
         ]
     if name == "rolls:contest-roll":
         return [target("player", "post", None, extra=["faces"], baseline={})]
+    if name == "rolls:contest-act":
+        return [
+            target(
+                "player", "post", None, extra=["action", "complication"], baseline={"action": "complication"}
+            )
+        ]
+    if name == "rolls:extended-create":
+        baseline = {"dn": "6", "successes": "2", "failures": "2", "intent": "Climb"}
+        return [target("gm", "post", None, extra=list(baseline), baseline=baseline)]
+    if name == "rolls:extended-roll":
+        shared = form_baseline(roll_form)
+        prefix = f"s{character.pk}-"
+        own = [
+            prefix + each for each in (*adapter.call_traits, *adapter.call_needs) if each in roll_form.fields
+        ]
+        baseline = {prefix + key: value for key, value in shared.items() if prefix + key in own}
+        return [target("player", "post", None, extra=["faces", *own], baseline=baseline)]
     if name in ("rolls:contest-close", "rolls:contest-cancel"):
         return [target("gm", "post", None, extra=["confirmed"], baseline={"confirmed": "yes"})]
     if name == "rolls:luck-ability":
@@ -582,6 +599,8 @@ PER_SYSTEM = [
     "rolls:contest-create",
     "rolls:challenge-create",
     "rolls:contest-roll",
+    "rolls:contest-act",
+    "rolls:extended-roll",
 ]
 WITH_INPUT = [name for name, route in ROUTES.items() if any(request_reads(route.callback))]
 SHARED = [name for name in WITH_INPUT if name not in PER_SYSTEM]

@@ -68,7 +68,7 @@ Rules choices where the document leaves room (also on the in-app rules page):
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
@@ -766,6 +766,52 @@ class Doubles(DiceSystem):
     contest_rule = (
         "the higher result wins; equal results are a standoff, two catastrophes included (DBL-7, DBL-15)"
     )
+
+    def contest_request(self, request: DoublesRequest) -> DoublesRequest:
+        """DBL-7: a side of an opposed roll beats the other side's result, not a Difficulty
+        Number: the request as an opposed one (a Difficulty Number given with it is dropped)."""
+        return replace(request, dn=None)
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
+        """DBL-7, DBL-11: the higher result wins, equal results are a standoff (None); drama
+        dice count and an approved miracle lifts its side (``settle_opposed``). Refused while a
+        miracle waits for the GM."""
+        if len(states) != 2:
+            raise RulesError("An opposed roll has exactly two sides.")
+        winner = settle_opposed(states[0], states[1]).winner
+        return None if winner is None else "ab".index(winner)
+
+    def contest_verdict(
+        self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
+    ) -> str:
+        """The opposed roll in words: who beats whom and by what, the standoff, each side's
+        catastrophe, and the Complication the winner may inflict or inflicted (DBL-9)."""
+        if len(states) != 2:
+            return ""
+        settled = settle_opposed(states[0], states[1])
+        first, second = settled.results
+        if settled.winner is None:
+            text = f"Standoff at {first}: neither {names[0]} nor {names[1]} beats the other"
+        else:
+            index = "ab".index(settled.winner)
+            text = f"{names[index]} wins, {first} to {second}"
+        miracles = [
+            name for name, state in zip(names, states, strict=True) if self.read(state).miracle == "approved"
+        ]
+        if miracles:
+            text += f" ({' and '.join(miracles)}: a miracle)"
+        text += "."
+        for side in settled.catastrophes:
+            text += f" {names['ab'.index(side)]} rolled a catastrophe."
+        if settled.winner is not None and settled.complication:
+            index = "ab".index(settled.winner)
+            chosen = str([*extras, {}, {}][index].get("complication", ""))
+            loser = names[1 - index]
+            if chosen:
+                text += f" {names[index]} inflicts a Complication on {loser}: {chosen}."
+            else:
+                text += f" Amazing Success: {names[index]} may inflict a Complication on {loser}."
+        return text
 
     def contest(self, request_a: DoublesRequest, request_b: DoublesRequest) -> ContestOdds:
         """DBL-7, DBL-15, DBL-16: an opposed roll between two fresh pools, before drama dice or

@@ -33,7 +33,7 @@ from rolls.systems.base import DiceSystem, Param
 if TYPE_CHECKING:
     from rolls.models import Contest, ContestSide
     from rolls.tables.forms import RollFormBase, SheetFormBase
-    from tabletop.models import Character
+    from tabletop.models import Character, Membership
 
 TEMPLATES = ("sheet_form", "sheet", "resources", "roll_form", "odds", "rules")
 
@@ -188,6 +188,20 @@ class TableAdapter[E: DiceSystem, R](ABC):
         what it cost the (locked) character, and the line for the log. RulesError refuses it,
         and nothing is written."""
         raise RulesError("That is not a step of this contest.")
+
+    # Values every character's side of a head-to-head contest rolls with, whatever the form
+    # says (doubles: no Difficulty Number); those fields are not asked for a side.
+    contest_data: ClassVar[Mapping[str, Any]] = {}
+    # The GM console's forms for this system's flows besides head to head ("" for none).
+    console_flows: ClassVar[str] = ""
+
+    def flow_verdict(self, contest: Contest) -> str:
+        """How a flow of another kind than head to head ended (``Contest.kind``), in words."""
+        raise RulesError("That is not a flow of this system.")
+
+    def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
+        """The contests panel's view of a flow of another kind (``rolls.contest_panels``)."""
+        raise RulesError("That is not a flow of this system.")
 
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""

@@ -17,10 +17,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import contests, randomness
-from rolls.contest_forms import ChallengeBuilder, ContestBuilder
+from rolls import contests, extended, randomness
+from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of
 from rolls.contest_panels import contest_views
-from rolls.contest_sides import side_data
+from rolls.contest_sides import side_data, side_values
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
@@ -179,3 +179,88 @@ def _confirm(request: HtmxRequest, contest: Contest, question: str) -> HttpRespo
         "confirmed": CONFIRMED,
     }
     return render(request, "rolls/confirm.html", context)
+
+
+@require_POST
+def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -> HttpResponse:
+    """A side's step besides rolling (``TableAdapter.contest_steps``: a Complication...), with
+    the step's choices as posted."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if not 0 < side_id <= MAX_ID:
+        raise Http404("No such side.")
+    side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
+    params = {
+        key: values if len(values) > 1 else values[0]
+        for key, values in request.POST.lists()
+        if key not in ("action", "csrfmiddlewaretoken")
+    }
+    try:
+        contests.contest_act(
+            side=side,
+            user=membership.user,
+            action=request.POST.get("action", ""),
+            params=params,
+            is_gm=membership.is_gm,
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "Done.")
+
+
+@require_POST
+def extended_create(request: HtmxRequest, pk: int) -> HttpResponse:
+    """The GM opens an extended action (doubles DBL-13) from the session page."""
+    membership = gm_or_403(request.user, pk)
+    try:
+        dn, successes, failures = (
+            _whole(request.POST.get(name, ""), label)
+            for name, label in (
+                ("dn", "The Difficulty Number"),
+                ("successes", "The successes needed"),
+                ("failures", "The failures allowed"),
+            )
+        )
+        extended.extended_open(
+            campaign=membership.campaign,
+            gm=membership.user,
+            dn=dn,
+            successes=successes,
+            failures=failures,
+            intent=intent_of(request.POST),
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "Extended action open: the party rolls for it.")
+
+
+@require_POST
+def extended_roll(request: HtmxRequest, pk: int, contest_id: int, character_id: int) -> HttpResponse:
+    """A player rolls their own character for an extended action, from the contests panel."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    character = character_to_act_for(membership, character_id)
+    try:
+        if character.owner_id != membership.user_id:
+            raise RulesError(f"Only {character.name}'s player rolls for {character.name}.")
+        raw = request.POST.get("faces", "").strip()
+        data = side_values(character, request.POST, {"dn": str(contest.setup.get("dn", ""))})
+        extended.extended_roll(
+            contest=contest,
+            character=character,
+            user=membership.user,
+            data=data,
+            rng=randomness.RNG,
+            faces=parse_faces(raw) if raw else None,
+            client=client_value(request),
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, f"{character.name} has rolled for the extended action.")
+
+
+def _whole(raw: str, label: str) -> int:
+    raw = raw.strip()
+    if not raw.isdecimal() or len(raw) > 3:
+        raise RulesError(f"{label} must be a whole number.")
+    return int(raw)

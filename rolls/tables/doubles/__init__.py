@@ -18,15 +18,21 @@ Endurance, as we run it at the table:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from rolls.systems.doubles import DN_NAMES, Doubles, DoublesRequest, negative_keep
-from rolls.tables.base import Clock, Correction, TableAdapter
+from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
+from rolls.tables.doubles.contest import COMPLICATION, complication_done, complication_steps, extended_board
+from rolls.tables.doubles.contest import verdict as extended_verdict
 from rolls.tables.doubles.forms import DoublesRollForm, DoublesSheetForm, endurance_max
 from tabletop.models import Character
+
+if TYPE_CHECKING:
+    from rolls.models import Contest, ContestSide
+    from tabletop.models import Membership
 
 DRAMA_SHOWN = (1, 2, 3)  # the roll form shows the chance with this many drama dice
 
@@ -100,6 +106,34 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         Correction("endurance", "Endurance now", 200, limit=lambda c: _endurance_limit(c)),
         Correction("drama_spent", "Endurance spent on drama", 200, limit=lambda c: _endurance_limit(c)),
     )
+
+    # DBL-7: a side of an opposed roll beats the other side, not a Difficulty Number.
+    contest_data = {"dn": "opposed"}
+    console_flows = "tables/doubles/flows_console.html"
+
+    def contest_steps(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> list[ContestStep]:
+        return complication_steps(contest, side, sides)
+
+    def contest_step(
+        self,
+        contest: Contest,
+        side: ContestSide,
+        sides: Sequence[ContestSide],
+        step: ContestStep,
+        params: Mapping[str, Any],
+        character: Character | None,
+    ) -> ContestStepDone:
+        if step.action != COMPLICATION:
+            raise RulesError("That is not a step of this contest.")
+        return complication_done(side, sides, params)
+
+    def flow_verdict(self, contest: Contest) -> str:
+        return extended_verdict(contest)
+
+    def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
+        return extended_board(contest, membership)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """The engine request and a label ("Fighting + Athletics - Reckless") for the roll form's

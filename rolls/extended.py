@@ -1,0 +1,126 @@
+"""Extended actions (doubles DBL-13): the party works at one lengthy task.
+
+The GM opens one with a Difficulty Number, the successes needed and the failures that end it
+(``Contest.kind`` "extended", those three in ``Contest.setup``). Then any player rolls for it
+with their own character, from the contests panel, as often as they like until it ends: each
+roll is a plain roll of that character against the action's Difficulty Number, public like any
+roll (there is nothing to hide in a shared effort), and becomes one more ``ContestSide`` of the
+contest in the order rolled. The tally (``tally``: the engine's ``ExtendedAction``) is read
+from those rolls as they stand now, so drama dice or a miracle on a contribution count.
+
+When the tally is won or lost no more rolls are taken and the GM settles it (the contest's
+verdict); the GM may also close it early or call it off (``rolls.contests``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from rolls.contests import contest_event
+from rolls.events import TableEvent
+from rolls.models import Contest, ContestSide, Roll
+from rolls.services import roll_create
+from rolls.systems import RulesError
+from rolls.systems.base import Rng
+from rolls.systems.doubles import DN_NAMES, ExtendedAction
+from rolls.tables.doubles.contest import tally
+from tabletop.models import Campaign, Character, Membership
+
+INTENT_LENGTH = 200
+
+
+def extended_open(
+    *, campaign: Campaign, gm: User, dn: int, successes: int, failures: int, intent: str
+) -> Contest:
+    """The GM opens an extended action for the party (DBL-13)."""
+    if campaign.system != "doubles":
+        raise RulesError("Extended actions are a rule of Doubles.")
+    if not Membership.objects.filter(campaign=campaign, user=gm, is_gm=True).exists():
+        raise RulesError("Only the GM opens an extended action.")
+    ExtendedAction(dn, successes, failures)  # refuses what the rules cannot hold
+    intent = intent.strip()[:INTENT_LENGTH]
+    with transaction.atomic():
+        session = campaign.open_session()
+        if session is None:
+            raise RulesError("The GM has not started a play session yet.")
+        contest = Contest.objects.create(
+            campaign=campaign,
+            session=session,
+            system=campaign.system,
+            kind=Contest.Kind.EXTENDED,
+            intent=intent,
+            state=Contest.State.OPEN,
+            setup={"dn": dn, "successes": successes, "failures": failures},
+            opened_by=gm,
+        )
+        about = f" ({intent})" if intent else ""
+        text = (
+            f"The GM opened an extended action{about}: {successes} "
+            f"{'success' if successes == 1 else 'successes'} against {DN_NAMES[dn]} ({dn}) "
+            f"before {failures} {'failure' if failures == 1 else 'failures'}."
+        )
+        contest_event(contest, TableEvent.CONTEST_OPEN, gm, text)
+        return contest
+
+
+def extended_roll(
+    *,
+    contest: Contest,
+    character: Character,
+    user: User,
+    data: Mapping[str, Any],
+    rng: Rng,
+    faces: list[int] | None = None,
+    client: str | None = None,
+) -> Roll:
+    """One roll for the action by a player's own character, against its Difficulty Number;
+    refused once the action is won, lost, closed or called off."""
+    with transaction.atomic():
+        contest = (
+            Contest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=contest.pk)
+        )
+        if contest.kind != Contest.Kind.EXTENDED:
+            raise RulesError("That is not an extended action.")
+        if contest.state not in (Contest.State.OPEN, Contest.State.REVEALED):
+            raise RulesError("This extended action is over.")
+        if character.campaign_id != contest.campaign_id or character.owner_id != user.pk:
+            raise RulesError(f"Only {character.name}'s player rolls for {character.name}.")
+        sides = list(contest.sides.select_related("roll").order_by("position"))
+        before = tally(contest, sides)
+        if before.status != "going":
+            raise RulesError(f"This extended action is {before.status}: the GM settles it.")
+        roll = roll_create(
+            character=character,
+            roller=user,
+            data={**data, "dn": contest.setup["dn"]},
+            helper=None,
+            intent=contest.intent,
+            rng=rng,
+            faces=faces,
+            client=client,
+        )
+        side = ContestSide.objects.create(
+            contest=contest,
+            position=len(sides),
+            character=character,
+            name=character.name,
+            data={**data, "dn": contest.setup["dn"]},
+            roll=roll,
+        )
+        after = tally(contest, [*sides, side])
+        contest.state = Contest.State.OPEN if after.status == "going" else Contest.State.REVEALED
+        contest.save(update_fields=["state"])
+        counted = "a success" if after.successes > before.successes else "a failure"
+        text = (
+            f"{character.name} rolls for the extended action: {counted} "
+            f"({after.successes} of {after.successes_needed} successes, "
+            f"{after.failures} of {after.failures_allowed} failures)."
+        )
+        if after.status != "going":
+            text += f" The action is {after.status}."
+        contest_event(contest, TableEvent.CONTEST_STEP, user, text)
+        return roll

@@ -1,0 +1,151 @@
+"""Doubles in contests (``rolls.contests``): the Complication an Amazing Success lets the winner
+inflict (DBL-9), and the extended action's tracker on the contests panel (DBL-13)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from rolls.systems import RulesError
+from rolls.systems.base import Param, percent
+from rolls.systems.doubles import DN_NAMES, ExtendedAction, settle_opposed, system
+from rolls.tables.base import ContestStep, ContestStepDone
+
+if TYPE_CHECKING:
+    from rolls.models import Contest, ContestSide
+    from tabletop.models import Character, Membership
+
+COMPLICATION = "complication"
+COMPLICATION_LENGTH = 120
+
+
+def complication_steps(
+    contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+) -> list[ContestStep]:
+    """DBL-9: once the rolls are revealed, the winner whose Amazing Success beat an ordinary
+    result may name one Complication for the loser, once."""
+    if contest.state != "revealed" or len(sides) != 2 or COMPLICATION in side.extra:
+        return []
+    if any(each.roll is None or not each.roll.revealed for each in sides):
+        return []
+    try:
+        settled = settle_opposed(sides[0].roll.current_state(), sides[1].roll.current_state())  # type: ignore[union-attr]
+    except RulesError:
+        return []  # a miracle waits for the GM
+    if not settled.complication or settled.winner != "ab"[side.position]:
+        return []
+    loser = sides[1 - side.position].name
+    param = Param(COMPLICATION, f"The Complication for {loser}", maximum=COMPLICATION_LENGTH, text=True)
+    note = "An Amazing Success against an ordinary result (DBL-9): a temporary flaw, or one of theirs."
+    return [ContestStep(COMPLICATION, "Inflict a Complication", (param,), note)]
+
+
+def complication_done(
+    side: ContestSide, sides: Sequence[ContestSide], params: Mapping[str, Any]
+) -> ContestStepDone:
+    raw = params.get(COMPLICATION, "")
+    text = " ".join(str(raw).split())[:COMPLICATION_LENGTH] if isinstance(raw, str) else ""
+    if not text:
+        raise RulesError("Say what the Complication is (a temporary flaw, or one of theirs).")
+    loser = sides[1 - side.position].name
+    return ContestStepDone(
+        {**side.extra, COMPLICATION: text}, [], f"{side.name} inflicts a Complication on {loser}: {text}."
+    )
+
+
+@dataclass(frozen=True)
+class Contribution:
+    name: str
+    result: str
+    success: bool
+
+
+@dataclass(frozen=True)
+class ExtendedBoard:
+    """The tracker of an extended action, as one person sees it."""
+
+    action: ExtendedAction
+    rolls: list[Contribution]
+    # The characters this person may roll with now; the panel draws each one's roll fields
+    # (``ContestView.board_rows``: the table package does not build forms).
+    mine: list[Character]
+    chance: Fraction | None  # the exact chance of winning if each roll from here is like ``like``
+    like: str
+
+    @property
+    def dn_text(self) -> str:
+        return f"{DN_NAMES[self.action.dn]} ({self.action.dn})"
+
+    @property
+    def chance_text(self) -> str:
+        return percent(self.chance) if self.chance is not None else ""
+
+    @property
+    def success_marks(self) -> list[bool]:
+        return [index < self.action.successes for index in range(self.action.successes_needed)]
+
+    @property
+    def failure_marks(self) -> list[bool]:
+        return [index < self.action.failures for index in range(self.action.failures_allowed)]
+
+
+def extended_board(contest: Contest, membership: Membership | None) -> ExtendedBoard:
+    sides = list(contest.sides.all())
+    action = tally(contest, sides)
+    rolls = []
+    for side in sides:
+        if side.roll is None:
+            continue
+        outcome = system.evaluate(side.roll.current_state())
+        rolls.append(Contribution(side.name, outcome.headline, bool(outcome.success)))
+    # The chance from here if every roll to come is like the last one (two dice before any).
+    last = next((side.roll for side in reversed(sides) if side.roll is not None), None)
+    net = system.parse_request(last.current_state()["request"]).net if last is not None else 2
+    per_roll = system.chance(system.parse_request({"dice": net, "dn": action.dn}))
+    chance = action.chance(per_roll) if per_roll is not None else None
+    like = f"{net} {'die' if net == 1 else 'dice'}"
+    mine: list[Character] = []
+    if membership is not None and action.status == "going" and contest.state in ("open", "revealed"):
+        characters = contest.campaign.characters.filter(owner_id=membership.user_id).select_related(
+            "campaign"
+        )
+        mine = list(characters.order_by("name", "pk"))
+    return ExtendedBoard(action, rolls, mine, chance, like)
+
+
+# -- extended actions (DBL-13): read from the contest's rows, for the services and the panel --
+
+
+def action_of(contest: Contest) -> ExtendedAction:
+    """The action as the GM set it, before any roll."""
+    setup = contest.setup
+    return ExtendedAction(int(setup["dn"]), int(setup["successes"]), int(setup["failures"]))
+
+
+def tally(contest: Contest, sides: list[ContestSide] | None = None) -> ExtendedAction:
+    """DBL-13: the rolls so far, in order, each a success when it beats the Difficulty Number
+    as its roll stands now; rolls after the action ended do not count."""
+    action = action_of(contest)
+    chosen = sides if sides is not None else list(contest.sides.select_related("roll").order_by("position"))
+    for side in chosen:
+        if side.roll is None or action.status != "going":
+            continue
+        success = system.evaluate(side.roll.current_state()).success
+        action = action.record(bool(success), by=side.name)
+    return action
+
+
+def verdict(contest: Contest) -> str:
+    """The action's end in words: won, lost, or stopped before either."""
+    action = tally(contest)
+    counts = (
+        f"{action.successes} of {action.successes_needed} successes, "
+        f"{action.failures} of {action.failures_allowed} failures"
+    )
+    if action.status == "won":
+        return f"The extended action is won: {counts}."
+    if action.status == "lost":
+        return f"The extended action is lost: {counts}."
+    return f"The extended action stops unfinished: {counts}."

@@ -1,0 +1,83 @@
+"""A doubles opposed roll (DBL-7) at a real table: the GM opens it on the console between two
+players' characters, each phone rolls its own side with the exact odds in view, neither the
+other phone nor the TV sees a die before both have rolled, and equal results are a standoff on
+every screen."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from rolls import registry
+from rolls.systems.base import percent
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.test_doubles_table import create_doubles_campaign, create_hero
+from tests.factories import Script
+
+
+def contest(page: Page) -> object:
+    return page.locator("#contests-panel .contest")
+
+
+@pytest.mark.browser
+def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    gm = browsers.gm()
+    sign_up(gm)
+    create_doubles_campaign(gm, "Night Shift")
+    start_session(gm)
+    wait_live(gm)
+    link = join_link(gm)
+    display_link = gm.locator("#display-url").get_attribute("href")
+    assert display_link
+    tv = browsers.display()
+    tv.goto(display_link)
+    wait_live(tv)
+    mara = browsers.phone()
+    join(mara, link, "Alice")
+    create_hero(mara, "Mara")
+    bram = browsers.phone()
+    join(bram, link, "Bob")
+    create_hero(bram, "Bram")
+
+    gm.reload()
+    wait_live(gm)
+    tools = gm.locator("#contest-tools")
+    tools.locator("summary").click()
+    tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
+    tools.get_by_label("Second side").select_option(label="Bram")
+    tools.get_by_label("What is at stake?").fill("Arm wrestling")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(gm)).to_contain_text("Mara against Bram")
+
+    doubles = registry.engine("doubles")
+    two = doubles.parse_request({"dice": 2})  # Athletics (+1) and Reckless (-1), as the console starts
+    expect(contest(mara)).to_contain_text(
+        f"Mara's chance to win: {percent(doubles.contest(two, two)['win'])}"
+    )
+    expect(contest(mara)).to_contain_text("a tie")
+    assert_fits_phone(mara)
+    shot(mara, "doubles-contest-phone-to-roll", full_page=False)
+
+    dice(3, 3)
+    contest(mara).get_by_role("button", name=re.compile(r"^Roll Athletics")).click()
+    expect(contest(mara)).to_contain_text("rolled, sealed")
+    expect(contest(tv)).to_contain_text("rolled, sealed")
+    expect(tv.locator("#feed [data-face]")).to_have_count(0)
+    expect(bram.locator("#feed [data-face]")).to_have_count(0)
+    shot(tv, "doubles-contest-tv-sealed")
+
+    dice(6, 2)
+    contest(bram).get_by_role("button", name=re.compile(r"^Roll Athletics")).click()
+    for page in (tv, mara, bram, gm):
+        expect(contest(page)).to_contain_text("Standoff at 6: neither Mara nor Bram beats the other.")
+    expect(tv.locator("#feed [data-face]").first).to_be_visible()
+    shot(tv, "doubles-contest-tv-standoff")
+    shot(bram, "doubles-contest-phone-standoff", full_page=False)
+    contest(gm).get_by_role("button", name="Settle it").click()
+    expect(tv.locator("#contests-panel")).to_be_hidden()
+    expect(mara.locator("#feed")).to_contain_text("Standoff at 6")

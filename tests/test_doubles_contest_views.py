@@ -1,0 +1,139 @@
+"""Doubles flows through the pages (issue 14): an opposed roll opened on the GM's console and
+rolled from two phones, its standoff and its Complication (DBL-7, DBL-9); an extended action
+opened by the GM and rolled for by the party until it ends (DBL-13)."""
+
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from rolls.models import Contest, LogEntry, Roll
+from rolls.systems.base import percent
+from tests.dice import Script
+from tests.factories import logged_in
+from tests.test_contest_views import FACE, HX, page, panel_of
+from tests.test_doubles_contests import Duel
+
+
+@pytest.fixture
+def duel(db: None) -> Duel:
+    return Duel()
+
+
+def open_duel(duel: Duel, **mara: Any) -> Any:
+    data = {"first": str(duel.mara.pk), "second": str(duel.bram.pk), "intent": "Arm wrestling", **mara}
+    return logged_in(duel.table.gm).post(
+        reverse("rolls:contest-create", args=[duel.table.campaign.pk]), data, **HX
+    )
+
+
+def roll_side(duel: Duel, user: Any, position: int) -> Any:
+    contest = Contest.objects.get()
+    side = contest.sides.get(position=position)
+    url = reverse("rolls:contest-roll", args=[duel.table.campaign.pk, contest.pk, side.pk])
+    return logged_in(user).post(url, {}, **HX)
+
+
+def two_dice_against_two() -> Fraction:
+    """DBL-4, DBL-5, DBL-7 by brute force: the chance that two dice beat two dice."""
+
+    def result(a: int, b: int) -> int:
+        return a + b if a == b and a != 1 else max(a, b)
+
+    faces = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+    wins = sum(result(*x) > result(*y) for x in faces for y in faces)
+    return Fraction(wins, len(faces) ** 2)
+
+
+def test_dbl_7_the_phone_shows_the_exact_odds_then_a_standoff_after_the_reveal(
+    duel: Duel, dice: Script
+) -> None:
+    assert open_duel(duel).status_code == 200
+    phone = panel_of(
+        page(logged_in(duel.table.player), "rolls:character", duel.table.campaign.pk, duel.mara.pk)
+    )
+    expected = two_dice_against_two()
+    assert f"Mara's chance to win: <b>{percent(expected)}</b>" in phone and f"(exact: {expected})" in phone
+    dice(3, 3)
+    assert roll_side(duel, duel.table.player, 0).status_code == 200
+    other = page(logged_in(duel.second), "rolls:campaign", duel.table.campaign.pk)
+    assert not FACE.search(other) and "rolled, sealed" in panel_of(other)
+    # Bram's player cannot roll Mara's side, nor Mara's player twice.
+    assert roll_side(duel, duel.second, 0).status_code == 422
+    twice = roll_side(duel, duel.table.player, 0)
+    assert twice.status_code == 422 and "has rolled already" in twice.content.decode()
+    dice(6, 2)
+    assert roll_side(duel, duel.second, 1).status_code == 200
+    panel = panel_of(page(logged_in(duel.second), "rolls:campaign", duel.table.campaign.pk))
+    assert "Standoff at 6: neither Mara nor Bram beats the other." in panel
+    display = page(logged_in(duel.table.gm), "rolls:display", duel.table.campaign.display_token)
+    assert "Standoff at 6" in panel_of(display)
+
+
+def test_dbl_9_the_winner_inflicts_a_complication_from_the_panel(duel: Duel, dice: Script) -> None:
+    open_duel(duel, **{f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"]})
+    dice(5, 5, 5, 2, 1)
+    roll_side(duel, duel.table.player, 0)
+    dice(6, 1)
+    roll_side(duel, duel.second, 1)
+    contest = Contest.objects.get()
+    mine = page(logged_in(duel.table.player), "rolls:campaign", duel.table.campaign.pk)
+    assert "Inflict a Complication" in panel_of(mine)
+    assert "Inflict a Complication" not in panel_of(
+        page(logged_in(duel.second), "rolls:campaign", duel.table.campaign.pk)
+    )
+    side = contest.sides.get(position=0)
+    url = reverse("rolls:contest-act", args=[duel.table.campaign.pk, contest.pk, side.pk])
+    refused = logged_in(duel.second).post(url, {"action": "complication", "complication": "x"}, **HX)
+    assert refused.status_code == 422 and "Only Mara's player" in html.unescape(refused.content.decode())
+    done = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "a limp"}, **HX)
+    assert done.status_code == 200
+    assert "Mara inflicts a Complication on Bram: a limp." in html.unescape(done.content.decode())
+    assert LogEntry.objects.filter(action="contest-step").count() == 1
+
+
+def test_dbl_13_the_gm_opens_an_extended_action_and_the_party_rolls_until_it_ends(
+    duel: Duel, dice: Script
+) -> None:
+    campaign = duel.table.campaign.pk
+    gm = logged_in(duel.table.gm)
+    console = page(gm, "rolls:session", campaign)
+    assert "Open the extended action" in console
+    bad = gm.post(
+        reverse("rolls:extended-create", args=[campaign]),
+        {"dn": "7", "successes": "2", "failures": "1"},
+        **HX,
+    )
+    assert bad.status_code == 422 and not Contest.objects.exists()
+    made = gm.post(
+        reverse("rolls:extended-create", args=[campaign]),
+        {"dn": "6", "successes": "2", "failures": "1", "intent": "Climb the tower"},
+        **HX,
+    )
+    assert made.status_code == 200
+    contest = Contest.objects.get()
+    phone = panel_of(page(logged_in(duel.table.player), "rolls:campaign", campaign))
+    assert "Roll Mara for it" in phone and "Roll Bram for it" not in phone
+    # Two dice against Challenging (6), two successes before one failure: P(success)^2.
+    per_roll = Fraction(3, 36)  # only a pair of fours, fives or sixes (8, 10, 12) beats 6
+    assert f"(exact: {per_roll**2})" in phone
+
+    def roll(user: Any, character: Any, *faces: int) -> Any:
+        dice(*faces)
+        url = reverse("rolls:extended-roll", args=[campaign, contest.pk, character.pk])
+        return logged_in(user).post(url, {}, **HX)
+
+    assert roll(duel.second, duel.mara, 6, 6).status_code == 403  # not Bram's player's character
+    assert roll(duel.table.player, duel.mara, 5, 5).status_code == 200
+    assert roll(duel.second, duel.bram, 6, 6).status_code == 200
+    panel = panel_of(page(logged_in(duel.second), "rolls:campaign", campaign))
+    assert "2 / 2" in panel and "Won: the GM settles it" in panel and "Roll Bram for it" not in panel
+    late = roll(duel.table.player, duel.mara, 6, 6)
+    assert late.status_code == 422 and "is won" in late.content.decode()
+    gm.post(reverse("rolls:contest-close", args=[campaign, contest.pk]), {}, **HX)
+    assert Contest.objects.get().verdict == "The extended action is won: 2 of 2 successes, 0 of 1 failures."
+    assert Roll.objects.count() == 2

@@ -1,0 +1,393 @@
+"""Doubles flows through the services (issue 14): opposed rolls (DBL-7, DBL-9, DBL-11,
+DBL-15), sealed until both sides have rolled, and extended actions (DBL-13)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from rolls import campaigns, contests, extended, feed, services
+from rolls.contest_sides import Side
+from rolls.models import Contest, ContestSide, LogEntry, Roll
+from rolls.systems import RulesError
+from tabletop.models import Character, Membership
+from tests import factories
+from tests.dice import ScriptedDice
+from tests.test_consumers import frames_until, open_socket, sync, up_to
+from tests.test_table_doubles import doubles_sheet
+
+FACE = re.compile(r'data-face="\d"')
+# Two dice, nothing ticked: an opposed roll (the contest fixes the Difficulty Number away).
+PLAIN = {"abilities": [], "weaknesses": [], "bonus": 0, "penalty": 0, "helpers": 0, "dn": "opposed"}
+GUARD = {"dice": 2}
+
+
+class Duel:
+    """A doubles table: Mara (the player's) and Bram (a second player's), Endurance 30 each."""
+
+    def __init__(self) -> None:
+        self.table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+        self.second = factories.user("second")
+        factories.member(self.table.campaign, self.second, name="Second")
+        self.bram = campaigns.character_create(
+            campaign=self.table.campaign, owner=self.second, name="Bram", sheet=doubles_sheet()
+        )
+
+    @property
+    def mara(self) -> Character:
+        return self.table.character
+
+
+@pytest.fixture
+def duel(db: None) -> Duel:
+    return Duel()
+
+
+def opposed(duel: Duel, npc: bool = False) -> Contest:
+    second = Side(None, GUARD, name="The guard") if npc else Side(duel.bram, PLAIN)
+    return contests.contest_open(
+        campaign=duel.table.campaign,
+        opener=duel.table.gm,
+        sides=[Side(duel.mara, PLAIN), second],
+        intent="arm wrestling",
+    )
+
+
+def side(contest: Contest, position: int) -> ContestSide:
+    return contest.sides.get(position=position)
+
+
+def roll_both(
+    duel: Duel, contest: Contest, mine: tuple[int, ...], theirs: tuple[int, ...]
+) -> tuple[Roll, Roll]:
+    first = contests.contest_roll(
+        side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(*mine), is_gm=False
+    )
+    second = contests.contest_roll(
+        side=side(contest, 1), user=duel.second, rng=ScriptedDice(*theirs), is_gm=False
+    )
+    return first, second
+
+
+def seen_by(user: Any, duel: Duel) -> str:
+    membership = Membership.objects.get(campaign=duel.table.campaign, user=user)
+    html, _ = feed.render_since(membership, 0)
+    return html
+
+
+def test_dbl_7_the_higher_result_wins_an_opposed_roll(duel: Duel) -> None:
+    contest = opposed(duel)
+    roll_both(duel, contest, (5, 2), (3, 1))
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Mara wins, 5 to 3."
+
+
+def test_dbl_7_equal_results_are_a_standoff(duel: Duel) -> None:
+    contest = opposed(duel)
+    # A pair of threes (6) against a single six: equal results.
+    roll_both(duel, contest, (3, 3), (6, 2))
+    assert [s.winner for s in contests.standings(contest)] == [False, False]
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == "Standoff at 6: neither Mara nor Bram beats the other."
+
+
+def test_dbl_7_a_side_is_rolled_opposed_whatever_difficulty_number_it_was_given(duel: Duel) -> None:
+    contest = contests.contest_open(
+        campaign=duel.table.campaign,
+        opener=duel.table.gm,
+        sides=[Side(duel.mara, {**PLAIN, "dn": "6"}), Side(None, {"dice": 2, "dn": 6}, name="Guard")],
+        intent="",
+    )
+    assert side(contest, 0).data["dn"] == "opposed"
+    mine = contests.contest_roll(
+        side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(3, 2), is_gm=False
+    )
+    guard = contests.contest_roll(
+        side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(4, 1), is_gm=True
+    )
+    assert [roll.current_state()["request"]["dn"] for roll in (mine, guard)] == [None, None]
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Guard wins, 3 to 4."
+
+
+def test_dbl_9_no_complication_without_an_amazing_success(duel: Duel) -> None:
+    contest = opposed(duel)
+    roll_both(
+        duel,
+        contest,
+        (
+            5,
+            5,
+        ),
+        (4, 2),
+    )
+    # Revealed: 10 against 4, a win but nothing amazing, so no Complication to inflict.
+    contest.refresh_from_db()
+    with pytest.raises(RulesError, match="not a step"):
+        contests.contest_act(
+            side=side(contest, 0),
+            user=duel.table.player,
+            action="complication",
+            params={"complication": "x"},
+            is_gm=False,
+        )
+
+
+def test_dbl_9_the_winner_with_an_amazing_success_inflicts_a_complication_recorded(duel: Duel) -> None:
+    sheet = doubles_sheet(abilities=[{"name": "Fighting", "level": 2}])
+    Character.objects.filter(pk=duel.mara.pk).update(sheet=sheet)
+    contest = contests.contest_open(
+        campaign=duel.table.campaign,
+        opener=duel.table.gm,
+        sides=[Side(duel.mara, {**PLAIN, "abilities": ["Fighting"]}), Side(duel.bram, PLAIN)],
+        intent="duel",
+    )
+    # Four dice, three fives: 15, an Amazing Success; Bram's 6 is not.
+    roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    contest.refresh_from_db()
+    # Only the winner, only their own side: the loser and the other player are refused.
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        contests.contest_act(
+            side=side(contest, 1),
+            user=duel.second,
+            action="complication",
+            params={"complication": "x"},
+            is_gm=False,
+        )
+    with pytest.raises(RulesError, match="Only Mara's player"):
+        contests.contest_act(
+            side=side(contest, 0),
+            user=duel.second,
+            action="complication",
+            params={"complication": "x"},
+            is_gm=False,
+        )
+    with pytest.raises(RulesError, match="Say what the Complication is"):
+        contests.contest_act(
+            side=side(contest, 0),
+            user=duel.table.player,
+            action="complication",
+            params={"complication": " "},
+            is_gm=False,
+        )
+    contests.contest_act(
+        side=side(contest, 0),
+        user=duel.table.player,
+        action="complication",
+        params={"complication": "a sprained wrist"},
+        is_gm=False,
+    )
+    assert LogEntry.objects.filter(
+        action="contest-step", text="Mara inflicts a Complication on Bram: a sprained wrist."
+    ).exists()
+    # Once: the step is gone.
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        contests.contest_act(
+            side=side(contest, 0),
+            user=duel.table.player,
+            action="complication",
+            params={"complication": "again"},
+            is_gm=False,
+        )
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == "Mara wins, 15 to 6. Mara inflicts a Complication on Bram: a sprained wrist."
+    with pytest.raises(RulesError, match="This contest is over"):
+        contests.contest_act(
+            side=side(contest, 0),
+            user=duel.table.player,
+            action="complication",
+            params={"complication": "x"},
+            is_gm=False,
+        )
+
+
+def test_dbl_11_an_approved_miracle_wins_an_opposed_roll_by_one(duel: Duel) -> None:
+    contest = opposed(duel)
+    mine, _ = roll_both(duel, contest, (2, 1), (6, 4))
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    services.follow_up_apply(
+        roll=mine, actor=duel.table.player, action="miracle", params={}, rng=ScriptedDice()
+    )
+    # While the GM has not answered, the contest cannot be settled.
+    with pytest.raises(RulesError, match="asked for a miracle"):
+        contests.contest_close(contest=contest, gm=duel.table.gm)
+    services.follow_up_apply(
+        roll=Roll.objects.get(pk=mine.pk),
+        actor=duel.table.gm,
+        action="miracle_approve",
+        params={},
+        rng=ScriptedDice(),
+        by_gm=True,
+    )
+    assert Character.objects.get(pk=duel.mara.pk).endurance == 0
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+    assert (
+        contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+        == "Mara wins, 7 to 6 (Mara: a miracle)."
+    )
+
+
+def test_dbl_10_drama_dice_after_the_reveal_change_the_verdict(duel: Duel) -> None:
+    contest = opposed(duel)
+    mine, _ = roll_both(duel, contest, (4, 2), (5, 1))
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    services.follow_up_apply(
+        roll=mine, actor=duel.table.player, action="drama", params={"count": "1"}, rng=ScriptedDice(4)
+    )
+    assert [s.winner for s in contests.standings(contest)] == [True, False]  # a pair of fours: 8
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Mara wins, 8 to 5."
+
+
+def test_dbl_15_all_ones_is_a_catastrophe_in_an_opposed_roll(duel: Duel) -> None:
+    contest = opposed(duel, npc=True)
+    contests.contest_roll(side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(1, 1), is_gm=False)
+    contests.contest_roll(side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(2, 1), is_gm=True)
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == "The guard wins, 1 to 2. Mara rolled a catastrophe."
+
+
+def test_dbl_15_two_catastrophes_are_a_standoff_both_suffer(duel: Duel) -> None:
+    contest = opposed(duel)
+    roll_both(duel, contest, (1, 1), (1, 1))
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == (
+        "Standoff at 1: neither Mara nor Bram beats the other. Mara rolled a catastrophe. Bram rolled a catastrophe."
+    )
+
+
+def test_each_side_rolls_its_own_once_while_open_and_a_stalled_one_is_closed(duel: Duel) -> None:
+    contest = opposed(duel)
+    with pytest.raises(RulesError, match="Only Bram's player"):
+        contests.contest_roll(
+            side=side(contest, 1), user=duel.table.player, rng=ScriptedDice(6, 6), is_gm=False
+        )
+    contests.contest_roll(side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(3, 2), is_gm=False)
+    with pytest.raises(RulesError, match="has rolled already"):
+        contests.contest_roll(
+            side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(6, 6), is_gm=False
+        )
+    # Bram's phone went away: the GM closes it and Bram, who did not roll, loses.
+    closed = contests.contest_close(contest=contest, gm=duel.table.gm)
+    assert closed.verdict == "Mara wins: Bram did not roll."
+    with pytest.raises(RulesError, match="This contest is over"):
+        contests.contest_roll(side=side(contest, 1), user=duel.second, rng=ScriptedDice(6, 6), is_gm=False)
+
+
+def test_an_opposed_roll_stays_sealed_from_the_other_player_until_both_rolled(duel: Duel) -> None:
+    contest = opposed(duel)
+    contests.contest_roll(side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(6, 5), is_gm=False)
+    other = seen_by(duel.second, duel)
+    assert not FACE.search(other) and "Result" not in other
+    assert 'data-face="6"' in seen_by(duel.table.player, duel)
+    contests.contest_roll(side=side(contest, 1), user=duel.second, rng=ScriptedDice(2, 2), is_gm=False)
+    assert 'data-face="6"' in seen_by(duel.second, duel)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_bytes_of_other_sockets_hold_no_face_of_a_sealed_opposed_roll() -> None:
+    duel = await database_sync_to_async(Duel)()
+    campaign = duel.table.campaign
+    sockets = {}
+    for name, user in (("second", duel.second), ("gm", duel.table.gm), ("player", duel.table.player)):
+        communicator, connected, _ = await open_socket(campaign.pk, user)
+        assert connected
+        sockets[name] = communicator
+    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
+    for communicator in sockets.values():
+        await sync(communicator, 0, last)
+    contest = await database_sync_to_async(opposed)(duel)
+    first = await database_sync_to_async(side)(contest, 0)
+    await database_sync_to_async(contests.contest_roll)(
+        side=first, user=duel.table.player, rng=ScriptedDice(6, 5), is_gm=False
+    )
+    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
+    assert not FACE.search(received["second"]) and "Result 6" not in received["second"]
+    assert 'data-face="6"' in received["player"] and 'data-face="6"' in received["gm"]
+    second = await database_sync_to_async(side)(contest, 1)
+    await database_sync_to_async(contests.contest_roll)(
+        side=second, user=duel.second, rng=ScriptedDice(1, 2), is_gm=False
+    )
+    revealed = "".join(await frames_until(sockets["second"], up_to(last + 5)))
+    assert 'data-face="6"' in revealed
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
+# -- extended actions (DBL-13) ------------------------------------------------------------------
+
+
+def an_action(duel: Duel, successes: int = 2, failures: int = 2) -> Contest:
+    return extended.extended_open(
+        campaign=duel.table.campaign,
+        gm=duel.table.gm,
+        dn=6,
+        successes=successes,
+        failures=failures,
+        intent="Climb",
+    )
+
+
+def contribute(duel: Duel, contest: Contest, who: str, *faces: int) -> Roll:
+    character, user = (duel.mara, duel.table.player) if who == "mara" else (duel.bram, duel.second)
+    return extended.extended_roll(
+        contest=contest, character=character, user=user, data=PLAIN, rng=ScriptedDice(*faces)
+    )
+
+
+def test_dbl_13_the_party_reaches_the_successes_before_the_failures(duel: Duel) -> None:
+    contest = an_action(duel)
+    contribute(duel, contest, "mara", 3, 2)  # 3 does not beat 6: a failure
+    contribute(duel, contest, "bram", 4, 4)  # 8: a success
+    action = extended.tally(contest)
+    assert (action.successes, action.failures, action.status) == (1, 1, "going")
+    contribute(duel, contest, "bram", 6, 6)  # 12: the second success
+    contest.refresh_from_db()
+    assert extended.tally(contest).status == "won" and contest.state == Contest.State.REVEALED
+    assert [roll.current_state()["request"]["dn"] for roll in Roll.objects.order_by("id")] == [6, 6, 6]
+    with pytest.raises(RulesError, match="is won"):
+        contribute(duel, contest, "mara", 6, 6)
+    closed = contests.contest_close(contest=contest, gm=duel.table.gm)
+    assert closed.verdict == "The extended action is won: 2 of 2 successes, 1 of 2 failures."
+    with pytest.raises(RulesError, match="is over"):
+        contribute(duel, contest, "mara", 6, 6)
+
+
+def test_dbl_13_the_failure_that_reaches_the_number_allowed_loses_it(duel: Duel) -> None:
+    contest = an_action(duel)
+    contribute(duel, contest, "mara", 6, 1)  # a tie with the DN does not beat it (DBL-7)
+    contribute(duel, contest, "mara", 1, 1)
+    assert extended.tally(contest).status == "lost"
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == (
+        "The extended action is lost: 0 of 2 successes, 2 of 2 failures."
+    )
+
+
+def test_dbl_13_drama_dice_on_a_contribution_count_in_the_tally(duel: Duel) -> None:
+    contest = an_action(duel, successes=1, failures=2)
+    roll = contribute(duel, contest, "mara", 5, 2)
+    services.follow_up_apply(
+        roll=roll, actor=duel.table.player, action="drama", params={"count": "1"}, rng=ScriptedDice(5)
+    )
+    assert extended.tally(contest).status == "won"  # a pair of fives: 10
+
+
+def test_dbl_13_only_a_players_own_character_rolls_for_it(duel: Duel) -> None:
+    contest = an_action(duel)
+    with pytest.raises(RulesError, match="Only Bram's player"):
+        extended.extended_roll(
+            contest=contest, character=duel.bram, user=duel.table.player, data=PLAIN, rng=ScriptedDice(6, 6)
+        )
+    with pytest.raises(RulesError, match="Only the GM opens"):
+        extended.extended_open(
+            campaign=duel.table.campaign, gm=duel.table.player, dn=6, successes=2, failures=2, intent=""
+        )
+    with pytest.raises(RulesError, match="1 to 20 successes"):
+        extended.extended_open(
+            campaign=duel.table.campaign, gm=duel.table.gm, dn=6, successes=0, failures=2, intent=""
+        )
+    contests.contest_cancel(contest=contest, gm=duel.table.gm)
+    with pytest.raises(RulesError, match="is over"):
+        contribute(duel, contest, "mara", 6, 6)
+    assert not Roll.objects.exists()
