@@ -45,6 +45,12 @@ class ContestBuilder:
     def plays_contests(self) -> bool:
         return self.system.plays_contests
 
+    @property
+    def many(self) -> bool:
+        """Whether a contest may have more than two sides (sixes, SIX-18: two or more kids):
+        the form then ticks who takes part instead of choosing a first and a second side."""
+        return self.system.contest_sides[1] > 2
+
     def rows(self) -> list[SideRow]:
         return [side_row(character) for character in self.characters]
 
@@ -54,6 +60,8 @@ class ContestBuilder:
     def parse(self, post: QueryDict) -> tuple[list[Side], str]:
         """The two sides (a character with its roll, or someone without a sheet) and what is
         at stake; RulesError says what is wrong, and nothing is opened."""
+        if self.many:
+            return self._ticked(post), intent_of(post)
         sides = []
         for key, label in (("first", "the first side"), ("second", "the second side")):
             raw = post.get(key, "")
@@ -67,6 +75,27 @@ class ContestBuilder:
         if all(side.character is None for side in sides):
             raise RulesError("A contest needs at least one character: choose one side from the table.")
         return sides, intent_of(post)
+
+    def _ticked(self, post: QueryDict) -> list[Side]:
+        """The ticked characters, each with its own roll, in the form's order, and someone
+        without a sheet when that is ticked too."""
+        ticked = set(post.getlist("sides"))
+        known = {str(character.pk) for character in self.characters} | {NPC}
+        if ticked - known:
+            raise RulesError("Tick only characters from this table.")
+        sides = [
+            Side(character, side_data(character, post))
+            for character in self.characters
+            if str(character.pk) in ticked
+        ]
+        if not sides:
+            raise RulesError("A contest needs at least one character: tick who takes part.")
+        if NPC in ticked:
+            sides.append(self._npc_side(post))
+        low, high = self.system.contest_sides
+        if not low <= len(sides) <= high:
+            raise RulesError(f"Tick {low} to {high} who take part in the contest.")
+        return sides
 
     def _npc_side(self, post: QueryDict) -> Side:
         form = NpcRollForm(post, campaign=self.campaign, prefix=NPC)

@@ -20,6 +20,7 @@ from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import dice_count, percent
 from rolls.systems.hand import dice_needed
+from rolls.tables.base import ContestStep
 from tabletop.models import Membership
 
 
@@ -31,6 +32,7 @@ class SideView:
     winning: bool
     yours: bool  # this person rolls it now: their character's side, or the GM's without a sheet
     label: str  # what it rolls: "Agility (Stealth)", "2 dice"
+    steps: tuple[ContestStep, ...] = ()  # what this person may do for it now besides rolling
 
 
 @dataclass(frozen=True)
@@ -78,23 +80,36 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
 
 
 def _view(contest: Contest, membership: Membership | None) -> ContestView:
-    sides = list(contest.sides.all())
+    sides = sorted(contest.sides.all(), key=lambda side: side.position)
+    adapter = registry.table(contest.system)
+    reading = adapter.contest_reading(contest, sides)
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner = None
-    if revealed:
-        states = [side.roll.current_state() for side in sides if side.roll is not None]
-        winner = registry.engine(contest.system).contest_winner(states)
-    views = [
-        SideView(
-            side=side,
-            rolled=side.roll is not None,
-            result=_result(contest, side) if revealed else "",
-            winning=winner == side.position,
-            yours=_rolls_it(side, membership),
-            label=_label(contest, side),
+    if reading is not None:
+        winners = reading.winners
+        results = reading.results
+    else:
+        if revealed:
+            states = [side.roll.current_state() for side in sides if side.roll is not None]
+            extras = [side.extra for side in sides]
+            winner = registry.engine(contest.system).contest_winner(states, extras)
+        winners = frozenset() if winner is None else frozenset({winner})
+        results = [_result(contest, side) if revealed else "" for side in sides]
+    views = []
+    for index, side in enumerate(sides):
+        yours = _rolls_it(side, membership)
+        steps = adapter.contest_steps(contest, side, sides) if yours and contest.live else []
+        views.append(
+            SideView(
+                side=side,
+                rolled=side.roll is not None,
+                result=results[index],
+                winning=index in winners,
+                yours=yours,
+                label=_label(contest, side),
+                steps=tuple(steps),
+            )
         )
-        for side in sides
-    ]
     answer = None
     if contest.state == Contest.State.ASKED and membership is not None:
         waiting = next((side for side in sides if not side.accepted), None)
@@ -108,10 +123,13 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     mine = next((view for view in views if view.yours and not view.rolled), None)
     if contest.state == Contest.State.OPEN and mine is not None:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
+    phase = _phase(contest, views, winner)
+    if reading is not None and contest.state != Contest.State.ASKED:
+        phase = reading.phase
     return ContestView(
         contest=contest,
         sides=views,
-        phase=_phase(contest, views, winner),
+        phase=phase,
         answer=answer,
         odds=odds,
         odds_side=odds_side,
@@ -155,15 +173,13 @@ def _label(contest: Contest, side: ContestSide) -> str:
 
 
 def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | None:
-    """The exact chances of side ``position`` against the other, before anyone rolls."""
+    """The exact chances of side ``position`` against the others, before anyone rolls."""
     try:
-        first, second = (_request(contest, side) for side in sides)
-        odds = registry.engine(contest.system).contest(first, second)
+        requests = [_request(contest, side) for side in sides]
+        odds = registry.engine(contest.system).contest_among(requests)[position]
     except RulesError:
         return None
-    if position == 0:
-        return Odds(odds["win"], odds["tie"], odds["lose"])
-    return Odds(odds["lose"], odds["tie"], odds["win"])
+    return Odds(odds["win"], odds["tie"], odds["lose"])
 
 
 def _result(contest: Contest, side: ContestSide) -> str:

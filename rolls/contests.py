@@ -128,7 +128,7 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         if challenge:
             text = f"{names[0]} challenges {names[1]}{about}."
         else:
-            text = f"The GM opened a contest: {names[0]} against {names[1]}{about}."
+            text = f"The GM opened a contest: {' against '.join(names)}{about}."
         append_event(campaign_id=campaign.pk, event=TableEvent.CONTEST_OPEN, actor=opener, text=text)
         return contest
 
@@ -308,7 +308,10 @@ def contest_act(
 def standings(contest: Contest) -> list[Standing]:
     """Each side and its roll, and who wins as the rolls stand. Only for a contest whose rolls
     the viewer may see (revealed or closed): an open contest's sealed rolls have no winner."""
-    sides = list(contest.sides.select_related("roll").all())
+    sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+    reading = registry.table(contest.system).contest_reading(contest, sides)
+    if reading is not None:
+        return [Standing(side, side.roll, side.position in reading.winners) for side in sides]
     # Read from the rolls themselves (a sealed roll has no winner yet), not the contest's state.
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner = _winner(contest, sides) if revealed else None
@@ -318,7 +321,10 @@ def standings(contest: Contest) -> list[Standing]:
 def verdict(contest: Contest) -> str:
     """The contest's result in words, from the rolls as they stand. A side that did not roll
     loses; the sides that rolled are compared among themselves."""
-    sides = list(contest.sides.select_related("roll").all())
+    sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+    reading = registry.table(contest.system).contest_reading(contest, sides)
+    if reading is not None:
+        return reading.verdict
     rolled = [side for side in sides if side.roll is not None]
     if not rolled:
         return "Nobody rolled: the contest ends undecided."

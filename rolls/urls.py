@@ -63,6 +63,11 @@ urlpatterns = [
         contests.contest_roll,
         name="contest-roll",
     ),
+    path(
+        "c/<int:pk>/contests/<int:contest_id>/sides/<int:side_id>/act/",
+        contests.contest_act,
+        name="contest-act",
+    ),
     path("c/<int:pk>/contests/<int:contest_id>/close/", contests.contest_close, name="contest-close"),
     path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
     path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),

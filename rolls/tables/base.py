@@ -99,6 +99,19 @@ class ContestStepDone:
     text: str
 
 
+@dataclass(frozen=True)
+class ContestReading:
+    """How a system reads its contest now, where the framework's head-to-head reading does
+    not fit (kid versus kid, a group Trouble, a plan in parts): what each side shows (in
+    ``sides`` order; "" for nothing yet), the phase line, the verdict if it ended now, and
+    the positions shown as winning (or passing)."""
+
+    results: list[str]
+    phase: str
+    verdict: str
+    winners: frozenset[int] = frozenset()
+
+
 class TableAdapter[E: DiceSystem, R](ABC):
     """One dice system at the table, for its engine ``E`` and that engine's request type
     ``R``. Subclasses are stateless; the registry holds one instance of each."""
@@ -188,6 +201,11 @@ class TableAdapter[E: DiceSystem, R](ABC):
         what it cost the (locked) character, and the line for the log. RulesError refuses it,
         and nothing is written."""
         raise RulesError("That is not a step of this contest.")
+
+    def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
+        """This system's reading of ``contest`` (every side, in position order), or None for
+        the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""
+        return None
 
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""

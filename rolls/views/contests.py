@@ -144,6 +144,31 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
 
 
 @require_POST
+def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -> HttpResponse:
+    """A side's step besides rolling (buying a success with a Condition...), from its own
+    player's phone: the step and its choices, as the system offers them now."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if not 0 < side_id <= MAX_ID:
+        raise Http404("No such side.")
+    side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
+    action = request.POST.get("action", "")[:40]
+    # Only the step's own choices reach the table (``ContestStep.params``); the rest is ignored.
+    params = {
+        key: request.POST.get(key, "")[:200]
+        for key in request.POST
+        if key not in ("action", "csrfmiddlewaretoken")
+    }
+    try:
+        contests.contest_act(
+            side=side, user=membership.user, action=action, params=params, is_gm=membership.is_gm
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "Done.")
+
+
+@require_POST
 def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
     """The GM settles a contest (one that stalled: after asking once)."""
     membership = gm_or_403(request.user, pk)
