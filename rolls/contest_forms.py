@@ -83,6 +83,9 @@ class ContestBuilder:
         known = {str(character.pk) for character in self.characters} | {NPC}
         if ticked - known:
             raise RulesError("Tick only characters from this table.")
+        low, high = self.system.contest_sides
+        if not low <= len(ticked) <= high:
+            raise RulesError(f"Tick {low} to {high} who take part in the contest.")
         sides = [
             Side(character, side_data(character, post))
             for character in self.characters
@@ -92,9 +95,6 @@ class ContestBuilder:
             raise RulesError("A contest needs at least one character: tick who takes part.")
         if NPC in ticked:
             sides.append(self._npc_side(post))
-        low, high = self.system.contest_sides
-        if not low <= len(sides) <= high:
-            raise RulesError(f"Tick {low} to {high} who take part in the contest.")
         return sides
 
     def _npc_side(self, post: QueryDict) -> Side:

@@ -172,7 +172,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {"ability": "Amulet"},
         {**OWN_CHARACTER, "gm": 302, "player": 302},
     ),
-    # Contests: a sixes table has none, so what a member may reach is refused with a message.
+    # Contests: what a member may reach is refused with a message, or done (sixes plays them).
     "rolls:contest-create": ("POST", "campaign", {"first": "{character}", "second": "npc"}, GM_CONTROL),
     "rolls:challenge-create": ("POST", "character", {"opponent": "1"}, ACT_FOR_CHARACTER),
     "rolls:contest-answer": (
@@ -182,6 +182,12 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
     ),
     "rolls:contest-roll": ("POST", "side", {}, {**MEMBERS, "gm": 302, "player": 302, "other_player": 302}),
+    "rolls:contest-act": (
+        "POST",
+        "side",
+        {"action": "buy", "condition": "Upset"},
+        {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
+    ),
     "rolls:contest-close": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:contest-cancel": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),

@@ -487,14 +487,27 @@ def targets(world: World, name: str) -> list[Target]:
         if name == "rolls:contest-create":
             npc_form = NpcRollForm(campaign=world.campaign, prefix="npc")
             npc = [f"npc-{each}" for each in ("name", *npc_form.flag_names)]
+            # Two sides chosen (stars...), or several ticked (sixes, SIX-18): both sent.
             baseline |= {"first": str(character.pk), "second": "npc", "intent": "The race"}
+            baseline |= {"sides": [str(character.pk), "npc"]}
             baseline |= {f"npc-{key}": value for key, value in npc_baseline(world.campaign).items()}
             baseline["npc-name"] = "Guard"
             made = target(
-                "gm", "post", None, extra=["first", "second", "intent", *own, *npc], baseline=baseline
+                "gm",
+                "post",
+                None,
+                extra=["first", "second", "sides", "intent", *own, *npc],
+                baseline=baseline,
             )
             return [
-                Target(made.route, made.persona, made.method, made.fields, made.baseline, {"first", "second"})
+                Target(
+                    made.route,
+                    made.persona,
+                    made.method,
+                    made.fields,
+                    made.baseline,
+                    {"first", "second", "sides"},
+                )
             ]
         if name == "rolls:challenge-create":
             baseline |= {"opponent": str(character.pk), "intent": "A race"}
@@ -505,6 +518,17 @@ def targets(world: World, name: str) -> list[Target]:
         ]
     if name == "rolls:contest-roll":
         return [target("player", "post", None, extra=["faces"], baseline={})]
+    if name == "rolls:contest-act":
+        # A step besides rolling (sixes: buy a success with a Condition, SIX-19).
+        return [
+            target(
+                "player",
+                "post",
+                None,
+                extra=["action", "condition"],
+                baseline={"action": "buy", "condition": "Upset"},
+            )
+        ]
     if name in ("rolls:contest-close", "rolls:contest-cancel"):
         return [target("gm", "post", None, extra=["confirmed"], baseline={"confirmed": "yes"})]
     if name == "rolls:luck-ability":
@@ -582,6 +606,7 @@ PER_SYSTEM = [
     "rolls:contest-create",
     "rolls:challenge-create",
     "rolls:contest-roll",
+    "rolls:contest-act",
 ]
 WITH_INPUT = [name for name, route in ROUTES.items() if any(request_reads(route.callback))]
 SHARED = [name for name in WITH_INPUT if name not in PER_SYSTEM]
