@@ -13,6 +13,7 @@ from rolls import registry
 from rolls.contest_sides import Side, SideRow, side_data, side_row
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
+from rolls.systems.base import Param
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character
 
@@ -50,6 +51,23 @@ class ContestBuilder:
         """Whether a contest may have more than two sides (sixes, SIX-18: two or more kids):
         the form then ticks who takes part instead of choosing a first and a second side."""
         return self.system.contest_sides[1] > 2
+
+    @property
+    def kinds(self) -> tuple[tuple[str, str], ...]:
+        """The flows besides head-to-head this table plays (group Trouble...), for the form."""
+        return registry.table(self.campaign.system).contest_kinds
+
+    @property
+    def setup_params(self) -> tuple[Param, ...]:
+        return registry.table(self.campaign.system).contest_setup_params
+
+    def flow(self, post: QueryDict) -> tuple[str, dict[str, str]]:
+        """Which flow the GM opens (``contest``, or one of ``kinds``) and its setup values."""
+        kind = post.get("kind", "contest")
+        if kind != "contest" and kind not in dict(self.kinds):
+            raise RulesError("Choose what kind of contest to open.")
+        setup = {param.name: post.get(f"setup-{param.name}", "")[:200] for param in self.setup_params}
+        return kind, setup
 
     def rows(self) -> list[SideRow]:
         return [side_row(character) for character in self.characters]

@@ -121,7 +121,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             answer = side_row(waiting.character)
     odds, odds_side = None, ""
     mine = next((view for view in views if view.yours and not view.rolled), None)
-    if contest.state == Contest.State.OPEN and mine is not None:
+    # The odds of winning are a head-to-head contest's; another flow's phone reads its own.
+    if contest.state == Contest.State.OPEN and mine is not None and contest.kind == Contest.Kind.CONTEST:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
     phase = _phase(contest, views, winner)
     if reading is not None and contest.state != Contest.State.ASKED:

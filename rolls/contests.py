@@ -59,19 +59,41 @@ class Standing:
     winner: bool
 
 
-def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], intent: str) -> Contest:
+def contest_open(
+    *,
+    campaign: Campaign,
+    opener: User,
+    sides: Sequence[Side],
+    intent: str,
+    kind: str = Contest.Kind.CONTEST,
+    setup: Mapping[str, Any] | None = None,
+) -> Contest:
     """Open a contest. The GM opens it between any sides; a player challenges with their own
-    character (side 0) another player's character, who must accept before anyone rolls."""
+    character (side 0) another player's character, who must accept before anyone rolls.
+    Another ``kind`` of flow (``TableAdapter.contest_kinds``: a group Trouble, a plan in
+    parts) is the GM's, between characters only, with its ``setup`` checked by the table."""
     system = registry.engine(campaign.system)
+    adapter = registry.table(campaign.system)
     if not system.plays_contests:
         raise RulesError(f"{system.name} has no contested rolls at this table.")
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
     if membership is None:
         raise RulesError("Only someone at this table opens a contest.")
-    low, high = system.contest_sides
-    if not low <= len(sides) <= high:
-        count = f"{low}" if low == high else f"{low} to {high}"
-        raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
+    flow: dict[str, Any] = {}
+    if kind != Contest.Kind.CONTEST:
+        if kind not in dict(adapter.contest_kinds):
+            raise RulesError("This table does not play that kind of contest.")
+        if not membership.is_gm:
+            raise RulesError("Only the GM opens that.")
+        if any(side.character is None for side in sides):
+            raise RulesError("Only characters from the table take part in that.")
+        flow = adapter.contest_setup(kind, len(sides), setup or {})
+        sides = [Side(side.character, adapter.contest_side_data(kind, flow, side.data)) for side in sides]
+    else:
+        low, high = system.contest_sides
+        if not low <= len(sides) <= high:
+            count = f"{low}" if low == high else f"{low} to {high}"
+            raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
     characters = [side.character for side in sides if side.character is not None]
     if any(character.campaign_id != campaign.pk for character in characters):
         raise RulesError("That character is not at this table.")
@@ -113,6 +135,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
             intent=intent,
             state=Contest.State.ASKED if challenge else Contest.State.OPEN,
             opened_by=opener,
+            kind=kind,
+            setup=flow,
         )
         for position, (side, name) in enumerate(zip(sides, names, strict=True)):
             ContestSide.objects.create(
@@ -127,6 +151,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         about = f" ({intent})" if intent else ""
         if challenge:
             text = f"{names[0]} challenges {names[1]}{about}."
+        elif kind != Contest.Kind.CONTEST:
+            text = f"The GM opened {Contest.Kind(kind).label}: {', '.join(names)}{about}."
         else:
             text = f"The GM opened a contest: {' against '.join(names)}{about}."
         append_event(campaign_id=campaign.pk, event=TableEvent.CONTEST_OPEN, actor=opener, text=text)

@@ -302,6 +302,8 @@ class Contest(models.Model):
 
     class Kind(models.TextChoices):
         CONTEST = "contest", "Contest"  # sides against one another: the engine names a winner
+        GROUP = "group", "Group Trouble"  # everyone against the same Trouble (sixes, SIX-17)
+        EXTENDED = "extended", "Extended Trouble"  # a plan in parts, one roll each (SIX-20)
 
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake

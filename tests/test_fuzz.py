@@ -496,7 +496,7 @@ def targets(world: World, name: str) -> list[Target]:
                 "gm",
                 "post",
                 None,
-                extra=["first", "second", "sides", "intent", *own, *npc],
+                extra=["first", "second", "sides", "kind", "setup-need", "intent", *own, *npc],
                 baseline=baseline,
             )
             return [

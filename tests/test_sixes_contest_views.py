@@ -134,3 +134,40 @@ def test_six_19_a_tie_broken_by_a_condition_from_the_phone(kids: Kids, dice: Scr
         reverse("rolls:contest-close", args=[kids.table.campaign.pk, contest.pk]), {}, **HX
     )
     assert Contest.objects.get().verdict == "Kim wins, 2 to 1 successes, and says what happens."
+
+
+def test_six_17_the_gm_opens_group_trouble_and_a_spare_success_is_given_from_the_phone(
+    kids: Kids, dice: Script
+) -> None:
+    data: dict[str, Any] = {
+        "kind": "group",
+        "setup-need": "1",
+        "sides": [str(kids.olle.pk), str(kids.kim.pk)],
+        "intent": "Through the blizzard",
+    }
+    for character in (kids.olle, kids.kim):
+        data[f"s{character.pk}-trait"] = "Body"
+        data[f"s{character.pk}-need"] = "1"
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    answer = logged_in(kids.table.gm).post(url, data, **HX)
+    assert answer.status_code == 200
+    assert "Group Trouble: Kim, Olle" in html.unescape(answer.content.decode())
+    assert Contest.objects.get().kind == Contest.Kind.GROUP
+    phone = panel_of(page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk))
+    assert "Roll Body" in phone and "chance to win" not in phone
+    dice(6, 6, 1)
+    post_side(kids, kids.second, 0, "rolls:contest-roll")
+    dice(1, 2, 3)
+    post_side(kids, kids.table.player, 1, "rolls:contest-roll")
+    kim = panel_of(page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk))
+    assert "2 successes of 1: passes" in kim and "0 successes of 1: fails" in kim
+    assert "Kim gets through; Olle fails" in kim and "Give a spare success" in kim
+    olle = panel_of(page(logged_in(kids.table.player), "rolls:campaign", kids.table.campaign.pk))
+    assert "Give a spare success" not in olle
+    given = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "give", "to": "Olle"})
+    assert given.status_code == 200
+    assert "Everyone gets through" in html.unescape(given.content.decode())
+    again = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "give", "to": "Olle"})
+    assert again.status_code == 422
+    display = panel_of(page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token))
+    assert "1 success of 1: passes (got 1 from Kim)" in display and "<form" not in display

@@ -309,3 +309,103 @@ async def test_six_18_the_bytes_of_other_sockets_hold_no_sealed_die() -> None:
     assert 'data-face="6"' in revealed and "Olle leads with 2 successes" in revealed
     for communicator in sockets.values():
         await communicator.disconnect()
+
+
+# -- group Trouble (SIX-17) ---------------------------------------------------------------------
+
+
+def group(kids: Kids, *characters: Character, need: int = 1) -> Contest:
+    return contests.contest_open(
+        campaign=kids.table.campaign,
+        opener=kids.table.gm,
+        sides=[Side(character, BODY) for character in characters],
+        intent="through the blizzard",
+        kind=Contest.Kind.GROUP,
+        setup={"need": str(need)},
+    )
+
+
+def give(kids: Kids, contest: Contest, position: int, to: str) -> Contest:
+    return contests.contest_act(
+        side=side(contest, position),
+        user=kids.owner(position, contest),
+        action="give",
+        params={"to": to},
+        is_gm=False,
+    )
+
+
+def test_six_17_each_kid_rolls_for_themself_and_a_spare_success_goes_to_a_friend(kids: Kids) -> None:
+    contest = group(kids, kids.olle, kids.kim, kids.lea)
+    assert all(s.data["need"] == 1 and s.data["group"] for s in contest.sides.all())
+    roll(kids, contest, 0, 6, 6, 6)
+    roll(kids, contest, 1, 1, 2, 3)
+    roll(kids, contest, 2, 1, 2, 3)
+    assert [s.winner for s in contests.standings(contest)] == [True, False, False]
+    give(kids, contest, 0, "Kim")
+    give(kids, contest, 0, "Lea")
+    assert [s.winner for s in contests.standings(contest)] == [True, True, True]
+    # Olle has no spare left: his third would make him fail; Kim cannot give hers on.
+    with pytest.raises(RulesError, match="not a step this side may take now"):
+        give(kids, contest, 0, "Kim")
+    with pytest.raises(RulesError, match="not a step this side may take now"):
+        give(kids, contest, 1, "Lea")
+    assert LogEntry.objects.filter(action="contest-step").count() == 2
+    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    assert closed.verdict == "Group Trouble: Everyone gets through."
+
+
+def test_six_17_nobody_helps_and_only_the_gm_opens_it(kids: Kids) -> None:
+    with pytest.raises(RulesError, match="Nobody helps"):
+        contests.contest_open(
+            campaign=kids.table.campaign,
+            opener=kids.table.gm,
+            sides=[Side(kids.olle, {**BODY, "helper": True}), Side(kids.kim, BODY)],
+            intent="",
+        )
+    with pytest.raises(RulesError, match="Only the GM opens that"):
+        contests.contest_open(
+            campaign=kids.table.campaign,
+            opener=kids.table.player,
+            sides=[Side(kids.olle, BODY), Side(kids.kim, BODY)],
+            intent="",
+            kind=Contest.Kind.GROUP,
+            setup={"need": "1"},
+        )
+    with pytest.raises(RulesError, match="Only characters from the table"):
+        contests.contest_open(
+            campaign=kids.table.campaign,
+            opener=kids.table.gm,
+            sides=[Side(kids.olle, BODY), Side(None, {"dice": 2}, name="Dog")],
+            intent="",
+            kind=Contest.Kind.GROUP,
+            setup={"need": "1"},
+        )
+    with pytest.raises(RulesError, match="1 to 3 successes"):
+        group(kids, kids.olle, kids.kim, need=4)
+    assert not Contest.objects.exists()
+
+
+def test_six_17_a_gift_is_refused_for_another_kid_to_oneself_and_after_the_end(kids: Kids) -> None:
+    contest = group(kids, kids.olle, kids.kim, need=1)
+    roll(kids, contest, 0, 6, 6, 1)
+    with pytest.raises(RulesError, match="not a step this side may take now"):
+        give(kids, contest, 0, "Kim")  # Kim has not rolled: nothing is revealed yet
+    roll(kids, contest, 1, 1, 1, 1)
+    with pytest.raises(RulesError, match="Choose a friend"):
+        give(kids, contest, 0, "Olle")
+    with pytest.raises(RulesError, match="Only Olle's player acts for Olle"):
+        contests.contest_act(
+            side=side(contest, 0), user=kids.second, action="give", params={"to": "Kim"}, is_gm=False
+        )
+    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    assert closed.verdict == "Group Trouble: Olle gets through; Kim fails."
+    with pytest.raises(RulesError, match="This contest is over"):
+        give(kids, contest, 0, "Kim")
+
+
+def test_six_17_a_kid_who_went_away_fails_when_the_gm_closes(kids: Kids) -> None:
+    contest = group(kids, kids.olle, kids.kim, kids.lea, need=2)
+    roll(kids, contest, 0, 6, 6, 1)
+    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    assert closed.verdict == "Group Trouble: Olle gets through; Kim and Lea fail."

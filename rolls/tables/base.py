@@ -202,6 +202,24 @@ class TableAdapter[E: DiceSystem, R](ABC):
         and nothing is written."""
         raise RulesError("That is not a step of this contest.")
 
+    # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
+    # labels for the GM's form): their sides are checked by ``contest_setup``, not the engine.
+    contest_kinds: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # The choices those flows need on the GM's form, sent as ``setup-<name>``.
+    contest_setup_params: ClassVar[tuple[Param, ...]] = ()
+
+    def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
+        """What a flow of ``kind`` with ``count`` sides keeps in ``Contest.setup``, checked
+        (a DN, the successes needed...); RulesError refuses it and nothing is opened."""
+        raise RulesError("This table does not play that kind of contest.")
+
+    def contest_side_data(
+        self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A character's roll form values as a side of ``kind`` rolls them (the flow's need
+        for everyone...). Unchanged by default."""
+        return dict(data)
+
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         """This system's reading of ``contest`` (every side, in position order), or None for
         the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""

@@ -70,14 +70,21 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
     """The GM opens a contest between two sides, from the session page."""
     membership = gm_or_403(request.user, pk)
     try:
-        sides, intent = ContestBuilder(membership.campaign).parse(request.POST)
+        builder = ContestBuilder(membership.campaign)
+        kind, setup = builder.flow(request.POST)
+        sides, intent = builder.parse(request.POST)
         contests.contest_open(
-            campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
+            campaign=membership.campaign,
+            opener=membership.user,
+            sides=sides,
+            intent=intent,
+            kind=kind,
+            setup=setup,
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    names = " against ".join(side.character.name if side.character else side.name for side in sides)
-    return _panel(request, membership, f"Contest open: {names}.")
+    names = ", ".join(side.character.name if side.character else side.name for side in sides)
+    return _panel(request, membership, f"Open: {names}.")
 
 
 @require_POST
