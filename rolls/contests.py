@@ -1,6 +1,9 @@
 """Contests: rolls that answer one another, each side rolled on its own phone (issue 14).
 
-A contest has two sides (stars STR-9: more Stars wins, ties go to the player). The GM opens
+A contest has two sides (stars STR-9: more Stars wins, ties go to the player), or more where
+the engine says so (sixes kid versus kid, SIX-18); a table may offer other kinds of flow
+(``TableAdapter.contest_kinds``: sixes group Trouble) and read the contest its own way
+(``TableAdapter.contest_reading``: the results, the phase, the verdict). The GM opens
 one between characters, or a character and someone without a sheet whose side the GM rolls;
 a player may challenge another player's character, who accepts or refuses first.
 

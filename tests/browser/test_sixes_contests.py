@@ -49,6 +49,7 @@ def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
     tools.get_by_label("Ada's roll").select_option("Body")
     tools.get_by_label("Bo's roll").select_option("Body")
     tools.get_by_label("What is at stake?").fill("Who gets the last bike")
+    shot(gm, "sixes-versus-console-form")
     tools.get_by_role("button", name="Open the contest").click()
     expect(contest(gm)).to_contain_text("Ada against Bo")
 
