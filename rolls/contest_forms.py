@@ -13,6 +13,7 @@ from rolls import registry
 from rolls.contest_sides import Side, SideRow, side_data, side_row
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
+from rolls.systems.base import Param
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character
 
@@ -50,6 +51,29 @@ class ContestBuilder:
         """The system's own forms for flows besides head to head, if it has any."""
         return registry.table(self.campaign.system).console_flows
 
+    @property
+    def many(self) -> bool:
+        """Whether a contest may have more than two sides (sixes, SIX-18: two or more kids):
+        the form then ticks who takes part instead of choosing a first and a second side."""
+        return self.system.contest_sides[1] > 2
+
+    @property
+    def kinds(self) -> tuple[tuple[str, str], ...]:
+        """The flows besides head-to-head this table plays (group Trouble...), for the form."""
+        return registry.table(self.campaign.system).contest_kinds
+
+    @property
+    def setup_params(self) -> tuple[Param, ...]:
+        return registry.table(self.campaign.system).contest_setup_params
+
+    def flow(self, post: QueryDict) -> tuple[str, dict[str, str]]:
+        """Which flow the GM opens (``contest``, or one of ``kinds``) and its setup values."""
+        kind = post.get("kind", "contest")
+        if kind != "contest" and kind not in dict(self.kinds):
+            raise RulesError("Choose what kind of contest to open.")
+        setup = {param.name: post.get(f"setup-{param.name}", "")[:200] for param in self.setup_params}
+        return kind, setup
+
     def rows(self) -> list[SideRow]:
         return [side_row(character) for character in self.characters]
 
@@ -59,6 +83,8 @@ class ContestBuilder:
     def parse(self, post: QueryDict) -> tuple[list[Side], str]:
         """The two sides (a character with its roll, or someone without a sheet) and what is
         at stake; RulesError says what is wrong, and nothing is opened."""
+        if self.many:
+            return self._ticked(post), intent_of(post)
         sides = []
         for key, label in (("first", "the first side"), ("second", "the second side")):
             raw = post.get(key, "")
@@ -72,6 +98,27 @@ class ContestBuilder:
         if all(side.character is None for side in sides):
             raise RulesError("A contest needs at least one character: choose one side from the table.")
         return sides, intent_of(post)
+
+    def _ticked(self, post: QueryDict) -> list[Side]:
+        """The ticked characters, each with its own roll, in the form's order, and someone
+        without a sheet when that is ticked too."""
+        ticked = set(post.getlist("sides"))
+        known = {str(character.pk) for character in self.characters} | {NPC}
+        if ticked - known:
+            raise RulesError("Tick only characters from this table.")
+        low, high = self.system.contest_sides
+        if not low <= len(ticked) <= high:
+            raise RulesError(f"Tick {low} to {high} who take part in the contest.")
+        sides = [
+            Side(character, side_data(character, post))
+            for character in self.characters
+            if str(character.pk) in ticked
+        ]
+        if not sides:
+            raise RulesError("A contest needs at least one character: tick who takes part.")
+        if NPC in ticked:
+            sides.append(self._npc_side(post))
+        return sides
 
     def _npc_side(self, post: QueryDict) -> Side:
         form = NpcRollForm(post, campaign=self.campaign, prefix=NPC)

@@ -89,7 +89,10 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
 
 def _view(contest: Contest, membership: Membership | None) -> ContestView:
     adapter = registry.table(contest.system)
-    if contest.kind != Contest.Kind.CONTEST:
+    sides = sorted(contest.sides.all(), key=lambda side: side.position)
+    reading = adapter.contest_reading(contest, sides)
+    if contest.kind in adapter.flow_boards:
+        # A flow with a board of its own (an extended action): its table package draws it.
         return ContestView(
             contest=contest,
             sides=[],
@@ -99,33 +102,41 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             board_template=adapter.template(f"flow_{contest.kind}"),
             board_rows=[side_row(character) for character in getattr(board, "mine", [])],
         )
-    sides = list(contest.sides.all())
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner, said = None, ""
-    if revealed:
-        system = registry.engine(contest.system)
-        states = [side.roll.current_state() for side in sides if side.roll is not None]
-        extras = [side.extra for side in sides]
-        try:
-            winner = system.contest_winner(states, extras)
-            said = system.contest_verdict(states, [side.name for side in sides], extras)
-        except RulesError as error:
-            # Not settled yet (a miracle waits for the GM): say why, name no winner.
-            said = str(error)
-    views = [
-        SideView(
-            side=side,
-            rolled=side.roll is not None,
-            result=_result(contest, side) if revealed else "",
-            winning=winner == side.position,
-            yours=_rolls_it(side, membership),
-            label=_label(contest, side),
-            steps=tuple(adapter.contest_steps(contest, side, sides))
-            if revealed and _rolls_it(side, membership)
-            else (),
+    if reading is not None:
+        winners = reading.winners
+        results = reading.results
+    else:
+        if revealed:
+            system = registry.engine(contest.system)
+            states = [side.roll.current_state() for side in sides if side.roll is not None]
+            extras = [side.extra for side in sides]
+            try:
+                winner = system.contest_winner(states, extras)
+                said = system.contest_verdict(states, [side.name for side in sides], extras)
+            except RulesError as error:
+                # Not settled yet (a miracle waits for the GM): say why, name no winner.
+                said = str(error)
+        winners = frozenset() if winner is None else frozenset({winner})
+        results = [_result(contest, side) if revealed else "" for side in sides]
+    views = []
+    for index, side in enumerate(sides):
+        yours = _rolls_it(side, membership)
+        # The table says which steps a side may take when (a bid before the reveal, a
+        # success bought after it): only whoever rolls that side is offered them.
+        steps = adapter.contest_steps(contest, side, sides) if yours and contest.live else []
+        views.append(
+            SideView(
+                side=side,
+                rolled=side.roll is not None,
+                result=results[index],
+                winning=index in winners,
+                yours=yours,
+                label=_label(contest, side),
+                steps=tuple(steps),
+            )
         )
-        for side in sides
-    ]
     answer = None
     if contest.state == Contest.State.ASKED and membership is not None:
         waiting = next((side for side in sides if not side.accepted), None)
@@ -137,16 +148,20 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             answer = side_row(waiting.character)
     odds, odds_side = None, ""
     mine = next((view for view in views if view.yours and not view.rolled), None)
-    if contest.state == Contest.State.OPEN and mine is not None:
+    # The odds of winning are a head-to-head contest's; another flow's phone reads its own.
+    if contest.state == Contest.State.OPEN and mine is not None and contest.kind == Contest.Kind.CONTEST:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
     options: list[tuple[str, str]] = []
     theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
-    if revealed and contest.state == Contest.State.REVEALED and theirs is not None:
+    if revealed and contest.state == Contest.State.REVEALED and theirs is not None and reading is None:
         options, odds_side = _options(contest, sides, theirs), theirs.name
+    phase = _phase(contest, views, winner, said)
+    if reading is not None and contest.state != Contest.State.ASKED:
+        phase = reading.phase
     return ContestView(
         contest=contest,
         sides=views,
-        phase=_phase(contest, views, winner, said),
+        phase=phase,
         answer=answer,
         odds=odds,
         odds_side=odds_side,
@@ -191,15 +206,13 @@ def _label(contest: Contest, side: ContestSide) -> str:
 
 
 def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | None:
-    """The exact chances of side ``position`` against the other, before anyone rolls."""
+    """The exact chances of side ``position`` against the others, before anyone rolls."""
     try:
-        first, second = (_request(contest, side) for side in sides)
-        odds = registry.engine(contest.system).contest(first, second)
+        requests = [_request(contest, side) for side in sides]
+        odds = registry.engine(contest.system).contest_among(requests)[position]
     except RulesError:
         return None
-    if position == 0:
-        return Odds(odds["win"], odds["tie"], odds["lose"])
-    return Odds(odds["lose"], odds["tie"], odds["win"])
+    return Odds(odds["win"], odds["tie"], odds["lose"])
 
 
 def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> list[tuple[str, str]]:

@@ -1,6 +1,9 @@
 """Contests: rolls that answer one another, each side rolled on its own phone (issue 14).
 
-A contest has two sides (stars STR-9: more Stars wins, ties go to the player). The GM opens
+A contest has two sides (stars STR-9: more Stars wins, ties go to the player), or more where
+the engine says so (sixes kid versus kid, SIX-18); a table may offer other kinds of flow
+(``TableAdapter.contest_kinds``: sixes group Trouble) and read the contest its own way
+(``TableAdapter.contest_reading``: the results, the phase, the verdict). The GM opens
 one between characters, or a character and someone without a sheet whose side the GM rolls;
 a player may challenge another player's character, who accepts or refuses first.
 
@@ -59,19 +62,41 @@ class Standing:
     winner: bool
 
 
-def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], intent: str) -> Contest:
+def contest_open(
+    *,
+    campaign: Campaign,
+    opener: User,
+    sides: Sequence[Side],
+    intent: str,
+    kind: str = Contest.Kind.CONTEST,
+    setup: Mapping[str, Any] | None = None,
+) -> Contest:
     """Open a contest. The GM opens it between any sides; a player challenges with their own
-    character (side 0) another player's character, who must accept before anyone rolls."""
+    character (side 0) another player's character, who must accept before anyone rolls.
+    Another ``kind`` of flow (``TableAdapter.contest_kinds``: a group Trouble, a plan in
+    parts) is the GM's, between characters only, with its ``setup`` checked by the table."""
     system = registry.engine(campaign.system)
+    adapter = registry.table(campaign.system)
     if not system.plays_contests:
         raise RulesError(f"{system.name} has no contested rolls at this table.")
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
     if membership is None:
         raise RulesError("Only someone at this table opens a contest.")
-    low, high = system.contest_sides
-    if not low <= len(sides) <= high:
-        count = f"{low}" if low == high else f"{low} to {high}"
-        raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
+    flow: dict[str, Any] = {}
+    if kind != Contest.Kind.CONTEST:
+        if kind not in dict(adapter.contest_kinds):
+            raise RulesError("This table does not play that kind of contest.")
+        if not membership.is_gm:
+            raise RulesError("Only the GM opens that.")
+        if any(side.character is None for side in sides):
+            raise RulesError("Only characters from the table take part in that.")
+        flow = adapter.contest_setup(kind, len(sides), setup or {})
+        sides = [Side(side.character, adapter.contest_side_data(kind, flow, side.data)) for side in sides]
+    else:
+        low, high = system.contest_sides
+        if not low <= len(sides) <= high:
+            count = f"{low}" if low == high else f"{low} to {high}"
+            raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
     characters = [side.character for side in sides if side.character is not None]
     if any(character.campaign_id != campaign.pk for character in characters):
         raise RulesError("That character is not at this table.")
@@ -119,6 +144,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
             intent=intent,
             state=Contest.State.ASKED if challenge else Contest.State.OPEN,
             opened_by=opener,
+            kind=kind,
+            setup=flow,
         )
         for position, (side, name) in enumerate(zip(sides, names, strict=True)):
             ContestSide.objects.create(
@@ -133,6 +160,8 @@ def contest_open(*, campaign: Campaign, opener: User, sides: Sequence[Side], int
         about = f" ({intent})" if intent else ""
         if challenge:
             text = f"{names[0]} challenges {names[1]}{about}."
+        elif kind != Contest.Kind.CONTEST:
+            text = f"The GM opened {Contest.Kind(kind).label}: {', '.join(names)}{about}."
         else:
             text = f"The GM opened a contest: {' against '.join(names)}{about}."
         contest_event(contest, TableEvent.CONTEST_OPEN, opener, text)
@@ -306,7 +335,10 @@ def contest_act(
 def standings(contest: Contest) -> list[Standing]:
     """Each side and its roll, and who wins as the rolls stand. Only for a contest whose rolls
     the viewer may see (revealed or closed): an open contest's sealed rolls have no winner."""
-    sides = list(contest.sides.select_related("roll").all())
+    sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+    reading = registry.table(contest.system).contest_reading(contest, sides)
+    if reading is not None:
+        return [Standing(side, side.roll, side.position in reading.winners) for side in sides]
     # Read from the rolls themselves (a sealed roll has no winner yet), not the contest's state.
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner = _winner(contest, sides) if revealed else None
@@ -316,10 +348,13 @@ def standings(contest: Contest) -> list[Standing]:
 def verdict(contest: Contest) -> str:
     """The contest's result in words, from the rolls as they stand. A side that did not roll
     loses; the sides that rolled are compared among themselves."""
-    if contest.kind != Contest.Kind.CONTEST:
+    sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+    reading = registry.table(contest.system).contest_reading(contest, sides)
+    if reading is not None:
+        return reading.verdict
+    if contest.kind in registry.table(contest.system).flow_boards:
         # A flow of its own (an extended action...): its table package says how it ended.
         return registry.table(contest.system).flow_verdict(contest)
-    sides = list(contest.sides.select_related("roll").all())
     rolled = [side for side in sides if side.roll is not None]
     if not rolled:
         return "Nobody rolled: the contest ends undecided."

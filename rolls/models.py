@@ -314,6 +314,7 @@ class Contest(models.Model):
         CONTEST = "contest", "Contest"  # sides against one another: the engine names a winner
         # doubles DBL-13: the party's rolls against one Difficulty Number, a side per roll
         EXTENDED = "extended", "Extended action"
+        GROUP = "group", "Group Trouble"  # everyone against the same Trouble (sixes, SIX-17)
 
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake

@@ -173,7 +173,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {"ability": "Amulet"},
         {**OWN_CHARACTER, "gm": 302, "player": 302},
     ),
-    # Contests: a sixes table has none, so what a member may reach is refused with a message.
+    # Contests: what a member may reach is refused with a message, or done (sixes plays them).
     "rolls:contest": ("GET", "contest", {}, MEMBERS),
     "rolls:contest-create": ("POST", "campaign", {"first": "{character}", "second": "npc"}, GM_CONTROL),
     "rolls:challenge-create": ("POST", "character", {"opponent": "1"}, ACT_FOR_CHARACTER),
@@ -187,7 +187,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:contest-act": (
         "POST",
         "side",
-        {"action": "complication"},
+        {"action": "buy", "condition": "Upset"},
         {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
     ),
     # Extended actions are doubles' (DBL-13): on this sixes table, refused with a message.

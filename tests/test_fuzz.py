@@ -487,14 +487,27 @@ def targets(world: World, name: str) -> list[Target]:
         if name == "rolls:contest-create":
             npc_form = NpcRollForm(campaign=world.campaign, prefix="npc")
             npc = [f"npc-{each}" for each in ("name", *npc_form.flag_names)]
+            # Two sides chosen (stars...), or several ticked (sixes, SIX-18): both sent.
             baseline |= {"first": str(character.pk), "second": "npc", "intent": "The race"}
+            baseline |= {"sides": [str(character.pk), "npc"]}
             baseline |= {f"npc-{key}": value for key, value in npc_baseline(world.campaign).items()}
             baseline["npc-name"] = "Guard"
             made = target(
-                "gm", "post", None, extra=["first", "second", "intent", *own, *npc], baseline=baseline
+                "gm",
+                "post",
+                None,
+                extra=["first", "second", "sides", "kind", "setup-need", "intent", *own, *npc],
+                baseline=baseline,
             )
             return [
-                Target(made.route, made.persona, made.method, made.fields, made.baseline, {"first", "second"})
+                Target(
+                    made.route,
+                    made.persona,
+                    made.method,
+                    made.fields,
+                    made.baseline,
+                    {"first", "second", "sides"},
+                )
             ]
         if name == "rolls:challenge-create":
             baseline |= {"opponent": str(character.pk), "intent": "A race"}
@@ -506,9 +519,19 @@ def targets(world: World, name: str) -> list[Target]:
     if name == "rolls:contest-roll":
         return [target("player", "post", None, extra=["faces"], baseline={})]
     if name == "rolls:contest-act":
+        # A step besides rolling, each system's own: sixes buys a success with a Condition
+        # (SIX-19), doubles inflicts a Complication (DBL-9), sets bids in secret (SET-4).
+        baselines = {
+            "sixes": {"action": "buy", "condition": "Upset"},
+            "doubles": {"action": "complication", "complication": "Disarmed"},
+        }
         return [
             target(
-                "player", "post", None, extra=["action", "complication"], baseline={"action": "complication"}
+                "player",
+                "post",
+                None,
+                extra=["action", "condition", "complication", "dice"],
+                baseline=baselines.get(world.system, {"action": "bid"}),
             )
         ]
     if name == "rolls:extended-create":

@@ -310,6 +310,14 @@ class DiceSystem(ABC):
         request cannot take part in one (a message that says why)."""
         raise RulesError(f"{self.name} has no contested roll.")
 
+    def contest_among(self, requests: Sequence[Any]) -> list[ContestOdds]:
+        """Each side's exact odds in a contest of ``requests`` before anyone rolls, from that
+        side's view. Two sides: ``contest``; a system with more sides overrides this."""
+        if len(requests) != 2:
+            raise RulesError(f"{self.name} has no odds for a contest of {len(requests)} sides.")
+        odds = self.contest(requests[0], requests[1])
+        return [odds, {"win": odds["lose"], "tie": odds["tie"], "lose": odds["win"]}]
+
     # -- the rules page and the warm-up -------------------------------------------------------
     def rules_tables(self) -> tuple[Table, ...]:
         """Tables of exact odds for the rules page, computed once per process."""

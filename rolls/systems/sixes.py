@@ -388,6 +388,40 @@ class Sixes(DiceSystem):
         (two independent binomials); more wins, equal is a tie."""
         return contest_odds(self.outcomes_by_count(request_a), self.outcomes_by_count(request_b), higher_wins)
 
+    # SIX-18: two or more kids; eight is a whole table and then some.
+    contest_sides = (2, 8)
+
+    def contest_request(self, request: SixesRequest) -> SixesRequest:
+        """SIX-15, SIX-17, SIX-18: in kid versus kid (and a group Trouble) every kid rolls
+        for themself: no helper."""
+        if request.helper:
+            raise RulesError("Nobody helps in kid versus kid: every kid rolls for themself.")
+        return request
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
+        """SIX-18, SIX-19: the kid with the most successes (after pushes, Luck and Pride), or
+        None while the lead is shared. ``extras[i]["bought"]`` is the successes kid ``i``
+        bought with Conditions; they count only for the kids tied for the lead on their
+        dice (a kid overtaken by a later push bought in vain: the Conditions stay checked)."""
+        if len(states) < 2:
+            raise RulesError("A contest needs at least two kids.")
+        rolled = {str(i): self.successes(state) for i, state in enumerate(states)}
+        leaders = set(contest_leaders(rolled))
+        bought = {str(i): int(extra.get("bought", 0)) for i, extra in enumerate(extras) if str(i) in leaders}
+        winner = kid_versus_kid(rolled, bought)
+        return None if winner is None else int(winner)
+
+    def contest_among(self, requests: Sequence[SixesRequest]) -> list[ContestOdds]:
+        """SIX-18: each kid's exact odds among any number of kids (``kid_versus_kid_odds``):
+        leading alone, a shared lead (anyone's), and the rest."""
+        if len(requests) == 2:
+            return super().contest_among(requests)
+        odds = kid_versus_kid_odds({str(i): request for i, request in enumerate(requests)})
+        return [
+            {"win": odds[str(i)], "tie": odds["tie"], "lose": 1 - odds[str(i)] - odds["tie"]}
+            for i in range(len(requests))
+        ]
+
     @staticmethod
     def outcomes_by_count(request: SixesRequest) -> dict[int, Fraction]:
         """The exact distribution of the number of sixes, keyed by the number itself."""

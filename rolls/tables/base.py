@@ -99,6 +99,19 @@ class ContestStepDone:
     text: str
 
 
+@dataclass(frozen=True)
+class ContestReading:
+    """How a system reads its contest now, where the framework's head-to-head reading does
+    not fit (kid versus kid, a group Trouble, a plan in parts): what each side shows (in
+    ``sides`` order; "" for nothing yet), the phase line, the verdict if it ended now, and
+    the positions shown as winning (or passing)."""
+
+    results: list[str]
+    phase: str
+    verdict: str
+    winners: frozenset[int] = frozenset()
+
+
 class TableAdapter[E: DiceSystem, R](ABC):
     """One dice system at the table, for its engine ``E`` and that engine's request type
     ``R``. Subclasses are stateless; the registry holds one instance of each."""
@@ -194,6 +207,9 @@ class TableAdapter[E: DiceSystem, R](ABC):
     contest_data: ClassVar[Mapping[str, Any]] = {}
     # The GM console's forms for this system's flows besides head to head ("" for none).
     console_flows: ClassVar[str] = ""
+    # The flows drawn by a board of their own (``flow_view``, ``flow_verdict``, a template
+    # ``flow_<kind>``) rather than as sides against one another: doubles' extended action.
+    flow_boards: ClassVar[tuple[str, ...]] = ()
 
     def flow_verdict(self, contest: Contest) -> str:
         """How a flow of another kind than head to head ended (``Contest.kind``), in words."""
@@ -202,6 +218,29 @@ class TableAdapter[E: DiceSystem, R](ABC):
     def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
         """The contests panel's view of a flow of another kind (``rolls.contest_panels``)."""
         raise RulesError("That is not a flow of this system.")
+
+    # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
+    # labels for the GM's form): their sides are checked by ``contest_setup``, not the engine.
+    contest_kinds: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # The choices those flows need on the GM's form, sent as ``setup-<name>``.
+    contest_setup_params: ClassVar[tuple[Param, ...]] = ()
+
+    def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
+        """What a flow of ``kind`` with ``count`` sides keeps in ``Contest.setup``, checked
+        (a DN, the successes needed...); RulesError refuses it and nothing is opened."""
+        raise RulesError("This table does not play that kind of contest.")
+
+    def contest_side_data(
+        self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A character's roll form values as a side of ``kind`` rolls them (the flow's need
+        for everyone...). Unchanged by default."""
+        return dict(data)
+
+    def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
+        """This system's reading of ``contest`` (every side, in position order), or None for
+        the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""
+        return None
 
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""

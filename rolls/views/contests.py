@@ -70,14 +70,21 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
     """The GM opens a contest between two sides, from the session page."""
     membership = gm_or_403(request.user, pk)
     try:
-        sides, intent = ContestBuilder(membership.campaign).parse(request.POST)
+        builder = ContestBuilder(membership.campaign)
+        kind, setup = builder.flow(request.POST)
+        sides, intent = builder.parse(request.POST)
         contests.contest_open(
-            campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
+            campaign=membership.campaign,
+            opener=membership.user,
+            sides=sides,
+            intent=intent,
+            kind=kind,
+            setup=setup,
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    names = " against ".join(side.character.name if side.character else side.name for side in sides)
-    return _panel(request, membership, f"Contest open: {names}.")
+    names = ", ".join(side.character.name if side.character else side.name for side in sides)
+    return _panel(request, membership, f"Open: {names}.")
 
 
 @require_POST
@@ -183,15 +190,17 @@ def _confirm(request: HtmxRequest, contest: Contest, question: str) -> HttpRespo
 
 @require_POST
 def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -> HttpResponse:
-    """A side's step besides rolling (``TableAdapter.contest_steps``: a Complication...), with
-    the step's choices as posted."""
+    """A side's step besides rolling (``TableAdapter.contest_steps``: a Complication, a success
+    bought with a Condition, a sealed bid...), from its own player's phone (the GM's, for a side
+    without a sheet), with the step's choices as posted."""
     membership = membership_or_404(request.user, pk)
     contest = _contest(membership, contest_id)
     if not 0 < side_id <= MAX_ID:
         raise Http404("No such side.")
     side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
+    # Only the step's own choices reach the table (``ContestStep.params``), which checks each.
     params = {
-        key: values if len(values) > 1 else values[0]
+        key: [value[:200] for value in values] if len(values) > 1 else values[0][:200]
         for key, values in request.POST.lists()
         if key not in ("action", "csrfmiddlewaretoken")
     }
@@ -199,7 +208,7 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
         contests.contest_act(
             side=side,
             user=membership.user,
-            action=request.POST.get("action", ""),
+            action=request.POST.get("action", "")[:40],
             params=params,
             is_gm=membership.is_gm,
         )

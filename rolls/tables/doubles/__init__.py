@@ -110,6 +110,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     # DBL-7: a side of an opposed roll beats the other side, not a Difficulty Number.
     contest_data = {"dn": "opposed"}
     console_flows = "tables/doubles/flows_console.html"
+    flow_boards = ("extended",)
 
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]

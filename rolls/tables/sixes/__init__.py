@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
 from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest
-from rolls.tables.base import Clock, Correction, TableAdapter, unchanged
+from rolls.tables.base import (
+    Clock,
+    ContestReading,
+    ContestStep,
+    ContestStepDone,
+    Correction,
+    TableAdapter,
+    unchanged,
+)
+from rolls.tables.sixes import contest as kids
+from rolls.tables.sixes import group
 from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_max, unchecked_conditions
 from tabletop.models import Character
 
@@ -65,6 +76,49 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             "group": get_bool(data, "group"),
         }
         return request, label
+
+    # -- contests (rolls.tables.sixes.contest) ------------------------------------------------
+    contest_kinds = ((Contest.Kind.GROUP.value, "Group Trouble: everyone faces it, nobody helps"),)
+    contest_setup_params = (group.NEED,)
+
+    def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
+        if kind == Contest.Kind.GROUP:
+            return group.setup(count, setup)
+        return super().contest_setup(kind, count, setup)
+
+    def contest_side_data(
+        self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        if kind == Contest.Kind.GROUP:
+            return group.side_data(setup, data)
+        return dict(data)
+
+    def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
+        if contest.kind == Contest.Kind.GROUP:
+            return group.reading(contest, sides)
+        return kids.versus_reading(contest, sides)
+
+    def contest_steps(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> list[ContestStep]:
+        if contest.kind == Contest.Kind.GROUP:
+            return group.steps(contest, side, sides)
+        return kids.versus_steps(contest, side, sides)
+
+    def contest_step(
+        self,
+        contest: Contest,
+        side: ContestSide,
+        sides: Sequence[ContestSide],
+        step: ContestStep,
+        params: Mapping[str, Any],
+        character: Character | None,
+    ) -> ContestStepDone:
+        if step.action == kids.BUY and contest.kind == Contest.Kind.CONTEST:
+            return kids.versus_step(side, sides, params, character)
+        if step.action == group.GIVE and contest.kind == Contest.Kind.GROUP:
+            return group.step(contest, side, sides, params)
+        return super().contest_step(contest, side, sides, step, params, character)
 
     def check_can_roll(self, character: Character) -> None:
         """SIX-22, our reading: a Broken kid is out of the action until the GM clears Broken."""

@@ -1,0 +1,91 @@
+"""Kid versus kid (SIX-18, SIX-19) at a real table: the GM ticks Ada and Bo on the console,
+each phone rolls its own side with the exact odds of winning in view, the TV and the other
+phone see only who has rolled until both have, then both show one success each: a tie. Ada
+breaks it from her phone by checking a Condition, every screen follows, and the GM settles:
+Ada wins and says what happens."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from rolls import registry
+from rolls.systems.base import percent
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
+from tests.factories import Script
+
+
+def contest(page: Page) -> object:
+    return page.locator("#contests-panel .contest")
+
+
+def win_chance(mine: int, theirs: int) -> str:
+    sixes = registry.engine("sixes")
+    odds = sixes.contest(sixes.parse_request({"dice": mine}), sixes.parse_request({"dice": theirs}))
+    return percent(odds["win"])
+
+
+@pytest.mark.browser
+def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    display_link = gm.locator("#display-url").get_attribute("href")
+    assert display_link
+    tv = browsers.display()
+    tv.goto(display_link)
+    wait_live(tv)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
+    bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=2).page
+
+    gm.reload()
+    wait_live(gm)
+    tools = gm.locator("#contest-tools")
+    tools.locator("summary").click()
+    tools.get_by_role("checkbox", name="Ada", exact=True).check()
+    tools.get_by_role("checkbox", name="Bo", exact=True).check()
+    tools.get_by_label("Ada's roll").select_option("Body")
+    tools.get_by_label("Bo's roll").select_option("Body")
+    tools.get_by_label("What is at stake?").fill("Who gets the last bike")
+    shot(gm, "sixes-versus-console-form")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(gm)).to_contain_text("Ada against Bo")
+
+    # Each phone: its own roll and the exact chance to win, live.
+    expect(contest(ada)).to_contain_text(f"Ada's chance to win: {win_chance(3, 2)}")
+    expect(contest(bo)).to_contain_text(f"Bo's chance to win: {win_chance(2, 3)}")
+    assert_fits_phone(ada)
+    expect(contest(tv)).to_contain_text("Ada against Bo")
+    shot(ada, "sixes-versus-phone-to-roll", full_page=False)
+
+    dice(6, 1, 1)
+    contest(ada).get_by_role("button", name="Roll Body").click()
+    expect(contest(ada)).to_contain_text("rolled, sealed")
+    expect(contest(tv)).to_contain_text("rolled, sealed")
+    expect(tv.locator("#feed [data-face]")).to_have_count(0)
+    expect(bo.locator("#feed [data-face]")).to_have_count(0)
+
+    dice(6, 3)
+    contest(bo).get_by_role("button", name="Roll Body").click()
+    for page in (tv, ada, bo, gm):
+        expect(contest(page)).to_contain_text("Tied at 1 success: Ada and Bo")
+    expect(tv.locator("#feed [data-face]").first).to_be_visible()
+    shot(tv, "sixes-versus-tv-tied")
+
+    # Ada buys a success with Scared (Bo's phone has no button for her side).
+    expect(contest(bo).get_by_role("button", name="Buy a success: check a Condition")).to_have_count(1)
+    contest(ada).get_by_label("Condition to check").select_option("Scared")
+    shot(ada, "sixes-versus-phone-tied", full_page=False)
+    contest(ada).get_by_role("button", name="Buy a success: check a Condition").click()
+    for page in (tv, ada, bo, gm):
+        expect(contest(page)).to_contain_text("Ada leads with 2 successes")
+    expect(contest(tv)).to_contain_text("2 successes (1 bought with Scared)")
+    expect(contest(bo).get_by_role("button", name="Buy a success: check a Condition")).to_have_count(1)
+    shot(tv, "sixes-versus-tv-broken")
+
+    contest(gm).get_by_role("button", name="Settle it").click()
+    expect(tv.locator("#contests-panel")).to_be_hidden()
+    expect(bo.locator("#feed")).to_contain_text("Ada wins, 2 to 1 successes, and says what happens.")
+    shot(bo, "sixes-versus-phone-settled", full_page=False)

@@ -1,0 +1,173 @@
+"""Kid versus kid through the pages (SIX-18, SIX-19): the GM ticks the kids on the console,
+each phone rolls its own side with the exact odds of winning, the display shows who has
+rolled and then every result, and a tie is broken from the phone by checking a Condition."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from rolls.models import Contest, LogEntry
+from rolls.systems.base import percent
+from tests.dice import Script
+from tests.factories import logged_in
+from tests.test_sixes_contests import Kids
+
+FACE = re.compile(r'data-face="\d"')
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def kids(db: None) -> Kids:
+    return Kids()
+
+
+def open_versus(kids: Kids, *ticked: Any, intent: str = "The last bike") -> Any:
+    data: dict[str, Any] = {"sides": [str(c.pk) for c in ticked], "intent": intent}
+    for character in ticked:
+        data[f"s{character.pk}-trait"] = "Body"
+        data[f"s{character.pk}-need"] = "1"
+    return logged_in(kids.table.gm).post(
+        reverse("rolls:contest-create", args=[kids.table.campaign.pk]), data, **HX
+    )
+
+
+def page(client: Any, name: str, *args: Any) -> str:
+    response = client.get(reverse(name, args=args))
+    assert response.status_code == 200
+    return html.unescape(response.content.decode())
+
+
+def panel_of(text: str) -> str:
+    return text.split('id="contests-panel"')[1].split("</section>")[0]
+
+
+def post_side(kids: Kids, user: Any, position: int, name: str, data: dict[str, Any] | None = None) -> Any:
+    contest = Contest.objects.get()
+    side = contest.sides.get(position=position)
+    url = reverse(name, args=[kids.table.campaign.pk, contest.pk, side.pk])
+    return logged_in(user).post(url, data or {}, **HX)
+
+
+def three_against_three() -> tuple[Fraction, Fraction]:
+    """SIX-18 by brute force over every face: the first kid's chance to lead alone, and a tie."""
+    wins = ties = total = 0
+    for a in itertools.product(range(1, 7), repeat=3):
+        for b in itertools.product(range(1, 7), repeat=3):
+            total += 1
+            wins += a.count(6) > b.count(6)
+            ties += a.count(6) == b.count(6)
+    return Fraction(wins, total), Fraction(ties, total)
+
+
+def test_six_18_the_gm_ticks_two_kids_and_each_phone_shows_its_exact_odds(kids: Kids) -> None:
+    answer = open_versus(kids, kids.olle, kids.kim)
+    assert answer.status_code == 200
+    assert "Contest: Kim against Olle" in html.unescape(answer.content.decode())
+    win, tie = three_against_three()
+    phone = panel_of(
+        page(logged_in(kids.table.player), "rolls:character", kids.table.campaign.pk, kids.olle.pk)
+    )
+    assert f"Olle's chance to win: <b>{percent(win)}</b>, a tie: {percent(tie)}" in phone
+    assert f"(exact: {win})" in phone and "Roll Body" in phone
+    # Lea is not in it: nothing to press on her phone.
+    other = panel_of(page(logged_in(kids.third), "rolls:campaign", kids.table.campaign.pk))
+    assert "Kim against Olle" in other and "<button" not in other
+
+
+def test_six_18_the_console_refuses_a_contest_of_one_kid_or_a_kid_from_elsewhere(kids: Kids) -> None:
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    gm = logged_in(kids.table.gm)
+    alone = gm.post(url, {"sides": [str(kids.olle.pk)], f"s{kids.olle.pk}-trait": "Body"}, **HX)
+    assert alone.status_code == 422 and "Tick 2 to 8" in html.unescape(alone.content.decode())
+    stranger = gm.post(url, {"sides": ["999999"]}, **HX)
+    assert stranger.status_code == 422 and "Tick only characters from this table" in html.unescape(
+        stranger.content.decode()
+    )
+    assert not Contest.objects.exists()
+
+
+def test_six_19_a_tie_broken_by_a_condition_from_the_phone(kids: Kids, dice: Script) -> None:
+    open_versus(kids, kids.olle, kids.kim)  # Kim is side 0, Olle side 1 (the form's order)
+    dice(6, 1, 1)
+    assert post_side(kids, kids.second, 0, "rolls:contest-roll").status_code == 200
+    # Sealed: Olle's phone and the display see that Kim rolled, not what.
+    olle_page = page(logged_in(kids.table.player), "rolls:campaign", kids.table.campaign.pk)
+    assert not FACE.search(olle_page) and "rolled, sealed" in panel_of(olle_page)
+    display = page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token)
+    assert not FACE.search(display) and "rolled, sealed" in panel_of(display)
+    # Buying before the reveal is refused.
+    early = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "buy", "condition": "Upset"})
+    assert early.status_code == 422 and "not a step this side may take now" in early.content.decode()
+    dice(6, 2, 2)
+    post_side(kids, kids.table.player, 1, "rolls:contest-roll")
+
+    kim = panel_of(page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk))
+    assert "Tied at 1 success: Kim and Olle" in kim
+    assert kim.count("Buy a success: check a Condition") == 1  # her own side only
+    # Olle's player cannot buy for Kim.
+    theirs = post_side(
+        kids, kids.table.player, 0, "rolls:contest-act", {"action": "buy", "condition": "Upset"}
+    )
+    assert theirs.status_code == 422 and "Only Kim's player acts for Kim" in html.unescape(
+        theirs.content.decode()
+    )
+    bought = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "buy", "condition": "Scared"})
+    assert bought.status_code == 200
+    assert "Kim leads with 2 successes" in html.unescape(bought.content.decode())
+    assert LogEntry.objects.filter(action="contest-step").count() == 1
+    # Twice: Kim is ahead alone now.
+    again = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "buy", "condition": "Upset"})
+    assert again.status_code == 422
+
+    display = panel_of(page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token))
+    assert "2 successes (1 bought with Scared)" in display and "<form" not in display
+
+    contest = Contest.objects.get()
+    logged_in(kids.table.gm).post(
+        reverse("rolls:contest-close", args=[kids.table.campaign.pk, contest.pk]), {}, **HX
+    )
+    assert Contest.objects.get().verdict == "Kim wins, 2 to 1 successes, and says what happens."
+
+
+def test_six_17_the_gm_opens_group_trouble_and_a_spare_success_is_given_from_the_phone(
+    kids: Kids, dice: Script
+) -> None:
+    data: dict[str, Any] = {
+        "kind": "group",
+        "setup-need": "1",
+        "sides": [str(kids.olle.pk), str(kids.kim.pk)],
+        "intent": "Through the blizzard",
+    }
+    for character in (kids.olle, kids.kim):
+        data[f"s{character.pk}-trait"] = "Body"
+        data[f"s{character.pk}-need"] = "1"
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    answer = logged_in(kids.table.gm).post(url, data, **HX)
+    assert answer.status_code == 200
+    assert "Group Trouble: Kim, Olle" in html.unescape(answer.content.decode())
+    assert Contest.objects.get().kind == Contest.Kind.GROUP
+    phone = panel_of(page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk))
+    assert "Roll Body" in phone and "chance to win" not in phone
+    dice(6, 6, 1)
+    post_side(kids, kids.second, 0, "rolls:contest-roll")
+    dice(1, 2, 3)
+    post_side(kids, kids.table.player, 1, "rolls:contest-roll")
+    kim = panel_of(page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk))
+    assert "2 successes of 1: passes" in kim and "0 successes of 1: fails" in kim
+    assert "Kim gets through; Olle fails" in kim and "Give a spare success" in kim
+    olle = panel_of(page(logged_in(kids.table.player), "rolls:campaign", kids.table.campaign.pk))
+    assert "Give a spare success" not in olle
+    given = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "give", "to": "Olle"})
+    assert given.status_code == 200
+    assert "Everyone gets through" in html.unescape(given.content.decode())
+    again = post_side(kids, kids.second, 0, "rolls:contest-act", {"action": "give", "to": "Olle"})
+    assert again.status_code == 422
+    display = panel_of(page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token))
+    assert "1 success of 1: passes (got 1 from Kim)" in display and "<form" not in display
