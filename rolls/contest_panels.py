@@ -31,6 +31,10 @@ class SideView:
     winning: bool
     yours: bool  # this person rolls it now: their character's side, or the GM's without a sheet
     label: str  # what it rolls: "Agility (Stealth)", "2 dice"
+    # What the system shows of the side beyond its roll (``TableAdapter.contest_side``), drawn
+    # by ``extra_template``: a sealed bid, the steps to take now.
+    extra: dict[str, Any] | None = None
+    extra_template: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,18 +87,25 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     winner = None
     if revealed:
         states = [side.roll.current_state() for side in sides if side.roll is not None]
-        winner = registry.engine(contest.system).contest_winner(states)
-    views = [
-        SideView(
-            side=side,
-            rolled=side.roll is not None,
-            result=_result(contest, side) if revealed else "",
-            winning=winner == side.position,
-            yours=_rolls_it(side, membership),
-            label=_label(contest, side),
+        winner = registry.engine(contest.system).contest_winner(states, [side.extra for side in sides])
+    adapter = registry.table(contest.system)
+    gm = membership is not None and membership.is_gm
+    views = []
+    for side in sides:
+        yours = _rolls_it(side, membership)
+        extra = adapter.contest_side(contest, side, sides, sees=yours or gm, acts=yours)
+        views.append(
+            SideView(
+                side=side,
+                rolled=side.roll is not None,
+                result=_result(contest, side) if revealed else "",
+                winning=winner == side.position,
+                yours=yours,
+                label=_label(contest, side),
+                extra=extra,
+                extra_template=adapter.template("contest_side") if extra is not None else "",
+            )
         )
-        for side in sides
-    ]
     answer = None
     if contest.state == Contest.State.ASKED and membership is not None:
         waiting = next((side for side in sides if not side.accepted), None)
@@ -130,11 +141,12 @@ def _rolls_it(side: ContestSide, membership: Membership | None) -> bool:
 def _request(contest: Contest, side: ContestSide) -> Any:
     system = registry.engine(contest.system)
     if side.npc:
-        return system.parse_request(side.data)
+        return system.contest_request(system.parse_request(side.data))
     if side.character is None:
         raise RulesError(f"{side.name} has left the table.")
     request_data, _ = registry.table(contest.system).pool(side.character, side.data)
-    return system.parse_request(request_data)
+    # The request the roll will be made with (``rolls.services.roll_create``, sealed).
+    return system.contest_request(system.parse_request(request_data))
 
 
 def _label(contest: Contest, side: ContestSide) -> str:
@@ -177,6 +189,9 @@ def _phase(contest: Contest, views: list[SideView], winner: int | None) -> str:
         return f"Waiting for {waiting} to accept the challenge."
     if contest.state == Contest.State.OPEN:
         rolled = sum(view.rolled for view in views)
+        waiting = registry.table(contest.system).contest_waiting
+        if waiting and rolled == len(views):
+            return waiting
         return (
             f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
         )

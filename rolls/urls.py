@@ -63,6 +63,11 @@ urlpatterns = [
         contests.contest_roll,
         name="contest-roll",
     ),
+    path(
+        "c/<int:pk>/contests/<int:contest_id>/sides/<int:side_id>/step/",
+        contests.contest_step,
+        name="contest-step",
+    ),
     path("c/<int:pk>/contests/<int:contest_id>/close/", contests.contest_close, name="contest-close"),
     path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
     path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),

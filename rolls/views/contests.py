@@ -143,6 +143,37 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
     return _panel(request, membership, f"{side.name} has rolled.")
 
 
+# What a step's form sends besides its choices.
+STEP_FIELDS = ("csrfmiddlewaretoken", "action", "client_random")
+
+
+@require_POST
+def contest_step(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -> HttpResponse:
+    """A step of one side besides rolling (``TableAdapter.contest_steps``: a sealed bid...),
+    taken by that side's player, or the GM for a side without a sheet."""
+    membership = membership_or_404(request.user, pk)
+    contest = _contest(membership, contest_id)
+    if not 0 < side_id <= MAX_ID:
+        raise Http404("No such side.")
+    side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
+    params = {
+        key: values if len(values) > 1 else values[0]
+        for key, values in request.POST.lists()
+        if key not in STEP_FIELDS and values
+    }
+    try:
+        contests.contest_act(
+            side=side,
+            user=membership.user,
+            action=request.POST.get("action", "")[:40],
+            params=params,
+            is_gm=membership.is_gm,
+        )
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "Done.")
+
+
 @require_POST
 def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
     """The GM settles a contest (one that stalled: after asking once)."""

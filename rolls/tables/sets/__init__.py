@@ -19,16 +19,28 @@ Table choices (the rules choices are in ``rolls/systems/sets.py``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import percent
-from rolls.systems.sets import BAR_LEVELS, Sets, SetsRequest, best_bid_distribution, chance_against_bar
+from rolls.systems.sets import (
+    BAR_LEVELS,
+    Sets,
+    SetsRequest,
+    best_bid_distribution,
+    chance_against_bar,
+    extra_bid,
+)
 from rolls.tables.base import Clock, TableAdapter, unchanged
 from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
+from rolls.tables.base import ContestStep, ContestStepDone
+from rolls.tables.sets import contest as sealed
 from tabletop.models import Character
+
+if TYPE_CHECKING:
+    from rolls.models import Contest, ContestSide
 
 
 def _bar_words(size: int, face: int | None) -> str:
@@ -101,3 +113,55 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
                 if size != request.bar_size
             ]
         return context
+
+    # -- contests: sealed bids (rolls.tables.sets.contest) ------------------------------------
+    contest_waiting = "Every side has rolled. The dice and the bids stay sealed until both sides have bid."
+
+    def contest_steps(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> list[ContestStep]:
+        return sealed.steps(contest, side)
+
+    def contest_step(
+        self,
+        contest: Contest,
+        side: ContestSide,
+        sides: Sequence[ContestSide],
+        step: ContestStep,
+        params: Mapping[str, Any],
+        character: Character | None,
+    ) -> ContestStepDone:
+        return sealed.take(side, step, params)
+
+    def contest_ready(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
+        return sealed.ready(sides)
+
+    def contest_revealed(
+        self, contest: Contest, sides: Sequence[ContestSide]
+    ) -> tuple[dict[int, dict[str, Any]], str]:
+        return sealed.revealed(sides)
+
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
+        if len(sides) != 2:
+            return ""
+        return sealed.words(sides, [extra_bid(side.extra) for side in sides])
+
+    def contest_side(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
+    ) -> dict[str, Any] | None:
+        bid = side.extra.get("bid")
+        extra: dict[str, Any] = {
+            "attacking": side.position == 0,
+            "bid": (bid.get("bid") if bid else "") if sees else "",
+            "has_bid": bid is not None,
+            "steps": [],
+        }
+        if acts:
+            extra["steps"] = sealed.steps(contest, side)
+            if extra["steps"]:
+                extra["faces"] = sealed.faces_of(side)
+                if extra["steps"][0].action == sealed.BID:
+                    extra["options"] = sealed.options(contest, side, sides, sealed.request_dice)
+                else:
+                    extra["chance"] = sealed.no_set_chance(contest, side, sides, sealed.request_dice)
+        return extra
