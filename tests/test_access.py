@@ -182,6 +182,12 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
         {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
     ),
     "rolls:contest-roll": ("POST", "side", {}, {**MEMBERS, "gm": 302, "player": 302, "other_player": 302}),
+    "rolls:contest-step": (
+        "POST",
+        "side",
+        {"action": "bid", "dice": "0"},
+        {**MEMBERS, "gm": 302, "player": 302, "other_player": 302},
+    ),
     "rolls:contest-close": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:contest-cancel": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),

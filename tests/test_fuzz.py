@@ -505,6 +505,8 @@ def targets(world: World, name: str) -> list[Target]:
         ]
     if name == "rolls:contest-roll":
         return [target("player", "post", None, extra=["faces"], baseline={})]
+    if name == "rolls:contest-step":
+        return [target("player", "post", None, extra=["action", "dice"], baseline={"action": "bid", "dice": "0"})]
     if name in ("rolls:contest-close", "rolls:contest-cancel"):
         return [target("gm", "post", None, extra=["confirmed"], baseline={"confirmed": "yes"})]
     if name == "rolls:luck-ability":
@@ -582,6 +584,7 @@ PER_SYSTEM = [
     "rolls:contest-create",
     "rolls:challenge-create",
     "rolls:contest-roll",
+    "rolls:contest-step",
 ]
 WITH_INPUT = [name for name, route in ROUTES.items() if any(request_reads(route.callback))]
 SHARED = [name for name in WITH_INPUT if name not in PER_SYSTEM]
