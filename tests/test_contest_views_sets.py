@@ -20,7 +20,14 @@ from tests.factories import logged_in
 from tests.test_contest_views import HX, page, panel_of
 from tests.test_contests_sets import Pair
 
-SIDE_FIELDS = {"stat": "Finesse", "bar": "opposed", "face": "rolled", "side": "attacker", "bonus": "0", "penalty": "0"}
+SIDE_FIELDS = {
+    "stat": "Finesse",
+    "bar": "opposed",
+    "face": "rolled",
+    "side": "attacker",
+    "bonus": "0",
+    "penalty": "0",
+}
 
 
 @pytest.fixture
@@ -62,7 +69,9 @@ def open_duel(pair: Pair) -> Any:
     data: dict[str, str] = {"first": str(pair.ada.pk), "second": str(pair.bo.pk), "intent": "A duel"}
     for character in (pair.ada, pair.bo):
         data |= {f"s{character.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
-    return logged_in(pair.table.gm).post(reverse("rolls:contest-create", args=[pair.table.campaign.pk]), data, **HX)
+    return logged_in(pair.table.gm).post(
+        reverse("rolls:contest-create", args=[pair.table.campaign.pk]), data, **HX
+    )
 
 
 def act(pair: Pair, user: Any, position: int, action: str, **fields: Any) -> Any:
@@ -78,7 +87,9 @@ def phone(pair: Pair, user: Any, character: Any) -> str:
     return panel_of(page(logged_in(user), "rolls:character", pair.table.campaign.pk, character.pk))
 
 
-def test_set_4_the_phone_shows_what_to_do_with_exact_odds_and_bids_stay_sealed(pair: Pair, dice: Script) -> None:
+def test_set_4_the_phone_shows_what_to_do_with_exact_odds_and_bids_stay_sealed(
+    pair: Pair, dice: Script
+) -> None:
     assert open_duel(pair).status_code == 200
     mine = phone(pair, pair.table.player, pair.ada)
     expected = chance_to_win(3, 3)
@@ -90,13 +101,18 @@ def test_set_4_the_phone_shows_what_to_do_with_exact_odds_and_bids_stay_sealed(p
     mine = phone(pair, pair.table.player, pair.ada)
     # What to do now: bid, with each bid's exact chance against Bo's three sealed dice.
     assert "Now choose your bid, in secret" in mine
-    assert f"Bid 2x4 <small class=\"odds-tag\">wins {percent(bid_chance((2, 4), 3, attacker=True))}</small>" in mine
+    assert (
+        f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 3, attacker=True))}</small>'
+        in mine
+    )
 
     dice(1, 2, 3)
     act(pair, pair.second, 1, "roll")
     theirs = phone(pair, pair.second, pair.bo)
     assert "No two dice match: you have no set" in theirs
-    assert f"Your chance to win with no set: <b>{percent(bid_chance((0, 0), 3, attacker=False))}</b>" in theirs
+    assert (
+        f"Your chance to win with no set: <b>{percent(bid_chance((0, 0), 3, attacker=False))}</b>" in theirs
+    )
 
     assert act(pair, pair.table.player, 0, "bid", dice=["0", "1"]).status_code == 200
     # Ada and the GM see the sealed bid; Bo and the display only that a bid was made.

@@ -77,7 +77,9 @@ def roll(contest: Contest, position: int, user: Any, *faces: int, gm: bool = Fal
 def bid(contest: Contest, position: int, user: Any, dice: Any = None, *, gm: bool = False) -> Contest:
     action = "no_set" if dice is None else "bid"
     params = {} if dice is None else {"dice": dice}
-    return contests.contest_act(side=side(contest, position), user=user, action=action, params=params, is_gm=gm)
+    return contests.contest_act(
+        side=side(contest, position), user=user, action=action, params=params, is_gm=gm
+    )
 
 
 def test_set_4_bids_are_sealed_until_both_are_in_then_revealed_together(pair: Pair) -> None:
@@ -104,7 +106,11 @@ def test_set_4_bids_are_sealed_until_both_are_in_then_revealed_together(pair: Pa
         "Bids revealed: Ada (attacking) bid 2x4, Bo bid 2x6. Bo wins: equal Sizes, the higher Face wins."
     )
     assert [s.winner for s in contests.standings(contest)] == [False, True]
-    assert side(contest, 1).roll.current_state()["steps"][-1] == {"action": "opposition", "bid": "2x4", "won": True}
+    assert side(contest, 1).roll.current_state()["steps"][-1] == {
+        "action": "opposition",
+        "bid": "2x4",
+        "won": True,
+    }
     assert contests.contest_close(contest=contest, gm=pair.table.gm).verdict == (
         "Ada (attacking) bid 2x4, Bo bid 2x6. Bo wins: equal Sizes, the higher Face wins."
     )
@@ -126,9 +132,10 @@ def test_set_4_the_attacker_wins_a_tie(pair: Pair) -> None:
     bid(contest, 0, pair.table.player, [0, 1])
     bid(contest, 1, pair.second, [0, 1])
     assert [s.winner for s in contests.standings(contest)] == [True, False]
-    assert "identical bids: the tie goes to the attacker" in contests.contest_close(
-        contest=contest, gm=pair.table.gm
-    ).verdict
+    assert (
+        "identical bids: the tie goes to the attacker"
+        in contests.contest_close(contest=contest, gm=pair.table.gm).verdict
+    )
 
 
 def test_set_6_upgraded_sets_bid_together_count_one_more_size(pair: Pair) -> None:
@@ -244,7 +251,9 @@ async def test_set_4_no_bid_and_no_sealed_die_reaches_another_phone_or_the_displ
         communicator, connected, _ = await open_socket(campaign.pk, user)
         assert connected
         sockets[name] = communicator
-    token = await database_sync_to_async(lambda: campaign.__class__.objects.get(pk=campaign.pk).display_token)()
+    token = await database_sync_to_async(
+        lambda: campaign.__class__.objects.get(pk=campaign.pk).display_token
+    )()
     display, connected = await open_display(token)
     assert connected
     sockets["display"] = display

@@ -506,7 +506,9 @@ def targets(world: World, name: str) -> list[Target]:
     if name == "rolls:contest-roll":
         return [target("player", "post", None, extra=["faces"], baseline={})]
     if name == "rolls:contest-step":
-        return [target("player", "post", None, extra=["action", "dice"], baseline={"action": "bid", "dice": "0"})]
+        return [
+            target("player", "post", None, extra=["action", "dice"], baseline={"action": "bid", "dice": "0"})
+        ]
     if name in ("rolls:contest-close", "rolls:contest-cancel"):
         return [target("gm", "post", None, extra=["confirmed"], baseline={"confirmed": "yes"})]
     if name == "rolls:luck-ability":

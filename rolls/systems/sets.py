@@ -308,7 +308,14 @@ def sealed_bid(state: State, indices: Any) -> dict[str, Any]:
         )
     bid = score_bid(dice[i] for i in chosen)
     faces = [dice[i] for i in chosen]
-    return {"action": "bid", "dice": chosen, "faces": faces, "bid": str(bid), "size": bid.size, "face": bid.face}
+    return {
+        "action": "bid",
+        "dice": chosen,
+        "faces": faces,
+        "bid": str(bid),
+        "size": bid.size,
+        "face": bid.face,
+    }
 
 
 def extra_bid(extra: Mapping[str, Any]) -> Bid | None:

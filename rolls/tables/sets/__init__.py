@@ -33,10 +33,9 @@ from rolls.systems.sets import (
     chance_against_bar,
     extra_bid,
 )
-from rolls.tables.base import Clock, TableAdapter, unchanged
-from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
-from rolls.tables.base import ContestStep, ContestStepDone
+from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter, unchanged
 from rolls.tables.sets import contest as sealed
+from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
 from tabletop.models import Character
 
 if TYPE_CHECKING:

@@ -61,7 +61,9 @@ def steps(contest: Contest, side: ContestSide) -> list[ContestStep]:
     if best_bid(faces) is None:
         return [ContestStep(NO_SET, "No set: bid nothing", note="any set on the other side wins")]
     choices = tuple(str(i) for i, face in enumerate(faces) if faces.count(face) >= 2)
-    return [ContestStep(BID, "Bid these dice, sealed", (Param("dice", "Dice to bid", choices, multiple=True),))]
+    return [
+        ContestStep(BID, "Bid these dice, sealed", (Param("dice", "Dice to bid", choices, multiple=True),))
+    ]
 
 
 def take(side: ContestSide, step: ContestStep, params: Mapping[str, Any]) -> ContestStepDone:
@@ -122,7 +124,9 @@ class BidOption:
     chance: str
 
 
-def options(contest: Contest, side: ContestSide, sides: Sequence[ContestSide], request_of: Any) -> list[BidOption]:
+def options(
+    contest: Contest, side: ContestSide, sides: Sequence[ContestSide], request_of: Any
+) -> list[BidOption]:
     """The bids worth one tap (every set together, then each set alone, strongest first),
     each with the exact chance it wins against the other side's dice, still sealed, when
     that side bids its best set (SET-4; ties go to the attacker)."""
