@@ -217,11 +217,29 @@ def test_set_10_the_winner_then_spends_its_other_sets_on_criticals(pair: Pair) -
     roll(contest, 1, pair.second, 6, 6, 3)
     bid(contest, 0, pair.table.player, [0, 1])
     bid(contest, 1, pair.second, [0, 1])
-    winner = side(contest, 1).roll
-    loser = side(contest, 0).roll
-    system_actions = [f.action for f in services_follow_ups(winner)]
-    assert system_actions == []  # Bo spent his only set
-    assert services_follow_ups(loser) == []
+    # Bo won and spent his only set: nothing left for a critical, on either card.
+    assert services_follow_ups(side(contest, 1).roll) == []
+    assert services_follow_ups(side(contest, 0).roll) == []
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, {**FINESSE, "bonus": 1}), Side(None, GUARD, name="The guard")],
+        intent="",
+    )
+    roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.table.gm, 3, 3, 2, 2, 1, gm=True)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)
+    # The winner's card offers the criticals of a success, the loser's those of a failure.
+    assert [f.action for f in services_follow_ups(side(contest, 0).roll)] == [
+        "critical_hit",
+        "critical_effect",
+    ]
+    assert [f.action for f in services_follow_ups(side(contest, 1).roll)] == [
+        "defy_death",
+        "flinch",
+        "clean_break",
+    ]
 
 
 def services_follow_ups(roll: Roll) -> list[Any]:
@@ -284,3 +302,67 @@ async def test_set_4_no_bid_and_no_sealed_die_reaches_another_phone_or_the_displ
         assert 'data-face="5"' in revealed[name] and 'data-face="2"' in revealed[name], name
     for communicator in sockets.values():
         await communicator.disconnect()
+
+
+def plain_roll(pair: Pair, character: Character, user: Any, *faces: int) -> Roll:
+    data = {**FINESSE, "bar": "2", "face": "1", "assists": 0, "lesser_assists": 0}
+    return services.roll_create(
+        character=character, roller=user, data=data, helper=None, intent="", rng=ScriptedDice(*faces)
+    )
+
+
+def test_set_8_a_critical_effect_carries_its_die_into_the_next_roll_it_applies_to(pair: Pair) -> None:
+    """SET-8: the winner's critical effect gives Ada a bonus die and Bo a penalty die, each
+    taken by that character's next roll only, and named on its card."""
+    data = {**FINESSE, "bonus": 1}  # four dice: room for a bid and a critical
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, data), Side(pair.bo, FINESSE)],
+        intent="",
+    )
+    mine = roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.second, 3, 3, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    mine.refresh_from_db()
+    services.follow_up_apply(
+        roll=mine,
+        actor=pair.table.player,
+        action="critical_effect",
+        params={"dice": [2, 3], "effect": "penalty"},
+        rng=ScriptedDice(),
+    )
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    # Bo's next roll takes the penalty die: two dice, and the card says why.
+    nxt = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert nxt.current_state()["request"]["penalty"] == 1 and nxt.current_state()["request"]["dice"] == 2
+    assert nxt.trait == "Finesse, -1 carried die"
+    # Only that one roll: the next one is three dice again; Ada's own rolls never took it.
+    after = plain_roll(pair, pair.bo, pair.second, 5, 5, 1)
+    assert after.current_state()["request"]["dice"] == 3 and after.trait == "Finesse"
+    assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
+
+
+def test_set_8_a_bonus_die_goes_to_the_roller_s_own_next_roll(pair: Pair) -> None:
+    third = services.roll_create(
+        character=pair.ada,
+        roller=pair.table.player,
+        data={**FINESSE, "bar": "2", "face": "1", "bonus": 1},
+        helper=None,
+        intent="",
+        rng=ScriptedDice(2, 2, 5, 5),
+    )
+    services.follow_up_apply(
+        roll=third, actor=pair.table.player, action="bid", params={"dice": [0, 1]}, rng=ScriptedDice()
+    )
+    services.follow_up_apply(
+        roll=third,
+        actor=pair.table.player,
+        action="critical_effect",
+        params={"dice": [2, 3], "effect": "bonus"},
+        rng=ScriptedDice(),
+    )
+    nxt = plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3, 4)
+    assert nxt.current_state()["request"]["bonus"] == 1 and nxt.trait == "Finesse, +1 carried die"
+    assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"

@@ -32,9 +32,12 @@ from rolls.systems.sets import (
     best_bid_distribution,
     chance_against_bar,
     extra_bid,
+    system,
+    with_carried,
 )
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter, unchanged
 from rolls.tables.sets import contest as sealed
+from rolls.tables.sets.carried import carried_for, carried_words
 from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
 from tabletop.models import Character
 
@@ -89,6 +92,12 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         else:
             request["bar_size"] = data.get("bar", 2)
             request["bar_face"] = data.get("face", ROLLED)
+        # SET-8: a critical effect's die goes into this character's next roll (``carried``).
+        dice = carried_for(character)
+        if dice:
+            taken = system.request_dict(with_carried(system.parse_request(request), dice))
+            taken["opposed"] = opposed
+            return taken, f"{name}, {carried_words(dice)}"
         return request, name
 
     def odds_context(self, system: Sets, request: SetsRequest, label: str) -> dict[str, Any]:
