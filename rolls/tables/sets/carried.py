@@ -42,7 +42,9 @@ def carried_for(character: Character) -> tuple[CarriedDie, ...]:
         if effect == "bonus" and entry.roll.character_id == character.pk:
             carried.append(CarriedDie(1, f"a bonus die from {entry.roll.character_name}'s critical effect"))
         elif effect == "penalty" and entry.roll.target_id == character.pk:
-            carried.append(CarriedDie(-1, f"a penalty die from {entry.roll.character_name}'s critical effect"))
+            carried.append(
+                CarriedDie(-1, f"a penalty die from {entry.roll.character_name}'s critical effect")
+            )
     return tuple(carried)
 
 
