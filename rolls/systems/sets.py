@@ -55,6 +55,11 @@ Rules choices where the document leaves room (also on the in-app rules page):
   order as bids, ties to the attacker. A critical set that wins its comparison, or that the
   loser leaves unanswered, deals one more damage (``compare_critical_hits``); a set the loser
   spends in answer is spent.
+- **Contests at the table (SET-4).** A side's request is marked ``sealed_bid``
+  (``contest_request``): its roller never bids on the roll nor records the other side's bid;
+  the contest seals both bids and writes them in together (``sealed_bid_state``), the first
+  side attacking. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
+  chance against the other side's best set.
 - **A critical effect's die (SET-8)** is data: ``carried_dice(state)`` lists each one-die
   bonus (+1) or penalty (-1) a roll's critical effects give, and ``with_carried`` applies
   them to the request of the roll they go to (whose it is, the Judge says).
