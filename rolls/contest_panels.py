@@ -33,6 +33,10 @@ class SideView:
     yours: bool  # this person rolls it now: their character's side, or the GM's without a sheet
     label: str  # what it rolls: "Agility (Stealth)", "2 dice"
     steps: tuple[ContestStep, ...] = ()  # what this person may do for it now besides rolling
+    # What the system shows of the side beyond its roll (``TableAdapter.contest_side``), drawn
+    # by ``extra_template``: a sealed bid, the steps to take now.
+    extra: dict[str, Any] | None = None
+    extra_template: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
 
 def _view(contest: Contest, membership: Membership | None) -> ContestView:
     adapter = registry.table(contest.system)
+    gm = membership is not None and membership.is_gm
     sides = sorted(contest.sides.all(), key=lambda side: side.position)
     reading = adapter.contest_reading(contest, sides)
     if contest.kind in adapter.flow_boards:
@@ -123,9 +128,14 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     views = []
     for index, side in enumerate(sides):
         yours = _rolls_it(side, membership)
+        # What the system draws of the side itself (sets: a sealed bid and its bid buttons).
+        extra = adapter.contest_side(contest, side, sides, sees=yours or gm, acts=yours)
         # The table says which steps a side may take when (a bid before the reveal, a
-        # success bought after it): only whoever rolls that side is offered them.
-        steps = adapter.contest_steps(contest, side, sides) if yours and contest.live else []
+        # success bought after it): only whoever rolls that side is offered them, as plain
+        # buttons unless the system draws the side itself.
+        steps = (
+            adapter.contest_steps(contest, side, sides) if yours and contest.live and extra is None else []
+        )
         views.append(
             SideView(
                 side=side,
@@ -135,6 +145,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
                 yours=yours,
                 label=_label(contest, side),
                 steps=tuple(steps),
+                extra=extra,
+                extra_template=adapter.template("contest_side") if extra is not None else "",
             )
         )
     answer = None
@@ -181,11 +193,12 @@ def _rolls_it(side: ContestSide, membership: Membership | None) -> bool:
 def _request(contest: Contest, side: ContestSide) -> Any:
     system = registry.engine(contest.system)
     if side.npc:
-        return system.parse_request(side.data)
+        return system.contest_request(system.parse_request(side.data))
     if side.character is None:
         raise RulesError(f"{side.name} has left the table.")
     request_data, _ = registry.table(contest.system).pool(side.character, side.data)
-    return system.parse_request(request_data)
+    # The request the roll will be made with (``rolls.services.roll_create``, sealed).
+    return system.contest_request(system.parse_request(request_data))
 
 
 def _label(contest: Contest, side: ContestSide) -> str:
@@ -246,6 +259,9 @@ def _phase(contest: Contest, views: list[SideView], winner: int | None, said: st
         return f"Waiting for {waiting} to accept the challenge."
     if contest.state == Contest.State.OPEN:
         rolled = sum(view.rolled for view in views)
+        waiting = registry.table(contest.system).contest_waiting
+        if waiting and rolled == len(views):
+            return waiting
         return (
             f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
         )

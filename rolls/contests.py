@@ -257,10 +257,7 @@ def contest_roll(
             )
         side.roll = roll
         side.save(update_fields=["roll"])
-        if all(s.roll_id is not None for s in (side, *others)):
-            _reveal(contest, user)
-            contest.state = Contest.State.REVEALED
-            contest.save(update_fields=["state"])
+        _reveal_when_ready(contest, user)
         return roll
 
 
@@ -329,6 +326,8 @@ def contest_act(
         side.extra = done.extra
         side.save(update_fields=["extra"])
         contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
+        if contest.state == Contest.State.OPEN:
+            _reveal_when_ready(contest, user)
         return contest
 
 
@@ -359,6 +358,9 @@ def verdict(contest: Contest) -> str:
     if not rolled:
         return "Nobody rolled: the contest ends undecided."
     missing = ", ".join(side.name for side in sides if side.roll is None)
+    own = "" if missing else registry.table(contest.system).contest_verdict(contest, sides)
+    if own:
+        return own
     if len(rolled) == 1:
         return f"{rolled[0].name} wins: {missing} did not roll."
     system = registry.engine(contest.system)
@@ -397,9 +399,23 @@ def _tied(contest: Contest, sides: Sequence[ContestSide]) -> bool:
     return len(keys) == 1
 
 
+def _reveal_when_ready(contest: Contest, actor: User) -> None:
+    """Reveal an open contest once every side has rolled and its system has nothing left to
+    do in secret (``TableAdapter.contest_ready``)."""
+    sides = list(contest.sides.select_related("roll", "character").order_by("position"))
+    if all(s.roll_id is not None for s in sides) and registry.table(contest.system).contest_ready(
+        contest, sides
+    ):
+        _reveal(contest, actor)
+        contest.state = Contest.State.REVEALED
+        contest.save(update_fields=["state"])
+
+
 def _reveal(contest: Contest, actor: User) -> None:
     """Reveal every sealed roll of the contest at once: each gets an entry that names it and
-    carries its state, so every page draws its card again, now with its dice."""
+    carries its state, so every page draws its card again, now with its dice. What the sides
+    did in secret is written into their rolls first, and said in one entry before them
+    (``TableAdapter.contest_revealed``)."""
     rolls = list(
         Roll.objects.filter(contest_side__contest=contest, revealed=False)
         .select_related("character")
@@ -407,16 +423,26 @@ def _reveal(contest: Contest, actor: User) -> None:
     )
     if not rolls:
         return
+    sides = list(contest.sides.select_related("roll", "character").order_by("position"))
+    states, text = registry.table(contest.system).contest_revealed(contest, sides)
+    by_roll = {side.roll_id: states[side.position] for side in sides if side.position in states}
+    if text:
+        contest_event(contest, TableEvent.CONTEST_STEP, actor, text)
     Roll.objects.filter(pk__in=[roll.pk for roll in rolls]).update(revealed=True)
+    system = registry.engine(contest.system)
     for roll in rolls:
         roll.revealed = True
+        state = by_roll.get(roll.pk)
+        if state is not None:
+            roll.outcome = system.evaluate(state).tone
+            Roll.objects.filter(pk=roll.pk).update(outcome=roll.outcome)
         append_entry(
             campaign_id=contest.campaign_id,
             kind=LogEntry.Kind.EVENT,
             action=TableEvent.CONTEST_REVEAL,
             actor=actor,
             roll=roll,
-            state=roll.current_state(),
+            state=state if state is not None else roll.current_state(),
             text=f"{roll.character_name}'s roll for the contest, revealed.",
         )
 

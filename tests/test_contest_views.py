@@ -256,7 +256,7 @@ def test_the_history_shows_a_contest_as_one_entry_and_its_page_lists_every_part(
     # Sealed: in the second player's history, one entry, no die, nothing of Dave's roll.
     other = page(logged_in(pair.second), "rolls:history", campaign)
     assert other.count('class="contest-entry"') == 1 and "being rolled" in other
-    assert not FACE.search(other) and "sealed until every side has rolled" in other
+    assert not FACE.search(other) and "sealed until the contest reveals every side at once" in other
     dice(5, 1)
     roll_side(pair, pair.table.gm, 1)
     contest = Contest.objects.get()

@@ -82,7 +82,7 @@ def test_str_9_each_side_rolls_sealed_then_both_are_revealed_and_more_stars_wins
     assert 'data-face="6"' in seen_by(pair.table.player, pair)
     assert 'data-face="6"' in seen_by(pair.table.gm, pair)
     other = seen_by(pair.second, pair)
-    assert not FACE.search(other) and "sealed until every side has rolled" in other
+    assert not FACE.search(other) and "sealed until the contest reveals every side at once" in other
     assert "Success" not in other and "Stars" not in other and "Failure" not in other
 
     guard = contests.contest_roll(
@@ -289,7 +289,10 @@ async def test_the_bytes_of_other_sockets_hold_no_face_of_a_sealed_roll() -> Non
         side=first, user=pair.table.player, rng=ScriptedDice(6, 5), is_gm=False
     )
     received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    assert not FACE.search(received["second"]) and "sealed until every side has rolled" in received["second"]
+    assert (
+        not FACE.search(received["second"])
+        and "sealed until the contest reveals every side at once" in received["second"]
+    )
     assert 'data-face="6"' in received["player"] and 'data-face="6"' in received["gm"]
 
     second = await database_sync_to_async(side)(contest, 1)

@@ -55,6 +55,11 @@ Rules choices where the document leaves room (also on the in-app rules page):
   order as bids, ties to the attacker. A critical set that wins its comparison, or that the
   loser leaves unanswered, deals one more damage (``compare_critical_hits``); a set the loser
   spends in answer is spent.
+- **Contests at the table (SET-4).** A side's request is marked ``sealed_bid``
+  (``contest_request``): its roller never bids on the roll nor records the other side's bid;
+  the contest seals both bids and writes them in together (``sealed_bid_state``), the first
+  side attacking. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
+  chance against the other side's best set.
 - **A critical effect's die (SET-8)** is data: ``carried_dice(state)`` lists each one-die
   bonus (+1) or penalty (-1) a roll's critical effects give, and ``with_carried`` applies
   them to the request of the roll they go to (whose it is, the Judge says).
@@ -65,7 +70,7 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from functools import cache
 from math import comb
@@ -293,6 +298,89 @@ def with_carried(request: SetsRequest, carried: Sequence[CarriedDie]) -> SetsReq
     return system.parse_request(data)
 
 
+# -- sealed bids at the table (rolls.tables.sets.contest) --------------------------------------
+
+
+def sealed_bid(state: State, indices: Any) -> dict[str, Any]:
+    """SET-3, SET-4, SET-6: the bid step for a contest's side: ``indices`` chooses dice of its
+    own roll (none spent yet) that make a set; RulesError otherwise. Kept sealed by the
+    contest until both sides have bid, then written into the roll (``sealed_bid_state``)."""
+    dice = list(state["steps"][0]["dice"])
+    chosen = sorted(_parse_indices(indices))
+    if any(not 0 <= i < len(dice) for i in chosen):
+        raise RulesError(
+            f"There {'is' if len(dice) == 1 else 'are'} {dice_count(len(dice))} in your roll; choose among them."
+        )
+    bid = score_bid(dice[i] for i in chosen)
+    faces = [dice[i] for i in chosen]
+    return {
+        "action": "bid",
+        "dice": chosen,
+        "faces": faces,
+        "bid": str(bid),
+        "size": bid.size,
+        "face": bid.face,
+    }
+
+
+def extra_bid(extra: Mapping[str, Any]) -> Bid | None:
+    """The Bid a side's sealed bid (``ContestSide.extra["bid"]``) makes; None: no set."""
+    step = extra.get("bid")
+    if not isinstance(step, Mapping) or not step.get("size"):
+        return None
+    return Bid(int(step["size"]), int(step["face"]))
+
+
+def state_bid(state: State) -> Bid | None:
+    bids = steps_of(state, "bid")
+    return Bid(bids[0]["size"], bids[0]["face"]) if bids else None
+
+
+def sealed_bid_state(state: State, bid: Mapping[str, Any] | None, theirs: Bid | None, won: bool) -> State:
+    """SET-4: a contest's side once both bids are revealed: its own bid (none: it had no set,
+    or did not bid) and the other side's, with who won, as the steps an opposed roll has.
+    From then on its criticals follow as on any opposed roll (SET-8, SET-10)."""
+    if steps_of(state, "opposition"):
+        return state
+    if bid is not None and bid.get("size"):
+        state = with_step(state, dict(bid))
+    step = {"action": "opposition", "bid": "none" if theirs is None else str(theirs), "won": won}
+    return with_step(state, step)
+
+
+def bid_options(faces: Sequence[int]) -> tuple[Bid, ...]:
+    """Every Bid the dice allow (SET-6, SET-7: any sets together, whole or in part), weakest
+    first. A face rolled ``n`` times gives sets of 2..n of it; a bid takes at most one set of
+    each face (splitting a face only lowers the Size)."""
+    counts = counts_of(tuple(faces))
+    options: set[Bid] = set()
+    groups = [(face, count) for face, count in zip(FACES, counts, strict=True) if count >= 2]
+
+    def walk(index: int, largest: int, sets: int, lowest: int) -> None:
+        if index == len(groups):
+            if sets:
+                options.add(Bid(largest + sets - 1, lowest))
+            return
+        walk(index + 1, largest, sets, lowest)
+        face, count = groups[index]
+        for size in range(2, count + 1):
+            walk(index + 1, max(largest, size), sets + 1, min(lowest, face))
+
+    walk(0, 0, 0, 7)
+    return tuple(sorted(options))
+
+
+def bid_win_chance(bid: Bid | None, other_dice: int, *, attacker: bool) -> Fraction:
+    """SET-4: the exact chance that ``bid`` wins against a side rolling ``other_dice`` fresh
+    dice (still sealed) that bids its best set; ties go to the attacker."""
+    total = Fraction(0)
+    for theirs, p in _best_bid_distribution(other_dice):
+        winner = compare_bids(bid, theirs) if attacker else compare_bids(theirs, bid)
+        if winner == ("attacker" if attacker else "defender"):
+            total += p
+    return total
+
+
 def best_bid_distribution(dice: int) -> dict[Bid | None, Fraction]:
     """The exact distribution of ``best_bid`` for ``dice`` d6 (a fresh dict, safe to change)."""
     return dict(_best_bid_distribution(dice))
@@ -357,6 +445,9 @@ class SetsRequest:
     bar_face: int | None = None  # None: rolled at roll time (or no Bar at all)
     attacker: bool = True  # opposed: the attacker wins a tie
     opposed: bool = False  # against another side's bid instead of a Bar
+    # A side of a contest at the table: its bid is sealed by the contest and written into the
+    # roll, with the other side's, when both are in (``sealed_bid_state``): never by its roller.
+    sealed_bid: bool = False
 
 
 def _parse_bar_size(data: Mapping[str, Any]) -> int:
@@ -413,6 +504,10 @@ class Sets(DiceSystem):
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> SetsRequest:
+        if get_bool(data, "sealed_bid"):
+            # A contest's side: opposed, whatever Bar the form held (``contest_request``).
+            data = {**data, "opposed": True, "sealed_bid": False}
+            return replace(self.parse_request(data), sealed_bid=True)
         opposed = get_bool(data, "opposed")
         attacker = get_bool(data, "attacker", default=True) or not opposed  # ties matter only when opposed
         bar_size = None if opposed else _parse_bar_size(data)
@@ -578,6 +673,17 @@ class Sets(DiceSystem):
 
     # -- follow-ups ---------------------------------------------------------------------------
     def _allowed_actions(self, state: State) -> list[str]:
+        if state["request"].get("sealed_bid"):
+            # A contest's side: the contest seals both bids and writes them in together; its
+            # roller never bids here nor records the other side's bid.
+            success = self._success(state)
+            if success is None or not self._unspent_sets(state):
+                return []
+            return [
+                action
+                for action in (SUCCESS_CRITICALS if success else FAILURE_CRITICALS)
+                if action not in ONCE_PER_ROLL or not steps_of(state, action)
+            ]
         if not steps_of(state, "bid"):
             if best_bid(self._dice(state)) is not None:
                 return ["bid"]
@@ -691,6 +797,8 @@ class Sets(DiceSystem):
     def _refusal(self, state: State, action: str) -> str:
         if action not in ("bid", "opposition", *CRITICAL_LABELS):
             return f"{action!r} is not a follow-up in this system."
+        if state["request"].get("sealed_bid") and action in ("bid", "opposition"):
+            return "In a contest both bids are sealed by the contest: bid from the contests panel."
         if action == "bid":
             if steps_of(state, "bid"):
                 return "This roll has been bid already; a roll is bid once."
@@ -751,13 +859,15 @@ class Sets(DiceSystem):
 
     def contest(self, request_a: SetsRequest, request_b: SetsRequest) -> ContestOdds:
         """SET-4: an opposed roll between two fresh pools, each side bidding its best set. The
-        attacker (side A unless A defends) wins every tie, so ``tie`` is always 0."""
+        attacker (side A unless A defends; at the table, side A always) wins every tie, so
+        ``tie`` is always 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if not request.opposed:
                 raise RulesError(f"Side {side} rolls against a Bar; a contest compares the two sides' bids.")
-        if not request_a.attacker and not request_b.attacker:
+        table = request_a.sealed_bid and request_b.sealed_bid
+        if not table and not request_a.attacker and not request_b.attacker:
             raise RulesError("Both sides defend: one of them must be the attacker, who wins ties.")
-        a_attacks = request_a.attacker
+        a_attacks = table or request_a.attacker
 
         def verdict(mine: Bid | None, theirs: Bid | None) -> str:
             if a_attacks:
@@ -767,6 +877,25 @@ class Sets(DiceSystem):
         return contest_odds(
             best_bid_distribution(request_a.dice), best_bid_distribution(request_b.dice), verdict
         )
+
+    def contest_request(self, request: SetsRequest) -> SetsRequest:
+        """SET-4: a side of a contest at the table is an opposed roll whose bid the contest
+        seals (a Bar chosen on the form is dropped: the other side's bid is what it meets).
+        Which side attacks is the contest's: its first side."""
+        return replace(request, opposed=True, bar_size=None, bar_face=None, sealed_bid=True)
+
+    def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
+        """SET-4: side 0 attacks. Each side's sealed bid (``extras[i]["bid"]``, or the bid
+        written into its roll at the reveal), compared by ``settle_bids``: Size, then Face,
+        then the attacker; a side that bid nothing (no set, or no bid before the GM closed
+        the contest) loses to any set. Never a tie."""
+        if len(states) != 2:
+            raise RulesError("A contested roll has exactly two sides.")
+        bids = [
+            extra_bid(extras[i]) if i < len(extras) and "bid" in extras[i] else state_bid(state)
+            for i, state in enumerate(states)
+        ]
+        return 0 if settle_bids(bids[0], bids[1]).winner == "attacker" else 1
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:

@@ -242,6 +242,37 @@ class TableAdapter[E: DiceSystem, R](ABC):
         the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""
         return None
 
+    def contest_ready(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
+        """Whether the sealed rolls may be revealed now that every side has rolled: at once by
+        default; a system whose sides still act in secret after rolling (sets: sealed bids)
+        says when. ``contest_act`` asks again after each step."""
+        return True
+
+    def contest_revealed(
+        self, contest: Contest, sides: Sequence[ContestSide]
+    ) -> tuple[dict[int, dict[str, Any]], str]:
+        """At the reveal: each side's roll state as it is revealed, by side position (what
+        the sides did in secret written into their rolls), and one line for the log saying
+        what was revealed with the dice ("" for none). Nothing changes by default."""
+        return {}, ""
+
+    # The contests panel's line once every side has rolled and ``contest_ready`` still waits.
+    contest_waiting: ClassVar[str] = ""
+
+    def contest_side(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
+    ) -> dict[str, Any] | None:
+        """What the contests panel shows of ``side`` beyond its roll, drawn by the system's
+        ``contest_side.html`` with this dict as ``extra`` (None: nothing). ``sees``: the viewer
+        may see what the side did in secret (its own side, or the GM); ``acts``: it is their
+        side to act for. None by default."""
+        return None
+
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
+        """The verdict in the system's own words when every side has rolled ("" for the
+        generic one: the winner and each side's result)."""
+        return ""
+
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""
         return None

@@ -150,6 +150,10 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
     return _panel(request, membership, f"{side.name} has rolled.")
 
 
+# What a step's form sends besides its choices.
+STEP_FIELDS = ("csrfmiddlewaretoken", "action", "client_random")
+
+
 @require_POST
 def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
     """The GM settles a contest (one that stalled: after asking once)."""

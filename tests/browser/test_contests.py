@@ -78,7 +78,7 @@ def test_a_contested_roll_is_sealed_until_both_sides_roll_then_settled(
     expect(contest(dave)).to_contain_text("rolled, sealed")
     # The room knows he rolled, not what: no die on the TV or on Eve's phone.
     expect(contest(tv)).to_contain_text("rolled, sealed")
-    expect(tv.locator("#feed")).to_contain_text("sealed until every side has rolled")
+    expect(tv.locator("#feed")).to_contain_text("sealed until the contest reveals every side at once")
     expect(tv.locator("#feed [data-face]")).to_have_count(0)
     expect(eve.locator("#feed [data-face]")).to_have_count(0)
     shot(tv, "contest-tv-sealed")

@@ -19,16 +19,30 @@ Table choices (the rules choices are in ``rolls/systems/sets.py``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import percent
-from rolls.systems.sets import BAR_LEVELS, Sets, SetsRequest, best_bid_distribution, chance_against_bar
-from rolls.tables.base import Clock, TableAdapter, unchanged
+from rolls.systems.sets import (
+    BAR_LEVELS,
+    Sets,
+    SetsRequest,
+    best_bid_distribution,
+    chance_against_bar,
+    extra_bid,
+    system,
+    with_carried,
+)
+from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter, unchanged
+from rolls.tables.sets import contest as sealed
+from rolls.tables.sets.carried import carried_for, carried_words
 from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
 from tabletop.models import Character
+
+if TYPE_CHECKING:
+    from rolls.models import Contest, ContestSide
 
 
 def _bar_words(size: int, face: int | None) -> str:
@@ -78,6 +92,12 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         else:
             request["bar_size"] = data.get("bar", 2)
             request["bar_face"] = data.get("face", ROLLED)
+        # SET-8: a critical effect's die goes into this character's next roll (``carried``).
+        dice = carried_for(character)
+        if dice:
+            taken = system.request_dict(with_carried(system.parse_request(request), dice))
+            taken["opposed"] = opposed
+            return taken, f"{name}, {carried_words(dice)}"
         return request, name
 
     def odds_context(self, system: Sets, request: SetsRequest, label: str) -> dict[str, Any]:
@@ -101,3 +121,65 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
                 if size != request.bar_size
             ]
         return context
+
+    # -- contests: sealed bids (rolls.tables.sets.contest) ------------------------------------
+    contest_waiting = "Every side has rolled. The dice and the bids stay sealed until both sides have bid."
+
+    def contest_steps(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> list[ContestStep]:
+        return sealed.steps(contest, side)
+
+    def contest_step(
+        self,
+        contest: Contest,
+        side: ContestSide,
+        sides: Sequence[ContestSide],
+        step: ContestStep,
+        params: Mapping[str, Any],
+        character: Character | None,
+    ) -> ContestStepDone:
+        return sealed.take(side, step, params)
+
+    def contest_ready(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
+        return sealed.ready(sides)
+
+    def contest_revealed(
+        self, contest: Contest, sides: Sequence[ContestSide]
+    ) -> tuple[dict[int, dict[str, Any]], str]:
+        return sealed.revealed(sides)
+
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
+        if len(sides) != 2:
+            return ""
+        return sealed.words(sides, [extra_bid(side.extra) for side in sides])
+
+    def _side_request(self, contest: Contest, side: ContestSide) -> SetsRequest:
+        """The engine request a side rolls (its dice count is what the bid odds need)."""
+        engine = system
+        if side.npc:
+            return engine.contest_request(engine.parse_request(side.data))
+        if side.character is None:
+            raise RulesError(f"{side.name} has left the table.")
+        data, _ = self.pool(side.character, side.data)
+        return engine.contest_request(engine.parse_request(data))
+
+    def contest_side(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
+    ) -> dict[str, Any] | None:
+        bid = side.extra.get("bid")
+        extra: dict[str, Any] = {
+            "attacking": side.position == 0,
+            "bid": (bid.get("bid") if bid else "") if sees else "",
+            "has_bid": bid is not None,
+            "steps": [],
+        }
+        if acts:
+            extra["steps"] = sealed.steps(contest, side)
+            if extra["steps"]:
+                extra["faces"] = sealed.faces_of(side)
+                if extra["steps"][0].action == sealed.BID:
+                    extra["options"] = sealed.options(contest, side, sides, self._side_request)
+                else:
+                    extra["chance"] = sealed.no_set_chance(contest, side, sides, self._side_request)
+        return extra

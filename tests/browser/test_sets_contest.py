@@ -1,0 +1,91 @@
+"""A contested `sets` roll with sealed bids (SET-4) at a real table: the Judge opens it, Ada's
+and Bo's phones each roll and bid from their own dice; until both have bid, neither phone nor
+the TV shows the other's dice or bid; then both are revealed at once and the Judge settles."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.test_sets_table import create_hero, create_sets_campaign
+from tests.factories import Script
+
+
+def contest(page: Page) -> object:
+    return page.locator("#contests-panel .contest")
+
+
+@pytest.mark.browser
+def test_set_4_sealed_bids_from_two_phones_revealed_together(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    gm = browsers.gm()
+    sign_up(gm)
+    create_sets_campaign(gm, "Ember Road")
+    start_session(gm)
+    wait_live(gm)
+    link = join_link(gm)
+    display_link = gm.locator("#display-url").get_attribute("href")
+    assert display_link
+    tv = browsers.display()
+    tv.goto(display_link)
+    wait_live(tv)
+
+    ada = browsers.phone()
+    join(ada, link, "Alice")
+    create_hero(ada, "Ada")
+    bo = browsers.phone()
+    join(bo, link, "Bob")
+    create_hero(bo, "Bo")
+
+    gm.reload()
+    wait_live(gm)
+    tools = gm.locator("#contest-tools")
+    tools.locator("summary").click()
+    tools.get_by_label("First side (a tie goes to it)").select_option(label="Ada")
+    tools.get_by_label("Second side").select_option(label="Bo")
+    tools.get_by_label("Ada's stat").select_option("Finesse")
+    tools.get_by_label("Bo's stat").select_option("Finesse")
+    # The quick-roll fields of a side without a sheet are required by the browser even when
+    # both sides are characters: filled, and unused.
+    tools.locator("#id_npc-flag_dice").fill("2")
+    tools.get_by_label("What is at stake?").fill("The last lantern")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(gm)).to_contain_text("Ada against Bo")
+
+    expect(contest(ada)).to_contain_text("Ada's chance to win")
+    expect(contest(ada)).to_contain_text("attacks: wins a tie")
+    dice(5, 5, 2)
+    contest(ada).get_by_role("button", name="Roll Finesse").click()
+    expect(contest(ada)).to_contain_text("Now choose your bid, in secret")
+    assert_fits_phone(ada)
+    shot(ada, "sets-contest-phone-bid", full_page=False)
+
+    dice(3, 3, 3)
+    contest(bo).get_by_role("button", name="Roll Finesse").click()
+    expect(contest(bo)).to_contain_text("Now choose your bid, in secret")
+
+    contest(ada).get_by_role("button", name="Bid 2x5").click()
+    expect(contest(ada)).to_contain_text("bid 2x5, sealed")
+    expect(contest(ada)).to_contain_text("Waiting for the other side's bid")
+    # Bo's phone and the TV: Ada has bid, nothing of what; no die of hers, no "2x5".
+    expect(contest(bo)).to_contain_text("has bid, sealed")
+    for page in (bo, tv):
+        expect(page.locator("#contests-panel")).not_to_contain_text("2x5")
+        expect(page.locator("#feed")).not_to_contain_text("2x5")
+    expect(tv.locator("#feed [data-face]")).to_have_count(0)
+    expect(ada.locator("#contests-panel")).not_to_contain_text("3x3")
+    shot(tv, "sets-contest-tv-sealed")
+
+    contest(bo).get_by_role("button", name="Bid 3x3").click()
+    for page in (ada, bo, tv, gm):
+        expect(contest(page)).to_contain_text("Revealed: Bo is winning")
+    expect(contest(tv)).to_contain_text("Bid 3x3 wins against 2x5")
+    expect(ada.locator("#feed")).to_contain_text("Bids revealed: Ada (attacking) bid 2x5, Bo bid 3x3")
+    shot(tv, "sets-contest-tv-revealed")
+    shot(ada, "sets-contest-phone-revealed", full_page=False)
+
+    contest(gm).get_by_role("button", name="Settle it").click()
+    expect(tv.locator("#contests-panel")).to_be_hidden()

@@ -1,0 +1,147 @@
+"""A contested `sets` roll through the pages (SET-4): the GM's console opens it, each phone
+rolls, sees what to do now with the exact odds, bids from its own dice in secret, and the
+panel of every other page shows only that a bid was made until both are in."""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from rolls.models import Contest
+from rolls.systems.base import percent
+from tests.dice import Script
+from tests.factories import logged_in
+from tests.test_contest_views import HX, page, panel_of
+from tests.test_contests_sets import Pair
+
+SIDE_FIELDS = {
+    "stat": "Finesse",
+    "bar": "opposed",
+    "face": "rolled",
+    "side": "attacker",
+    "bonus": "0",
+    "penalty": "0",
+}
+
+
+@pytest.fixture
+def pair(db: None) -> Pair:
+    return Pair()
+
+
+def best(faces: tuple[int, ...]) -> tuple[int, int]:
+    """Every set together, by hand: (Size, Face), (0, 0) for no set."""
+    sets = {face: n for face, n in Counter(faces).items() if n >= 2}
+    if not sets:
+        return (0, 0)
+    return (max(sets.values()) + len(sets) - 1, min(sets))
+
+
+def attacker_wins(mine: tuple[int, int], theirs: tuple[int, int]) -> bool:
+    return mine >= theirs  # Size, then Face; ties (and no set against no set) to the attacker
+
+
+def chance_to_win(mine: int, theirs: int) -> Fraction:
+    """SET-4 by brute force over every face, each side bidding its best set, ties to the attacker."""
+    wins = total = 0
+    for a in itertools.product(range(1, 7), repeat=mine):
+        for b in itertools.product(range(1, 7), repeat=theirs):
+            total += 1
+            wins += attacker_wins(best(a), best(b))
+    return Fraction(wins, total)
+
+
+def bid_chance(bid: tuple[int, int], theirs: int, *, attacker: bool) -> Fraction:
+    wins = total = 0
+    for b in itertools.product(range(1, 7), repeat=theirs):
+        total += 1
+        wins += attacker_wins(bid, best(b)) if attacker else not attacker_wins(best(b), bid)
+    return Fraction(wins, total)
+
+
+def open_duel(pair: Pair) -> Any:
+    data: dict[str, str] = {"first": str(pair.ada.pk), "second": str(pair.bo.pk), "intent": "A duel"}
+    for character in (pair.ada, pair.bo):
+        data |= {f"s{character.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
+    return logged_in(pair.table.gm).post(
+        reverse("rolls:contest-create", args=[pair.table.campaign.pk]), data, **HX
+    )
+
+
+def act(pair: Pair, user: Any, position: int, action: str, **fields: Any) -> Any:
+    contest = Contest.objects.get()
+    side = contest.sides.get(position=position)
+    verb = "contest-roll" if action == "roll" else "contest-act"
+    url = reverse(f"rolls:{verb}", args=[pair.table.campaign.pk, contest.pk, side.pk])
+    data = fields if action == "roll" else {"action": action, **fields}
+    return logged_in(user).post(url, data, **HX)
+
+
+def phone(pair: Pair, user: Any, character: Any) -> str:
+    return panel_of(page(logged_in(user), "rolls:character", pair.table.campaign.pk, character.pk))
+
+
+def test_set_4_the_phone_shows_what_to_do_with_exact_odds_and_bids_stay_sealed(
+    pair: Pair, dice: Script
+) -> None:
+    assert open_duel(pair).status_code == 200
+    mine = phone(pair, pair.table.player, pair.ada)
+    expected = chance_to_win(3, 3)
+    assert "Ada's chance to win" in mine and f"(exact: {expected})" in mine
+    assert "attacks: wins a tie" in mine and "Roll Finesse" in mine
+
+    dice(4, 4, 2)
+    assert act(pair, pair.table.player, 0, "roll").status_code == 200
+    mine = phone(pair, pair.table.player, pair.ada)
+    # What to do now: bid, with each bid's exact chance against Bo's three sealed dice.
+    assert "Now choose your bid, in secret" in mine
+    assert (
+        f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 3, attacker=True))}</small>'
+        in mine
+    )
+
+    dice(1, 2, 3)
+    act(pair, pair.second, 1, "roll")
+    theirs = phone(pair, pair.second, pair.bo)
+    assert "No two dice match: you have no set" in theirs
+    assert (
+        f"Your chance to win with no set: <b>{percent(bid_chance((0, 0), 3, attacker=False))}</b>" in theirs
+    )
+
+    assert act(pair, pair.table.player, 0, "bid", dice=["0", "1"]).status_code == 200
+    # Ada and the GM see the sealed bid; Bo and the display only that a bid was made.
+    assert "bid 2x4, sealed" in phone(pair, pair.table.player, pair.ada)
+    gm = panel_of(page(logged_in(pair.table.gm), "rolls:session", pair.table.campaign.pk))
+    assert "bid 2x4, sealed" in gm
+    theirs = phone(pair, pair.second, pair.bo)
+    assert "2x4" not in theirs and "has bid, sealed" in theirs
+
+    # Refused with a message next to the button, nothing changed: twice, the other side's.
+    again = act(pair, pair.table.player, 0, "bid", dice=["0", "1"])
+    assert again.status_code == 422 and "not a step this side may take" in again.content.decode()
+    other = act(pair, pair.table.player, 1, "no_set")
+    assert other.status_code == 422 and "Only Bo's player" in html.unescape(other.content.decode())
+
+    assert act(pair, pair.second, 1, "no_set").status_code == 200
+    contest = Contest.objects.get()
+    assert contest.state == Contest.State.REVEALED
+    theirs = html.unescape(phone(pair, pair.second, pair.bo))
+    assert "Bid 2x4 wins against none" in theirs and "No set loses to 2x4" in theirs
+
+
+def test_a_bid_without_htmx_redirects_with_a_message(pair: Pair, dice: Script) -> None:
+    open_duel(pair)
+    dice(4, 4, 2)
+    act(pair, pair.table.player, 0, "roll")
+    contest = Contest.objects.get()
+    side = contest.sides.get(position=0)
+    url = reverse("rolls:contest-act", args=[pair.table.campaign.pk, contest.pk, side.pk])
+    answer = logged_in(pair.table.player).post(url, {"action": "bid", "dice": ["0", "2"]})
+    assert answer.status_code == 302
+    assert "bid" not in Contest.objects.get().sides.get(position=0).extra

@@ -1,0 +1,368 @@
+"""A contested `sets` roll through the services (SET-4, SET-10): each side rolls sealed, bids
+in secret from its own dice, and both bids are revealed at the same moment."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from rolls import campaigns, contests, services
+from rolls.contest_sides import Side
+from rolls.models import Contest, LogEntry, Roll
+from rolls.systems import RulesError
+from tabletop.models import Character
+from tests import factories
+from tests.dice import ScriptedDice
+from tests.test_consumers import frames_until, open_socket, sync, up_to
+from tests.test_contests import seen_by
+from tests.test_display import open_display
+from tests.test_table_sets import sets_sheet
+
+FACE = re.compile(r'data-face="\d"')
+# Finesse is 3 dice on ``sets_sheet``; the form's Bar is dropped in a contest.
+FINESSE = {"stat": "Finesse", "bar": "2", "face": "rolled", "side": "attacker", "bonus": 0, "penalty": 0}
+GUARD = {"dice": 5}
+
+
+class Pair:
+    """A sets table: Ada (the player's) and Bo (a second player's)."""
+
+    def __init__(self) -> None:
+        self.table = factories.table("sets", character_name="Ada", sheet=sets_sheet())
+        self.second = factories.user("second")
+        factories.member(self.table.campaign, self.second, name="Second")
+        self.bo = campaigns.character_create(
+            campaign=self.table.campaign, owner=self.second, name="Bo", sheet=sets_sheet()
+        )
+
+    @property
+    def ada(self) -> Character:
+        return self.table.character
+
+
+@pytest.fixture
+def pair(db: None) -> Pair:
+    return Pair()
+
+
+def duel(pair: Pair) -> Contest:
+    return contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, FINESSE), Side(pair.bo, FINESSE)],
+        intent="a duel on the stairs",
+    )
+
+
+def against_guard(pair: Pair) -> Contest:
+    return contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, FINESSE), Side(None, GUARD, name="The guard")],
+        intent="slip past",
+    )
+
+
+def side(contest: Contest, position: int) -> Any:
+    return contest.sides.get(position=position)
+
+
+def roll(contest: Contest, position: int, user: Any, *faces: int, gm: bool = False) -> Roll:
+    return contests.contest_roll(side=side(contest, position), user=user, rng=ScriptedDice(*faces), is_gm=gm)
+
+
+def bid(contest: Contest, position: int, user: Any, dice: Any = None, *, gm: bool = False) -> Contest:
+    action = "no_set" if dice is None else "bid"
+    params = {} if dice is None else {"dice": dice}
+    return contests.contest_act(
+        side=side(contest, position), user=user, action=action, params=params, is_gm=gm
+    )
+
+
+def test_set_4_bids_are_sealed_until_both_are_in_then_revealed_together(pair: Pair) -> None:
+    contest = duel(pair)
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    roll(contest, 1, pair.second, 6, 6, 1)
+    contest.refresh_from_db()
+    # Both rolled, but the dice stay sealed: bids come first.
+    assert contest.state == Contest.State.OPEN
+    bid(contest, 0, pair.table.player, [0, 1])
+    assert side(contest, 0).extra["bid"]["bid"] == "2x4"
+    # The log says Ada bid, never what; the other phone and the table see no 2x4.
+    assert LogEntry.objects.filter(action="contest-step", text="Ada has bid, sealed.").exists()
+    for viewer in (pair.second,):
+        assert "2x4" not in seen_by(viewer, pair)
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.OPEN
+    bid(contest, 1, pair.second, ["0", "1"])
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.REVEALED
+    # One entry says both bids, then each roll is revealed with its bid written in.
+    reveal = LogEntry.objects.filter(action="contest-step").order_by("-seq").first()
+    assert reveal.text == (
+        "Bids revealed: Ada (attacking) bid 2x4, Bo bid 2x6. Bo wins: equal Sizes, the higher Face wins."
+    )
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    assert side(contest, 1).roll.current_state()["steps"][-1] == {
+        "action": "opposition",
+        "bid": "2x4",
+        "won": True,
+    }
+    assert contests.contest_close(contest=contest, gm=pair.table.gm).verdict == (
+        "Ada (attacking) bid 2x4, Bo bid 2x6. Bo wins: equal Sizes, the higher Face wins."
+    )
+
+
+def test_set_4_the_larger_size_wins_whatever_the_faces(pair: Pair) -> None:
+    contest = against_guard(pair)
+    roll(contest, 0, pair.table.player, 2, 2, 2)
+    roll(contest, 1, pair.table.gm, 6, 6, 5, 5, 1, gm=True)
+    bid(contest, 0, pair.table.player, [0, 1, 2])
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)  # holds back the 5s for a critical
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+
+
+def test_set_4_the_attacker_wins_a_tie(pair: Pair) -> None:
+    contest = duel(pair)
+    roll(contest, 0, pair.table.player, 5, 5, 1)
+    roll(contest, 1, pair.second, 5, 5, 6)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+    assert (
+        "identical bids: the tie goes to the attacker"
+        in contests.contest_close(contest=contest, gm=pair.table.gm).verdict
+    )
+
+
+def test_set_6_upgraded_sets_bid_together_count_one_more_size(pair: Pair) -> None:
+    contest = against_guard(pair)
+    roll(contest, 0, pair.table.player, 3, 3, 1)
+    roll(contest, 1, pair.table.gm, 4, 5, 3, 4, 5, gm=True)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.table.gm, [0, 1, 3, 4], gm=True)  # 4,4 + 5,5: Size 3, Face 4
+    assert side(contest, 1).extra["bid"]["bid"] == "3x4"
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+
+
+def test_set_3_a_side_with_no_set_bids_nothing_and_loses_to_any_set(pair: Pair) -> None:
+    contest = against_guard(pair)
+    roll(contest, 0, pair.table.player, 1, 2, 3)
+    roll(contest, 1, pair.table.gm, 6, 6, 6, 6, 1, gm=True)
+    # The server reads the dice: Ada may only say "no set"; the GM may not say it for the guard.
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        bid(contest, 0, pair.table.player, [0, 1])
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        bid(contest, 1, pair.table.gm, None, gm=True)
+    bid(contest, 0, pair.table.player, None)
+    assert side(contest, 0).extra["bid"] == {"action": "bid", "size": 0, "bid": "none"}
+    assert LogEntry.objects.filter(text="Ada has bid, sealed.").exists()  # no "no set" before the reveal
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    assert contests.contest_close(contest=contest, gm=pair.table.gm).verdict == (
+        "Ada (attacking) no set, The guard bid 2x6. The guard wins: any set beats no set."
+    )
+
+
+def test_set_4_no_set_on_either_side_goes_to_the_attacker(pair: Pair) -> None:
+    contest = against_guard(pair)
+    roll(contest, 0, pair.table.player, 1, 2, 3)
+    roll(contest, 1, pair.table.gm, 1, 2, 3, 4, 5, gm=True)
+    bid(contest, 0, pair.table.player, None)
+    bid(contest, 1, pair.table.gm, None, gm=True)
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+
+
+def test_set_4_bids_are_refused_out_of_turn_twice_for_the_other_side_or_not_of_ones_own_dice(
+    pair: Pair,
+) -> None:
+    contest = duel(pair)
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        bid(contest, 0, pair.table.player, [0, 1])  # before rolling
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    with pytest.raises(RulesError, match="Only Bo's player"):
+        bid(contest, 1, pair.table.player, [0, 1])  # for the other side
+    with pytest.raises(RulesError, match="no match in this bid"):
+        bid(contest, 0, pair.table.player, [0, 2])  # 4 and 2 are no set
+    with pytest.raises(RulesError, match="choose among them"):
+        bid(contest, 0, pair.table.player, [0, 7])  # a die Ada did not roll
+    bid(contest, 0, pair.table.player, [0, 1])
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        bid(contest, 0, pair.table.player, [0, 1])  # twice
+    assert side(contest, 0).extra["bid"]["bid"] == "2x4"
+    # The roll itself takes no bid and no record of the other side's bid, then or later.
+    mine = side(contest, 0).roll
+    with pytest.raises(RulesError, match="sealed"):
+        services.follow_up_apply(
+            roll=mine, actor=pair.table.player, action="opposition", params={"size": 0}, rng=ScriptedDice()
+        )
+    roll(contest, 1, pair.second, 3, 3, 1)
+    bid(contest, 1, pair.second, [0, 1])
+    mine.refresh_from_db()
+    with pytest.raises(RulesError, match="sealed by the contest"):
+        services.follow_up_apply(
+            roll=mine, actor=pair.table.player, action="opposition", params={"size": 0}, rng=ScriptedDice()
+        )
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    with pytest.raises(RulesError, match="over"):
+        bid(contest, 1, pair.second, [0, 1])
+
+
+def test_set_10_the_winner_then_spends_its_other_sets_on_criticals(pair: Pair) -> None:
+    contest = duel(pair)
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    roll(contest, 1, pair.second, 6, 6, 3)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    # Bo won and spent his only set: nothing left for a critical, on either card.
+    assert services_follow_ups(side(contest, 1).roll) == []
+    assert services_follow_ups(side(contest, 0).roll) == []
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, {**FINESSE, "bonus": 1}), Side(None, GUARD, name="The guard")],
+        intent="",
+    )
+    roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.table.gm, 3, 3, 2, 2, 1, gm=True)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)
+    # The winner's card offers the criticals of a success, the loser's those of a failure.
+    assert [f.action for f in services_follow_ups(side(contest, 0).roll)] == [
+        "critical_hit",
+        "critical_effect",
+    ]
+    assert [f.action for f in services_follow_ups(side(contest, 1).roll)] == [
+        "defy_death",
+        "flinch",
+        "clean_break",
+    ]
+
+
+def services_follow_ups(roll: Roll) -> list[Any]:
+    from rolls.systems import sets
+
+    return sets.system.follow_ups(roll.current_state(), {})
+
+
+def test_a_participant_who_went_away_the_gm_closes_it_and_an_unbid_side_bids_nothing(pair: Pair) -> None:
+    contest = duel(pair)
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    roll(contest, 1, pair.second, 6, 6, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    # Bo's phone went away before bidding: the GM closes it; a side that did not bid has no set.
+    closed = contests.contest_close(contest=contest, gm=pair.table.gm)
+    assert closed.state == Contest.State.CLOSED
+    assert closed.verdict == "Ada (attacking) bid 2x4, Bo no set. Ada wins: any set beats no set."
+    assert Roll.objects.filter(contest_side__contest=contest, revealed=True).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_set_4_no_bid_and_no_sealed_die_reaches_another_phone_or_the_display_early() -> None:
+    pair = await database_sync_to_async(Pair)()
+    campaign = pair.table.campaign
+    sockets = {}
+    for name, user in (("second", pair.second), ("gm", pair.table.gm), ("player", pair.table.player)):
+        communicator, connected, _ = await open_socket(campaign.pk, user)
+        assert connected
+        sockets[name] = communicator
+    token = await database_sync_to_async(
+        lambda: campaign.__class__.objects.get(pk=campaign.pk).display_token
+    )()
+    display, connected = await open_display(token)
+    assert connected
+    sockets["display"] = display
+    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
+    for communicator in sockets.values():
+        await sync(communicator, 0, last)
+
+    contest = await database_sync_to_async(duel)(pair)
+    await database_sync_to_async(roll)(contest, 0, pair.table.player, 5, 5, 5)
+    await database_sync_to_async(roll)(contest, 1, pair.second, 2, 2, 3)
+    await database_sync_to_async(bid)(contest, 0, pair.table.player, [0, 1])  # 2x5, holding a 5 back
+    got = {name: "".join(await frames_until(c, up_to(last + 4))) for name, c in sockets.items()}
+    # Ada's dice and bid: on her phone and the GM's, nowhere else.
+    assert "bid 2x5" in got["player"] and "bid 2x5" in got["gm"]
+    for name in ("second", "display"):
+        assert "2x5" not in got[name] and 'data-face="5"' not in got[name], name
+        assert "has bid, sealed" in got[name]
+    # Bo's own dice reach Bo, not Ada nor the display.
+    assert 'data-face="2"' in got["second"]
+    assert 'data-face="2"' not in got["player"] and 'data-face="2"' not in got["display"]
+
+    await database_sync_to_async(bid)(contest, 1, pair.second, [0, 1])
+    revealed = {name: "".join(await frames_until(c, up_to(last + 8))) for name, c in sockets.items()}
+    for name in ("second", "display", "player"):
+        if name != "display":  # the display shows rolls, not the log's lines
+            assert "Ada (attacking) bid 2x5, Bo bid 2x2" in revealed[name], name
+        assert "Bid 2x5 wins against 2x2" in revealed[name], name
+        assert 'data-face="5"' in revealed[name] and 'data-face="2"' in revealed[name], name
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
+def plain_roll(pair: Pair, character: Character, user: Any, *faces: int) -> Roll:
+    data = {**FINESSE, "bar": "2", "face": "1", "assists": 0, "lesser_assists": 0}
+    return services.roll_create(
+        character=character, roller=user, data=data, helper=None, intent="", rng=ScriptedDice(*faces)
+    )
+
+
+def test_set_8_a_critical_effect_carries_its_die_into_the_next_roll_it_applies_to(pair: Pair) -> None:
+    """SET-8: the winner's critical effect gives Ada a bonus die and Bo a penalty die, each
+    taken by that character's next roll only, and named on its card."""
+    data = {**FINESSE, "bonus": 1}  # four dice: room for a bid and a critical
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, data), Side(pair.bo, FINESSE)],
+        intent="",
+    )
+    mine = roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.second, 3, 3, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    mine.refresh_from_db()
+    services.follow_up_apply(
+        roll=mine,
+        actor=pair.table.player,
+        action="critical_effect",
+        params={"dice": [2, 3], "effect": "penalty"},
+        rng=ScriptedDice(),
+    )
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    # Bo's next roll takes the penalty die: two dice, and the card says why.
+    nxt = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert nxt.current_state()["request"]["penalty"] == 1 and nxt.current_state()["request"]["dice"] == 2
+    assert nxt.trait == "Finesse, -1 carried die"
+    # Only that one roll: the next one is three dice again; Ada's own rolls never took it.
+    after = plain_roll(pair, pair.bo, pair.second, 5, 5, 1)
+    assert after.current_state()["request"]["dice"] == 3 and after.trait == "Finesse"
+    assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
+
+
+def test_set_8_a_bonus_die_goes_to_the_roller_s_own_next_roll(pair: Pair) -> None:
+    third = services.roll_create(
+        character=pair.ada,
+        roller=pair.table.player,
+        data={**FINESSE, "bar": "2", "face": "1", "bonus": 1},
+        helper=None,
+        intent="",
+        rng=ScriptedDice(2, 2, 5, 5),
+    )
+    services.follow_up_apply(
+        roll=third, actor=pair.table.player, action="bid", params={"dice": [0, 1]}, rng=ScriptedDice()
+    )
+    services.follow_up_apply(
+        roll=third,
+        actor=pair.table.player,
+        action="critical_effect",
+        params={"dice": [2, 3], "effect": "bonus"},
+        rng=ScriptedDice(),
+    )
+    nxt = plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3, 4)
+    assert nxt.current_state()["request"]["bonus"] == 1 and nxt.trait == "Finesse, +1 carried die"
+    assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
