@@ -427,9 +427,52 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm_on_its_roll_sc
         assert "result-roll" not in frames[name]
         assert "follow-ups" not in frames[name]
         assert "follow-up-" not in frames[name]
-    assert 'id="gm-panel"' in frames["session"]  # the GM's waiting panel, which a follow-up may change
+    # Nothing ever waits on the GM's panel in sixes: a follow-up does not redraw it.
+    assert 'id="gm-panel"' not in frames["session"]
+    assert frames["session"] == frames["kim"]
     for communicator in sockets.values():
         await communicator.disconnect()
+
+
+@database_sync_to_async
+def doubles_table_with_a_failed_roll() -> tuple[Table, Roll]:
+    table = factories.table("doubles", sheet=factories.sheet_of("doubles"))
+    made = services.roll_create(
+        character=table.character,
+        roller=table.player,  # type: ignore[arg-type]
+        data={**factories.roll_data("doubles", table.character), "dn": 6},
+        helper=None,
+        intent="",
+        rng=ScriptedDice(2, 3),
+    )
+    return table, made
+
+
+@database_sync_to_async
+def gm_panel_markup(table: Table) -> str:
+    from django.template.loader import render_to_string
+
+    from rolls import panels
+
+    gm = Membership.objects.select_related("campaign").get(campaign=table.campaign, is_gm=True)
+    return render_to_string("rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(table.campaign.pk, gm)})
+
+
+async def test_a_follow_up_that_asks_the_gm_sends_the_gms_socket_the_panel_with_it() -> None:
+    """Doubles: a player's drama dice change nothing the GM decides on, but a miracle asked
+    waits for the GM: only then does the session page's socket draw the panel again."""
+    table, made = await doubles_table_with_a_failed_roll()
+    session, connected, _ = await open_socket(table.campaign.pk, table.gm)
+    assert connected
+    await sync(session, 0, await last_seq(table))
+
+    await follow_up(made, table.player, "miracle")
+    frames = "".join(await frames_until(session, up_to(await last_seq(table))))
+
+    panel = await gm_panel_markup(table)
+    assert "follow-up-miracle_approve" in panel
+    assert panel in frames
+    await session.disconnect()
 
 
 async def test_a_stale_card_in_one_batch_never_offers_a_button(table: Table) -> None:
