@@ -56,6 +56,7 @@ async def open_socket(
     *,
     origin: bytes | None = ORIGIN,
     roll_screen: int | None = None,
+    timeout: float = 1,
 ) -> tuple[WebsocketCommunicator, bool, Any]:
     """A socket as a browser opens it: with the page's Origin and the session cookie; from
     the roll screen of character ``roll_screen`` (which has a result panel), or another page."""
@@ -66,7 +67,7 @@ async def open_socket(
         headers.append((b"cookie", await database_sync_to_async(_cookie)(user)))
     query = f"?character={roll_screen}" if roll_screen is not None else ""
     communicator = WebsocketCommunicator(application, f"/ws/c/{campaign_id}/{query}", headers=headers)
-    connected, detail = await communicator.connect()
+    connected, detail = await communicator.connect(timeout=timeout)
     return communicator, connected, detail
 
 
