@@ -58,6 +58,8 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
     left: bool = False  # out of the group and the presence list (once, however it closed)
+    newest_at_connect: int | None = None  # the campaign's last seq when this socket joined its group
+    heard: int = 0  # the newest entry broadcast to it before the page said where it stands
     presence_id: str | None = None  # the latest presence broadcast this socket heard of
     presence_sends: Throttle | None = None  # its page gets a list at most once an interval
 
@@ -118,12 +120,17 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         self.result_for = _result_for(self.scope.get("query_string", b""))
         self.roster = _roster(self.scope.get("query_string", b""))
-        self.membership = await self._membership()
-        if self.membership is None:
-            await self.close(code=NOT_A_MEMBER)
-            return
+        # In the group before the membership (and the campaign's last seq) is read: an entry
+        # committed after that read is heard here (``table_entry``), one before it is counted.
         self.group = table_group(self.campaign_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        membership = await self._membership()
+        if membership is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=NOT_A_MEMBER)
+            return
+        self.membership = membership
+        self.newest_at_connect = membership.campaign.last_seq
         await self.accept()
         _open_sockets.add(self)
         await self._present(True)
@@ -168,6 +175,11 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         if self.removed:
             return
+        newest = self.newest_at_connect
+        if self.last_sent < 0 and not self.heard and newest is not None and since >= newest:
+            # A page that has everything (the usual reconnect): nothing to read or send.
+            self.last_sent = since
+            return
         # Two reconnects racing can make a page say "since" twice on one socket: what this
         # socket has sent already is not sent again (the page would show it twice).
         await self._send_since(max(since, self.last_sent))
@@ -177,6 +189,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         if self.last_sent < 0:
             # Not synced yet: the page's "since" answer will include this committed entry.
+            self.heard = max(self.heard, event["seq"])
             return
         if "shared" in event:
             receive_shared(self.campaign_id, event["seq"], event["shared"])

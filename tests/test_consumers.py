@@ -602,3 +602,46 @@ def test_a_roll_screen_names_its_character_and_anything_else_is_no_character(
     query: bytes, character: int | None
 ) -> None:
     assert _result_for(query) == character
+
+
+# -- what a connect costs ---------------------------------------------------------------------------
+
+
+def test_connecting_reads_the_membership_and_writes_the_presence_row_with_one_query_each(
+    table: Table, django_assert_num_queries: Any
+) -> None:
+    """What the consumer reads and writes for a connect (Channels' middleware has read the
+    session and the user before it): the membership with its campaign and last seq, one
+    INSERT for the presence row. A page that has everything sends nothing to read."""
+    from rolls.consumers import TableConsumer
+    from tabletop import presence
+
+    consumer = TableConsumer()
+    consumer.scope = {"user": table.player}
+    consumer.campaign_id = table.campaign.pk
+    with django_assert_num_queries(1):
+        membership = consumer._find_membership()
+    table.campaign.refresh_from_db()
+    assert membership is not None and membership.campaign.last_seq == table.campaign.last_seq
+    with django_assert_num_queries(1):
+        presence.arrive(channel_name="test.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+    presence.leave(channel_name="test.1")
+
+
+async def test_a_page_that_has_everything_is_sent_nothing_and_one_behind_its_entries(table: Table) -> None:
+    made = await roll_for(table, 1, 2, 3)
+    now = await last_seq(table)
+    current, _, _ = await open_socket(table.campaign.pk, table.player)
+    behind, _, _ = await open_socket(table.campaign.pk, table.gm)
+
+    await current.send_json_to({"since": now})
+    frames = await sync(behind, now - 1, now)
+
+    assert f'id="feed-roll-{made.pk}"' in "".join(frames)
+    await assert_quiet(current)
+    # An entry written after the connect still comes, from where the page stands.
+    after = await roll_for(table, 6, 6, 6)
+    frames = await frames_until(current, up_to(now + 1))
+    assert f'id="feed-roll-{after.pk}"' in "".join(frames)
+    for communicator in (current, behind):
+        await communicator.disconnect()
