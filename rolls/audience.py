@@ -25,18 +25,40 @@ if TYPE_CHECKING:
     from tabletop.models import Membership
 
 
+class Waits(Flag):
+    """What can keep a roll waiting on the GM's panel in a dice system (each table adapter
+    declares its own, ``TableAdapter.gm_waits``), and so which entries can change that panel.
+    The panel lists the session's latest rolls (``rolls.panels.PANEL_ROLLS``) that the GM has
+    something to do on; a system whose rolls never wait there never redraws it."""
+
+    NOTHING = 0
+    NPC = auto()  # the GM's own rolls keep follow-ups that need no sheet (sets: bids, criticals)
+    AGAINST = auto()  # a roll made against a character offers the GM its answers (stars: Luck against)
+    BLIND = auto()  # a player's blind roll settles from its own dice, by the GM (sets: a bid)
+    DECISIONS = auto()  # a player's follow-up asks the GM to decide (doubles: a miracle)
+    # What waits reads a sheet (the Endurance a miracle costs, the Luck to answer with): any
+    # follow-up may have spent from it, and the GM's events that change sheets change it.
+    SHEETS = auto()
+
+
+# A system that declares nothing: every entry may change the panel.
+ALL_WAITS = Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SHEETS
+
+
 @dataclass(frozen=True)
 class Viewer:
-    """Who looks: a member (their user and whether they run the table), or ``TABLE``."""
+    """Who looks: a member (their user and whether they run the table), or ``TABLE``.
+    ``waits``: what can wait on the GM's panel in their campaign's system (``Waits``)."""
 
     user_id: int | None
     is_gm: bool = False
+    waits: Waits = ALL_WAITS
 
     @classmethod
-    def of(cls, membership: Membership | None) -> Viewer:
+    def of(cls, membership: Membership | None, waits: Waits = ALL_WAITS) -> Viewer:
         if membership is None:
             return TABLE
-        return cls(user_id=membership.user_id, is_gm=membership.is_gm)
+        return cls(user_id=membership.user_id, is_gm=membership.is_gm, waits=waits)
 
 
 # Anyone at the table, acting on nothing: the markup every socket may share.
@@ -170,6 +192,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     if refresh & Refresh.CONTESTS or facts.contest:
         panels |= Panel.CONTESTS
     if not facts.roll:
+        if viewer.is_gm and _changes_gm_panel(facts, viewer.waits, refresh):
+            panels |= Panel.GM_WAITING
         if refresh & Refresh.RESOURCES and viewer.user_id is not None and (result_for is not None or roster):
             panels |= Panel.RESOURCES
         if refresh & Refresh.CALLS:
@@ -179,8 +203,7 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
-        # A hidden roll waits there too: a player's blind roll is the GM's to resolve.
-        if facts.npc or facts.follow_up or facts.hidden:
+        if _changes_gm_panel(facts, viewer.waits, refresh):
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS
@@ -211,4 +234,32 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         and on_its_screen
         and (viewer.is_gm or viewer.user_id == facts.owner_id),
         panels=panels,
+    )
+
+
+_TABLE_EVENTS = frozenset(event.value for event in TableEvent)
+
+
+def _changes_gm_panel(facts: Facts, waits: Waits, refresh: Refresh) -> bool:
+    """Whether an entry can change the GM's waiting panel (``rolls.panels.gm_panel``) in a
+    system where ``waits`` can keep a roll there. Nothing waits there in a system that declares
+    nothing (sixes: an NPC has no sheet to push or spend Luck from, no follow-up is the GM's
+    alone, and every follow-up spends from a sheet, so no blind roll settles from its dice;
+    kinds: no follow-ups at all)."""
+    if not waits:
+        return False
+    if not facts.roll:
+        # A session started or ended (the panel shows the open one's rolls), a new Mystery or
+        # Adventure (what a sheet pays for goes on its rolls only), or a sheet changed.
+        return bool(refresh & Refresh.STATUS) or bool(refresh & Refresh.RESOURCES and waits & Waits.SHEETS)
+    if facts.action in _TABLE_EVENTS:
+        return True  # the GM's mark on a roll: voided, it offers nothing more
+    if not facts.follow_up:
+        # A new roll, whoever made it, may push a waiting roll out of the panel's window.
+        return True
+    return bool(
+        (facts.npc and waits & Waits.NPC)
+        or (facts.target_id is not None and waits & Waits.AGAINST)
+        or (facts.blind and waits & Waits.BLIND)
+        or waits & (Waits.DECISIONS | Waits.SHEETS)
     )

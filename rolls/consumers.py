@@ -27,6 +27,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
+from rolls.coalesce import Throttle, told
 from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
 from tabletop import presence
@@ -57,6 +58,10 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     last_sent: int = -1  # -1: the page has not said where it is yet
     removed: bool = False  # the GM removed this member: closed, and nothing more is sent
     left: bool = False  # out of the group and the presence list (once, however it closed)
+    newest_at_connect: int | None = None  # the campaign's last seq when this socket joined its group
+    heard: int = 0  # the newest entry broadcast to it before the page said where it stands
+    presence_id: str | None = None  # the latest presence broadcast this socket heard of
+    presence_sends: Throttle | None = None  # its page gets a list at most once an interval
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         closed = False
@@ -115,12 +120,17 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         self.result_for = _result_for(self.scope.get("query_string", b""))
         self.roster = _roster(self.scope.get("query_string", b""))
-        self.membership = await self._membership()
-        if self.membership is None:
-            await self.close(code=NOT_A_MEMBER)
-            return
+        # In the group before the membership (and the campaign's last seq) is read: an entry
+        # committed after that read is heard here (``table_entry``), one before it is counted.
         self.group = table_group(self.campaign_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        membership = await self._membership()
+        if membership is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=NOT_A_MEMBER)
+            return
+        self.membership = membership
+        self.newest_at_connect = membership.campaign.last_seq
         await self.accept()
         _open_sockets.add(self)
         await self._present(True)
@@ -133,6 +143,8 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         self.left = True
         _open_sockets.discard(self)
+        if self.presence_sends is not None:
+            self.presence_sends.cancel()
         try:
             await self.channel_layer.group_discard(self.group, self.channel_name)
         except SERVICE_ERRORS as error:  # Redis gone: the group went with it, or expires
@@ -163,6 +175,11 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         if self.removed:
             return
+        newest = self.newest_at_connect
+        if self.last_sent < 0 and not self.heard and newest is not None and since >= newest:
+            # A page that has everything (the usual reconnect): nothing to read or send.
+            self.last_sent = since
+            return
         # Two reconnects racing can make a page say "since" twice on one socket: what this
         # socket has sent already is not sent again (the page would show it twice).
         await self._send_since(max(since, self.last_sent))
@@ -172,6 +189,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         if self.last_sent < 0:
             # Not synced yet: the page's "since" answer will include this committed entry.
+            self.heard = max(self.heard, event["seq"])
             return
         if "shared" in event:
             receive_shared(self.campaign_id, event["seq"], event["shared"])
@@ -181,10 +199,36 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         await self._send_since(self.last_sent, until=event["seq"])
 
     async def table_presence(self, event: dict[str, Any]) -> None:
+        """Someone came or went: the list goes to the page at once after a quiet spell,
+        otherwise once at the end of the interval (``rolls.coalesce``), as it is then."""
         if self.removed:
             return
-        if "id" in event:
-            key = ("presence", self.campaign_id, event["id"])
+        self.presence_id = event.get("id")
+        if self.presence_sends is None:
+            self.presence_sends = Throttle(self._send_presence_later)
+        if self.presence_sends.poke():
+            await self._send_presence()
+
+    async def _send_presence_later(self) -> None:
+        """The same, at the end of an interval: outside any handler, so a failure closes the
+        socket here as ``__call__`` would (the page reconnects) and the member leaves."""
+        try:
+            await self._send_presence()
+        except SERVICE_ERRORS as error:
+            logger.warning("socket closed, a service is gone: %s", error)
+            await self.close(code=TRY_AGAIN_LATER)
+            await self._leave()
+        except Exception:
+            logger.exception("a socket of campaign %s failed", self.campaign_id)
+            await self.close(code=INTERNAL_ERROR)
+            await self._leave()
+
+    async def _send_presence(self) -> None:
+        if self.removed or self.left:
+            return
+        if self.presence_id is not None:
+            # Rendered once for every socket of this process that heard of this change.
+            key = ("presence", self.campaign_id, self.presence_id)
             html = await _once(key, _render_presence, self.campaign_id, keep=True)
         else:
             html = await database(_render_presence)(self.campaign_id)
@@ -263,10 +307,18 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             )
         else:
             await database(presence.leave)(channel_name=self.channel_name)
-        try:
-            await self.channel_layer.group_send(self.group, presence_message())
-        except SERVICE_ERRORS as error:  # the others' lists catch up when they reconnect
-            logger.warning("could not tell the table who is here: %s", error)
+        # Told with this interval's other comings and goings: one list for a table that fills.
+        told(self.campaign_id, _tell_presence)
+
+
+async def _tell_presence(campaign_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(table_group(campaign_id), presence_message())
+    except SERVICE_ERRORS as error:  # the others' lists catch up when they reconnect
+        logger.warning("could not tell the table who is here: %s", error)
 
 
 # This process's open sockets. When Redis goes away under one, it went away under all: a
@@ -330,7 +382,7 @@ async def _heartbeat() -> None:
             changed = await database(presence.beat)()
             for campaign_id in changed:
                 if layer is not None:
-                    await layer.group_send(table_group(campaign_id), presence_message())
+                    told(campaign_id, _tell_presence)
         except Exception:  # the next beat tries again; a missed one only delays a list
             logger.exception("presence heartbeat failed")
 

@@ -60,7 +60,7 @@ def render_since(
         return "", since
     if len(entries) > MAX_CATCH_UP:
         return render_to_string("rolls/_reload.html"), since
-    viewer = Viewer.of(membership)
+    viewer = _viewer(membership)
     # Follow-up buttons go only on a roll's newest state in this batch: an older state is
     # replaced a moment later in the same message and must never offer a stale button.
     newest = {entry.roll_id: entry.seq for entry in entries if entry.roll_id}
@@ -79,6 +79,14 @@ def render_since(
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
+
+
+def _viewer(membership: Membership) -> Viewer:
+    """The member as ``delivery`` needs them: for the GM, with what can wait on their panel in
+    this campaign's system (the membership comes with its campaign)."""
+    if not membership.is_gm:
+        return Viewer.of(membership)
+    return Viewer.of(membership, waits=registry.table(membership.campaign.system).gm_waits)
 
 
 def _entry_for(
@@ -258,7 +266,7 @@ def shared_since(
     membership (gone) before anything after it."""
     if not 0 <= since < until or until - since > MAX_CATCH_UP:
         return None
-    viewer = Viewer.of(membership)
+    viewer = _viewer(membership)
     parts = []
     shared = None
     for seq in range(since + 1, until + 1):

@@ -5,21 +5,32 @@ its page and again over the socket when an entry touches it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from django.db.models import JSONField, OuterRef, Subquery
 from django.forms import BoundField
 from django.template.loader import render_to_string
 
 from rolls import registry
+from rolls.audience import Waits
 from rolls.calls import as_query
-from rolls.cards import Card, latest_card
-from rolls.models import Roll, RollCall, Visibility
+from rolls.cards import Card, build_card, latest_card
+from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 PANEL_ROLLS = 12
+
+
+class _Newest(TypedDict):
+    newest_seq: int
+    newest_state: dict[str, Any] | None
+    newest_of_character: int | None
 
 
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
@@ -27,14 +38,63 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
     blind rolls, whose dice only the GM sees, while they can still be settled from their own
     dice (a sets bid or critical). What a sheet would pay for (Luck, a push) is the player's
-    choice to ask for, so it does not keep a blind roll waiting here."""
+    choice to ask for, so it does not keep a blind roll waiting here.
+
+    One query: the rolls come with their newest state, whether each is its character's latest
+    roll, their characters, the campaign and the open session; the cards are drawn from them.
+    A system in which nothing waits (``TableAdapter.gm_waits``) reads nothing."""
+    waits = registry.table(membership.campaign.system).gm_waits
+    if not waits:
+        return []
     cards = []
-    for roll in _recent_rolls(campaign_id):
-        card = latest_card(roll, place="gm", membership=membership)
+    for roll in _recent_with_state(campaign_id):
+        # Only the GM's rolls, blind rolls and, where a follow-up can ask the GM to decide,
+        # the players' rolls can wait here.
+        if not (roll.npc or roll.visibility == Visibility.BLIND or waits & Waits.DECISIONS):
+            continue
+        card = build_card(
+            roll,
+            roll.newest_state or {},
+            roll.newest_seq,
+            place="gm",
+            membership=membership,
+            latest=roll.character_id is not None and roll.newest_of_character == roll.pk,
+        )
         settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
         if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
+
+
+def _recent_with_state(campaign_id: int) -> list[WithAnnotations[Roll, _Newest]]:
+    """The open session's latest rolls, each with its newest entry's state and seq
+    (``newest_state``, ``newest_seq``) and its character's latest roll (``newest_of_character``),
+    in one query."""
+    entries = LogEntry.objects.filter(roll_id=OuterRef("pk")).order_by("-seq")
+    rolls = list(
+        Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
+        .select_related("character", "target", "campaign", "session")
+        .annotate(
+            newest_seq=Subquery(entries.values("seq")[:1]),
+            newest_state=Subquery(entries.values("state")[:1], output_field=JSONField()),
+            newest_of_character=Subquery(
+                Roll.objects.filter(character_id=OuterRef("character_id")).order_by("-id").values("id")[:1]
+            ),
+        )
+        .order_by("-id")[:PANEL_ROLLS]
+    )
+    if rolls:
+        # One campaign for every roll and sheet, which knows its open session (every roll here
+        # is of it): a sheet's Pride and a card's "is this roll stale" read them.
+        campaign = rolls[0].campaign
+        campaign.known_open_session = rolls[0].session
+        campaign.known_open_session.campaign = campaign
+        for roll in rolls:
+            roll.campaign = campaign
+            for sheet in (roll.character, roll.target):
+                if sheet is not None:
+                    sheet.campaign = campaign
+    return rolls
 
 
 def against_panel(campaign_id: int, membership: Membership) -> list[Card]:

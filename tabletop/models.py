@@ -55,7 +55,13 @@ class Campaign(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("rolls:campaign", args=[self.pk])
 
+    # Not a column: the open session, on an instance whose reader has it already (the GM's
+    # panel reads it with its rolls); read from the database otherwise.
+    known_open_session: PlaySession | None = None
+
     def open_session(self) -> PlaySession | None:
+        if self.known_open_session is not None:
+            return self.known_open_session
         # At most one is open (the "one_open_session" constraint). Read on every roll.
         session = _OPEN_SESSION.get_or_none(campaign_id=self.pk)
         if session is not None:

@@ -23,6 +23,8 @@ from tabletop.models import Membership, Presence
 # This process, as its presence rows name it.
 SERVER = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"[:100]
 BEAT_SECONDS = 20.0
+# A table hears who is at it at most once in this many seconds (``rolls.coalesce``).
+COALESCE_SECONDS = 1.0
 # Three heartbeats missed: the server is gone (a busy one still beats: it is one UPDATE).
 STALE_SECONDS = 3 * BEAT_SECONDS
 
@@ -40,10 +42,16 @@ _lock = threading.Lock()
 def arrive(*, channel_name: str, campaign_id: int, user_id: int) -> None:
     with _lock:
         _open[channel_name] = (campaign_id, user_id)
-    Presence.objects.update_or_create(
+    # One INSERT: a channel name is new with each socket. This server's heartbeat may have
+    # written the row already (it writes back what ``_open`` holds), with these same values.
+    row = Presence(
         channel_name=channel_name,
-        defaults={"campaign_id": campaign_id, "user_id": user_id, "server": SERVER, "seen": timezone.now()},
+        campaign_id=campaign_id,
+        user_id=user_id,
+        server=SERVER,
+        seen=timezone.now(),
     )
+    Presence.objects.bulk_create([row], ignore_conflicts=True)
 
 
 def leave(*, channel_name: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
-from rolls.audience import TABLE, Facts, Panel, Sight, Viewer, delivery, sight
+from rolls.audience import ALL_WAITS, TABLE, Facts, Panel, Sight, Viewer, Waits, delivery, sight
 from rolls.feed import Shared
 
 GM, ROLLER, TARGET, OTHER = 1, 2, 3, 4
@@ -33,8 +33,64 @@ def roll(**facts: object) -> Facts:
 def test_a_plain_roll_is_the_same_for_everyone() -> None:
     plain = roll(owner_id=ROLLER, character_id=CHARACTER)
     assert own_cards(plain) == set()
-    assert personal(plain) == set()
+    assert personal(plain) == {GM}  # it may push a waiting roll off the GM's panel
+    assert delivery(plain, Viewer(GM, is_gm=True, waits=Waits.NOTHING)) == delivery(plain, TABLE)
     assert delivery(plain, TABLE) == delivery(plain, VIEWERS[OTHER])
+
+
+# -- the GM's waiting panel: redrawn only by what can change it in the campaign's system ------------
+
+NOTHING_WAITS = Viewer(GM, is_gm=True, waits=Waits.NOTHING)  # sixes, kinds
+SETS = Viewer(GM, is_gm=True, waits=Waits.NPC | Waits.BLIND)
+DOUBLES = Viewer(GM, is_gm=True, waits=Waits.DECISIONS | Waits.SHEETS)
+STARS = Viewer(GM, is_gm=True, waits=Waits.AGAINST | Waits.SHEETS)
+
+
+def redraws(facts: Facts, viewer: Viewer) -> bool:
+    return bool(delivery(facts, viewer).panels & Panel.GM_WAITING)
+
+
+def test_where_nothing_waits_for_the_gm_nothing_redraws_their_panel() -> None:
+    for facts in (
+        roll(npc=True),
+        roll(npc=True, hidden=True, target_id=TARGETED, target_owner_id=TARGET),
+        roll(hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER),
+        roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER),
+        Facts(action="roll-void", roll=True, npc=True),
+        Facts(action="session-end"),
+        Facts(action="gm-correction"),
+    ):
+        assert not redraws(facts, NOTHING_WAITS), facts
+
+
+def test_where_rolls_wait_every_new_roll_may_push_one_off_the_panel() -> None:
+    plain = roll(owner_id=ROLLER, character_id=CHARACTER)
+    assert all(redraws(plain, viewer) for viewer in (SETS, DOUBLES, STARS, VIEWERS[GM]))
+
+
+def test_a_follow_up_redraws_the_panel_where_it_can_change_what_waits() -> None:
+    players = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER)
+    npcs = roll(follow_up=True, npc=True)
+    blind = roll(follow_up=True, hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER)
+    against = roll(follow_up=True, npc=True, target_id=TARGETED, target_owner_id=TARGET)
+    # Sets: a bid on a player's open roll changes nothing the GM has to do.
+    assert not redraws(players, SETS)
+    assert redraws(npcs, SETS) and redraws(blind, SETS)
+    # Doubles: any follow-up may ask for a miracle, or spend the Endurance one would cost.
+    assert redraws(players, DOUBLES)
+    # Stars: Luck spent anywhere may be the Luck a roll against that character waits on.
+    assert redraws(players, STARS) and redraws(against, STARS)
+
+
+def test_the_gms_events_redraw_the_panel_where_they_change_what_waits() -> None:
+    for event in ("session-start", "session-end", "mystery-start", "roll-void"):
+        facts = Facts(action=event, roll=event == "roll-void")
+        assert redraws(facts, SETS) and redraws(facts, DOUBLES) and redraws(facts, STARS)
+    correction = Facts(action="gm-correction")
+    assert redraws(correction, DOUBLES) and redraws(correction, STARS)
+    assert not redraws(correction, SETS)
+    assert not redraws(Facts(action="call"), SETS)
+    assert ALL_WAITS == Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SHEETS
 
 
 def test_a_hidden_roll_is_the_gms_own() -> None:
@@ -107,7 +163,14 @@ def test_a_hidden_follow_up_is_the_gms_own_on_every_page() -> None:
 @pytest.mark.parametrize("event", ["session-start", "session-end", "mystery-start"])
 def test_a_status_event_redraws_the_status_line_for_everyone(event: str) -> None:
     facts = Facts(action=event)
-    assert all(delivery(facts, viewer).panels == Panel.STATUS for viewer in (*VIEWERS.values(), TABLE))
+    assert all(
+        delivery(facts, viewer).panels == Panel.STATUS
+        for viewer in (*VIEWERS.values(), TABLE)
+        if not viewer.is_gm
+    )
+    # The GM's waiting panel too, in a system where rolls wait there (the session's rolls).
+    assert delivery(facts, VIEWERS[GM]).panels == Panel.STATUS | Panel.GM_WAITING
+    assert delivery(facts, NOTHING_WAITS).panels == Panel.STATUS
 
 
 def test_calls_and_members_redraw_their_panels() -> None:

@@ -56,6 +56,7 @@ async def open_socket(
     *,
     origin: bytes | None = ORIGIN,
     roll_screen: int | None = None,
+    timeout: float = 1,
 ) -> tuple[WebsocketCommunicator, bool, Any]:
     """A socket as a browser opens it: with the page's Origin and the session cookie; from
     the roll screen of character ``roll_screen`` (which has a result panel), or another page."""
@@ -66,7 +67,7 @@ async def open_socket(
         headers.append((b"cookie", await database_sync_to_async(_cookie)(user)))
     query = f"?character={roll_screen}" if roll_screen is not None else ""
     communicator = WebsocketCommunicator(application, f"/ws/c/{campaign_id}/{query}", headers=headers)
-    connected, detail = await communicator.connect()
+    connected, detail = await communicator.connect(timeout=timeout)
     return communicator, connected, detail
 
 
@@ -429,9 +430,52 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm_on_its_roll_sc
         assert "result-roll" not in frames[name]
         assert "follow-ups" not in frames[name]
         assert "follow-up-" not in frames[name]
-    assert 'id="gm-panel"' in frames["session"]  # the GM's waiting panel, which a follow-up may change
+    # Nothing ever waits on the GM's panel in sixes: a follow-up does not redraw it.
+    assert 'id="gm-panel"' not in frames["session"]
+    assert frames["session"] == frames["kim"]
     for communicator in sockets.values():
         await communicator.disconnect()
+
+
+@database_sync_to_async
+def doubles_table_with_a_failed_roll() -> tuple[Table, Roll]:
+    table = factories.table("doubles", sheet=factories.sheet_of("doubles"))
+    made = services.roll_create(
+        character=table.character,
+        roller=table.player,  # type: ignore[arg-type]
+        data={**factories.roll_data("doubles", table.character), "dn": 6},
+        helper=None,
+        intent="",
+        rng=ScriptedDice(2, 3),
+    )
+    return table, made
+
+
+@database_sync_to_async
+def gm_panel_markup(table: Table) -> str:
+    from django.template.loader import render_to_string
+
+    from rolls import panels
+
+    gm = Membership.objects.select_related("campaign").get(campaign=table.campaign, is_gm=True)
+    return render_to_string("rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(table.campaign.pk, gm)})
+
+
+async def test_a_follow_up_that_asks_the_gm_sends_the_gms_socket_the_panel_with_it() -> None:
+    """Doubles: a player's drama dice change nothing the GM decides on, but a miracle asked
+    waits for the GM: only then does the session page's socket draw the panel again."""
+    table, made = await doubles_table_with_a_failed_roll()
+    session, connected, _ = await open_socket(table.campaign.pk, table.gm)
+    assert connected
+    await sync(session, 0, await last_seq(table))
+
+    await follow_up(made, table.player, "miracle")
+    frames = "".join(await frames_until(session, up_to(await last_seq(table))))
+
+    panel = await gm_panel_markup(table)
+    assert "follow-up-miracle_approve" in panel
+    assert panel in frames
+    await session.disconnect()
 
 
 async def test_a_stale_card_in_one_batch_never_offers_a_button(table: Table) -> None:
@@ -560,3 +604,46 @@ def test_a_roll_screen_names_its_character_and_anything_else_is_no_character(
     query: bytes, character: int | None
 ) -> None:
     assert _result_for(query) == character
+
+
+# -- what a connect costs ---------------------------------------------------------------------------
+
+
+def test_connecting_reads_the_membership_and_writes_the_presence_row_with_one_query_each(
+    table: Table, django_assert_num_queries: Any
+) -> None:
+    """What the consumer reads and writes for a connect (Channels' middleware has read the
+    session and the user before it): the membership with its campaign and last seq, one
+    INSERT for the presence row. A page that has everything sends nothing to read."""
+    from rolls.consumers import TableConsumer
+    from tabletop import presence
+
+    consumer = TableConsumer()
+    consumer.scope = {"user": table.player}
+    consumer.campaign_id = table.campaign.pk
+    with django_assert_num_queries(1):
+        membership = consumer._find_membership()
+    table.campaign.refresh_from_db()
+    assert membership is not None and membership.campaign.last_seq == table.campaign.last_seq
+    with django_assert_num_queries(1):
+        presence.arrive(channel_name="test.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+    presence.leave(channel_name="test.1")
+
+
+async def test_a_page_that_has_everything_is_sent_nothing_and_one_behind_its_entries(table: Table) -> None:
+    made = await roll_for(table, 1, 2, 3)
+    now = await last_seq(table)
+    current, _, _ = await open_socket(table.campaign.pk, table.player)
+    behind, _, _ = await open_socket(table.campaign.pk, table.gm)
+
+    await current.send_json_to({"since": now})
+    frames = await sync(behind, now - 1, now)
+
+    assert f'id="feed-roll-{made.pk}"' in "".join(frames)
+    await assert_quiet(current)
+    # An entry written after the connect still comes, from where the page stands.
+    after = await roll_for(table, 6, 6, 6)
+    frames = await frames_until(current, up_to(now + 1))
+    assert f'id="feed-roll-{after.pk}"' in "".join(frames)
+    for communicator in (current, behind):
+        await communicator.disconnect()

@@ -4,6 +4,8 @@ the table."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -122,3 +124,70 @@ def test_every_live_page_shows_who_is_at_the_table(table: Table) -> None:
         listed = html[html.index('<ul id="presence"') :].split("</ul>")[0]
         assert '<li class="gm">GM</li>' in listed
         assert "Player" not in listed
+
+
+# -- a table that fills at once hears who is here once an interval, not once a join ---------------
+
+
+@database_sync_to_async
+def players_joined(table: Table, count: int) -> list[object]:
+    from tests import factories
+
+    players = [factories.user(f"phone{n}") for n in range(count)]
+    for n, player in enumerate(players):
+        factories.member(table.campaign, player, name=f"Phone {n}")
+    return players
+
+
+def listed(frame: str) -> list[str]:
+    return re.findall(r"<li(?: class=\"gm\")?>([^<]*)</li>", frame)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_twenty_phones_joining_at_once_get_a_couple_of_lists_each_and_the_last_is_whole(
+    table: Table,
+) -> None:
+    phones = await players_joined(table, 19)
+    users = [table.gm, *phones]
+    opened = await asyncio.gather(*(open_socket(table.campaign.pk, user, timeout=30) for user in users))
+    sockets = [communicator for communicator, connected, _ in opened if connected]
+    assert len(sockets) == 20
+    everyone = {"GM", *(f"Phone {n}" for n in range(19))}
+
+    counts = []
+    for communicator in sockets:
+        lists = []
+        while not lists or set(listed(lists[-1])) != everyone:
+            frame = await communicator.receive_from(timeout=5)
+            assert is_presence(frame)
+            lists.append(frame)
+        # Anything still on its way (the end of an interval) comes now, and is whole too.
+        while not await communicator.receive_nothing(timeout=presence.COALESCE_SECONDS + 0.2):
+            frame = await communicator.receive_from()
+            assert set(listed(frame)) == everyone
+            lists.append(frame)
+        counts.append(len(lists))
+
+    # One list at once for the first join, one at the end of the interval for the rest (a
+    # third when the joins straddle two intervals); every join to everyone would be 210.
+    assert max(counts) <= 3, counts
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_phone_that_leaves_is_off_the_list_at_the_end_of_the_interval(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(presence, "COALESCE_SECONDS", 0.2)
+    gm, _, _ = await open_socket(table.campaign.pk, table.gm)
+    player, _, _ = await open_socket(table.campaign.pk, table.player)
+    lists = []
+    while not lists or "Player" not in lists[-1]:
+        lists.append(await gm.receive_from(timeout=3))
+
+    await player.disconnect()
+
+    frame = await gm.receive_from(timeout=3)
+    assert listed(frame) == ["GM"]
+    await gm.disconnect()

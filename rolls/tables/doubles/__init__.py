@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rolls.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from rolls.systems.doubles import DN_NAMES, Doubles, DoublesRequest, negative_keep
@@ -85,6 +86,8 @@ def _endurance_limit(character: Character) -> tuple[int, str]:
 
 
 class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
+    # A miracle waits for the GM, who may approve it while its character has the Endurance.
+    gm_waits = Waits.DECISIONS | Waits.SHEETS
     slug = "doubles"
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm

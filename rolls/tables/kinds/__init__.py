@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rolls.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_choice, get_int, percent
 from rolls.systems.kinds import (
@@ -56,6 +57,8 @@ def _note(request: KindsRequest) -> str:
 
 
 class KindsTable(TableAdapter[Kinds, KindsRequest]):
+    # No follow-ups at all: nothing waits on the GM's panel.
+    gm_waits = Waits.NOTHING
     slug = "kinds"
     sheet_form = KindsSheetForm
     roll_form = KindsRollForm

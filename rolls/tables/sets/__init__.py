@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from rolls.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from rolls.systems.sets import (
@@ -50,6 +51,8 @@ def _bar_words(size: int, face: int | None) -> str:
 
 
 class SetsTable(TableAdapter[Sets, SetsRequest]):
+    # The GM's own rolls and players' blind rolls wait for their bids; no sheet pays for them.
+    gm_waits = Waits.NPC | Waits.BLIND
     slug = "sets"
     sheet_form = SetsSheetForm
     roll_form = SetsRollForm

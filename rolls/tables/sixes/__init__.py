@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rolls.audience import Waits
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
@@ -30,6 +31,9 @@ def _luck_limit(character: Character) -> tuple[int, str]:
 
 
 class SixesTable(TableAdapter[Sixes, SixesRequest]):
+    # Nothing ever waits on the GM's panel: an NPC has no sheet to push or spend from, and
+    # every follow-up spends from a sheet, so no blind roll settles from its own dice.
+    gm_waits = Waits.NOTHING
     slug = "sixes"
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rolls.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_choice, percent
 from rolls.systems.stars import (
@@ -70,6 +71,8 @@ def _luck_limit(character: Character) -> tuple[int, str]:
 
 
 class StarsTable(TableAdapter[Stars, StarsRequest]):
+    # A roll made against a character offers the GM its Luck against, while it has Luck.
+    gm_waits = Waits.AGAINST | Waits.SHEETS
     slug = "stars"
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm

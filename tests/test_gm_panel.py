@@ -1,0 +1,236 @@
+"""The GM's waiting panel: what it shows, what redraws it, and what drawing it costs.
+
+A seeded walk plays each system's table (players' rolls, open and blind; the GM's rolls, open,
+secret and against a character; every follow-up the cards offer; corrections, a new Mystery or
+Adventure, a voided roll, a new session) and after every step checks that the panel is drawn
+exactly as the card-by-card way drew it, and that whenever it changed, the entries of that step
+told the GM's socket to redraw it (``rolls.audience.delivery``)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from django.db import connection
+from django.template.loader import render_to_string
+from django.test.utils import CaptureQueriesContext
+
+from rolls import campaigns as table_services
+from rolls import history_services, panels, registry
+from rolls import services as roll_services
+from rolls.audience import Facts, Panel, Viewer, delivery
+from rolls.cards import ACTIONABLE, Card, _default, latest_card
+from rolls.models import LogEntry, Roll, Visibility
+from rolls.npc import NpcRollForm
+from rolls.systems import RulesError
+from tabletop.models import Character, Membership
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+SYSTEMS = ("sixes", "kinds", "doubles", "sets", "stars")
+STEPS = 60
+
+
+def panel_as_it_was(campaign_id: int, membership: Membership) -> list[Card]:
+    """The panel as it was drawn before it was one query: the latest card of each of the
+    session's recent rolls, read one by one."""
+    cards = []
+    rolls = Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
+    for roll in rolls.select_related("character", "target", "campaign").order_by("-id")[: panels.PANEL_ROLLS]:
+        card = latest_card(roll, place="gm", membership=membership)
+        settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
+        if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
+            cards.append(card)
+    return cards
+
+
+def markup(cards: list[Card]) -> str:
+    return render_to_string("rolls/_gm_panel.html", {"gm_cards": cards})
+
+
+class Walk:
+    """A table of ``system`` with a GM and two players, played at random (seeded)."""
+
+    def __init__(self, system: str, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.gm = factories.user("gm")
+        self.campaign = factories.campaign(self.gm, system=system)
+        self.players = [factories.user(f"player{n}") for n in (1, 2)]
+        self.characters: list[Character] = []
+        for n, player in enumerate(self.players):
+            factories.member(self.campaign, player)
+            self.characters.append(
+                table_services.character_create(
+                    campaign=self.campaign, owner=player, name=f"Hero{n}", sheet=factories.sheet_of(system)
+                )
+            )
+        table_services.session_start(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]
+        self.adapter = registry.table(system)
+        self.applied: Counter[str] = Counter()
+
+    def gm_membership(self) -> Membership:
+        return Membership.objects.select_related("campaign", "user").get(campaign=self.campaign, is_gm=True)
+
+    def step(self) -> None:
+        choice = self.rng.random()
+        try:
+            if choice < 0.25:
+                self.player_roll()
+            elif choice < 0.45:
+                self.npc_roll()
+            elif choice < 0.9:
+                self.follow_up()
+            else:
+                self.gm_event()
+        except RulesError:
+            pass  # refused: nothing written, the panel must not have changed either
+
+    def player_roll(self) -> None:
+        character = Character.objects.select_related("campaign").get(pk=self.rng.choice(self.characters).pk)
+        data = factories.roll_data(self.campaign.system, character)
+        form = self.adapter.roll_form(factories.posted(data), character=character)
+        assert form.is_valid(), form.errors
+        roll_services.roll_create(
+            character=character,
+            roller=character.owner,
+            data=form.engine_data(),
+            helper=None,
+            intent="",
+            rng=self.rng,
+            blind=self.rng.random() < 0.3,
+        )
+
+    def npc_roll(self) -> None:
+        self.campaign.refresh_from_db()
+        form = NpcRollForm(factories.posted(factories.npc_baseline(self.campaign)), campaign=self.campaign)
+        assert form.is_valid(), form.errors
+        roll_services.npc_roll_create(
+            campaign=self.campaign,
+            gm=self.gm,  # type: ignore[arg-type]
+            name="Goon",
+            request=form.engine_request(),
+            secret=self.rng.random() < 0.3,
+            target=self.rng.choice([None, *self.characters]),
+            intent="",
+            rng=self.rng,
+        )
+
+    def follow_up(self) -> None:
+        """A follow-up someone is offered on one of the session's latest rolls, as its card
+        offers it to them (the GM's, the roller's, the target's)."""
+        rolls = list(Roll.objects.filter(campaign=self.campaign).order_by("-id")[:6])
+        memberships = list(
+            Membership.objects.select_related("campaign", "user").filter(campaign=self.campaign)
+        )
+        asked = [
+            (roll, membership, place) for roll in rolls for membership in memberships for place in ACTIONABLE
+        ]
+        self.rng.shuffle(asked)
+        offers = []
+        for roll, membership, place in asked[:12]:
+            card = latest_card(roll, place=place, membership=membership)
+            offers += [(roll, membership, card, button) for button in card.follow_ups]
+        if not offers:
+            return
+        # The follow-up applied least so far: the walk tries each one the rules offer.
+        fewest = min(self.applied[button.action] for _, _, _, button in offers)
+        roll, membership, card, button = self.rng.choice(
+            [offer for offer in offers if self.applied[offer[3].action] == fewest]
+        )
+        self.applied[button.action] += 1
+        params = {param.name: _default(param) for param in button.follow_up.params}
+        roll_services.follow_up_apply(
+            roll=roll,
+            actor=membership.user,
+            action=button.action,
+            params=params,
+            rng=self.rng,
+            by_gm=membership.is_gm,
+            unseen=card.hidden,
+        )
+
+    def gm_event(self) -> None:
+        choice = self.rng.randrange(4)
+        if choice == 0 and self.adapter.corrections:
+            correction = self.rng.choice(self.adapter.corrections)
+            character = Character.objects.select_related("campaign").get(
+                pk=self.rng.choice(self.characters).pk
+            )
+            value = max(0, getattr(character, correction.field) + self.rng.choice((-30, -1, 1, 30)))
+            table_services.resources_correct(
+                character=character,
+                gm=self.gm,  # type: ignore[arg-type]
+                values={correction.field: value},
+            )
+        elif choice == 1:
+            self.campaign.refresh_from_db()
+            table_services.mystery_start(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]
+        elif choice == 2:
+            roll = Roll.objects.filter(campaign=self.campaign, voided=False).order_by("-id").first()
+            if roll is not None:
+                history_services.roll_void(roll=roll, gm=self.gm)
+        else:
+            self.campaign.refresh_from_db()
+            table_services.session_end(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]
+            table_services.session_start(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: str) -> None:
+    walk = Walk(system, seed=SYSTEMS.index(system))
+    gm = walk.gm_membership()
+    viewer = Viewer.of(gm, waits=walk.adapter.gm_waits)
+    before = markup(panels.gm_panel(walk.campaign.pk, gm))
+    last_seq = (
+        LogEntry.objects.filter(campaign=walk.campaign).order_by("-seq").values_list("seq", flat=True)[0]
+    )
+    shown = skipped = 0
+    for _ in range(STEPS):
+        walk.step()
+        entries = LogEntry.objects.filter(campaign=walk.campaign, seq__gt=last_seq).select_related(
+            "roll", "roll__character", "roll__target"
+        )
+        touched = Panel.NONE
+        for entry in entries:
+            touched |= delivery(Facts.of(entry), viewer).panels
+            last_seq = entry.seq
+        gm = walk.gm_membership()
+        now = markup(panels.gm_panel(walk.campaign.pk, gm))
+        assert now == markup(panel_as_it_was(walk.campaign.pk, gm))
+        if now != before:
+            assert touched & Panel.GM_WAITING, f"the panel changed and was not redrawn:\n{before}\n{now}"
+        if entries and not touched & Panel.GM_WAITING:
+            skipped += 1
+        shown += 'class="card' in now
+        before = now
+    if walk.adapter.gm_waits:
+        assert shown, "the walk never had anything waiting on the GM's panel"
+    else:
+        # Nothing ever waits in this system, so nothing redraws the panel at all.
+        assert shown == 0
+        assert skipped > STEPS // 2
+
+
+@pytest.mark.parametrize("system", ["doubles", "sets", "stars"])
+def test_drawing_the_panel_is_one_query(system: str) -> None:
+    walk = Walk(system, seed=7)
+    for _ in range(STEPS):
+        walk.step()
+    gm = walk.gm_membership()
+    with CaptureQueriesContext(connection) as queries:
+        cards = panels.gm_panel(walk.campaign.pk, gm)
+        markup(cards)
+    assert len(queries) == 1, [query["sql"] for query in queries]
+
+
+@pytest.mark.parametrize("system", ["sixes", "kinds"])
+def test_a_system_where_nothing_waits_reads_nothing_for_the_panel(system: str) -> None:
+    walk = Walk(system, seed=3)
+    for _ in range(10):
+        walk.step()
+    gm = walk.gm_membership()
+    with CaptureQueriesContext(connection) as queries:
+        assert panels.gm_panel(walk.campaign.pk, gm) == []
+    assert len(queries) == 0
