@@ -313,6 +313,9 @@ def contest_act(
         step = offered.get(action)
         if step is None:
             raise RulesError("That is not a step this side may take now.")
+        if side.roll_id is not None:
+            # Locked before the character (the roll services' order): a step may spend its dice.
+            side.roll = Roll.objects.select_for_update().get(pk=side.roll_id)
         character = None
         if side.character is not None:
             character = (
@@ -326,6 +329,8 @@ def contest_act(
         side.extra = done.extra
         side.save(update_fields=["extra"])
         contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
+        if done.state is not None and side.roll is not None:
+            _roll_step(contest, side.roll, done.state, action, user)
         if contest.state == Contest.State.OPEN:
             _reveal_when_ready(contest, user)
         return contest
@@ -445,6 +450,21 @@ def _reveal(contest: Contest, actor: User) -> None:
             state=state if state is not None else roll.current_state(),
             text=f"{roll.character_name}'s roll for the contest, revealed.",
         )
+
+
+def _roll_step(contest: Contest, roll: Roll, state: dict[str, Any], action: str, actor: User) -> None:
+    """A contest step that spent the side's own dice: a follow-up entry of its roll, so the
+    card (and every page showing it) draws the dice spent."""
+    roll.outcome = registry.engine(contest.system).evaluate(state).tone
+    Roll.objects.filter(pk=roll.pk).update(outcome=roll.outcome)
+    append_entry(
+        campaign_id=contest.campaign_id,
+        kind=LogEntry.Kind.FOLLOW_UP,
+        action=action[:32],
+        actor=actor,
+        roll=roll,
+        state=state,
+    )
 
 
 def contest_event(contest: Contest, event: TableEvent, actor: User, text: str) -> LogEntry:

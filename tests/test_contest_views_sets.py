@@ -145,3 +145,39 @@ def test_a_bid_without_htmx_redirects_with_a_message(pair: Pair, dice: Script) -
     answer = logged_in(pair.table.player).post(url, {"action": "bid", "dice": ["0", "2"]})
     assert answer.status_code == 302
     assert "bid" not in Contest.objects.get().sides.get(position=0).extra
+
+
+def test_set_10_critical_hits_in_turn_on_the_phones_and_the_display(pair: Pair, dice: Script) -> None:
+    SIDE_FIELDS["bonus"] = "2"
+    try:
+        assert open_duel(pair).status_code == 200
+    finally:
+        SIDE_FIELDS["bonus"] = "0"
+    dice(4, 4, 6, 6, 1)
+    act(pair, pair.table.player, 0, "roll")
+    dice(3, 3, 5, 5, 1)
+    act(pair, pair.second, 1, "roll")
+    act(pair, pair.table.player, 0, "bid", dice=["0", "1"])
+    act(pair, pair.second, 1, "bid", dice=["0", "1"])
+    # Ada won: her phone offers a critical hit from her unspent set; Bo's phone only says so.
+    mine = phone(pair, pair.table.player, pair.ada)
+    assert "Spend a critical hit" in mine and 'name="dice" value="2"' in mine
+    theirs = phone(pair, pair.second, pair.bo)
+    assert "Won: spends critical hits first" in theirs and "Spend a critical hit" not in theirs
+    early = act(pair, pair.second, 1, "let_through")
+    assert early.status_code == 422 and "not a step this side may take" in early.content.decode()
+
+    assert act(pair, pair.table.player, 0, "critical_hit", dice=["2", "3"]).status_code == 200
+    assert act(pair, pair.table.player, 0, "hits_done").status_code == 200
+    theirs = phone(pair, pair.second, pair.bo)
+    assert (
+        "Answer the critical hit 2x6" in theirs
+        and 'Critical hit 2x6: <span class="muted">to answer' in theirs
+    )
+    assert act(pair, pair.second, 1, "critical_answer", dice=["2", "3"]).status_code == 200
+
+    display = page(logged_in(pair.second), "rolls:display", pair.table.campaign.display_token)
+    panel = html.unescape(panel_of(display))
+    assert "Critical hit 2x6 against 2x5: <b>one more damage</b>" in panel
+    assert "Critical hits: 1 more damage (1 of 1 got through)." in panel
+    assert "<form" not in display and "<button" not in display

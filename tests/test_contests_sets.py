@@ -230,16 +230,132 @@ def test_set_10_the_winner_then_spends_its_other_sets_on_criticals(pair: Pair) -
     roll(contest, 1, pair.table.gm, 3, 3, 2, 2, 1, gm=True)
     bid(contest, 0, pair.table.player, [0, 1])
     bid(contest, 1, pair.table.gm, [0, 1], gm=True)
-    # The winner's card offers the criticals of a success, the loser's those of a failure.
-    assert [f.action for f in services_follow_ups(side(contest, 0).roll)] == [
-        "critical_hit",
-        "critical_effect",
-    ]
+    # The winner's card offers the criticals of a success but its critical hits, which the
+    # contest compares set against set (below); the loser's card those of a failure.
+    assert [f.action for f in services_follow_ups(side(contest, 0).roll)] == ["critical_effect"]
     assert [f.action for f in services_follow_ups(side(contest, 1).roll)] == [
         "defy_death",
         "flinch",
         "clean_break",
     ]
+
+
+def act(
+    contest: Contest, position: int, user: Any, action: str, dice: Any = None, *, gm: bool = False
+) -> Contest:
+    params = {} if dice is None else {"dice": dice}
+    return contests.contest_act(
+        side=side(contest, position), user=user, action=action, params=params, is_gm=gm
+    )
+
+
+def test_set_10_critical_hits_compared_set_against_set_winner_first_then_each_answered(pair: Pair) -> None:
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, {**FINESSE, "bonus": 3}), Side(None, {"dice": 7}, name="The guard")],
+        intent="a fight at the gate",
+    )
+    roll(contest, 0, pair.table.player, 4, 4, 6, 6, 5, 5)
+    roll(contest, 1, pair.table.gm, 3, 3, 5, 5, 5, 2, 2, gm=True)
+    bid(contest, 0, pair.table.player, [0, 1])
+    # Before the reveal no critical hit: the bids come first.
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 0, pair.table.player, "critical_hit", [2, 3])
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)
+    # Ada won (2x4 over 2x3). The guard answers nothing before Ada has spent hers.
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 1, pair.table.gm, "let_through", gm=True)
+    # Only her own unspent dice, one set; only her player.
+    with pytest.raises(RulesError, match="spent already"):
+        act(contest, 0, pair.table.player, "critical_hit", [0, 1])
+    with pytest.raises(RulesError, match="same face"):
+        act(contest, 0, pair.table.player, "critical_hit", [2, 4])
+    with pytest.raises(RulesError, match="choose among them"):
+        act(contest, 0, pair.table.player, "critical_hit", [2, 9])
+    with pytest.raises(RulesError, match="Only Ada's player"):
+        act(contest, 0, pair.second, "critical_hit", [2, 3])
+    act(contest, 0, pair.table.player, "critical_hit", [2, 3])
+    act(contest, 0, pair.table.player, "critical_hit", ["4", "5"])
+    # No set left: only "no more".
+    assert [s.action for s in registry_steps(contest, 0)] == ["hits_done"]
+    act(contest, 0, pair.table.player, "hits_done")
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 0, pair.table.player, "hits_done")
+    # The guard answers in order: 2x6 first, with three 5s (larger Size: no damage) ...
+    assert registry_steps(contest, 1)[0].label == "Answer the critical hit 2x6"
+    with pytest.raises(RulesError, match="spent already"):
+        act(contest, 1, pair.table.gm, "critical_answer", [0, 1], gm=True)
+    act(contest, 1, pair.table.gm, "critical_answer", [2, 3, 4], gm=True)
+    # ... then 2x5 with no set: one more damage. Then nobody has a step left.
+    act(contest, 1, pair.table.gm, "let_through", gm=True)
+    assert registry_steps(contest, 0) == [] and registry_steps(contest, 1) == []
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 1, pair.table.gm, "let_through", gm=True)
+
+    texts = list(
+        LogEntry.objects.filter(action="contest-step").order_by("seq").values_list("text", flat=True)
+    )
+    assert texts[-5:] == [
+        "Ada spends a critical hit: 2x6.",
+        "Ada spends a critical hit: 2x5.",
+        "Ada spends no more critical hits (2 to answer).",
+        "The guard answers the critical hit 2x6 with 3x5: no damage from it.",
+        "The guard answers the critical hit 2x5 with no set: one more damage. "
+        "Critical hits: 1 more damage (1 of 2 got through).",
+    ]
+    # The sets spent are in the rolls: each card shows its dice spent.
+    ada = side(contest, 0).roll.current_state()
+    assert [(s["action"], s.get("bid")) for s in ada["steps"][1:]] == [
+        ("bid", "2x4"),
+        ("opposition", "2x3"),
+        ("critical_hit", "2x6"),
+        ("critical_hit", "2x5"),
+    ]
+    guard = side(contest, 1).roll.current_state()
+    assert guard["steps"][-1] == {
+        "action": "critical_answer",
+        "dice": [2, 3, 4],
+        "faces": [5, 5, 5],
+        "bid": "3x5",
+    }
+    closed = contests.contest_close(contest=contest, gm=pair.table.gm)
+    assert closed.verdict == (
+        "Ada (attacking) bid 2x4, The guard bid 2x3. Ada wins: equal Sizes, the higher Face wins."
+        " Critical hits: 1 more damage (1 of 2 got through)."
+    )
+
+
+def test_set_10_the_loser_answers_only_after_the_winner_and_a_tie_goes_to_the_attacker(pair: Pair) -> None:
+    five = {**FINESSE, "bonus": 2}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, five), Side(pair.bo, five)],
+        intent="a duel",
+    )
+    roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+    roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    # Bo (defending) won 2x5 over 2x2: he spends first; Ada waits.
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 0, pair.table.player, "let_through")
+    act(contest, 1, pair.second, "critical_hit", [2, 3])
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 0, pair.table.player, "critical_answer", [2, 3])
+    act(contest, 1, pair.second, "hits_done")
+    # Ada answers 2x4 with 2x4: identical sets, the tie goes to the attacker, Ada: no damage.
+    act(contest, 0, pair.table.player, "critical_answer", [2, 3])
+    assert contests.verdict(contest).endswith("Critical hits: no extra damage (0 of 1 got through).")
+
+
+def registry_steps(contest: Contest, position: int) -> list[Any]:
+    from rolls import registry
+
+    sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
+    contest.refresh_from_db()
+    return registry.table("sets").contest_steps(contest, sides[position], sides)
 
 
 def services_follow_ups(roll: Roll) -> list[Any]:

@@ -120,9 +120,15 @@ CRITICAL_LABELS = {
     "defy_death": "Defy death",
     "flinch": "Flinch",
     "clean_break": "Clean break",
+    # SET-10: a set the loser of a contest spends against one of the winner's critical hits.
+    "critical_answer": "Against a critical hit",
 }
 SHORT_LABELS = {"bid": "bid", "critical_hit": "hit", "critical_effect": "effect", "defy_death": "defy"}
-SHORT_LABELS |= {"flinch": "flinch", "clean_break": "break"}  # captions under the spent dice
+SHORT_LABELS |= {
+    "flinch": "flinch",
+    "clean_break": "break",
+    "critical_answer": "answer",
+}  # captions under the spent dice
 EFFECTS = ("none", "bonus", "penalty")  # what a critical effect may do to a later roll
 
 
@@ -255,6 +261,34 @@ def compare_critical_hits(
             hit = compare_bids(theirs, mine) == "defender"
         exchanges.append(CriticalExchange(mine, theirs, hit))
     return tuple(exchanges)
+
+
+def unspent_set_dice(state: State) -> list[int]:
+    """Indices of the roll's dice not spent yet that still have an unspent match."""
+    dice = list(state["steps"][0]["dice"])
+    spent = {index for step in state["steps"][1:] for index in step.get("dice", ())}
+    free = [i for i in range(len(dice)) if i not in spent]
+    return [i for i in free if sum(dice[j] == dice[i] for j in free) >= 2]
+
+
+def spend_set(state: State, action: str, raw: Any) -> tuple[State, Bid]:
+    """SET-8, SET-10: one set of the roll's own unspent dice spent by a contest's side (a
+    critical hit, or an answer to one), written into the roll. RulesError for dice it did not
+    roll, dice spent already, or dice that are not one set."""
+    if action not in ("critical_hit", "critical_answer"):
+        raise RulesError("Only a critical hit or an answer to one is spent this way.")
+    indices = sorted(set(_parse_indices(raw)))
+    dice = list(state["steps"][0]["dice"])
+    if any(not 0 <= i < len(dice) for i in indices):
+        raise RulesError(f"There are {dice_count(len(dice))} on the card; choose among them.")
+    free = set(unspent_set_dice(state))
+    if any(i not in free for i in indices):
+        raise RulesError("Some of those dice are spent already.")
+    if len(indices) < 2 or len({dice[i] for i in indices}) != 1:
+        raise RulesError("A set is two or more dice that all show the same face.")
+    bid = score_bid(dice[i] for i in indices)
+    step = {"action": action, "dice": indices, "faces": [dice[i] for i in indices], "bid": str(bid)}
+    return with_step(state, step), bid
 
 
 @dataclass(frozen=True)
@@ -676,13 +710,15 @@ class Sets(DiceSystem):
         if state["request"].get("sealed_bid"):
             # A contest's side: the contest seals both bids and writes them in together; its
             # roller never bids here nor records the other side's bid.
+            # Its critical hits are the contest's too: spent in turn and compared set against
+            # set with the loser's answers (SET-10, ``spend_set``), not from the card.
             success = self._success(state)
             if success is None or not self._unspent_sets(state):
                 return []
             return [
                 action
                 for action in (SUCCESS_CRITICALS if success else FAILURE_CRITICALS)
-                if action not in ONCE_PER_ROLL or not steps_of(state, action)
+                if action != "critical_hit" and (action not in ONCE_PER_ROLL or not steps_of(state, action))
             ]
         if not steps_of(state, "bid"):
             if best_bid(self._dice(state)) is not None:

@@ -93,11 +93,13 @@ class ContestStep:
 @dataclass(frozen=True)
 class ContestStepDone:
     """A step taken: the side's ``extra`` now, the character's fields it changed (saved by
-    the service), and the log's line."""
+    the service), and the log's line; ``state``, when the step spends the side's own dice
+    (sets: a critical hit), is its roll's state after it, logged as a follow-up of the roll."""
 
     extra: dict[str, Any]
     changed: list[str]
     text: str
+    state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
     ) -> list[ContestStep]:
-        return sealed.steps(contest, side)
+        return sealed.steps(contest, side) + sealed.critical_steps(contest, side, sides)
 
     def contest_step(
         self,
@@ -142,7 +142,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         params: Mapping[str, Any],
         character: Character | None,
     ) -> ContestStepDone:
-        return sealed.take(side, step, params)
+        return sealed.take(side, sides, step, params)
 
     def contest_ready(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
         return sealed.ready(sides)
@@ -155,7 +155,9 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
     def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
         if len(sides) != 2:
             return ""
-        return sealed.words(sides, [extra_bid(side.extra) for side in sides])
+        said = sealed.words(sides, [extra_bid(side.extra) for side in sides])
+        damage = sealed.damage_words(sides)
+        return f"{said} {damage}" if damage else said
 
     def _side_request(self, contest: Contest, side: ContestSide) -> SetsRequest:
         """The engine request a side rolls (its dice count is what the bid odds need)."""
@@ -176,8 +178,19 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
             "bid": (bid.get("bid") if bid else "") if sees else "",
             "has_bid": bid is not None,
             "steps": [],
+            # SET-10: the critical hits compared set against set, seen by all once revealed.
+            "exchanges": sealed.exchanges_of(sides) if side.position == sealed.winner_of(sides) else [],
+            "damage": sealed.damage_words(sides) if side.position == sealed.winner_of(sides) else "",
+            "critical_turn": False,
+            # Whose turn it is, said to everyone (the TV too): only what is public by now.
+            "turn": sealed.turn_words(contest, side, sides),
         }
-        if acts:
+        if acts and contest.state == contest.State.REVEALED:
+            extra["steps"] = sealed.critical_steps(contest, side, sides)
+            extra["critical_turn"] = bool(extra["steps"])
+            if extra["steps"]:
+                extra["faces"] = sealed.faces_of(side)
+        elif acts:
             extra["steps"] = sealed.steps(contest, side)
             if extra["steps"]:
                 extra["faces"] = sealed.faces_of(side)

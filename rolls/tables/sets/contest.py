@@ -11,8 +11,14 @@ The order of play, on top of ``rolls.contests`` (which seals the rolls):
 3. When both have bid, the dice and the bids are revealed at the same moment: one entry says
    both bids and who won (Size, then Face, then the attacker: the first side, SET-4), and each
    roll's card gets its bid and the other side's written in (``sealed_bid_state``).
-4. Then the criticals go on the rolls' cards as on any opposed roll: the winner's card offers
-   the successes' criticals, the loser's the failures' (SET-8, SET-10). The GM settles it.
+4. Then the critical hits, compared set against set, in turn (SET-8, SET-10;
+   ``critical_steps``): the winner spends sets as critical hits first, one step each, from
+   dice not spent yet, and says when done; then the loser answers each in order, with a set
+   of their own or none. Each set spent goes into its roll (its card shows the dice spent).
+   Once all are answered, each critical hit that beats its answer (ties to the attacker) or
+   meets none deals one more damage (``compare_critical_hits``), said in the log, on the
+   panel and the TV. The other criticals (effects, flinch...) stay on the rolls' cards. The
+   GM settles it.
 
 So neither side sees the other's dice before both have bid: seeing them would tell how small a
 bid still wins, and the sets held back for criticals would no longer be a secret.
@@ -31,11 +37,14 @@ from rolls.systems.sets import (
     Bid,
     best_bid,
     bid_win_chance,
+    compare_critical_hits,
     extra_bid,
     score_bid,
     sealed_bid,
     sealed_bid_state,
     settle_bids,
+    spend_set,
+    unspent_set_dice,
 )
 from rolls.tables.base import ContestStep, ContestStepDone
 
@@ -44,6 +53,10 @@ if TYPE_CHECKING:
 
 BID = "bid"
 NO_SET = "no_set"
+CRITICAL_HIT = "critical_hit"
+HITS_DONE = "hits_done"
+ANSWER = "critical_answer"
+LET_THROUGH = "let_through"
 
 
 def faces_of(side: ContestSide) -> list[int]:
@@ -65,9 +78,14 @@ def steps(contest: Contest, side: ContestSide) -> list[ContestStep]:
     ]
 
 
-def take(side: ContestSide, step: ContestStep, params: Mapping[str, Any]) -> ContestStepDone:
-    """A sealed bid: the step goes in the side's ``extra``; the log only says it was made."""
+def take(
+    side: ContestSide, sides: Sequence[ContestSide], step: ContestStep, params: Mapping[str, Any]
+) -> ContestStepDone:
+    """A sealed bid: the step goes in the side's ``extra``; the log only says it was made.
+    After the reveal, a critical hit or an answer to one (``critical_take``)."""
     assert side.roll is not None
+    if step.action in (CRITICAL_HIT, HITS_DONE, ANSWER, LET_THROUGH):
+        return critical_take(side, sides, step, params)
     if step.action == NO_SET:
         if best_bid(faces_of(side)) is not None:
             raise RulesError("Your dice hold a set: bid it.")
@@ -166,3 +184,161 @@ def no_set_chance(contest: Contest, side: ContestSide, sides: Sequence[ContestSi
         return ""
     chance: Fraction = bid_win_chance(None, dice, attacker=side.position == 0)
     return percent(chance)
+
+
+# -- critical hits, set against set (SET-8, SET-10) ------------------------------------------
+
+
+def winner_of(sides: Sequence[ContestSide]) -> int | None:
+    """The position whose bid won, once both bids are in (None before)."""
+    if len(sides) != 2 or not all("bid" in side.extra for side in sides):
+        return None
+    verdict = settle_bids(extra_bid(sides[0].extra), extra_bid(sides[1].extra))
+    return 0 if verdict.winner == "attacker" else 1
+
+
+def _set_choices(side: ContestSide) -> tuple[str, ...]:
+    assert side.roll is not None
+    return tuple(str(i) for i in unspent_set_dice(side.roll.current_state()))
+
+
+def critical_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> list[ContestStep]:
+    """SET-10: whose turn it is after the reveal. The winner first: a critical hit per set
+    (while an unspent set is left) until they say they are done; then the loser, one answer
+    per critical hit, in the order spent. Nobody else, and nothing once all are answered."""
+    win = winner_of(sides)
+    if contest.state != contest.State.REVEALED or win is None or side.roll is None:
+        return []
+    winner, loser = sides[win], sides[1 - win]
+    if side.pk == winner.pk:
+        if winner.extra.get("hits_done"):
+            return []
+        steps = []
+        choices = _set_choices(side)
+        if choices:
+            dice = Param("dice", "Dice of one set", choices, multiple=True)
+            steps.append(
+                ContestStep(CRITICAL_HIT, "Spend a critical hit", (dice,), "one more damage if it wins")
+            )
+        steps.append(ContestStep(HITS_DONE, "No more critical hits"))
+        return steps
+    hits = winner.extra.get("hits", [])
+    answers = loser.extra.get("answers", [])
+    if side.pk != loser.pk or not winner.extra.get("hits_done") or len(answers) >= len(hits):
+        return []
+    against = hits[len(answers)]["bid"]
+    steps = []
+    choices = _set_choices(side)
+    if choices:
+        dice = Param("dice", "Dice of one set", choices, multiple=True)
+        steps.append(
+            ContestStep(
+                ANSWER, f"Answer the critical hit {against}", (dice,), "it deals no damage if yours wins"
+            )
+        )
+    steps.append(ContestStep(LET_THROUGH, f"No set against {against}", note="one more damage"))
+    return steps
+
+
+def critical_take(
+    side: ContestSide, sides: Sequence[ContestSide], step: ContestStep, params: Mapping[str, Any]
+) -> ContestStepDone:
+    """A critical hit spent, the winner done, or one answer: kept in the side's ``extra`` (and
+    the dice in the roll). The last answer's line says the extra damage."""
+    assert side.roll is not None
+    if step.action == HITS_DONE:
+        hits = side.extra.get("hits", [])
+        text = f"{side.name} spends no more critical hits"
+        text += f" ({len(hits)} to answer)." if hits else ": no extra damage."
+        return ContestStepDone({**side.extra, "hits_done": True}, [], text)
+    if step.action == LET_THROUGH:
+        answers = [*side.extra.get("answers", []), {"bid": "none"}]
+        extra = {**side.extra, "answers": answers}
+        return ContestStepDone(extra, [], _answer_text(side, sides, extra, "no set"))
+    state, bid = spend_set(side.roll.current_state(), step.action, params.get("dice"))
+    if step.action == CRITICAL_HIT:
+        hits = [*side.extra.get("hits", []), {"bid": str(bid), "size": bid.size, "face": bid.face}]
+        return ContestStepDone(
+            {**side.extra, "hits": hits}, [], f"{side.name} spends a critical hit: {bid}.", state
+        )
+    answers = [*side.extra.get("answers", []), {"bid": str(bid), "size": bid.size, "face": bid.face}]
+    extra = {**side.extra, "answers": answers}
+    return ContestStepDone(extra, [], _answer_text(side, sides, extra, str(bid)), state)
+
+
+def _answer_text(side: ContestSide, sides: Sequence[ContestSide], extra: dict[str, Any], said: str) -> str:
+    shown: list[Any] = list(sides)
+    shown[side.position] = Shown(side.name, extra)
+    last = exchanges_of(shown)[len(extra["answers"]) - 1]
+    line = f"{side.name} answers the critical hit {last.winner_set} with {said}: "
+    line += "one more damage." if last.hit else "no damage from it."
+    words = damage_words(shown)
+    return f"{line} {words}" if words else line
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A side as it is about to be saved (its ``extra`` after the step), for the log's line."""
+
+    name: str
+    extra: dict[str, Any]
+
+
+def _bid_of(entry: Mapping[str, Any]) -> Bid | None:
+    return Bid(int(entry["size"]), int(entry["face"])) if entry.get("size") else None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One critical hit and its answer as the panel shows it ("" while unanswered)."""
+
+    winner_set: str
+    loser_set: str
+    hit: bool | None
+
+
+def exchanges_of(sides: Sequence[Any]) -> list[Exchange]:
+    """SET-10: the winner's critical hits, in order, each with the loser's answer and whether
+    it deals one more damage (None while not answered yet)."""
+    win = winner_of(sides)
+    if win is None:
+        return []
+    winner, loser = sides[win], sides[1 - win]
+    hits = winner.extra.get("hits", [])
+    answers = loser.extra.get("answers", [])
+    exchanges = []
+    for index, hit in enumerate(hits):
+        mine = _bid_of(hit)
+        assert mine is not None
+        if index >= len(answers):
+            exchanges.append(Exchange(str(mine), "", None))
+            continue
+        theirs = _bid_of(answers[index])
+        done = compare_critical_hits([mine], [] if theirs is None else [theirs], winner_attacks=win == 0)[0]
+        exchanges.append(Exchange(str(mine), "no set" if theirs is None else str(theirs), done.hit))
+    return exchanges
+
+
+def damage_words(sides: Sequence[Any]) -> str:
+    """The critical hits' extra damage in words, once every one is answered ("" before)."""
+    win = winner_of(sides)
+    if win is None or not sides[win].extra.get("hits_done"):
+        return ""
+    exchanges = exchanges_of(sides)
+    if any(exchange.hit is None for exchange in exchanges):
+        return ""
+    if not exchanges:
+        return ""
+    damage = sum(1 for exchange in exchanges if exchange.hit)
+    more = "no extra damage" if damage == 0 else f"{damage} more damage"
+    return f"Critical hits: {more} ({damage} of {len(exchanges)} got through)."
+
+
+def turn_words(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> str:
+    """What this side may do now in the critical hits, for everyone's panel ("" if nothing)."""
+    steps = critical_steps(contest, side, sides)
+    if not steps:
+        return ""
+    if steps[-1].action == HITS_DONE:
+        return "Won: spends critical hits first, one set at a time."
+    return f"Answers the critical hit {steps[-1].label.rsplit(' ', 1)[-1]} with a set, or none."
