@@ -75,10 +75,30 @@ class ContestBuilder:
         return kind, setup
 
     def rows(self) -> list[SideRow]:
-        return [side_row(character) for character in self.characters]
+        rows = [side_row(character) for character in self.characters]
+        for row in rows:
+            for field in row.fields:
+                # A character not chosen as a side must not block the form in the browser;
+                # the server checks the chosen ones.
+                field.form.use_required_attribute = False
+        return rows
 
     def npc_form(self) -> NpcRollForm:
-        return NpcRollForm(campaign=self.campaign, prefix=NPC)
+        form = self._npc_form(NpcRollForm(campaign=self.campaign, prefix=NPC))
+        # Used only when a side is someone without a sheet: the server checks it then.
+        form.use_required_attribute = False
+        return form
+
+    def _npc_form(self, form: NpcRollForm) -> NpcRollForm:
+        """The quick-roll form without the flags a contest ignores (``contest_npc_ignored``):
+        not shown, and their values not read."""
+        for dest in registry.table(self.campaign.system).contest_npc_ignored:
+            name = f"flag_{dest}"
+            for each in [name, *form.word_fields.get(name, [])]:
+                form.fields.pop(each, None)
+                if each in form.flag_names:
+                    form.flag_names.remove(each)
+        return form
 
     def parse(self, post: QueryDict) -> tuple[list[Side], str]:
         """The two sides (a character with its roll, or someone without a sheet) and what is
@@ -121,7 +141,7 @@ class ContestBuilder:
         return sides
 
     def _npc_side(self, post: QueryDict) -> Side:
-        form = NpcRollForm(post, campaign=self.campaign, prefix=NPC)
+        form = self._npc_form(NpcRollForm(post, campaign=self.campaign, prefix=NPC))
         if not form.is_valid():
             raise RulesError(f"For the side without a sheet: {form.errors_text()}")
         request = self.system.contest_request(form.engine_request())

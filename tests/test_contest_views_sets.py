@@ -181,3 +181,64 @@ def test_set_10_critical_hits_in_turn_on_the_phones_and_the_display(pair: Pair, 
     assert "Critical hit 2x6 against 2x5: <b>one more damage</b>" in panel
     assert "Critical hits: 1 more damage (1 of 1 got through)." in panel
     assert "<form" not in display and "<button" not in display
+
+
+def contest_form(pair: Pair) -> str:
+    text = page(logged_in(pair.table.gm), "rolls:session", pair.table.campaign.pk)
+    start = text.index('id="contest-form"')
+    return text[start : text.index("</form>", start)]
+
+
+def test_set_4_the_console_form_asks_no_bar_nor_side_and_blocks_nothing_in_the_browser(
+    pair: Pair, dice: Script
+) -> None:
+    form = contest_form(pair)
+    # A contest bids against the other side, the first side attacking: no Bar, no Face, no
+    # attacker/defender, for a character or for someone without a sheet.
+    prefix = f"s{pair.ada.pk}-"
+    assert f'name="{prefix}stat"' in form and f'name="{prefix}bonus"' in form
+    for name in (f"{prefix}bar", f"{prefix}face", f"{prefix}side", "npc-flag_bar_0", "npc-flag_defender"):
+        assert f'name="{name}"' not in form
+    assert 'name="npc-flag_dice"' in form
+    # Nothing required in the browser: the side without a sheet may be left empty when both
+    # sides are characters.
+    assert " required" not in form
+    data = {
+        "first": str(pair.ada.pk),
+        "second": str(pair.bo.pk),
+        "intent": "A duel",
+        "npc-name": "",
+        "npc-flag_dice": "",
+    }
+    for character in (pair.ada, pair.bo):
+        data |= {
+            f"s{character.pk}-stat": "Finesse",
+            f"s{character.pk}-bonus": "0",
+            f"s{character.pk}-penalty": "0",
+        }
+    url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
+    assert logged_in(pair.table.gm).post(url, data, **HX).status_code == 200
+    contest = Contest.objects.get()
+    assert [side.data["bar"] for side in contest.sides.order_by("position")] == ["opposed", "opposed"]
+    # The server still checks the side without a sheet when it is chosen.
+    refused = logged_in(pair.table.gm).post(url, {**data, "second": "npc"}, **HX)
+    assert refused.status_code == 422 and "For the side without a sheet" in html.unescape(
+        refused.content.decode()
+    )
+    # A Bar or a defender sent anyway is ignored: the guard is a plain opposed side.
+    opened = logged_in(pair.table.gm).post(
+        url,
+        {
+            **data,
+            "second": "npc",
+            "npc-name": "The guard",
+            "npc-flag_dice": "4",
+            "npc-flag_bar_0": "master",
+            "npc-flag_bar_1": "6",
+            "npc-flag_defender": "on",
+        },
+        **HX,
+    )
+    assert opened.status_code == 200
+    guard = Contest.objects.order_by("-pk").first().sides.get(position=1)
+    assert guard.data["bar_size"] is None and guard.data["attacker"] is True

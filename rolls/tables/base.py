@@ -211,6 +211,9 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # Values every character's side of a head-to-head contest rolls with, whatever the form
     # says (doubles: no Difficulty Number); those fields are not asked for a side.
     contest_data: ClassVar[Mapping[str, Any]] = {}
+    # The same for someone without a sheet: the GM's quick-roll flags (their ``dest``) that a
+    # contest ignores, not shown on the contest form (sets: the Bar, the defender).
+    contest_npc_ignored: ClassVar[tuple[str, ...]] = ()
     # The GM console's forms for this system's flows besides head to head ("" for none).
     console_flows: ClassVar[str] = ""
     # The flows drawn by a board of their own (``flow_view``, ``flow_verdict``, a template

@@ -68,6 +68,10 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         "assists": 0,
         "lesser_assists": 0,
     }
+    # SET-4: a contest's side bids against the other side, never a Bar, and the first side
+    # attacks: the form's Bar and attacker/defender fields mean nothing there.
+    contest_data = {"bar": OPPOSED, "face": ROLLED, "side": "attacker"}
+    contest_npc_ignored = ("bar", "defender")
     story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
