@@ -48,9 +48,13 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     tools.get_by_label("Second side").select_option(label="Bo")
     tools.get_by_label("Ada's stat").select_option("Finesse")
     tools.get_by_label("Bo's stat").select_option("Finesse")
-    # The quick-roll fields of a side without a sheet are required by the browser even when
-    # both sides are characters: filled, and unused.
-    tools.locator("#id_npc-flag_dice").fill("2")
+    tools.get_by_label("Bo's bonus dice").fill("2")
+    # A contest asks no Bar nor attacker/defender (the first side attacks), and the fields of
+    # a side without a sheet, unchosen, are left empty without blocking the form.
+    expect(tools.get_by_label("Ada's bar")).to_have_count(0)
+    expect(tools.locator("#id_npc-flag_bar_0")).to_have_count(0)
+    expect(tools.locator("#id_npc-flag_defender")).to_have_count(0)
+    shot(gm, "sets-contest-console-form", full_page=False)
     tools.get_by_label("What is at stake?").fill("The last lantern")
     tools.get_by_role("button", name="Open the contest").click()
     expect(contest(gm)).to_contain_text("Ada against Bo")
@@ -63,7 +67,7 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     assert_fits_phone(ada)
     shot(ada, "sets-contest-phone-bid", full_page=False)
 
-    dice(3, 3, 3)
+    dice(3, 3, 3, 6, 6)
     contest(bo).get_by_role("button", name="Roll Finesse").click()
     expect(contest(bo)).to_contain_text("Now choose your bid, in secret")
 
@@ -86,6 +90,24 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     expect(ada.locator("#feed")).to_contain_text("Bids revealed: Ada (attacking) bid 2x5, Bo bid 3x3")
     shot(tv, "sets-contest-tv-revealed")
     shot(ada, "sets-contest-phone-revealed", full_page=False)
+
+    # SET-10: Bo won, so he spends critical hits first; Ada answers each once he is done.
+    expect(contest(tv)).to_contain_text("Won: spends critical hits first")
+    expect(contest(ada).get_by_role("button", name="No set against")).to_have_count(0)
+    bo_box = contest(bo)
+    bo_box.get_by_label("die 4: 6").check()
+    bo_box.get_by_label("die 5: 6").check()
+    bo_box.get_by_role("button", name="Spend a critical hit").click()
+    expect(contest(tv)).to_contain_text("Critical hit 2x6: to answer")
+    contest(bo).get_by_role("button", name="No more critical hits").click()
+    # Ada's 2 is no set: she can only let it through.
+    contest(ada).get_by_role("button", name="No set against 2x6").click()
+    for page in (ada, bo, tv):
+        expect(contest(page)).to_contain_text("Critical hit 2x6 against no set: one more damage")
+        expect(contest(page)).to_contain_text("Critical hits: 1 more damage (1 of 1 got through).")
+    expect(tv.locator("#contests-panel form")).to_have_count(0)
+    shot(tv, "sets-contest-tv-critical-hits")
+    shot(bo, "sets-contest-phone-critical-hits", full_page=False)
 
     contest(gm).get_by_role("button", name="Settle it").click()
     expect(tv.locator("#contests-panel")).to_be_hidden()
