@@ -59,7 +59,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
   (``contest_request``): its roller never bids on the roll nor records the other side's bid;
   the contest seals both bids and writes them in together (``sealed_bid_state``), the first
   side attacking. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
-  chance against the other side's best set.
+  chance against the other side's best set. After the reveal the contest takes the critical
+  hits in turn (the winner's, then the loser's answers, ``spend_set``): a side's card offers
+  its other criticals, never a critical hit.
 - **A critical effect's die (SET-8)** is data: ``carried_dice(state)`` lists each one-die
   bonus (+1) or penalty (-1) a roll's critical effects give, and ``with_carried`` applies
   them to the request of the roll they go to (whose it is, the Judge says).
