@@ -181,6 +181,9 @@ def test_set_10_critical_hits_in_turn_on_the_phones_and_the_display(pair: Pair, 
     assert "Critical hit 2x6 against 2x5: <b>one more damage</b>" in panel
     assert "Critical hits: 1 more damage (1 of 1 got through)." in panel
     assert "<form" not in display and "<button" not in display
+    # The history draws the sets spent on each roll and the steps' lines.
+    history = html.unescape(page(logged_in(pair.second), "rolls:history", pair.table.campaign.pk))
+    assert "Critical hit: spent 2x6" in history and "Against a critical hit: spent 2x5" in history
 
 
 def contest_form(pair: Pair) -> str:
