@@ -112,6 +112,17 @@
     landed(card);
   });
 
+  // A card the socket redrew while this request was on its way has left the page: the answer
+  // goes to its successor (same id), so the swap and its out-of-band parts (a resources line)
+  // find their places in the page, not in the detached card.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id && !target.isConnected) {
+      var successor = document.getElementById(target.id);
+      if (successor) event.detail.target = successor;
+    }
+  });
+
   // The socket's copy of a result card this page already shows (the answer to the player's own
   // tap, same entry) changes nothing: leave it, so its dice are not cut off mid-landing.
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
