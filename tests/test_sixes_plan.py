@@ -114,6 +114,7 @@ def test_six_20_each_kid_rolls_only_their_own_part_once(kids: Kids) -> None:
         ("x" * 41 + "; b", "all", "40 characters"),
         ("a; b", "3", "between 1 and 2"),
         ("a; b", "lots", "how many parts"),
+        ("a\x00; b", "all", "plain words"),
     ],
 )
 def test_six_20_a_plan_that_does_not_add_up_is_refused(

@@ -9,7 +9,7 @@ from rolls.audience import Waits
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
-from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest
+from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
 from rolls.tables.base import (
     Clock,
     ContestReading,
@@ -140,6 +140,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         if step.action == group.GIVE and contest.kind == Contest.Kind.GROUP:
             return group.step(contest, side, sides, params)
         return super().contest_step(contest, side, sides, step, params, character)
+
+    def helper_shares(self, state: Mapping[str, Any]) -> bool:
+        """SIX-16: the friend who helped suffers the roll's failure with the roller."""
+        return helper_shares_failure(dict(state))
+
+    def shared_conditions(self, character: Character) -> list[str]:
+        """SIX-16: any Condition the kid has not checked yet (Broken too)."""
+        return unchecked_conditions(character.sheet)
 
     def check_can_roll(self, character: Character) -> None:
         """SIX-22, our reading: a Broken kid is out of the action until the GM clears Broken."""

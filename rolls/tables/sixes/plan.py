@@ -47,6 +47,9 @@ def setup(count: int, values: Mapping[str, Any]) -> dict[str, Any]:
     if count < 2:
         raise RulesError("Extended Trouble is a plan for two kids or more: tick who takes part.")
     raw = str(values.get("parts", "") or "")
+    if any(ord(char) < 32 for char in raw):
+        # Control characters (a NUL, which PostgreSQL's JSON refuses) are no part's name.
+        raise RulesError("Name the parts in plain words, split by ;.")
     parts = [part.strip() for part in raw.split(";") if part.strip()]
     if len(parts) != count:
         raise RulesError(
