@@ -133,14 +133,12 @@ def _count(plan: ExtendedTrouble) -> str:
 def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
     plan = plan_now(contest, sides)
     ended = plan_now(contest, sides, ending=True)
-    done = _successes(sides)
+    # Each revealed part's own verdict ("Success: 1 of 1 needed"); its tracker line says
+    # whether the part succeeds (``side_view``). Nobody "wins" a plan: no side is marked.
     results = []
     for side in sides:
-        if side.position in done:
-            results.append("part succeeds" if done[side.position] else "part fails")
-        else:
-            results.append("")
-    winners = frozenset(position for position, success in done.items() if success)
+        state = revealed_state(side)
+        results.append("" if state is None else sixes.evaluate(state).headline)
     outcomes = {"won": "the plan succeeds", "lost": "the plan fails", "going": "the plan still hangs"}
     outcome = outcomes[plan.status]
     if contest.state == Contest.State.OPEN:
@@ -158,9 +156,14 @@ def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
         )
     named = f"The plan to {contest.intent}" if contest.intent else "The plan"
     verdict = f"{named}: {outcomes[ended.status][len('the plan ') :]} ({_count(ended)})."
-    return ContestReading(results, phase, verdict, winners)
+    return ContestReading(results, phase, verdict)
 
 
 def side_view(contest: Contest, side: ContestSide) -> dict[str, Any]:
-    """What the tracker shows of a side beyond its roll: the part it plays."""
-    return {"part": _part(contest, side)}
+    """What the tracker shows of a side beyond its roll: the part it plays and, once its roll
+    is revealed, whether the part succeeds as the roll stands (None before: sealed or unrolled)."""
+    state = revealed_state(side)
+    return {
+        "part": _part(contest, side),
+        "succeeds": None if state is None else bool(sixes.evaluate(state).success),
+    }
