@@ -9,6 +9,7 @@ import html
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.urls import reverse
 
 from rolls import bound_helper, services
@@ -17,6 +18,7 @@ from rolls.systems import RulesError
 from tabletop.models import Character
 from tests.dice import ScriptedDice
 from tests.factories import logged_in
+from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_sixes_contests import BODY, Kids
 
 
@@ -25,7 +27,7 @@ def kids(db: None) -> Kids:
     return Kids()
 
 
-def helped_roll(kids: Kids, *faces: int, helper: Character | None = None) -> Roll:
+def helped_roll(kids: Kids, *faces: int, helper: Character | None = None, blind: bool = False) -> Roll:
     """Olle rolls Body (three dice) with Kim's help: four dice."""
     return services.roll_create(
         character=kids.olle,
@@ -34,6 +36,7 @@ def helped_roll(kids: Kids, *faces: int, helper: Character | None = None) -> Rol
         helper=kids.kim if helper is None else helper,
         intent="lift the beam",
         rng=ScriptedDice(*faces),
+        blind=blind,
     )
 
 
@@ -148,3 +151,25 @@ def test_six_16_a_blind_roll_keeps_the_failure_from_the_helper(kids: Kids) -> No
     Roll.objects.filter(pk=roll.pk).update(visibility=Visibility.BLIND)
     kim = page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk)
     assert "shares the failure" not in kim
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_six_16_the_helpers_socket_says_it_only_of_a_roll_the_table_sees() -> None:
+    kids = await database_sync_to_async(Kids)()
+    campaign = kids.table.campaign
+    sockets = {}
+    for name, user in (("kim", kids.second), ("gm", kids.table.gm)):
+        communicator, connected, _ = await open_socket(campaign.pk, user)
+        assert connected
+        sockets[name] = communicator
+    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
+    for communicator in sockets.values():
+        await sync(communicator, 0, last)
+    await database_sync_to_async(helped_roll)(kids, 1, 2, 3, 4, blind=True)
+    blind = {name: "".join(await frames_until(c, up_to(last + 1))) for name, c in sockets.items()}
+    assert "shares the failure" not in blind["kim"] and "shares the failure" in blind["gm"]
+    await database_sync_to_async(helped_roll)(kids, 1, 2, 3, 4)
+    seen = "".join(await frames_until(sockets["kim"], up_to(last + 2)))
+    assert "The roll failed: Kim, who helped, shares the failure" in seen
+    for communicator in sockets.values():
+        await communicator.disconnect()
