@@ -79,7 +79,11 @@ def test_six_20_each_kid_rolls_their_part_and_the_engine_decides_the_plan(kids: 
     ]
     assert all(s.roll and s.roll.target_id is None for s in contests.standings(contest))
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
-    assert closed.verdict == "The plan to get the tablet back: fails (2 of 3 parts needed)."
+    assert closed.verdict == "The plan to get the tablet back: fails (parts that worked: 2 of the 3 needed)."
+    # The contest's own page tells the whole plan afterwards.
+    response = logged_in(kids.third).get(reverse("rolls:contest", args=[kids.table.campaign.pk, contest.pk]))
+    assert response.status_code == 200
+    assert "fails (parts that worked: 2 of the 3 needed)" in html.unescape(response.content.decode())
 
 
 def test_six_20_the_gm_may_ask_for_fewer_parts_than_all(kids: Kids) -> None:
@@ -88,7 +92,9 @@ def test_six_20_the_gm_may_ask_for_fewer_parts_than_all(kids: Kids) -> None:
     roll(kids, contest, 1, 1, 1, 1)
     roll(kids, contest, 2, 6, 2, 3)
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
-    assert closed.verdict == "The plan to get the tablet back: succeeds (2 of 2 parts needed)."
+    assert (
+        closed.verdict == "The plan to get the tablet back: succeeds (parts that worked: 2 of the 2 needed)."
+    )
 
 
 def test_six_20_a_stalled_plan_closes_with_its_unrolled_parts_failed(kids: Kids) -> None:
@@ -96,7 +102,7 @@ def test_six_20_a_stalled_plan_closes_with_its_unrolled_parts_failed(kids: Kids)
     roll(kids, contest, 0, 1, 1, 1)
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
     assert closed.state == Contest.State.CLOSED
-    assert closed.verdict == "The plan to get the tablet back: fails (0 of 1 parts needed)."
+    assert closed.verdict == "The plan to get the tablet back: fails (parts that worked: 0 of the 1 needed)."
     assert Roll.objects.get().revealed
 
 
@@ -207,7 +213,7 @@ def test_six_20_the_tracker_shows_the_parts_the_exact_chance_then_the_outcome(
     post_side(kids, kids.table.player, 1, "rolls:contest-roll")
     display = panel_of(page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token))
     assert "part succeeds" in display and "part fails" in display
-    assert "Revealed: the plan fails (1 of 2 parts needed)" in display
+    assert "Revealed: the plan fails (parts that worked: 1 of the 2 needed)" in display
 
 
 def test_six_20_the_console_refuses_a_bad_plan_and_opens_nothing(kids: Kids) -> None:

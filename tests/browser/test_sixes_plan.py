@@ -71,7 +71,9 @@ def test_six_20_a_plan_in_two_parts_tracked_on_every_screen(
     dice(6, 2)
     tracker(bo).get_by_role("button", name="Roll Body").click()
     for page in (tv, ada, bo, gm):
-        expect(tracker(page)).to_contain_text("Revealed: the plan succeeds (2 of 2 parts needed)")
+        expect(tracker(page)).to_contain_text(
+            "Revealed: the plan succeeds (parts that worked: 2 of the 2 needed)"
+        )
     expect(tracker(tv).locator(".pill.success", has_text="part succeeds")).to_have_count(2)
     expect(tv.locator("#feed")).not_to_contain_text("against")
     shot(tv, "sixes-plan-tv-revealed")
@@ -81,5 +83,5 @@ def test_six_20_a_plan_in_two_parts_tracked_on_every_screen(
     tracker(gm).get_by_role("button", name="Settle it").click()
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(ada.locator("#feed")).to_contain_text(
-        "The plan to Get the tablet back: succeeds (2 of 2 parts needed)."
+        "The plan to Get the tablet back: succeeds (parts that worked: 2 of the 2 needed)."
     )

@@ -127,7 +127,8 @@ def chance(contest: Contest, sides: Sequence[ContestSide]) -> Fraction | None:
 
 
 def _count(plan: ExtendedTrouble) -> str:
-    return f"{plan.succeeded} of {plan.target} parts needed"
+    """ "parts that worked: 1 of the 2 needed"."""
+    return f"parts that worked: {plan.succeeded} of the {plan.target} needed"
 
 
 def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
