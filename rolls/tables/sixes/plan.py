@@ -145,11 +145,9 @@ def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
     if contest.state == Contest.State.OPEN:
         rolled = sum(side.roll_id is not None for side in sides)
         odds = chance(contest, sides)
-        odds_text = "" if odds is None else f" Chance the plan succeeds: {percent(odds)} (exact: {odds})."
-        phase = (
-            f"Extended Trouble: {rolled} of {len(sides)} parts rolled; the dice stay sealed until "
-            f"every part is in.{odds_text}"
-        )
+        # The chance first: the TV's column is short, and it is the line the table reads.
+        odds_text = "" if odds is None else f"Chance the plan succeeds: {percent(odds)} (exact: {odds}). "
+        phase = f"{odds_text}{rolled} of {len(sides)} parts rolled, sealed until all are in."
     else:
         phase = (
             f"Revealed: {outcome} ({_count(plan)}). Each kid may still push, spend Luck or use "
