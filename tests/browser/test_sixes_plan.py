@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from rolls.systems.base import percent
-from tests.browser.conftest import Browsers, Shot
+from tests.browser.conftest import SHOTS, Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
 from tests.factories import Script
 
@@ -45,6 +45,7 @@ def test_six_20_a_plan_in_two_parts_tracked_on_every_screen(
     tools.get_by_label("Bo's roll").select_option("Body")
     tools.locator("#contest-setup-parts").fill("pick the lock; keep watch")
     tools.get_by_label("What is at stake?").fill("Get the tablet back")
+    tools.screenshot(path=SHOTS / "sixes-plan-console-form.png")
     tools.get_by_role("button", name="Open the contest").click()
     expect(tracker(gm)).to_contain_text("Extended Trouble: Ada, Bo")
 
