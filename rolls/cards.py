@@ -93,6 +93,14 @@ class Card:
         return list(steps[0].get("dice", []))
 
     @property
+    def helper_shares(self) -> bool:
+        """Whether the roll's helper now shares what it did to the roller (sixes SIX-16: its
+        failure), as the table reads the card: never on a hidden card."""
+        if self.hidden or not self.roll.helper_name or self.roll.voided:
+            return False
+        return registry.table(self.roll.system).helper_shares(self.state)
+
+    @property
     def need(self) -> Any:
         return self.state["request"].get("need") if not self.hidden else None
 

@@ -217,8 +217,10 @@ def contest_roll(
             raise RulesError(f"{side.name} has rolled already: once per contest.")
         others = list(contest.sides.exclude(pk=side.pk).select_related("character"))
         # Head to head, each roll is made against the other side's character: what lets that
-        # player answer it (stars: Luck against it).
-        target = others[0].character if len(others) == 1 else None
+        # player answer it (stars: Luck against it). In another flow (two kids in a group
+        # Trouble or a plan) nobody rolls against anyone.
+        head_to_head = len(others) == 1 and contest.kind == Contest.Kind.CONTEST
+        target = others[0].character if head_to_head else None
         if side.npc:
             if not is_gm:
                 raise RulesError("Only the GM rolls for someone without a sheet.")

@@ -16,6 +16,11 @@ urlpatterns = [
     path("c/<int:pk>/history/", history.history_page, name="history"),
     path("c/<int:pk>/rolls/<int:roll_id>/", history.roll_page, name="roll"),
     path("c/<int:pk>/rolls/<int:roll_id>/void/", history.roll_void, name="roll-void"),
+    path(
+        "c/<int:pk>/rolls/<int:roll_id>/helper-condition/",
+        history.roll_helper_condition,
+        name="roll-helper-condition",
+    ),
     path("c/<int:pk>/rolls/<int:roll_id>/reveal/", history.roll_reveal, name="roll-reveal"),
     path("c/<int:pk>/rolls/<int:roll_id>/note/", history.roll_note, name="roll-note"),
     path("c/<int:pk>/stats/", stats.campaign_stats, name="stats"),

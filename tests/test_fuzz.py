@@ -496,7 +496,18 @@ def targets(world: World, name: str) -> list[Target]:
                 "gm",
                 "post",
                 None,
-                extra=["first", "second", "sides", "kind", "setup-need", "intent", *own, *npc],
+                extra=[
+                    "first",
+                    "second",
+                    "sides",
+                    "kind",
+                    "setup-need",
+                    "setup-parts",
+                    "setup-needed",
+                    "intent",
+                    *own,
+                    *npc,
+                ],
                 baseline=baseline,
             )
             return [
@@ -562,6 +573,10 @@ def targets(world: World, name: str) -> list[Target]:
                 ("gm", Membership.objects.get(campaign=world.campaign, user=world.gm)),
             )
         ]
+    if name == "rolls:roll-helper-condition":
+        # SIX-16: the GM's one step for a failed roll's roller and helper (refused on this roll,
+        # which nobody helped: every hostile value must be refused as cleanly).
+        return [target("gm", "post", None, extra=["condition"], baseline={"condition": "Upset"})]
     if name == "rolls:roll-note":
         return [target("gm", "post", None, baseline={"note": "The lock was trapped."})]
     if name == "rolls:follow-up":

@@ -282,6 +282,16 @@ class TableAdapter[E: DiceSystem, R](ABC):
         generic one: the winner and each side's result)."""
         return ""
 
+    def helper_shares(self, state: Mapping[str, Any]) -> bool:
+        """Whether the friend who helped a roll (``Roll.helper``) now shares what it did to
+        the roller (sixes SIX-16: a failure). Never, by default."""
+        return False
+
+    def shared_conditions(self, character: Character) -> list[str]:
+        """The Conditions the GM may check for a helper and roller together
+        (``rolls.bound_helper``): none by default."""
+        return []
+
     def check_can_roll(self, character: Character) -> None:
         """Raise RulesError when the character may not roll now. Anyone may, by default."""
         return None

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from rolls import history, history_services, registry
 from rolls.audience import Facts, Viewer, sight
+from rolls.bound_helper import check_for_both, shared_choices
 from rolls.cards import Card, build_card
 from rolls.contest_history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.events import TableEvent
@@ -183,6 +184,8 @@ def _render_roll(
         context["steps"] = _steps(roll, chain, membership)
     if membership.is_gm:
         context["note"] = RollNote.objects.filter(roll=roll).values_list("text", flat=True).first() or ""
+        # SIX-16: a failed roll's helper shares it; the Conditions the GM may check for both.
+        context["shared"] = shared_choices(roll, state)
     return render(request, "rolls/roll.html", context, status=status)
 
 
@@ -194,6 +197,9 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
         if mark == "void":
             history_services.roll_void(roll=roll, gm=membership.user)
             messages.success(request, "The roll is voided: struck through everywhere.")
+        elif mark == "helper":
+            both = check_for_both(roll=roll, gm=membership.user, condition=note)
+            messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
         elif mark == "reveal":
             history_services.roll_reveal(roll=roll, gm=membership.user)
             messages.success(request, "The roll is revealed: the table sees its dice from now on.")
@@ -213,6 +219,12 @@ def roll_void(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
 @require_POST
 def roll_reveal(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     return _mark(request, pk, roll_id, "reveal")
+
+
+@require_POST
+def roll_helper_condition(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    """SIX-16: the GM checks one Condition for a failed roll's roller and helper at once."""
+    return _mark(request, pk, roll_id, "helper", note=request.POST.get("condition", "")[:40])
 
 
 @require_POST

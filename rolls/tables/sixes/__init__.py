@@ -9,7 +9,7 @@ from rolls.audience import Waits
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
-from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest
+from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
 from rolls.tables.base import (
     Clock,
     ContestReading,
@@ -20,7 +20,7 @@ from rolls.tables.base import (
     unchanged,
 )
 from rolls.tables.sixes import contest as kids
-from rolls.tables.sixes import group
+from rolls.tables.sixes import group, plan
 from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_max, unchecked_conditions
 from tabletop.models import Character
 
@@ -82,12 +82,17 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         return request, label
 
     # -- contests (rolls.tables.sixes.contest) ------------------------------------------------
-    contest_kinds = ((Contest.Kind.GROUP.value, "Group Trouble: everyone faces it, nobody helps"),)
-    contest_setup_params = (group.NEED,)
+    contest_kinds = (
+        (Contest.Kind.GROUP.value, "Group Trouble: everyone faces it, nobody helps"),
+        (Contest.Kind.PLAN.value, "Extended Trouble: a plan, each kid rolls their part"),
+    )
+    contest_setup_params = (group.NEED, plan.PARTS, plan.NEEDED)
 
     def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
         if kind == Contest.Kind.GROUP:
             return group.setup(count, setup)
+        if kind == Contest.Kind.PLAN:
+            return plan.setup(count, setup)
         return super().contest_setup(kind, count, setup)
 
     def contest_side_data(
@@ -95,11 +100,15 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     ) -> dict[str, Any]:
         if kind == Contest.Kind.GROUP:
             return group.side_data(setup, data)
+        if kind == Contest.Kind.PLAN:
+            return plan.side_data(setup, data)
         return dict(data)
 
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         if contest.kind == Contest.Kind.GROUP:
             return group.reading(contest, sides)
+        if contest.kind == Contest.Kind.PLAN:
+            return plan.reading(contest, sides)
         return kids.versus_reading(contest, sides)
 
     def contest_steps(
@@ -107,7 +116,15 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     ) -> list[ContestStep]:
         if contest.kind == Contest.Kind.GROUP:
             return group.steps(contest, side, sides)
+        if contest.kind == Contest.Kind.PLAN:
+            return []  # a part is its roll and the roll's own follow-ups
         return kids.versus_steps(contest, side, sides)
+
+    def contest_side(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
+    ) -> dict[str, Any] | None:
+        """The plan's tracker names each side's part (SIX-20); other flows draw nothing more."""
+        return plan.side_view(contest, side) if contest.kind == Contest.Kind.PLAN else None
 
     def contest_step(
         self,
@@ -123,6 +140,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         if step.action == group.GIVE and contest.kind == Contest.Kind.GROUP:
             return group.step(contest, side, sides, params)
         return super().contest_step(contest, side, sides, step, params, character)
+
+    def helper_shares(self, state: Mapping[str, Any]) -> bool:
+        """SIX-16: the friend who helped suffers the roll's failure with the roller."""
+        return helper_shares_failure(dict(state))
+
+    def shared_conditions(self, character: Character) -> list[str]:
+        """SIX-16: any Condition the kid has not checked yet (Broken too)."""
+        return unchecked_conditions(character.sheet)
 
     def check_can_roll(self, character: Character) -> None:
         """SIX-22, our reading: a Broken kid is out of the action until the GM clears Broken."""

@@ -1,0 +1,79 @@
+"""A helper bound to a roll's outcome (sixes SIX-16): when a roll that a friend helped fails,
+the helper suffers what the roller suffers. The GM checks the same Condition for both in one
+step from the GM's card of that roll.
+
+The roll's row is locked first (a push or a void on the same roll waits, so the failure we
+read is the one that stands), then both characters by id, the campaign last (by the log).
+Each character gets the ordinary sheet-change entry the table already knows, so every page
+that shows Conditions draws them again.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from rolls import registry
+from rolls.events import TableEvent
+from rolls.log import append_event
+from rolls.models import Roll, Visibility
+from rolls.systems import RulesError
+from tabletop.models import Character
+
+
+def shared_choices(roll: Roll, state: dict[str, object]) -> list[str]:
+    """The Conditions the GM may check for both the roller and the helper of ``roll`` as
+    ``state`` stands: none unless it had a helper and now fails (SIX-16), only those neither
+    has checked yet. Reads both sheets: the caller asks only for the GM's card."""
+    if roll.helper_id is None or roll.character_id is None or roll.voided:
+        return []
+    adapter = registry.table(roll.system)
+    if not state or not adapter.helper_shares(state):
+        return []
+    characters = list(Character.objects.filter(pk__in=(roll.character_id, roll.helper_id)))
+    if len(characters) != 2:
+        return []
+    first, second = (adapter.shared_conditions(character) for character in characters)
+    return [condition for condition in first if condition in second]
+
+
+def check_for_both(*, roll: Roll, gm: AbstractBaseUser, condition: str) -> list[Character]:
+    """Check ``condition`` for the roller and the helper of a failed roll (SIX-16). Refused,
+    nothing changed, unless the roll had a helper and fails as it stands now, and neither of
+    them has that Condition checked already."""
+    with transaction.atomic():
+        roll = Roll.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=roll.pk)
+        if roll.campaign.gm_id != gm.pk:
+            raise RulesError("Only the GM checks a Condition for a helper.")
+        if roll.voided:
+            raise RulesError("This roll is voided: it binds nobody.")
+        if roll.helper_id is None or roll.character_id is None:
+            raise RulesError("Nobody helped this roll: there is no helper to share it.")
+        adapter = registry.table(roll.system)
+        if not adapter.helper_shares(roll.current_state()):
+            raise RulesError("This roll did not fail: the helper has nothing to share.")
+        characters = list(
+            Character.objects.select_for_update(of=("self",))
+            .filter(pk__in=(roll.character_id, roll.helper_id), campaign_id=roll.campaign_id)
+            .order_by("pk")
+        )
+        if len(characters) != 2:
+            raise RulesError("The roller or the helper has left the table.")
+        for character in characters:
+            if condition not in adapter.shared_conditions(character):
+                if character.sheet.get("conditions", {}).get(condition):
+                    raise RulesError(f"{character.name} has {condition} checked already.")
+                raise RulesError("Choose one of the Conditions.")
+        # Why, in the log, only where the table saw the roll fail.
+        why = " (bound to a failed roll they helped)" if roll.visibility == Visibility.PUBLIC else ""
+        for character in characters:
+            changed = adapter.spend(character, {"condition": condition})
+            character.save(update_fields=changed)
+            note = why if character.pk == roll.helper_id else ""
+            append_event(
+                campaign_id=roll.campaign_id,
+                event=TableEvent.SHEET_CHANGE,
+                actor=gm,
+                text=f"{character.name}: checked {condition}{note}.",
+            )
+        return characters

@@ -1,0 +1,45 @@
+"""A helper bound to a failed roll (SIX-16) at a real table: Bo helps Ada, the roll fails, and
+Bo's phone says he shares the failure; the GM opens the roll's page from the card's number and
+checks Scared for both in one step, which both phones see in the log."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import assert_fits_phone, join_with_character, open_table, roll, roll_id, wait_live
+from tests.factories import Script
+
+
+@pytest.mark.browser
+def test_six_16_the_helper_shares_a_failure_and_the_gm_checks_a_condition_for_both(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
+    bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=2).page
+
+    ada.reload()
+    wait_live(ada)
+    ada.locator("#roll-form select[name=helper]").select_option(label="Bo helps")
+    dice(1, 2, 3, 4)
+    card = roll(ada)
+    expect(card).to_contain_text("Bo, who helped, shares the failure")
+    number = roll_id(card)
+    bound = bo.locator(f"#feed-roll-{number}")
+    expect(bound).to_contain_text("The roll failed: Bo, who helped, shares the failure")
+    assert_fits_phone(bo)
+    bound.scroll_into_view_if_needed()
+    shot(bo, "sixes-helper-phone-bound", full_page=False)
+
+    gm.locator(f"#feed-roll-{number} .roll-link").click()
+    gm.get_by_label("check the same Condition for Ada and Bo").select_option("Scared")
+    shot(gm, "sixes-helper-gm-roll-page")
+    gm.get_by_role("button", name="Check it for both").click()
+    expect(gm.locator("body")).to_contain_text("Scared checked for Ada and Bo.")
+    expect(bo.locator("#feed")).to_contain_text("Bo: checked Scared (bound to a failed roll they helped).")
+    expect(ada.locator("#feed")).to_contain_text("Ada: checked Scared.")
+    expect(gm.get_by_role("button", name="Check it for both")).to_have_count(1)
+    expect(gm.locator("#shared-condition option[value=Scared]")).to_have_count(0)
