@@ -183,6 +183,13 @@ def test_kin_8_the_whole_danger_is_one_history_entry(party: Party) -> None:
     assert text.count(f'id="contest-entry-{contest.pk}-title"') == 1
     assert "The Basic Danger: Ada passes; an Accident for Bo." in text
     assert "One Danger: Ada, Bo" in text
+    own = html.unescape(
+        logged_in(party.third)
+        .get(reverse("rolls:contest", args=[party.table.campaign.pk, contest.pk]))
+        .content.decode()
+    )
+    assert "<h1>One Danger: Ada, Bo</h1>" in own
+    assert own.count("data-roll=") >= 2 and "Ada passes" in own
 
 
 # -- the pages ----------------------------------------------------------------------------------
