@@ -29,6 +29,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   ``face_danger`` reads the rolls together as one result (who passed, who meets an
   Accident), and ``passing_odds`` gives the exact chance of each number passing. Any roll
   may be such a Challenge (``contest_request``), though none is compared with another.
+- **One Danger at the table.** The GM names one level for the Danger and who faces it; each
+  rolls their own Skill. The rolls stay sealed until all are in, so the results come out
+  together (with no follow-ups, nobody waits on a sealed roll); the exact odds come first
+  (``rolls.tables.kinds.danger``).
 """
 
 from __future__ import annotations
