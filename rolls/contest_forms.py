@@ -44,6 +44,12 @@ class ContestBuilder:
 
     @property
     def plays_contests(self) -> bool:
+        """Whether the form is drawn: a head-to-head contest or a flow of the table's own."""
+        return self.system.plays_contests or bool(self.kinds)
+
+    @property
+    def head_to_head(self) -> bool:
+        """Whether sides may contest against one another (kinds plays only its one Danger)."""
         return self.system.plays_contests
 
     @property
@@ -55,7 +61,7 @@ class ContestBuilder:
     def many(self) -> bool:
         """Whether a contest may have more than two sides (sixes, SIX-18: two or more kids):
         the form then ticks who takes part instead of choosing a first and a second side."""
-        return self.system.contest_sides[1] > 2
+        return self.system.contest_sides[1] > 2 or not self.head_to_head
 
     @property
     def kinds(self) -> tuple[tuple[str, str], ...]:
@@ -68,7 +74,9 @@ class ContestBuilder:
 
     def flow(self, post: QueryDict) -> tuple[str, dict[str, str]]:
         """Which flow the GM opens (``contest``, or one of ``kinds``) and its setup values."""
-        kind = post.get("kind", "contest")
+        kind = post.get("kind", "contest" if self.head_to_head or not self.kinds else self.kinds[0][0])
+        if kind == "contest" and not self.head_to_head:
+            raise RulesError(f"{self.system.name} has no contested rolls at this table.")
         if kind != "contest" and kind not in dict(self.kinds):
             raise RulesError("Choose what kind of contest to open.")
         setup = {param.name: post.get(f"setup-{param.name}", "")[:200] for param in self.setup_params}
@@ -100,11 +108,12 @@ class ContestBuilder:
                     form.flag_names.remove(each)
         return form
 
-    def parse(self, post: QueryDict) -> tuple[list[Side], str]:
+    def parse(self, post: QueryDict, kind: str = "contest") -> tuple[list[Side], str]:
         """The two sides (a character with its roll, or someone without a sheet) and what is
-        at stake; RulesError says what is wrong, and nothing is opened."""
+        at stake; RulesError says what is wrong, and nothing is opened. A flow of another
+        ``kind`` counts its sides itself (``TableAdapter.contest_setup``)."""
         if self.many:
-            return self._ticked(post), intent_of(post)
+            return self._ticked(post, counted=kind == "contest"), intent_of(post)
         sides = []
         for key, label in (("first", "the first side"), ("second", "the second side")):
             raw = post.get(key, "")
@@ -119,7 +128,7 @@ class ContestBuilder:
             raise RulesError("A contest needs at least one character: choose one side from the table.")
         return sides, intent_of(post)
 
-    def _ticked(self, post: QueryDict) -> list[Side]:
+    def _ticked(self, post: QueryDict, *, counted: bool = True) -> list[Side]:
         """The ticked characters, each with its own roll, in the form's order, and someone
         without a sheet when that is ticked too."""
         ticked = set(post.getlist("sides"))
@@ -127,7 +136,7 @@ class ContestBuilder:
         if ticked - known:
             raise RulesError("Tick only characters from this table.")
         low, high = self.system.contest_sides
-        if not low <= len(ticked) <= high:
+        if counted and not low <= len(ticked) <= high:
             raise RulesError(f"Tick {low} to {high} who take part in the contest.")
         sides = [
             Side(character, side_data(character, post))

@@ -43,7 +43,9 @@ class ContestEntry:
 
     @property
     def title(self) -> str:
-        return " against ".join(side.name for side, _ in self.sides)
+        # Sides against one another, or side by side in a flow of another kind (one Danger).
+        joint = " against " if self.contest.kind == Contest.Kind.CONTEST else ", "
+        return joint.join(side.name for side, _ in self.sides)
 
 
 def contest_status(contest: Contest) -> str:

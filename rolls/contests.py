@@ -77,11 +77,18 @@ def contest_open(
     parts) is the GM's, between characters only, with its ``setup`` checked by the table."""
     system = registry.engine(campaign.system)
     adapter = registry.table(campaign.system)
-    if not system.plays_contests:
+    # A table may play flows of its own (kinds: one Danger) without any head-to-head contest.
+    if kind == Contest.Kind.CONTEST and not system.plays_contests:
         raise RulesError(f"{system.name} has no contested rolls at this table.")
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
     if membership is None:
         raise RulesError("Only someone at this table opens a contest.")
+    # What every character's side rolls with in this system, whatever its form said (doubles:
+    # no Difficulty Number in an opposed roll); a flow's own values (below) come after them.
+    fixed = adapter.contest_data
+    sides = [
+        side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
+    ]
     flow: dict[str, Any] = {}
     if kind != Contest.Kind.CONTEST:
         if kind not in dict(adapter.contest_kinds):
@@ -113,12 +120,6 @@ def contest_open(
             raise RulesError("Only the GM rolls for someone without a sheet: ask the GM to open it.")
         if second.character.owner_id == opener.pk:
             raise RulesError("Challenge another player's character: you play both of these.")
-    # What every character's side rolls with in this system, whatever its form said (doubles:
-    # no Difficulty Number in an opposed roll).
-    fixed = registry.table(system.slug).contest_data
-    sides = [
-        side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
-    ]
     names = []
     for side in sides:
         if side.character is None:
@@ -217,8 +218,8 @@ def contest_roll(
             raise RulesError(f"{side.name} has rolled already: once per contest.")
         others = list(contest.sides.exclude(pk=side.pk).select_related("character"))
         # Head to head, each roll is made against the other side's character: what lets that
-        # player answer it (stars: Luck against it). In another flow (two kids in a group
-        # Trouble or a plan) nobody rolls against anyone.
+        # player answer it (stars: Luck against it). In a flow side by side (group Trouble, a
+        # plan, one Danger) nobody rolls against anybody.
         head_to_head = len(others) == 1 and contest.kind == Contest.Kind.CONTEST
         target = others[0].character if head_to_head else None
         if side.npc:

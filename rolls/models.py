@@ -316,6 +316,8 @@ class Contest(models.Model):
         EXTENDED = "extended", "Extended action"
         GROUP = "group", "Group Trouble"  # everyone against the same Trouble (sixes, SIX-17)
         PLAN = "plan", "Extended Trouble"  # a plan in parts, a kid's roll each (sixes, SIX-20)
+        # kinds KIN-6, KIN-8: several Adventurers facing one Danger, each their own Challenge
+        DANGER = "danger", "One Danger"
 
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake

@@ -334,7 +334,7 @@ def test_dbl_10_drama_dice_and_miracles_go_only_on_a_roll_of_the_open_session(
     doubles: Table, dice: Script, action: str, params: dict[str, Any]
 ) -> None:
     dice(2, 3)
-    roll(logged_in(doubles.player), doubles, dn="6", bonus="0", penalty="0", helpers="0")
+    roll(logged_in(doubles.player), doubles, dn="6", bonus="0", penalty="0")
     made = latest_roll()
     new_session(doubles)
     before = everything(doubles.campaign)

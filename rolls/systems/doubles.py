@@ -45,6 +45,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   it is now, so the table takes them only on a roll of the play session in progress and of
   the current Adventure (``FollowUp.spends``); refusing a miracle costs nothing and stays the
   GM's on any roll.
+- **Teaming up at the table (DBL-14).** One die per helper (``helpers``, a count here); the
+  table names them among the other characters (``rolls.tables.doubles``). The document asks
+  nothing more of a helper, so a helper pays nothing and shares neither success nor
+  catastrophe.
 - **Caps.** Each Ability and Weakness level is 0-6, at most six of each; bonus and penalty
   dice 0-10; helpers 0-6. The net pool must be between -8 (ten dice, keep the lowest) and
   20 dice.

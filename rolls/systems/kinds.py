@@ -27,7 +27,12 @@ Rules choices where the document leaves room (also on the in-app rules page):
   a comparison (``manage.py odds kinds ... --against ...`` says so).
 - **Several Adventurers facing one Danger (KIN-6, KIN-8).** Each rolls their own Challenge;
   ``face_danger`` reads the rolls together as one result (who passed, who meets an
-  Accident), and ``passing_odds`` gives the exact chance of each number passing.
+  Accident), and ``passing_odds`` gives the exact chance of each number passing. Any roll
+  may be such a Challenge (``contest_request``), though none is compared with another.
+- **One Danger at the table.** The GM names one level for the Danger and who faces it; each
+  rolls their own Skill. The rolls stay sealed until all are in, so the results come out
+  together (with no follow-ups, nobody waits on a sealed roll); the exact odds come first
+  (``rolls.tables.kinds.danger``).
 """
 
 from __future__ import annotations
@@ -285,6 +290,11 @@ class Kinds(DiceSystem):
         }
 
     # -- contests -----------------------------------------------------------------------------
+    def contest_request(self, request: KindsRequest) -> KindsRequest:
+        """Any roll may be one Adventurer's Challenge in a Danger faced together (``face_danger``);
+        there is still no head-to-head contest (``contest``, ``plays_contests``)."""
+        return request
+
     def contest(self, request_a: KindsRequest, request_b: KindsRequest) -> dict[str, Fraction]:
         """Kinds has no head-to-head contest: refused with the reason (see the module's notes)."""
         raise RulesError(

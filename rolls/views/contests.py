@@ -72,7 +72,7 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
     try:
         builder = ContestBuilder(membership.campaign)
         kind, setup = builder.flow(request.POST)
-        sides, intent = builder.parse(request.POST)
+        sides, intent = builder.parse(request.POST, kind)
         contests.contest_open(
             campaign=membership.campaign,
             opener=membership.user,

@@ -14,6 +14,12 @@ Endurance, as we run it at the table:
 - Editing the sheet never gives Endurance: a lower maximum cuts what is above it at once, a
   higher one fills at the next long rest or Adventure. A play session changes nothing.
 - Drama dice and miracles go on the character's latest roll only (``resources["latest"]``).
+
+Teaming up (DBL-14): the roll form names the helpers among the other characters at the table
+(their ids); ``pool`` checks them again, counts them for the engine and names them on the
+card's label. The document gives a helper nothing to pay and no share of the outcome, so
+nothing is asked of them. A bare count (a side or call stored before names, the GM's quick
+roll) still goes to the engine as it is.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from rolls.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import percent
-from rolls.systems.doubles import DN_NAMES, Doubles, DoublesRequest, negative_keep
+from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import COMPLICATION, complication_done, complication_steps, extended_board
 from rolls.tables.doubles.contest import verdict as extended_verdict
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
     from tabletop.models import Membership
 
 DRAMA_SHOWN = (1, 2, 3)  # the roll form shows the chance with this many drama dice
+TRAIT_LENGTH = 80  # ``Roll.trait``: the label the card shows
 
 
 def _new_adventure(character: Character) -> list[str]:
@@ -77,6 +84,42 @@ def pool_words(net: int) -> str:
         return f"{net} {'die' if net == 1 else 'dice'}"
     shown = f"\N{MINUS SIGN}{-net}" if net < 0 else "0"
     return f"{shown} {'die' if net == -1 else 'dice'}: roll {negative_keep(net)}, keep the lowest"
+
+
+def _helpers(character: Character, given: Any) -> tuple[Any, list[str]]:
+    """DBL-14: the helpers' count for the engine and their names. ``given`` is the ids of
+    other characters at the table; a bare number (a side or a call stored before helpers had
+    names) is passed to the engine as it is, which checks it."""
+    if not isinstance(given, list | tuple):
+        return given, []
+    try:
+        ids = [int(pk) for pk in given]
+    except (TypeError, ValueError):
+        raise RulesError("Name the helpers among the characters at this table.") from None
+    if len(set(ids)) != len(ids):
+        raise RulesError("Each helper counts once.")
+    if character.pk in ids:
+        raise RulesError(f"{character.name} leads this roll and cannot also help it.")
+    if len(ids) > MAX_HELPERS:
+        raise RulesError(f"At most {MAX_HELPERS} characters help one leader.")
+    if not ids:
+        return 0, []
+    found = dict(
+        Character.objects.filter(campaign_id=character.campaign_id, pk__in=ids).values_list("pk", "name")
+    )
+    if len(found) != len(ids):
+        raise RulesError("Name the helpers among the characters at this table.")
+    return len(ids), [found[pk] for pk in ids]
+
+
+def _with_helpers(label: str, names: list[str]) -> str:
+    """The card's label names the helpers: "Fighting, with Ann and Bo" (DBL-14); when the
+    names do not fit the card's label, how many."""
+    joined = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    named = f"{label}, with {joined}"
+    if len(named) <= TRAIT_LENGTH:
+        return named
+    return f"{label[: TRAIT_LENGTH - 20]}, with {len(names)} helpers"
 
 
 def _endurance_limit(character: Character) -> tuple[int, str]:
@@ -144,19 +187,23 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         choices.
 
         ``data``: ``abilities`` and ``weaknesses`` (names on the sheet), ``bonus``, ``penalty``,
-        ``helpers`` (characters teaming up, DBL-14), ``dn`` (2-12, or "opposed"),
+        ``helpers`` (the ids of the characters teaming up, DBL-14, named on the card's label;
+        a bare number from an older roll still counts), ``dn`` (2-12, or "opposed"),
         ``degree_matters``, ``declaration``. ``helper`` (from the generic form) is not used:
         teaming up counts helpers."""
         abilities = _levels(character.sheet, "abilities", data.get("abilities"), "Ability")
         weaknesses = _levels(character.sheet, "weaknesses", data.get("weaknesses"), "Weakness")
         label = " + ".join(name for name, _ in abilities) or "Two dice"
         label += "".join(f" - {name}" for name, _ in weaknesses)
+        helpers, names = _helpers(character, data.get("helpers", 0))
+        if names:
+            label = _with_helpers(label, names)
         request = {
             "abilities": [level for _, level in abilities],
             "weaknesses": [level for _, level in weaknesses],
             "bonus": data.get("bonus", 0),
             "penalty": data.get("penalty", 0),
-            "helpers": data.get("helpers", 0),
+            "helpers": helpers,
             "dn": data.get("dn"),
             "degree_matters": data.get("degree_matters", False),
             "declaration": data.get("declaration", False),

@@ -15,6 +15,7 @@ from django import forms
 
 from rolls.systems.doubles import DIFFICULTIES, MAX_HELPERS, MAX_LEVEL, MAX_SITUATIONAL
 from rolls.tables.forms import RollFormBase, SheetFormBase
+from tabletop.models import Character
 
 ABILITY_ROWS = 5
 WEAKNESS_ROWS = 3
@@ -111,6 +112,12 @@ class DoublesSheetForm(SheetFormBase):
         return initial
 
 
+def teammates(character: Any) -> list[tuple[int, str]]:
+    """(id, name) of the other characters at the character's table: who may team up with it."""
+    others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+    return list(others.order_by("name", "pk").values_list("pk", "name"))
+
+
 class DoublesRollForm(RollFormBase):
     """Tick what applies; steppers for the situation; the Difficulty Number in one tap."""
 
@@ -126,8 +133,11 @@ class DoublesRollForm(RollFormBase):
     penalty = forms.IntegerField(
         label="Penalty dice", min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
     )
-    helpers = forms.IntegerField(
-        label="Teaming up: helpers", min_value=0, max_value=MAX_HELPERS, required=False, initial=0
+    # DBL-14: the helpers are named, among the other characters at this table (``pool``
+    # counts them and the card names them); the engine's bare count stays for the GM's quick
+    # roll and the command line, where nobody has a sheet.
+    helpers = forms.MultipleChoiceField(
+        label="Teaming up: who helps", required=False, widget=forms.CheckboxSelectMultiple
     )
     dn = forms.ChoiceField(label="Difficulty", choices=DN_CHOICES, widget=forms.RadioSelect, initial="4")
     degree_matters = forms.BooleanField(label="The degree of success matters (an attack...)", required=False)
@@ -140,6 +150,22 @@ class DoublesRollForm(RollFormBase):
         sheet = character.sheet
         for key in ("abilities", "weaknesses"):
             self.fields[key].choices = [(t["name"], t["name"]) for t in sheet.get(key, [])]  # type: ignore[attr-defined]
+        # The query only when the choices are drawn or a helper is sent: most rolls send none.
+        if not self.is_bound or self.data.get(self.add_prefix("helpers")):
+            self.fields["helpers"].choices = [  # type: ignore[attr-defined]
+                (str(pk), name) for pk, name in teammates(character)
+            ]
+
+    def clean_helpers(self) -> list[str]:
+        helpers = list(self.cleaned_data.get("helpers") or [])
+        if len(helpers) > MAX_HELPERS:
+            raise forms.ValidationError(f"At most {MAX_HELPERS} characters help one leader (DBL-14).")
+        return helpers
+
+    def helper_ticks(self) -> list[tuple[str, str, bool]]:
+        """(value, name, ticked) for each character who could help, for one-tap chips."""
+        ticked = {str(value) for value in (self["helpers"].value() or [])}
+        return [(value, str(name), value in ticked) for value, name in self.fields["helpers"].choices]  # type: ignore[attr-defined]
 
     def _ticks(self, key: str) -> list[tuple[str, int, bool]]:
         """(name, level, ticked) for each trait of the sheet, for a grid of one-tap choices."""
@@ -166,7 +192,7 @@ class DoublesRollForm(RollFormBase):
             "weaknesses": list(data.get("weaknesses") or []),
             "bonus": data.get("bonus") or 0,
             "penalty": data.get("penalty") or 0,
-            "helpers": data.get("helpers") or 0,
+            "helpers": [int(pk) for pk in data.get("helpers") or []],
             "dn": data["dn"],
             "degree_matters": bool(data.get("degree_matters")),
             "declaration": bool(data.get("declaration")),

@@ -12,6 +12,9 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
   when the Fortune Master asks for it; the card's label names the Field used.
 - **The stepper (KIN-2, KIN-3).** One control from three Disadvantages to three Advantages;
   the odds show the pool and the chance at every step, clamped to 9 and 2 dice.
+- **One Danger faced together (KIN-6, KIN-8).** The GM opens it for the ticked Adventurers
+  with the Danger's level; each rolls their own Challenge, sealed until all have rolled
+  (``rolls.tables.kinds.danger`` says why).
 - **Resources.** The document has none and no follow-ups, so a sheet spends nothing, a play
   session changes nothing, the GM's story clock is a plain "New Adventure" and there is no
   long rest.
@@ -19,10 +22,11 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rolls.audience import Waits
+from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_choice, get_int, percent
 from rolls.systems.kinds import (
@@ -34,7 +38,8 @@ from rolls.systems.kinds import (
     level_grade,
     pool_after,
 )
-from rolls.tables.base import Clock, TableAdapter, unchanged
+from rolls.tables.base import Clock, ContestReading, TableAdapter, unchanged
+from rolls.tables.kinds import danger
 from rolls.tables.kinds.forms import FIELDS, KindsRollForm, KindsSheetForm, step_label
 from tabletop.models import Character
 
@@ -67,6 +72,30 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
     call_extras = ()
     roll_initial = {"trait": "skill-0", "level": "basic", "net": 0, "other_field": ""}
     story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
+
+    # -- one Danger faced together (rolls.tables.kinds.danger) ----------------------------------
+    contest_kinds = ((Contest.Kind.DANGER.value, "One Danger: each rolls their own Challenge"),)
+    contest_setup_params = (danger.LEVEL,)
+    # Every side of a Danger is a Danger; its level is the flow's (``contest_side_data``), so
+    # neither is asked per character on the GM's form.
+    contest_data = {"danger": True, "level": "basic"}
+
+    def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
+        if kind == Contest.Kind.DANGER:
+            return danger.setup(count, setup)
+        return super().contest_setup(kind, count, setup)
+
+    def contest_side_data(
+        self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        if kind == Contest.Kind.DANGER:
+            return danger.side_data(setup, data)
+        return dict(data)
+
+    def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
+        if contest.kind == Contest.Kind.DANGER:
+            return danger.reading(contest, sides)
+        return None
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """KIN-1: the engine request and a label ("Knowledge + First Aid") for the roll form's choices.

@@ -1,0 +1,129 @@
+"""Several Adventurers facing one Danger (KIN-6, KIN-8), at the table.
+
+The GM ticks who faces it and names the Danger's Challenge level, once for everyone; each
+Adventurer puts their own Skill to the test (with their own Advantage or Disadvantage) from
+their own phone. The panel shows the exact odds first (``passing_odds``: each one's chance, and
+the chance of everyone, of nobody), then the results together, read by the engine
+(``face_danger``): who passes, who meets an Accident that can hurt.
+
+Our reading, also on the rules page:
+
+- **Sealed until everyone has rolled.** Nothing in the rules makes one Adventurer's roll
+  depend on another's, and the document has no follow-ups, but the issue asks for the results
+  shown together as one entry: so the rolls stay sealed (the framework's way) and are revealed
+  at one moment. Nobody waits on a sealed roll, since there is nothing to do after it.
+- **One level for everyone.** One Danger, one Challenge grade; each Adventurer's own Skill,
+  Field and Advantage make their chance differ.
+- **Two or more.** A Danger for one is an ordinary roll with "This Challenge is a Danger" ticked.
+- **Nobody wins.** Each passes or meets an Accident on their own; the panel marks who passes,
+  and an Adventurer who never rolled (the GM closed it) is not said to pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rolls.models import Contest, ContestSide
+from rolls.systems import RulesError
+from rolls.systems.base import Param, percent
+from rolls.systems.kinds import GRADES, LEVELS, KindsRequest, face_danger, passing_odds
+from rolls.systems.kinds import system as kinds
+from rolls.tables.base import ContestReading
+
+# The Danger's grade, as the GM's form offers it: "Basic" ... "Impossible".
+LEVEL = Param("level", "The Danger's Challenge", tuple(GRADES[1:]))
+
+
+def setup(count: int, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The Danger's level, checked; RulesError refuses the flow and nothing is opened."""
+    grade = str(values.get("level", "") or "Basic")
+    if grade not in LEVEL.choices:
+        raise RulesError(f"Choose the Danger's Challenge: {', '.join(LEVEL.choices)}.")
+    if count < 2:
+        raise RulesError("A Danger faced together is for two Adventurers or more: tick who faces it.")
+    return {"level": LEVELS[GRADES.index(grade)]}
+
+
+def side_data(setup: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """Every Adventurer's own Skill and Advantage, against the Danger's level (KIN-8)."""
+    return {**data, "level": setup["level"], "danger": True}
+
+
+def _request(side: ContestSide) -> KindsRequest | None:
+    """The request the side rolls with, from its sheet now (None: it left, or cannot roll)."""
+    from rolls.tables.kinds import KindsTable  # the adapter imports this module
+
+    if side.character is None:
+        return None
+    try:
+        data, _ = KindsTable().pool(side.character, side.data)
+        return kinds.parse_request(data)
+    except RulesError:
+        return None
+
+
+def odds_text(sides: Sequence[ContestSide]) -> str:
+    """KIN-6: the exact chances before anyone rolls, each Adventurer's and the group's."""
+    requests = {side.name: request for side in sides if (request := _request(side)) is not None}
+    if not requests:
+        return ""
+    each = ", ".join(f"{name} {percent(kinds.chance(request))}" for name, request in requests.items())
+    found = passing_odds(requests)
+    everyone, nobody = found[len(requests)], found[0]
+    return (
+        f"Chance to pass: {each}. Everyone passes: {percent(everyone)} (exact: {everyone}); "
+        f"nobody: {percent(nobody)} (exact: {nobody})."
+    )
+
+
+def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
+    """The Danger as it stands: each revealed roll read by the engine, together."""
+    revealed = {
+        str(side.position): side.roll.current_state()
+        for side in sides
+        if side.roll is not None and side.roll.revealed
+    }
+    grade = GRADES[max(1, LEVELS.index(contest.setup.get("level", "basic")))]
+    if not revealed:
+        rolled = sum(side.roll is not None for side in sides)
+        phase = (
+            f"A {grade} Danger. Rolling: {rolled} of {len(sides)} in; the dice stay sealed until "
+            f"everyone has rolled. {odds_text(sides)}"
+        )
+        return ContestReading(["" for _ in sides], phase.strip(), _verdict(grade, None, sides))
+    result = face_danger(revealed)
+    outcomes = dict(result.outcomes)
+    results = [
+        outcomes[str(side.position)].headline if str(side.position) in outcomes else "" for side in sides
+    ]
+    winners = frozenset(int(key) for key in result.passed)
+    verdict = _verdict(grade, result.passed, sides)
+    phase = f"Revealed: {verdict} The GM describes each Accident; a Danger's can hurt. The GM settles it."
+    return ContestReading(results, phase, verdict, winners)
+
+
+def _verdict(grade: str, passed: Sequence[str] | None, sides: Sequence[ContestSide]) -> str:
+    """Who passes the Danger and who meets an Accident; a side that did not roll is named so."""
+    passed = passed or ()
+    names = {str(side.position): side.name for side in sides}
+    through = [names[key] for key in passed]
+    rolled = [side for side in sides if side.roll is not None and side.roll.revealed]
+    accidents = [side.name for side in rolled if str(side.position) not in passed]
+    missing = [side.name for side in sides if side not in rolled]
+    parts = []
+    if through and not accidents and not missing:
+        parts.append(f"everyone passes ({_names(through)})")
+    elif through:
+        parts.append(f"{_names(through)} {'passes' if len(through) == 1 else 'pass'}")
+    if accidents:
+        parts.append(f"an Accident for {_names(accidents)}")
+    if not through and not accidents:
+        parts.append("nobody rolled")
+    if missing and rolled:
+        parts.append(f"{_names(missing)} did not roll")
+    return f"The {grade} Danger: {'; '.join(parts)}."
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
