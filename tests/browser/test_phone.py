@@ -174,7 +174,7 @@ def test_a_sixes_roll_with_every_toggle_set_still_fits_the_screen(browsers: Brow
     phone.get_by_role("radiogroup", name="Successes needed").get_by_role("radio", name="3").check()
     phone.get_by_label("A friend helps (+1 die)").select_option(label="Kim helps")
     phone.get_by_label("Walkie-talkie (+2 dice)").check()
-    phone.get_by_label("The Trouble threatens a Condition").check()
+    phone.locator("#roll-form").get_by_label("The Trouble threatens a Condition").check()
     expect(phone.locator("#odds .odds-pool")).to_contain_text("Mind + Investigate + Walkie-talkie: 7 dice")
     expect(phone.locator("#odds .odds-chance")).to_contain_text("to get 3 sixes")
 
