@@ -259,10 +259,13 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
         after = first_at_or_after(campaign, end)
         if after is not None:
             span &= Q(seq__lt=after)
+    # Whose roll, asked of each entry's roll in turn (EXISTS by its primary key), not joined:
+    # with a join SQLite starts from the character's (or roller's) index, reads every roll of
+    # theirs and sorts them all by ``seq``, where a page needs the newest 26 of the log's walk.
     if data.get("character"):
-        rolls &= Q(roll__character_id=int(data["character"]))
+        rolls &= Q(Exists(Roll.objects.filter(pk=OuterRef("roll_id"), character_id=int(data["character"]))))
     if data.get("player"):
-        rolls &= Q(roll__roller_id=int(data["player"]))
+        rolls &= Q(Exists(Roll.objects.filter(pk=OuterRef("roll_id"), roller_id=int(data["player"]))))
     if data.get("outcome"):
         rolls &= Q(roll__outcome=data["outcome"])
     if data.get("follow_up"):
