@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from rolls import fairness, registry
@@ -116,7 +117,33 @@ class Summary:
     tones: list[tuple[str, int]] = field(default_factory=list)
 
 
+CACHE_SECONDS = 24 * 3600
+
+
 def summary(scope: Scope, membership: Membership) -> Summary:
+    """The figures of a statistics page, kept in the cache until the campaign's log moves on.
+
+    Everything they count changes only with a log entry, written in the same transaction
+    (a roll, a follow-up, a void or a reveal, a contest's reveal, a member leaving with their
+    characters), so the campaign's newest entry names one state of them: a key with its
+    sequence number and hash (which covers the time it was written: a test database's
+    reused ids do not meet an older campaign's figures) never answers figures older than the
+    log the page was asked with. A player's figures are the
+    same for every player (``seen_by_table``). Why: a campaign's page adds up all its rolls,
+    some 400 ms of SQLite for 100,000 (``docs/deploy.md``, "History at scale"), each time it
+    is opened between two rolls."""
+    session = scope.session.pk if scope.session is not None else 0
+    character = scope.character.pk if scope.character is not None else 0
+    reader = "gm" if membership.is_gm else "table"
+    key = f"stats:{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
+    found = cache.get(key)
+    if not isinstance(found, Summary):
+        found = _summary(scope, membership)
+        cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def _summary(scope: Scope, membership: Membership) -> Summary:
     """Every figure of a statistics page, in two grouped queries: the rolls by character, pool
     and outcome (a few hundred groups at most, added up here: never a row per roll), and the
     follow-ups by action. One pass over each table, where a query per figure read the same
