@@ -50,6 +50,7 @@ class Page:
     persona: str = "gm"  # "gm" or "player"
     stream: bool = False  # an export: time to first chunk, whole download and memory
     rounds: int = 0  # requests of an export (0: a fifth of --repeat, at least 3)
+    cold: bool = False  # the cache emptied before each request: the first view after a roll
 
 
 # -- the pages ----------------------------------------------------------------------------------
@@ -136,6 +137,16 @@ STATS_PAGES: list[Page] = [
     ),
     Page("recap, session, GM", lambda w: _url("rolls:recap", w.campaign, w.session)),
     Page("recap, session, player", lambda w: _url("rolls:recap", w.campaign, w.session), "player"),
+    # The figures are kept in the cache until the log moves on (``rolls.stats.summary``): the
+    # same pages with it emptied first are what the first view after each roll costs.
+    Page("stats, campaign, GM, cold", lambda w: _url("rolls:stats", w.campaign), cold=True),
+    Page("stats, campaign, player, cold", lambda w: _url("rolls:stats", w.campaign), "player", cold=True),
+    Page(
+        "stats, character, GM, cold",
+        lambda w: _url("rolls:stats-character", w.campaign, w.character),
+        cold=True,
+    ),
+    Page("recap, session, GM, cold", lambda w: _url("rolls:recap", w.campaign, w.session), cold=True),
 ]
 
 
@@ -302,6 +313,10 @@ def measure(page: Page, world: World, clients: dict[str, Any], repeat: int) -> R
     times, cpu = [], []
     status = 200
     for index in range(repeat + 2):
+        if page.cold:
+            from django.core.cache import cache
+
+            cache.clear()
         started, used = time.perf_counter(), time.thread_time()
         response = client.get(url)
         elapsed = (time.perf_counter() - started) * 1000
