@@ -109,9 +109,17 @@ class HistoryFilters(forms.Form):
         campaign = membership.campaign
         system = registry.engine(campaign.system)
         fields = self.fields
-        sessions = PlaySession.objects.filter(campaign=campaign).order_by("-number")
+        # Three columns, not the sessions: a campaign of years has hundreds of them, and a
+        # model instance each was a tenth of the page's CPU. The label is ``PlaySession``'s
+        # own ("Session 12") and its start's day.
+        sessions = (
+            PlaySession.objects.filter(campaign=campaign)
+            .order_by("-number")
+            .values_list("pk", "number", "started")
+        )
         fields["session"].choices = _choices(  # type: ignore[attr-defined]
-            ((s.pk, f"{s} · {s.started:%d %b %Y}") for s in sessions), "Every session"
+            ((pk, f"Session {number} · {started:%d %b %Y}") for pk, number, started in sessions),
+            "Every session",
         )
         characters = campaign.characters.order_by("name").values_list("pk", "name")
         fields["character"].choices = _choices(characters, "Everyone")  # type: ignore[attr-defined]
