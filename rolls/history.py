@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
@@ -55,23 +55,29 @@ class QuickSelect(forms.Select):
     filter form's options cost more than the page's 25 cards (bench/history.py)."""
 
     def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
-        widget = self.get_context(name, value, attrs)["widget"]
-        if any(group_name for group_name, _, _ in widget["optgroups"]):
+        choices = list(self.choices)
+        if self.allow_multiple_selected or any(isinstance(label, list | tuple) for _, label in choices):
             return super().render(name, value, attrs, renderer)
-        options = mark_safe(  # each part is format_html's, escaped
-            "".join(
-                format_html(
-                    '\n  <option value="{}"{}>{}</option>\n',
-                    str(option["value"]),
-                    SafeString(" selected") if option["selected"] else "",
-                    option["label"],
-                )
-                for _, group, _ in widget["optgroups"]
-                for option in group
+        # What ``Select.optgroups`` decides, without a dict of attributes per option: the
+        # first option whose value is the field's is selected, a None value is "".
+        values = self.format_value(value)
+        chosen = False
+        options = []
+        for option_value, label in choices:
+            option_value = "" if option_value is None else str(option_value)
+            selected = not chosen and option_value in values
+            chosen = chosen or selected
+            options.append(
+                f'\n  <option value="{conditional_escape(option_value)}"'
+                f"{' selected' if selected else ''}>{conditional_escape(str(label))}</option>\n"
             )
-        )
         return format_html(
-            '<select name="{}"{}>{}\n</select>', widget["name"], flatatt(widget["attrs"]), options
+            '<select name="{}"{}>{}\n</select>',
+            name,
+            # The widget's attributes as Django's select has them (Widget's context: the
+            # choice widget's own would build every option's, the part skipped here).
+            flatatt(forms.Widget.get_context(self, name, value, attrs)["widget"]["attrs"]),
+            mark_safe("".join(options)),  # each value and label escaped above
         )
 
 

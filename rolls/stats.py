@@ -150,8 +150,9 @@ def _summary(scope: Scope, membership: Membership) -> Summary:
     rows again for each."""
     system = registry.engine(scope.campaign.system)
     rolls = rolls_in(scope, membership)
-    groups = list(
-        rolls.values("character_id", "pool", "outcome")
+    groups: list[dict[str, Any]] = [
+        dict(row)
+        for row in rolls.values("character_id", "pool", "outcome")
         .annotate(
             name=Max("character_name"),
             n=Count("id"),
@@ -165,10 +166,11 @@ def _summary(scope: Scope, membership: Membership) -> Summary:
             **{f"sum_{name}": Sum(name, filter=Q(by_hand=False)) for name in FACE_FIELDS},
         )
         .order_by()
-    )
+    ]
     uses = uses_in(scope, membership, rolls)
-    by_action = list(
-        uses.values("action")
+    by_action: list[dict[str, Any]] = [
+        dict(row)
+        for row in uses.values("action")
         .annotate(
             uses=Count("id"),
             converted=Count("id", filter=Q(converted=True)),
@@ -176,7 +178,7 @@ def _summary(scope: Scope, membership: Membership) -> Summary:
             **{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES},
         )
         .order_by("-uses", "action")
-    )
+    ]
     names = system.follow_up_names
     follow_ups = [
         FollowUpRow(row["action"], names.get(row["action"], row["action"]), row["uses"], row["converted"])
