@@ -50,6 +50,7 @@ class Page:
     persona: str = "gm"  # "gm" or "player"
     stream: bool = False  # an export: time to first chunk, whole download and memory
     rounds: int = 0  # requests of an export (0: a fifth of --repeat, at least 3)
+    cold: bool = False  # the cache emptied before each request: the first view after a roll
 
 
 # -- the pages ----------------------------------------------------------------------------------
@@ -121,16 +122,32 @@ PAGES: list[Page] = [
     ),
 ]
 
-# ==== STATISTICS PAGES: add one line each when their URL names exist ===========================
-# The statistics pages and the session recap (issue 15) are another engineer's; their URL names
-# are not settled yet. A line whose URL name does not resolve is listed as "not built yet", so
-# these can be written now, e.g.:
-#   Page("stats, campaign", lambda w: _url("rolls:stats", w.campaign)),
-#   Page("stats, session", lambda w: _url("rolls:stats-session", w.campaign, w.session)),
-#   Page("stats, character", lambda w: _url("rolls:stats-character", w.campaign, w.character)),
-#   Page("recap, session", lambda w: _url("rolls:recap", w.campaign, w.session_number)),
-STATS_PAGES: list[Page] = []
-# ================================================================================================
+# The statistics pages and the session recap (issue 15), as the GM and as a player (whose
+# figures leave out what they may not see: another query).
+STATS_PAGES: list[Page] = [
+    Page("stats, campaign, GM", lambda w: _url("rolls:stats", w.campaign)),
+    Page("stats, campaign, player", lambda w: _url("rolls:stats", w.campaign), "player"),
+    Page("stats, session, GM", lambda w: _url("rolls:stats-session", w.campaign, w.session)),
+    Page("stats, session, player", lambda w: _url("rolls:stats-session", w.campaign, w.session), "player"),
+    Page("stats, character, GM", lambda w: _url("rolls:stats-character", w.campaign, w.character)),
+    Page(
+        "stats, character, player",
+        lambda w: _url("rolls:stats-character", w.campaign, w.character),
+        "player",
+    ),
+    Page("recap, session, GM", lambda w: _url("rolls:recap", w.campaign, w.session)),
+    Page("recap, session, player", lambda w: _url("rolls:recap", w.campaign, w.session), "player"),
+    # The figures are kept in the cache until the log moves on (``rolls.stats.summary``): the
+    # same pages with it emptied first are what the first view after each roll costs.
+    Page("stats, campaign, GM, cold", lambda w: _url("rolls:stats", w.campaign), cold=True),
+    Page("stats, campaign, player, cold", lambda w: _url("rolls:stats", w.campaign), "player", cold=True),
+    Page(
+        "stats, character, GM, cold",
+        lambda w: _url("rolls:stats-character", w.campaign, w.character),
+        cold=True,
+    ),
+    Page("recap, session, GM, cold", lambda w: _url("rolls:recap", w.campaign, w.session), cold=True),
+]
 
 
 @dataclass
@@ -296,6 +313,10 @@ def measure(page: Page, world: World, clients: dict[str, Any], repeat: int) -> R
     times, cpu = [], []
     status = 200
     for index in range(repeat + 2):
+        if page.cold:
+            from django.core.cache import cache
+
+            cache.clear()
         started, used = time.perf_counter(), time.thread_time()
         response = client.get(url)
         elapsed = (time.perf_counter() - started) * 1000
@@ -377,6 +398,8 @@ def run(args: argparse.Namespace) -> bool:
     )
     ok = True
     for page in [*PAGES, *STATS_PAGES]:
+        if args.only and not any(word in page.label for word in args.only):
+            continue
         result = measure(page, world, clients, args.repeat)
         if result is None:
             print(f"  {page.label:<36} {'not built yet':>10}")
@@ -437,6 +460,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=15, help="requests per page (median; default 15)")
     parser.add_argument("--fresh", action="store_true", help="fill the database again")
+    parser.add_argument(
+        "--only", action="append", default=[], help="only the pages whose label contains this (repeatable)"
+    )
     parser.add_argument("--explain", action="store_true", help="print the plans of the history's queries")
     args = parser.parse_args()
     if args.config == "both":

@@ -27,7 +27,7 @@ from datetime import timedelta
 from django.db import models, transaction
 
 from rolls import chain, demo
-from rolls.models import LogEntry, Roll, RollCall
+from rolls.models import FollowUpUse, LogEntry, Roll, RollCall
 from rolls.verify import verify_log
 from tabletop.models import Campaign, PlaySession
 
@@ -78,6 +78,16 @@ def _times_as_given(*fields: models.DateTimeField) -> Iterator[None]:
             each.auto_now_add = True
 
 
+def _columns(row: models.Model, **changed: object) -> dict[str, object]:
+    """A row's columns (foreign keys by id), without its id, with ``changed`` instead."""
+    columns = {
+        each.attname: getattr(row, each.attname)
+        for each in type(row)._meta.concrete_fields
+        if not each.primary_key
+    }
+    return {**columns, **changed}
+
+
 class _Template:
     """The played part of the campaign, read once, and written again as each copy."""
 
@@ -87,6 +97,7 @@ class _Template:
         self.calls = list(RollCall.objects.filter(campaign=campaign).order_by("pk"))
         self.asked = {call.pk: list(call.characters.values_list("pk", flat=True)) for call in self.calls}
         self.rolls = list(Roll.objects.filter(campaign=campaign).order_by("pk"))
+        self.uses = list(FollowUpUse.objects.filter(roll__campaign=campaign).order_by("pk"))
         first = self.sessions[0]
         # What came before the first session (members joining, characters made) is not copied.
         self.entries = list(
@@ -102,6 +113,9 @@ class _Template:
         moved = self.span * copy
         numbers = len(self.sessions) * copy
         mysteries = self.stories * copy
+        # Where this copy's entries go in the log (as ``_entries`` places them): a follow-up's
+        # row keeps its entry's sequence number.
+        shift = Campaign.objects.get(pk=self.campaign.pk).last_seq - self.first_seq + 1
         with _times_as_given(
             PlaySession._meta.get_field("started"),
             RollCall._meta.get_field("created"),
@@ -145,6 +159,9 @@ class _Template:
                     self._roll(r, session_of, call_of, moved, mysteries) for r in batch
                 )
                 roll_of.update((old.pk, new.pk) for old, new in zip(batch, made, strict=True))
+            FollowUpUse.objects.bulk_create(
+                FollowUpUse(**_columns(u, roll_id=roll_of[u.roll_id], seq=u.seq + shift)) for u in self.uses
+            )
         self._entries(roll_of, moved, numbers)
         Campaign.objects.filter(pk=self.campaign.pk).update(mystery=self.mystery + mysteries)
 
@@ -152,28 +169,16 @@ class _Template:
     def _roll(
         r: Roll, session_of: dict[int, int], call_of: dict[int, int], moved: timedelta, mysteries: int
     ) -> Roll:
+        # Every column as the services wrote it (the statistics' columns and the seeds too),
+        # then what a copy changes.
         return Roll(
-            campaign_id=r.campaign_id,
-            session_id=session_of[r.session_id],
-            mystery=r.mystery + mysteries,
-            character_id=r.character_id,
-            character_name=r.character_name,
-            roller_id=r.roller_id,
-            helper_id=r.helper_id,
-            helper_name=r.helper_name,
-            system=r.system,
-            intent=r.intent,
-            trait=r.trait,
-            visibility=r.visibility,
-            npc=r.npc,
-            by_hand=r.by_hand,
-            call_id=call_of[r.call_id] if r.call_id else None,
-            target_id=r.target_id,
-            target_name=r.target_name,
-            created=r.created + moved,
-            outcome=r.outcome,
-            voided=r.voided,
-            revealed=r.revealed,
+            **_columns(
+                r,
+                session_id=session_of[r.session_id],
+                mystery=r.mystery + mysteries,
+                call_id=call_of[r.call_id] if r.call_id else None,
+                created=r.created + moved,
+            )
         )
 
     def _entries(self, roll_of: dict[int, int], moved: timedelta, numbers: int) -> None:
@@ -198,6 +203,7 @@ class _Template:
                 state=e.state,
                 text=text,
                 created=chain.timestamp(created),
+                dice=e.dice,
             )
             previous = chain.link(previous, chain.digest(content))
             batch.append(
@@ -211,6 +217,7 @@ class _Template:
                     state=e.state,
                     text=text,
                     created=created,
+                    dice=e.dice,
                     hash=previous,
                 )
             )

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.db import connection, models
+
 from rolls import chain, registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.history import session_seqs
@@ -266,20 +268,34 @@ def _members(campaign: Campaign) -> list[dict[str, Any]]:
         for m in Membership.objects.filter(campaign=campaign).order_by("user_id")
     ]
     known = {m["id"] for m in members}
-    # order_by(): the models' default ordering would join DISTINCT and make it return every
-    # row (one per seq); without it, the index on (campaign, actor) answers alone.
-    named = set(
-        LogEntry.objects.filter(campaign=campaign).order_by().values_list("actor_id", flat=True).distinct()
-    )
-    named |= set(
-        Roll.objects.filter(campaign=campaign).order_by().values_list("roller_id", flat=True).distinct()
-    )
+    named = _distinct_ids(LogEntry, "actor_id", campaign) | _distinct_ids(Roll, "roller_id", campaign)
     named |= set(Character.objects.filter(campaign=campaign).values_list("owner_id", flat=True))
     former = sorted(user_id for user_id in named - known if user_id is not None)
     return members + [
         {"id": user_id, "name": f"Former member {n}", "gm": False, "left": True}
         for n, user_id in enumerate(former, 1)
     ]
+
+
+def _distinct_ids(model: type[models.Model], column: str, campaign: Campaign) -> set[int]:
+    """The distinct non-null values of ``column`` in the campaign's rows of ``model``, by a
+    skip through its index on ``(campaign, column)``: each step the next greater value, one
+    index probe each, a few steps for a campaign's handful of people. A ``DISTINCT`` reads
+    every entry of the index instead (PostgreSQL aggregates all 145,666 entries of a 100,000
+    rolls campaign: 100 ms before an export's first byte). Both databases run this SQL."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    name = connection.ops.quote_name(column)
+    # Table and column names from the models, quoted; the campaign's id as a parameter.
+    sql = (
+        f"WITH RECURSIVE found(id) AS ("
+        f" SELECT MIN({name}) FROM {table} WHERE campaign_id = %s"
+        f" UNION ALL SELECT (SELECT MIN({name}) FROM {table} WHERE campaign_id = %s AND {name} > found.id)"
+        f" FROM found WHERE found.id IS NOT NULL"
+        f") SELECT id FROM found WHERE id IS NOT NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk, campaign.pk])
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _sessions(scope: Scope) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
@@ -55,23 +55,29 @@ class QuickSelect(forms.Select):
     filter form's options cost more than the page's 25 cards (bench/history.py)."""
 
     def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
-        widget = self.get_context(name, value, attrs)["widget"]
-        if any(group_name for group_name, _, _ in widget["optgroups"]):
+        choices = list(self.choices)
+        if self.allow_multiple_selected or any(isinstance(label, list | tuple) for _, label in choices):
             return super().render(name, value, attrs, renderer)
-        options = mark_safe(  # each part is format_html's, escaped
-            "".join(
-                format_html(
-                    '\n  <option value="{}"{}>{}</option>\n',
-                    str(option["value"]),
-                    SafeString(" selected") if option["selected"] else "",
-                    option["label"],
-                )
-                for _, group, _ in widget["optgroups"]
-                for option in group
+        # What ``Select.optgroups`` decides, without a dict of attributes per option: the
+        # first option whose value is the field's is selected, a None value is "".
+        values = self.format_value(value)
+        chosen = False
+        options = []
+        for option_value, label in choices:
+            option_value = "" if option_value is None else str(option_value)
+            selected = not chosen and option_value in values
+            chosen = chosen or selected
+            options.append(
+                f'\n  <option value="{conditional_escape(option_value)}"'
+                f"{' selected' if selected else ''}>{conditional_escape(str(label))}</option>\n"
             )
-        )
         return format_html(
-            '<select name="{}"{}>{}\n</select>', widget["name"], flatatt(widget["attrs"]), options
+            '<select name="{}"{}>{}\n</select>',
+            name,
+            # The widget's attributes as Django's select has them (Widget's context: the
+            # choice widget's own would build every option's, the part skipped here).
+            flatatt(forms.Widget.get_context(self, name, value, attrs)["widget"]["attrs"]),
+            mark_safe("".join(options)),  # each value and label escaped above
         )
 
 
@@ -109,9 +115,17 @@ class HistoryFilters(forms.Form):
         campaign = membership.campaign
         system = registry.engine(campaign.system)
         fields = self.fields
-        sessions = PlaySession.objects.filter(campaign=campaign).order_by("-number")
+        # Three columns, not the sessions: a campaign of years has hundreds of them, and a
+        # model instance each was a tenth of the page's CPU. The label is ``PlaySession``'s
+        # own ("Session 12") and its start's day.
+        sessions = (
+            PlaySession.objects.filter(campaign=campaign)
+            .order_by("-number")
+            .values_list("pk", "number", "started")
+        )
         fields["session"].choices = _choices(  # type: ignore[attr-defined]
-            ((s.pk, f"{s} · {s.started:%d %b %Y}") for s in sessions), "Every session"
+            ((pk, f"Session {number} · {started:%d %b %Y}") for pk, number, started in sessions),
+            "Every session",
         )
         characters = campaign.characters.order_by("name").values_list("pk", "name")
         fields["character"].choices = _choices(characters, "Everyone")  # type: ignore[attr-defined]
@@ -259,10 +273,13 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
         after = first_at_or_after(campaign, end)
         if after is not None:
             span &= Q(seq__lt=after)
+    # Whose roll, asked of each entry's roll in turn (EXISTS by its primary key), not joined:
+    # with a join SQLite starts from the character's (or roller's) index, reads every roll of
+    # theirs and sorts them all by ``seq``, where a page needs the newest 26 of the log's walk.
     if data.get("character"):
-        rolls &= Q(roll__character_id=int(data["character"]))
+        rolls &= Q(Exists(Roll.objects.filter(pk=OuterRef("roll_id"), character_id=int(data["character"]))))
     if data.get("player"):
-        rolls &= Q(roll__roller_id=int(data["player"]))
+        rolls &= Q(Exists(Roll.objects.filter(pk=OuterRef("roll_id"), roller_id=int(data["player"]))))
     if data.get("outcome"):
         rolls &= Q(roll__outcome=data["outcome"])
     if data.get("follow_up"):

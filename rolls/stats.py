@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
+from django.core.cache import cache
+from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from rolls import fairness, registry
 from rolls.events import TableEvent
@@ -116,69 +117,154 @@ class Summary:
     tones: list[tuple[str, int]] = field(default_factory=list)
 
 
+CACHE_SECONDS = 24 * 3600
+
+
 def summary(scope: Scope, membership: Membership) -> Summary:
-    """Every figure of a statistics page, in six queries."""
+    """The figures of a statistics page, kept in the cache until the campaign's log moves on.
+
+    Everything they count changes only with a log entry, written in the same transaction
+    (a roll, a follow-up, a void or a reveal, a contest's reveal, a member leaving with their
+    characters), so the campaign's newest entry names one state of them: a key with its
+    sequence number and hash (which covers the time it was written: a test database's
+    reused ids do not meet an older campaign's figures) never answers figures older than the
+    log the page was asked with. A player's figures are the
+    same for every player (``seen_by_table``). Why: a campaign's page adds up all its rolls,
+    some 400 ms of SQLite for 100,000 (``docs/deploy.md``, "History at scale"), each time it
+    is opened between two rolls."""
+    session = scope.session.pk if scope.session is not None else 0
+    character = scope.character.pk if scope.character is not None else 0
+    reader = "gm" if membership.is_gm else "table"
+    key = f"stats:{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
+    found = cache.get(key)
+    if not isinstance(found, Summary):
+        found = _summary(scope, membership)
+        cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def _summary(scope: Scope, membership: Membership) -> Summary:
+    """Every figure of a statistics page, in two grouped queries: the rolls by character, pool
+    and outcome (a few hundred groups at most, added up here: never a row per roll), and the
+    follow-ups by action. One pass over each table, where a query per figure read the same
+    rows again for each."""
     system = registry.engine(scope.campaign.system)
     rolls = rolls_in(scope, membership)
-    # Named apart from the columns they add up: an aggregate may not take a column's name.
-    totals = rolls.aggregate(
-        n_rolls=Count("id"),
-        n_by_hand=Count("id", filter=Q(by_hand=True)),
-        n_fair=Count("id", filter=FAIR),
-        percentiles=Sum("percentile", filter=FAIR),
-        variances=Sum("percentile_var", filter=FAIR),
-        **{f"sum_{name}": Sum(name, filter=Q(by_hand=False)) for name in FACE_FIELDS},
-    )
-    pools = [
-        PoolRow(row["pool"], row["rolls"], row["measured"], row["first"], row["final"], row["expected"])
-        for row in rolls.values("pool")
+    groups: list[dict[str, Any]] = [
+        dict(row)
+        for row in rolls.values("character_id", "pool", "outcome")
         .annotate(
-            rolls=Count("id"),
+            name=Max("character_name"),
+            n=Count("id"),
+            n_by_hand=Count("id", filter=Q(by_hand=True)),
+            n_fair=Count("id", filter=FAIR),
+            percentiles=Sum("percentile", filter=FAIR),
+            variances=Sum("percentile_var", filter=FAIR),
             measured=Count("chance"),
             first=Count("id", filter=Q(chance__isnull=False, first_success=True)),
-            final=Count("id", filter=Q(chance__isnull=False, outcome__in=SUCCESS_TONES)),
-            expected=Avg("chance"),
+            chances=Sum("chance"),
+            **{f"sum_{name}": Sum(name, filter=Q(by_hand=False)) for name in FACE_FIELDS},
         )
-        .order_by("pool")
+        .order_by()
     ]
     uses = uses_in(scope, membership, rolls)
+    by_action: list[dict[str, Any]] = [
+        dict(row)
+        for row in uses.values("action")
+        .annotate(
+            uses=Count("id"),
+            converted=Count("id", filter=Q(converted=True)),
+            conditions=Count("id", filter=~Q(condition="")),
+            **{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES},
+        )
+        .order_by("-uses", "action")
+    ]
     names = system.follow_up_names
     follow_ups = [
         FollowUpRow(row["action"], names.get(row["action"], row["action"]), row["uses"], row["converted"])
-        for row in uses.values("action")
-        .annotate(uses=Count("id"), converted=Count("id", filter=Q(converted=True)))
-        .order_by("-uses", "action")
+        for row in by_action
     ]
-    spent_totals = uses.aggregate(
-        **{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES},
-        conditions=Count("id", filter=~Q(condition="")),
-    )
-    spent = [
-        (label, spent_totals[f"{name}_spent"]) for name, label in SPENT_NAMES if spent_totals[f"{name}_spent"]
-    ]
-    faces = [totals[f"sum_{name}"] or 0 for name in FACE_FIELDS]
+    spent_totals = {name: sum(row[f"{name}_spent"] or 0 for row in by_action) for name, _ in SPENT_NAMES}
+    spent = [(label, spent_totals[name]) for name, label in SPENT_NAMES if spent_totals[name]]
+    faces = [sum(row[f"sum_{name}"] or 0 for row in groups) for name in FACE_FIELDS]
     statistic, faces_verdict = fairness.faces_verdict(faces)
     tone_names = system.tone_names
-    tones = [
-        (tone_names.get(row["outcome"], row["outcome"] or "-"), row["n"])
-        for row in rolls.values("outcome").annotate(n=Count("id")).order_by("-n", "outcome")
-    ]
+    tones = sorted(
+        (
+            (tone_names.get(outcome, outcome or "-"), n, outcome)
+            for outcome, n in _added(groups, "outcome", ("n",)).items()
+        ),
+        key=lambda tone: (-tone[1], tone[2]),
+    )
     return Summary(
-        rolls=totals["n_rolls"],
-        pools=pools,
+        rolls=sum(row["n"] for row in groups),
+        pools=_pools(groups),
         follow_ups=follow_ups,
         spent=spent,
-        conditions=spent_totals["conditions"],
+        conditions=sum(row["conditions"] for row in by_action),
         luck=fairness.luck_verdict(
-            totals["n_fair"], totals["percentiles"] or 0.0, totals["variances"] or 0.0
+            sum(row["n_fair"] for row in groups),
+            sum(row["percentiles"] or 0.0 for row in groups),
+            sum(row["variances"] or 0.0 for row in groups),
         ),
-        characters=characters(rolls) if scope.character is None else [],
+        characters=_characters(groups) if scope.character is None else [],
         faces=faces,
         chi_square=statistic,
         fairness=faces_verdict,
-        by_hand=totals["n_by_hand"],
-        tones=tones,
+        by_hand=sum(row["n_by_hand"] for row in groups),
+        tones=[(label, n) for label, n, _ in tones],
     )
+
+
+def _added(groups: list[dict[str, Any]], key: str, columns: tuple[str, ...]) -> dict[Any, Any]:
+    """The groups' ``columns`` added up by ``key``: one number per key for one column, a dict
+    of them for several."""
+    found: dict[Any, dict[str, Any]] = {}
+    for row in groups:
+        into = found.setdefault(row[key], dict.fromkeys(columns, 0))
+        for column in columns:
+            into[column] += row[column] or 0
+    if len(columns) == 1:
+        return {each: added[columns[0]] for each, added in found.items()}
+    return found
+
+
+def _pools(groups: list[dict[str, Any]]) -> list[PoolRow]:
+    by_pool = _added(groups, "pool", ("n", "measured", "first", "chances"))
+    final = _added([row for row in groups if row["outcome"] in SUCCESS_TONES], "pool", ("measured",))
+    return [
+        PoolRow(
+            pool,
+            added["n"],
+            added["measured"],
+            added["first"],
+            final.get(pool, 0),
+            added["chances"] / added["measured"] if added["measured"] else None,
+        )
+        for pool, added in sorted(by_pool.items())
+    ]
+
+
+def _characters(groups: list[dict[str, Any]]) -> list[CharacterRow]:
+    """Each character's rolls and luck; the GM's rolls without a sheet together."""
+    added = _added(groups, "character_id", ("n", "n_fair", "percentiles", "variances"))
+    successes = _added([row for row in groups if row["outcome"] in SUCCESS_TONES], "character_id", ("n",))
+    named: dict[Any, str] = {}
+    for row in groups:  # the greatest name a character's rolls were written with, as Max gave
+        if row["character_id"] not in named or row["name"] > named[row["character_id"]]:
+            named[row["character_id"]] = row["name"]
+    found = [
+        CharacterRow(
+            character_id,
+            named[character_id] if character_id is not None else "The GM's rolls (no sheet)",
+            each["n"],
+            successes.get(character_id, 0),
+            fairness.luck_verdict(each["n_fair"], each["percentiles"], each["variances"]),
+        )
+        for character_id, each in added.items()
+    ]
+    # As the query ordered them: most rolls first, then by the name written on the rolls.
+    return sorted(found, key=lambda row: (-row.rolls, named[row.character_id]))
 
 
 def uses_in(scope: Scope, membership: Membership, rolls: QuerySet[Roll]) -> QuerySet[FollowUpUse]:
@@ -188,27 +274,6 @@ def uses_in(scope: Scope, membership: Membership, rolls: QuerySet[Roll]) -> Quer
         return FollowUpUse.objects.filter(roll__in=rolls)
     paid = rolls_in(Scope(scope.campaign, scope.session), membership)
     return FollowUpUse.objects.filter(Q(roll__in=rolls) | Q(payer=scope.character, roll__in=paid))
-
-
-def characters(rolls: QuerySet[Roll]) -> list[CharacterRow]:
-    """Each character's rolls and luck; the GM's rolls without a sheet together."""
-    found = []
-    for row in (
-        rolls.values("character_id")
-        .annotate(
-            name=Max("character_name"),
-            rolls=Count("id"),
-            successes=Count("id", filter=Q(outcome__in=SUCCESS_TONES)),
-            fair=Count("id", filter=FAIR),
-            percentiles=Sum("percentile", filter=FAIR),
-            variances=Sum("percentile_var", filter=FAIR),
-        )
-        .order_by("-rolls", "name")
-    ):
-        name = row["name"] if row["character_id"] is not None else "The GM's rolls (no sheet)"
-        verdict = fairness.luck_verdict(row["fair"], row["percentiles"] or 0.0, row["variances"] or 0.0)
-        found.append(CharacterRow(row["character_id"], name, row["rolls"], row["successes"], verdict))
-    return found
 
 
 @dataclass
