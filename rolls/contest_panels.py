@@ -165,7 +165,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
     options: list[tuple[str, str]] = []
     theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
-    if revealed and contest.state == Contest.State.REVEALED and theirs is not None and reading is None:
+    head_to_head = contest.kind == Contest.Kind.CONTEST
+    if revealed and contest.state == Contest.State.REVEALED and theirs is not None and head_to_head:
         options, odds_side = _options(contest, sides, theirs), theirs.name
     phase = _phase(contest, views, winner, said)
     if reading is not None and contest.state != Contest.State.ASKED:
@@ -244,7 +245,8 @@ def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> l
                 continue  # one's own follow-ups on one's own roll, answers on the others'
             chance = system.contest_chance_after(states, mine.position, follow_up.action, target)
             if chance is not None:
-                found.append((system.follow_up_names.get(follow_up.action, follow_up.label), percent(chance)))
+                # The button's own words, before any explanation after a colon ("Push the roll").
+                found.append((follow_up.label.split(":")[0], percent(chance)))
     return found
 
 

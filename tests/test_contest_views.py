@@ -299,6 +299,6 @@ def test_str_9_after_the_reveal_the_phone_shows_the_chance_to_win_with_luck_agai
     # Luck against the guard's roll rerolls it and keeps the worse: Dave wins (ties to him) when
     # the new roll has at most one Star: both dice 1-4, or one 5 and one 1-4.
     chance = Fraction(4 * 4 + 2 * 4, 36)
-    assert f"Luck against the roll: <b>{percent(chance)}</b> to win" in panel
+    assert f"Spend your Luck against this roll: <b>{percent(chance)}</b> to win" in panel
     # The second player, in no side, is offered nothing.
     assert "to win" not in panel_of(page(logged_in(pair.second), "rolls:campaign", pair.table.campaign.pk))

@@ -409,3 +409,25 @@ def test_six_17_a_kid_who_went_away_fails_when_the_gm_closes(kids: Kids) -> None
     roll(kids, contest, 0, 6, 6, 1)
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
     assert closed.verdict == "Group Trouble: Olle gets through; Kim and Lea fail."
+
+
+def test_six_18_after_the_reveal_each_kid_sees_the_chance_to_win_with_a_push_luck_or_pride(
+    kids: Kids,
+) -> None:
+    """Olle has one six of three dice, Kim two: a push or Luck rerolls Olle's two other dice
+    and wins only if both come up six (he must lead alone; a tie goes to the Conditions);
+    Pride brings him level, which is no win."""
+    contest = versus(kids, kids.olle, kids.kim)
+    roll(kids, contest, 0, 6, 1, 1)
+    roll(kids, contest, 1, 6, 6, 2)
+    states = [side(contest, i).roll.current_state() for i in (0, 1)]  # type: ignore[union-attr]
+    assert sixes.contest_chance_after(states, 0, "push", 0) == Fraction(1, 36)
+    assert sixes.contest_chance_after(states, 0, "luck", 0) == Fraction(1, 36)
+    assert sixes.contest_chance_after(states, 0, "pride", 0) == 0
+    # Kim, ahead, keeps the lead whatever she rerolls: already more than Olle.
+    assert sixes.contest_chance_after(states, 1, "push", 1) == 1
+    membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
+    from rolls.contest_panels import contest_views
+
+    (view,) = contest_views(kids.table.campaign.pk, membership)
+    assert ("Push the roll", "3%") in view.options

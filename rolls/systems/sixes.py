@@ -61,6 +61,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
+from math import comb
 from typing import Any
 
 from .base import (
@@ -410,6 +411,32 @@ class Sixes(DiceSystem):
         bought = {str(i): int(extra.get("bought", 0)) for i, extra in enumerate(extras) if str(i) in leaders}
         winner = kid_versus_kid(rolled, bought)
         return None if winner is None else int(winner)
+
+    def contest_chance_after(
+        self, states: Sequence[State], position: int, action: str, target: int
+    ) -> Fraction | None:
+        """SIX-18: the exact chance that kid ``position`` ends with more successes than every
+        other kid as they stand, once a push or a point of Luck rerolls their dice that are not
+        sixes (each new six one more success), or Pride adds one. A tie is not a win: it goes to
+        the Conditions (SIX-19)."""
+        if target != position or action not in ("push", "luck", "pride"):
+            return None
+        best_other = max(self.successes(state) for i, state in enumerate(states) if i != position)
+        have = self.successes(states[position])
+        if action == "pride":
+            return Fraction(int(have + 1 > best_other))
+        dice = self._dice(states[position])
+        rerolled = len(dice) - dice.count(6)
+        needed = best_other + 1 - have  # new sixes it takes to lead alone
+        return sum(
+            (
+                Fraction(comb(rerolled, sixes))
+                * Fraction(1, 6) ** sixes
+                * Fraction(5, 6) ** (rerolled - sixes)
+                for sixes in range(max(needed, 0), rerolled + 1)
+            ),
+            Fraction(0),
+        )
 
     def contest_among(self, requests: Sequence[SixesRequest]) -> list[ContestOdds]:
         """SIX-18: each kid's exact odds among any number of kids (``kid_versus_kid_odds``):
