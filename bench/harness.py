@@ -281,6 +281,7 @@ class Server:
         extra_env: dict[str, str] | None = None,
         profile: str | None = None,
         profile_mode: str = "samples",
+        gc_pauses: Path | None = None,
     ):
         self.port = free_port()
         self.app = app
@@ -295,6 +296,12 @@ class Server:
             self.env["BENCH_PROFILE_TARGET"] = app.split(":")[0]
             self.env["BENCH_PROFILE_MODE"] = profile_mode
             self.app = "bench.profiled:application"
+        self.gc_pauses = gc_pauses
+        if gc_pauses:
+            # Every collection of every serving process, timed (bench/gc_timed.py).
+            self.env["BENCH_GC_PAUSES"] = str(gc_pauses)
+            self.env["BENCH_GC_TARGET"] = self.app
+            self.app = "bench.gc_timed:application"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -407,6 +414,20 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except OSError:
         return 0.0
+
+
+def read_gc_pauses(directory: Path, start: float, end: float) -> list[tuple[float, int, float, int]]:
+    """(pause ms, generation, CPU ms, objects freed) of every collection of every serving process (bench/gc_timed.py) that started in
+    [start, end] of ``time.monotonic``."""
+    found = []
+    for path in directory.glob("gc-*.txt"):
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            at, ms, gen, freed, cpu = line.split()
+            if start <= float(at) <= end:
+                found.append((float(ms), int(gen), float(cpu), int(freed)))
+    return found
 
 
 # -- the phones' side -----------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from bench import harness
 from bench.harness import Listener, Phone, Server, Table
 
 SWEEP_P99_MS = 150.0
+GC_PAUSE_MS = 10.0
 ROLL_DATA = {"trait": "skill-0", "need": "1"}
 RESPONSE_SEQ = re.compile(r'data-seq="(\d+)"')
 
@@ -70,6 +71,24 @@ class Phase:
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
     achieved_rate: float = 0.0
+    # Every garbage collection of the serving processes during the run: (pause ms as the
+    # clock saw it, generation, CPU ms it took, objects it freed).
+    gc_pauses: list[tuple[float, int, float, int]] = field(default_factory=list)
+
+    @property
+    def gc_max_ms(self) -> float:
+        return max((pause[0] for pause in self.gc_pauses), default=0.0)
+
+    @property
+    def gc_freed_per_roll(self) -> float:
+        return sum(pause[3] for pause in self.gc_pauses) / max(self.posted, 1)
+
+    def gc_summary(self, generation: int | None = None, cpu: bool = False) -> str:
+        """How many collections, their p99 and max pause (or CPU) in ms."""
+        pauses = [c if cpu else ms for ms, gen, c, _ in self.gc_pauses if generation in (None, gen)]
+        if not pauses:
+            return "0"
+        return f"{len(pauses)} {fmt(harness.percentile(pauses, 99))}/{fmt(max(pauses))}"
 
     @property
     def lost(self) -> int:
@@ -195,6 +214,7 @@ class Driver:
         count = max(1, round(rate * seconds))
         with harness.cpu_meter(self.target.server) as cpu:
             start = time.perf_counter()
+            run_from = time.monotonic()
             for n in range(count):
                 scheduled = start + n / rate
                 delay = scheduled - time.perf_counter()
@@ -204,6 +224,7 @@ class Driver:
                 self.next_roller += 1
                 tasks.append(asyncio.create_task(fire(table, phone, scheduled)))
             await asyncio.gather(*tasks)
+            run_to = time.monotonic()
             result.achieved_rate = count / max(time.perf_counter() - start, 1e-9)
             # Wait for every socket to have every entry, or for the drain time to pass.
             deadline = time.perf_counter() + drain
@@ -213,6 +234,9 @@ class Driver:
                 await asyncio.sleep(0.05)
         sampler.cancel()
         result.cpu = dict(cpu)
+        if self.target.server.gc_pauses:
+            await asyncio.sleep(1.2)  # the servers write their collections once a second
+            result.gc_pauses = harness.read_gc_pauses(self.target.server.gc_pauses, run_from, run_to)
         result.posted = count
         for table, seq, sent, post_ms in sorted(posts, key=lambda post: post[2]):
             slowest = 0.0
@@ -387,6 +411,12 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
             lambda p, r: f"{fmt(harness.percentile(p.post_ms, 50))}/{fmt(harness.percentile(p.post_ms, 99))}",
         ),
         ("generator lag p99 ms", lambda p, r: fmt(harness.percentile(p.lag_ms, 99))),
+        # The serving processes' collections while the rolls were sent: every thread waits.
+        ("GC pauses n p99/max ms", lambda p, r: p.gc_summary()),
+        ("  their CPU n p99/max ms", lambda p, r: p.gc_summary(cpu=True)),
+        ("  generation 1", lambda p, r: p.gc_summary(1)),
+        ("  generation 2 (full)", lambda p, r: p.gc_summary(2)),
+        ("  objects in cycles per roll", lambda p, r: f"{p.gc_freed_per_roll:.0f}" if p.gc_pauses else "-"),
         ("server CPU % of a core", lambda p, r: f"{p.cpu.get('server', 0):.0f}"),
         ("load gen CPU % of a core", lambda p, r: f"{p.cpu.get('client', 0):.0f}"),
         ("other processes CPU %", lambda p, r: f"{p.cpu.get('other', 0):.0f}"),
@@ -445,6 +475,14 @@ def targets(args: argparse.Namespace, app: Phase, ratio_sweep: float | None) -> 
         checks.append(("3: embedded 200x6 at 100/s, p99 < 150 ms", app.holds(150)))
     if not embedded and args.workers == 2 and shape == (100, 6, 50):
         checks.append(("4: PostgreSQL + Redis, 2 workers, 100x6 at 50/s, p99 < 100 ms", app.holds(100)))
+    if args.rate == 50 and args.seconds >= 60 and app.gc_pauses:
+        checks.append(
+            (
+                f"GC: no collection pause over {GC_PAUSE_MS:.0f} ms in {args.seconds:g} s at 50/s "
+                f"(max {app.gc_max_ms:.1f} ms)",
+                app.gc_max_ms <= GC_PAUSE_MS,
+            )
+        )
     if not checks:
         print("  (no target has exactly these parameters: figures only)")
     for label, ok in checks:
@@ -482,6 +520,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="write each roll of the measured run to DIR/app.txt, DIR/baseline.txt",
     )
+    parser.add_argument(
+        "--gc-pauses",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time every garbage collection of the servers (bench/gc_timed.py)",
+    )
     parser.add_argument("--profile", metavar="DIR", help="run bench/sampler.py in the servers, write to DIR")
     parser.add_argument(
         "--profile-mode",
@@ -507,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
             args.workers,
             profile=args.profile,
             profile_mode=args.profile_mode,
+            gc_pauses=environment.tmp / "gc-app" if args.gc_pauses else None,
         ) as server:
             results["app"] = asyncio.run(run_target(app_target(server), tables, args))
         if args.baseline:
@@ -520,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
                 extra_env=layer,
                 profile=args.profile,
                 profile_mode=args.profile_mode,
+                gc_pauses=environment.tmp / "gc-baseline" if args.gc_pauses else None,
             ) as server:
                 results["baseline"] = asyncio.run(run_target(baseline_target(server), tables, args))
         ok = report(args, results, setup_s)
