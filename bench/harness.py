@@ -519,6 +519,21 @@ def machine_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def service_cpu() -> dict[int, float]:
+    """CPU seconds so far of the processes that serve the servers' data: PostgreSQL's
+    backends connected to the bench's database, and Redis (one server for the whole machine:
+    other people's use of it is counted too). Empty for the embedded default, whose SQLite
+    runs inside the server processes."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        line = _cmdline(int(entry))
+        if line.startswith("redis-server") or (line.startswith("postgres:") and f" {PG_BENCH_DB} " in line):
+            found[int(entry)] = cpu_seconds(int(entry))
+    return found
+
+
 @contextlib.contextmanager
 def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     """CPU use of the server processes, of this load generator and of everything else on
@@ -529,9 +544,14 @@ def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     server_start = server.cpu_seconds()
     own_start = time.process_time()
     machine_start = machine_busy_seconds()
+    services_start = service_cpu()
     yield figures
     elapsed = max(time.monotonic() - start, 1e-9)
-    figures["server"] = 100 * (server.cpu_seconds() - server_start) / elapsed
+    services_end = service_cpu()  # a backend that ended during the block is not counted
+    figures["services_s"] = sum(cpu - services_start.get(pid, 0.0) for pid, cpu in services_end.items())
+    figures["services"] = 100 * figures["services_s"] / elapsed
+    figures["server_s"] = server.cpu_seconds() - server_start
+    figures["server"] = 100 * figures["server_s"] / elapsed
     figures["client"] = 100 * (time.process_time() - own_start) / elapsed
     machine = 100 * (machine_busy_seconds() - machine_start) / elapsed
-    figures["other"] = max(0.0, machine - figures["server"] - figures["client"])
+    figures["other"] = max(0.0, machine - figures["server"] - figures["client"] - figures["services"])

@@ -38,6 +38,7 @@ from bench.harness import Listener, Phone, Server, Table
 
 SWEEP_P99_MS = 150.0
 GC_PAUSE_MS = 10.0
+CPU_RATIO_TARGET = 1.5  # the app's CPU per plain roll against the baseline's, in the same run
 ROLL_DATA = {"trait": "skill-0", "need": "1"}
 RESPONSE_SEQ = re.compile(r'data-seq="(\d+)"')
 
@@ -93,6 +94,14 @@ class Phase:
     @property
     def lost(self) -> int:
         return self.expected - self.delivered
+
+    @property
+    def cpu_ms_per_entry(self) -> float:
+        """CPU of the servers and of PostgreSQL and Redis, per roll served (a log entry)."""
+        served = self.statuses.get(200, 0)
+        if not served:
+            return math.nan
+        return 1000 * (self.cpu.get("server_s", 0.0) + self.cpu.get("services_s", 0.0)) / served
 
     @property
     def errors(self) -> int:
@@ -394,6 +403,12 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
     per_user = args.rate * 60 / (args.tables * (args.sockets - 1))
     print(f"  rolls per player: {per_user:.1f}/min (limit 60/min)")
     rows: list[tuple[str, Callable[[Phase, dict[str, object]], str]]] = [
+        # First: what a log entry costs, whatever the machine's other work did to latency.
+        ("CPU ms per log entry", lambda p, r: fmt(p.cpu_ms_per_entry)),
+        (
+            "  of it PostgreSQL+Redis",
+            lambda p, r: fmt(1000 * p.cpu.get("services_s", 0.0) / max(p.statuses.get(200, 0), 1)),
+        ),
         ("rolls posted", lambda p, r: f"{p.posted}"),
         ("achieved rate /s", lambda p, r: f"{p.achieved_rate:.1f}"),
         ("POST errors", lambda p, r: f"{p.errors}" + (f" {dict(p.statuses)}" if p.errors else "")),
@@ -434,6 +449,10 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
     ratio_sweep = None
     if "baseline" in results:
         base: Phase = results["baseline"]["main"]  # type: ignore[assignment]
+        print(
+            f"  app/baseline CPU per log entry: {app.cpu_ms_per_entry / base.cpu_ms_per_entry:.2f}"
+            f"  (target: at most {CPU_RATIO_TARGET:g})"
+        )
         print(f"  app/baseline p99 ratio: {app.p99 / base.p99:.2f}  (p50 ratio {app.p(50) / base.p(50):.2f})")
     if args.sweep:
         for name in names:
