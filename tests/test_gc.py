@@ -114,3 +114,18 @@ def test_a_follow_up_through_the_views_leaves_few_objects_in_cycles(table: Table
         )
 
     assert cyclic_objects_per_call(roll_and_push, len(CONDITIONS) - 1) <= 2 * CYCLIC_OBJECTS_PER_ROLL
+
+
+def test_switched_off_the_cycles_stay_for_the_collector(
+    table: Table, dice: Script, settings: Settings
+) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": False}
+    dice(then=3)
+    client = logged_in(table.player)
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+
+    def a_roll(_: int) -> None:
+        posted(client, path, {"trait": "Body", "need": 1})
+
+    # What the counting above would see without tabletop/serving/cycles.py: it counts them.
+    assert cyclic_objects_per_call(a_roll, 3) > 10 * CYCLIC_OBJECTS_PER_ROLL
