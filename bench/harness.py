@@ -544,10 +544,12 @@ def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     server_start = server.cpu_seconds()
     own_start = time.process_time()
     machine_start = machine_busy_seconds()
-    services_start = service_cpu()
+    # PostgreSQL and Redis serve the production configuration only (Redis is the machine's).
+    production = bool(server.env.get("DATABASE_URL"))
+    services_start = service_cpu() if production else {}
     yield figures
     elapsed = max(time.monotonic() - start, 1e-9)
-    services_end = service_cpu()  # a backend that ended during the block is not counted
+    services_end = service_cpu() if production else {}  # a backend that ended is not counted
     figures["services_s"] = sum(cpu - services_start.get(pid, 0.0) for pid, cpu in services_end.items())
     figures["services"] = 100 * figures["services_s"] / elapsed
     figures["server_s"] = server.cpu_seconds() - server_start

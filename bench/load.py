@@ -40,6 +40,8 @@ SWEEP_P99_MS = 150.0
 GC_PAUSE_MS = 10.0
 CPU_RATIO_TARGET = 1.5  # the app's CPU per plain roll against the baseline's, in the same run
 ROLL_DATA = {"trait": "skill-0", "need": "1"}
+PUSH_CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured")  # a kid's Conditions, Broken last
+FOLLOW_UP_PATH = re.compile(r'hx-post="(/c/\d+/rolls/\d+/follow-up/)"')
 RESPONSE_SEQ = re.compile(r'data-seq="(\d+)"')
 
 
@@ -50,7 +52,9 @@ class Target:
     name: str
     server: Server
     roll_path: Callable[[Table, Phone], str]
-    ws_path: Callable[[Table], str]
+    ws_path: Callable[[Table, Phone], str]
+    # The follow-up (a push) of the roll whose answer this is, or None: the baseline has none.
+    push_path: Callable[[Table, str], str | None] = lambda table, answer: None
 
 
 @dataclass
@@ -72,6 +76,8 @@ class Phase:
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
     achieved_rate: float = 0.0
+    # Follow-ups (pushes) by status; -1: the roll offered none.
+    follow_ups: Counter[int] = field(default_factory=Counter)
     # Every garbage collection of the serving processes during the run: (pause ms as the
     # clock saw it, generation, CPU ms it took, objects it freed).
     gc_pauses: list[tuple[float, int, float, int]] = field(default_factory=list)
@@ -98,7 +104,7 @@ class Phase:
     @property
     def cpu_ms_per_entry(self) -> float:
         """CPU of the servers and of PostgreSQL and Redis, per roll served (a log entry)."""
-        served = self.statuses.get(200, 0)
+        served = self.statuses.get(200, 0) + self.follow_ups.get(200, 0)
         if not served:
             return math.nan
         return 1000 * (self.cpu.get("server_s", 0.0) + self.cpu.get("services_s", 0.0)) / served
@@ -171,7 +177,7 @@ class Driver:
             listener = Listener(i, phone)
             async with gate:
                 listener.socket = await harness.open_socket(
-                    self.target.server.base, self.target.ws_path(table), phone, table.last_seq
+                    self.target.server.base, self.target.ws_path(table, phone), phone, table.last_seq
                 )
             listener.task = asyncio.create_task(harness.listen(listener, listener.socket))
             self.listeners.append(listener)
@@ -185,7 +191,9 @@ class Driver:
             await listener.socket.close()
         await asyncio.gather(*(lst.task for lst in self.listeners if lst.task), return_exceptions=True)
 
-    async def phase(self, rate: float, seconds: float, drain: float = 10.0) -> Phase:
+    async def phase(self, rate: float, seconds: float, drain: float = 10.0, push_every: int = 0) -> Phase:
+        """Rolls at ``rate`` for ``seconds``; with ``push_every`` N, every Nth roll is pushed
+        by its roller half a second after its answer (a follow-up: an entry of its own)."""
         import httpx
 
         result = Phase(rate, seconds)
@@ -194,6 +202,8 @@ class Driver:
         dup_before = sum(lst.duplicates for lst in self.listeners)
         ooo_before = sum(lst.out_of_order for lst in self.listeners)
         peak = [0.0]
+        pushes = [0]
+        pushed_by: Counter[int] = Counter()
 
         async def sample_rss() -> None:
             while True:
@@ -217,6 +227,30 @@ class Driver:
             result.statuses[response.status_code] += 1
             if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
                 posts.append((table, int(match.group(1)), sent, post_ms))
+                pushes[0] += 1
+                if push_every and pushes[0] % push_every == 0:
+                    await push(table, phone, response.text)
+
+        async def push(table: int, phone: Phone, answer: str) -> None:
+            path = self.target.push_path(self.tables[table], answer)
+            if path is None:
+                result.follow_ups[-1] += 1  # the roll offers no push (a six, or a baseline card)
+                return
+            await asyncio.sleep(0.5)  # a player reads the dice, then taps "push"
+            conditions = PUSH_CONDITIONS
+            data = {"action": "push", "condition": conditions[pushed_by[id(phone)] % len(conditions)]}
+            pushed_by[id(phone)] += 1
+            sent = time.perf_counter()
+            try:
+                response = await self.client_for(phone).post(
+                    path, data={**data, "description": "pedals harder"}, headers=phone.post_headers(base)
+                )
+            except httpx.HTTPError:
+                result.follow_ups[0] += 1
+                return
+            result.follow_ups[response.status_code] += 1
+            if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
+                posts.append((table, int(match.group(1)), sent, (time.perf_counter() - sent) * 1000))
 
         sampler = asyncio.create_task(sample_rss())
         tasks = []
@@ -342,7 +376,7 @@ async def run_target(target: Target, tables: list[Table], args: argparse.Namespa
     if target.server.env.get("BENCH_PROFILE"):
         (Path(target.server.env["BENCH_PROFILE"]) / "reset").touch()  # profile the measured run only
         await asyncio.sleep(1)
-    out["main"] = main = await driver.phase(args.rate, args.seconds)
+    out["main"] = main = await driver.phase(args.rate, args.seconds, push_every=args.push_every)
     if args.timeline:
         write_timeline(Path(args.timeline) / f"{target.name}.txt", main)
     if args.sweep:
@@ -372,14 +406,25 @@ def write_timeline(path: Path, phase: Phase) -> None:
     print(f"timeline ({path.stem}): {path}", flush=True)
 
 
-def app_target(server: Server) -> Target:
+def app_target(server: Server, table_mix: bool = False) -> Target:
     from django.urls import reverse
+
+    def ws_path(table: Table, phone: Phone) -> str:
+        # As a table plays: each player on their roll screen, the GM on the console.
+        if table_mix and phone.character_id is not None:
+            return f"/ws/c/{table.campaign_id}/?character={phone.character_id}"
+        return f"/ws/c/{table.campaign_id}/"
+
+    def push_path(table: Table, answer: str) -> str | None:
+        found = FOLLOW_UP_PATH.search(answer)
+        return found.group(1) if found and 'value="push"' in answer else None
 
     return Target(
         "app",
         server,
         lambda table, phone: reverse("rolls:roll-create", args=[table.campaign_id, phone.character_id]),
-        lambda table: f"/ws/c/{table.campaign_id}/",
+        ws_path,
+        push_path,
     )
 
 
@@ -388,7 +433,7 @@ def baseline_target(server: Server) -> Target:
         "baseline",
         server,
         lambda table, phone: f"/t/{table.campaign_id}/roll/",
-        lambda table: f"/ws/t/{table.campaign_id}/",
+        lambda table, phone: f"/ws/t/{table.campaign_id}/",
     )
 
 
@@ -407,9 +452,17 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
         ("CPU ms per log entry", lambda p, r: fmt(p.cpu_ms_per_entry)),
         (
             "  of it PostgreSQL+Redis",
-            lambda p, r: fmt(1000 * p.cpu.get("services_s", 0.0) / max(p.statuses.get(200, 0), 1)),
+            lambda p, r: fmt(
+                1000
+                * p.cpu.get("services_s", 0.0)
+                / max(p.statuses.get(200, 0) + p.follow_ups.get(200, 0), 1)
+            ),
         ),
         ("rolls posted", lambda p, r: f"{p.posted}"),
+        (
+            "follow-ups by status",
+            lambda p, r: " ".join(f"{k}:{v}" for k, v in sorted(p.follow_ups.items())) or "-",
+        ),
         ("achieved rate /s", lambda p, r: f"{p.achieved_rate:.1f}"),
         ("POST errors", lambda p, r: f"{p.errors}" + (f" {dict(p.statuses)}" if p.errors else "")),
         ("delivered/expected", lambda p, r: f"{p.delivered}/{p.expected}"),
@@ -540,6 +593,18 @@ def main(argv: list[str] | None = None) -> int:
         help="write each roll of the measured run to DIR/app.txt, DIR/baseline.txt",
     )
     parser.add_argument(
+        "--table-mix",
+        action="store_true",
+        help="players' sockets on their roll screens, the GM's on the console (the app only)",
+    )
+    parser.add_argument(
+        "--push-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="push every Nth roll half a second after its answer (a follow-up; the app only)",
+    )
+    parser.add_argument(
         "--gc-pauses",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -572,7 +637,7 @@ def main(argv: list[str] | None = None) -> int:
             profile_mode=args.profile_mode,
             gc_pauses=environment.tmp / "gc-app" if args.gc_pauses else None,
         ) as server:
-            results["app"] = asyncio.run(run_target(app_target(server), tables, args))
+            results["app"] = asyncio.run(run_target(app_target(server, args.table_mix), tables, args))
         if args.baseline:
             layer = {"BENCH_CHANNEL_LAYER": harness.channel_layer_backend()}
             if args.config == "production":
