@@ -91,7 +91,8 @@ class Phase:
         return sum(pause[3] for pause in self.gc_pauses) / max(self.posted, 1)
 
     def gc_summary(self, generation: int | None = None, cpu: bool = False) -> str:
-        """How many collections, their p99 and max pause (or CPU) in ms."""
+        """How many collections (of ``generation``, or all), their p99 and max pause (or CPU)
+        in ms."""
         pauses = [c if cpu else ms for ms, gen, c, _ in self.gc_pauses if generation in (None, gen)]
         if not pauses:
             return "0"
@@ -482,7 +483,9 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
         # The serving processes' collections while the rolls were sent: every thread waits.
         ("GC pauses n p99/max ms", lambda p, r: p.gc_summary()),
         ("  their CPU n p99/max ms", lambda p, r: p.gc_summary(cpu=True)),
+        ("  generation 0, CPU", lambda p, r: p.gc_summary(0, cpu=True)),
         ("  generation 1", lambda p, r: p.gc_summary(1)),
+        ("  generation 1, CPU", lambda p, r: p.gc_summary(1, cpu=True)),
         ("  generation 2 (full)", lambda p, r: p.gc_summary(2)),
         ("  objects in cycles per roll", lambda p, r: f"{p.gc_freed_per_roll:.0f}" if p.gc_pauses else "-"),
         ("server CPU % of a core", lambda p, r: f"{p.cpu.get('server', 0):.0f}"),
