@@ -281,6 +281,7 @@ class Server:
         extra_env: dict[str, str] | None = None,
         profile: str | None = None,
         profile_mode: str = "samples",
+        gc_pauses: Path | None = None,
     ):
         self.port = free_port()
         self.app = app
@@ -295,6 +296,12 @@ class Server:
             self.env["BENCH_PROFILE_TARGET"] = app.split(":")[0]
             self.env["BENCH_PROFILE_MODE"] = profile_mode
             self.app = "bench.profiled:application"
+        self.gc_pauses = gc_pauses
+        if gc_pauses:
+            # Every collection of every serving process, timed (bench/gc_timed.py).
+            self.env["BENCH_GC_PAUSES"] = str(gc_pauses)
+            self.env["BENCH_GC_TARGET"] = self.app
+            self.app = "bench.gc_timed:application"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -409,6 +416,20 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def read_gc_pauses(directory: Path, start: float, end: float) -> list[tuple[float, int, float, int]]:
+    """(pause ms, generation, CPU ms, objects freed) of every collection of every serving process (bench/gc_timed.py) that started in
+    [start, end] of ``time.monotonic``."""
+    found = []
+    for path in directory.glob("gc-*.txt"):
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            at, ms, gen, freed, cpu = line.split()
+            if start <= float(at) <= end:
+                found.append((float(ms), int(gen), float(cpu), int(freed)))
+    return found
+
+
 # -- the phones' side -----------------------------------------------------------------------------
 
 
@@ -498,6 +519,21 @@ def machine_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def service_cpu() -> dict[int, float]:
+    """CPU seconds so far of the processes that serve the servers' data: PostgreSQL's
+    backends connected to the bench's database, and Redis (one server for the whole machine:
+    other people's use of it is counted too). Empty for the embedded default, whose SQLite
+    runs inside the server processes."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        line = _cmdline(int(entry))
+        if line.startswith("redis-server") or (line.startswith("postgres:") and f" {PG_BENCH_DB} " in line):
+            found[int(entry)] = cpu_seconds(int(entry))
+    return found
+
+
 @contextlib.contextmanager
 def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     """CPU use of the server processes, of this load generator and of everything else on
@@ -508,9 +544,16 @@ def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     server_start = server.cpu_seconds()
     own_start = time.process_time()
     machine_start = machine_busy_seconds()
+    # PostgreSQL and Redis serve the production configuration only (Redis is the machine's).
+    production = bool(server.env.get("DATABASE_URL"))
+    services_start = service_cpu() if production else {}
     yield figures
     elapsed = max(time.monotonic() - start, 1e-9)
-    figures["server"] = 100 * (server.cpu_seconds() - server_start) / elapsed
+    services_end = service_cpu() if production else {}  # a backend that ended is not counted
+    figures["services_s"] = sum(cpu - services_start.get(pid, 0.0) for pid, cpu in services_end.items())
+    figures["services"] = 100 * figures["services_s"] / elapsed
+    figures["server_s"] = server.cpu_seconds() - server_start
+    figures["server"] = 100 * figures["server_s"] / elapsed
     figures["client"] = 100 * (time.process_time() - own_start) / elapsed
     machine = 100 * (machine_busy_seconds() - machine_start) / elapsed
-    figures["other"] = max(0.0, machine - figures["server"] - figures["client"])
+    figures["other"] = max(0.0, machine - figures["server"] - figures["client"] - figures["services"])

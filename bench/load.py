@@ -37,7 +37,11 @@ from bench import harness
 from bench.harness import Listener, Phone, Server, Table
 
 SWEEP_P99_MS = 150.0
+GC_PAUSE_MS = 10.0
+CPU_RATIO_TARGET = 1.5  # the app's CPU per plain roll against the baseline's, in the same run
 ROLL_DATA = {"trait": "skill-0", "need": "1"}
+PUSH_CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured")  # a kid's Conditions, Broken last
+FOLLOW_UP_PATH = re.compile(r'hx-post="(/c/\d+/rolls/\d+/follow-up/)"')
 RESPONSE_SEQ = re.compile(r'data-seq="(\d+)"')
 
 
@@ -48,7 +52,9 @@ class Target:
     name: str
     server: Server
     roll_path: Callable[[Table, Phone], str]
-    ws_path: Callable[[Table], str]
+    ws_path: Callable[[Table, Phone], str]
+    # The follow-up (a push) of the roll whose answer this is, or None: the baseline has none.
+    push_path: Callable[[Table, str], str | None] = lambda table, answer: None
 
 
 @dataclass
@@ -70,10 +76,39 @@ class Phase:
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
     achieved_rate: float = 0.0
+    # Follow-ups (pushes) by status; -1: the roll offered none.
+    follow_ups: Counter[int] = field(default_factory=Counter)
+    # Every garbage collection of the serving processes during the run: (pause ms as the
+    # clock saw it, generation, CPU ms it took, objects it freed).
+    gc_pauses: list[tuple[float, int, float, int]] = field(default_factory=list)
+
+    @property
+    def gc_max_ms(self) -> float:
+        return max((pause[0] for pause in self.gc_pauses), default=0.0)
+
+    @property
+    def gc_freed_per_roll(self) -> float:
+        return sum(pause[3] for pause in self.gc_pauses) / max(self.posted, 1)
+
+    def gc_summary(self, generation: int | None = None, cpu: bool = False) -> str:
+        """How many collections (of ``generation``, or all), their p99 and max pause (or CPU)
+        in ms."""
+        pauses = [c if cpu else ms for ms, gen, c, _ in self.gc_pauses if generation in (None, gen)]
+        if not pauses:
+            return "0"
+        return f"{len(pauses)} {fmt(harness.percentile(pauses, 99))}/{fmt(max(pauses))}"
 
     @property
     def lost(self) -> int:
         return self.expected - self.delivered
+
+    @property
+    def cpu_ms_per_entry(self) -> float:
+        """CPU of the servers and of PostgreSQL and Redis, per roll served (a log entry)."""
+        served = self.statuses.get(200, 0) + self.follow_ups.get(200, 0)
+        if not served:
+            return math.nan
+        return 1000 * (self.cpu.get("server_s", 0.0) + self.cpu.get("services_s", 0.0)) / served
 
     @property
     def errors(self) -> int:
@@ -143,7 +178,7 @@ class Driver:
             listener = Listener(i, phone)
             async with gate:
                 listener.socket = await harness.open_socket(
-                    self.target.server.base, self.target.ws_path(table), phone, table.last_seq
+                    self.target.server.base, self.target.ws_path(table, phone), phone, table.last_seq
                 )
             listener.task = asyncio.create_task(harness.listen(listener, listener.socket))
             self.listeners.append(listener)
@@ -157,7 +192,9 @@ class Driver:
             await listener.socket.close()
         await asyncio.gather(*(lst.task for lst in self.listeners if lst.task), return_exceptions=True)
 
-    async def phase(self, rate: float, seconds: float, drain: float = 10.0) -> Phase:
+    async def phase(self, rate: float, seconds: float, drain: float = 10.0, push_every: int = 0) -> Phase:
+        """Rolls at ``rate`` for ``seconds``; with ``push_every`` N, every Nth roll is pushed
+        by its roller half a second after its answer (a follow-up: an entry of its own)."""
         import httpx
 
         result = Phase(rate, seconds)
@@ -166,6 +203,8 @@ class Driver:
         dup_before = sum(lst.duplicates for lst in self.listeners)
         ooo_before = sum(lst.out_of_order for lst in self.listeners)
         peak = [0.0]
+        pushes = [0]
+        pushed_by: Counter[int] = Counter()
 
         async def sample_rss() -> None:
             while True:
@@ -189,12 +228,37 @@ class Driver:
             result.statuses[response.status_code] += 1
             if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
                 posts.append((table, int(match.group(1)), sent, post_ms))
+                pushes[0] += 1
+                if push_every and pushes[0] % push_every == 0:
+                    await push(table, phone, response.text)
+
+        async def push(table: int, phone: Phone, answer: str) -> None:
+            path = self.target.push_path(self.tables[table], answer)
+            if path is None:
+                result.follow_ups[-1] += 1  # the roll offers no push (a six, or a baseline card)
+                return
+            await asyncio.sleep(0.5)  # a player reads the dice, then taps "push"
+            conditions = PUSH_CONDITIONS
+            data = {"action": "push", "condition": conditions[pushed_by[id(phone)] % len(conditions)]}
+            pushed_by[id(phone)] += 1
+            sent = time.perf_counter()
+            try:
+                response = await self.client_for(phone).post(
+                    path, data={**data, "description": "pedals harder"}, headers=phone.post_headers(base)
+                )
+            except httpx.HTTPError:
+                result.follow_ups[0] += 1
+                return
+            result.follow_ups[response.status_code] += 1
+            if response.status_code == 200 and (match := RESPONSE_SEQ.search(response.text)):
+                posts.append((table, int(match.group(1)), sent, (time.perf_counter() - sent) * 1000))
 
         sampler = asyncio.create_task(sample_rss())
         tasks = []
         count = max(1, round(rate * seconds))
         with harness.cpu_meter(self.target.server) as cpu:
             start = time.perf_counter()
+            run_from = time.monotonic()
             for n in range(count):
                 scheduled = start + n / rate
                 delay = scheduled - time.perf_counter()
@@ -204,6 +268,7 @@ class Driver:
                 self.next_roller += 1
                 tasks.append(asyncio.create_task(fire(table, phone, scheduled)))
             await asyncio.gather(*tasks)
+            run_to = time.monotonic()
             result.achieved_rate = count / max(time.perf_counter() - start, 1e-9)
             # Wait for every socket to have every entry, or for the drain time to pass.
             deadline = time.perf_counter() + drain
@@ -213,6 +278,9 @@ class Driver:
                 await asyncio.sleep(0.05)
         sampler.cancel()
         result.cpu = dict(cpu)
+        if self.target.server.gc_pauses:
+            await asyncio.sleep(1.2)  # the servers write their collections once a second
+            result.gc_pauses = harness.read_gc_pauses(self.target.server.gc_pauses, run_from, run_to)
         result.posted = count
         for table, seq, sent, post_ms in sorted(posts, key=lambda post: post[2]):
             slowest = 0.0
@@ -309,7 +377,7 @@ async def run_target(target: Target, tables: list[Table], args: argparse.Namespa
     if target.server.env.get("BENCH_PROFILE"):
         (Path(target.server.env["BENCH_PROFILE"]) / "reset").touch()  # profile the measured run only
         await asyncio.sleep(1)
-    out["main"] = main = await driver.phase(args.rate, args.seconds)
+    out["main"] = main = await driver.phase(args.rate, args.seconds, push_every=args.push_every)
     if args.timeline:
         write_timeline(Path(args.timeline) / f"{target.name}.txt", main)
     if args.sweep:
@@ -339,14 +407,25 @@ def write_timeline(path: Path, phase: Phase) -> None:
     print(f"timeline ({path.stem}): {path}", flush=True)
 
 
-def app_target(server: Server) -> Target:
+def app_target(server: Server, table_mix: bool = False) -> Target:
     from django.urls import reverse
+
+    def ws_path(table: Table, phone: Phone) -> str:
+        # As a table plays: each player on their roll screen, the GM on the console.
+        if table_mix and phone.character_id is not None:
+            return f"/ws/c/{table.campaign_id}/?character={phone.character_id}"
+        return f"/ws/c/{table.campaign_id}/"
+
+    def push_path(table: Table, answer: str) -> str | None:
+        found = FOLLOW_UP_PATH.search(answer)
+        return found.group(1) if found and 'value="push"' in answer else None
 
     return Target(
         "app",
         server,
         lambda table, phone: reverse("rolls:roll-create", args=[table.campaign_id, phone.character_id]),
-        lambda table: f"/ws/c/{table.campaign_id}/",
+        ws_path,
+        push_path,
     )
 
 
@@ -355,7 +434,7 @@ def baseline_target(server: Server) -> Target:
         "baseline",
         server,
         lambda table, phone: f"/t/{table.campaign_id}/roll/",
-        lambda table: f"/ws/t/{table.campaign_id}/",
+        lambda table, phone: f"/ws/t/{table.campaign_id}/",
     )
 
 
@@ -370,7 +449,21 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
     per_user = args.rate * 60 / (args.tables * (args.sockets - 1))
     print(f"  rolls per player: {per_user:.1f}/min (limit 60/min)")
     rows: list[tuple[str, Callable[[Phase, dict[str, object]], str]]] = [
+        # First: what a log entry costs, whatever the machine's other work did to latency.
+        ("CPU ms per log entry", lambda p, r: fmt(p.cpu_ms_per_entry)),
+        (
+            "  of it PostgreSQL+Redis",
+            lambda p, r: fmt(
+                1000
+                * p.cpu.get("services_s", 0.0)
+                / max(p.statuses.get(200, 0) + p.follow_ups.get(200, 0), 1)
+            ),
+        ),
         ("rolls posted", lambda p, r: f"{p.posted}"),
+        (
+            "follow-ups by status",
+            lambda p, r: " ".join(f"{k}:{v}" for k, v in sorted(p.follow_ups.items())) or "-",
+        ),
         ("achieved rate /s", lambda p, r: f"{p.achieved_rate:.1f}"),
         ("POST errors", lambda p, r: f"{p.errors}" + (f" {dict(p.statuses)}" if p.errors else "")),
         ("delivered/expected", lambda p, r: f"{p.delivered}/{p.expected}"),
@@ -387,6 +480,14 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
             lambda p, r: f"{fmt(harness.percentile(p.post_ms, 50))}/{fmt(harness.percentile(p.post_ms, 99))}",
         ),
         ("generator lag p99 ms", lambda p, r: fmt(harness.percentile(p.lag_ms, 99))),
+        # The serving processes' collections while the rolls were sent: every thread waits.
+        ("GC pauses n p99/max ms", lambda p, r: p.gc_summary()),
+        ("  their CPU n p99/max ms", lambda p, r: p.gc_summary(cpu=True)),
+        ("  generation 0, CPU", lambda p, r: p.gc_summary(0, cpu=True)),
+        ("  generation 1", lambda p, r: p.gc_summary(1)),
+        ("  generation 1, CPU", lambda p, r: p.gc_summary(1, cpu=True)),
+        ("  generation 2 (full)", lambda p, r: p.gc_summary(2)),
+        ("  objects in cycles per roll", lambda p, r: f"{p.gc_freed_per_roll:.0f}" if p.gc_pauses else "-"),
         ("server CPU % of a core", lambda p, r: f"{p.cpu.get('server', 0):.0f}"),
         ("load gen CPU % of a core", lambda p, r: f"{p.cpu.get('client', 0):.0f}"),
         ("other processes CPU %", lambda p, r: f"{p.cpu.get('other', 0):.0f}"),
@@ -404,6 +505,10 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, object]], setu
     ratio_sweep = None
     if "baseline" in results:
         base: Phase = results["baseline"]["main"]  # type: ignore[assignment]
+        print(
+            f"  app/baseline CPU per log entry: {app.cpu_ms_per_entry / base.cpu_ms_per_entry:.2f}"
+            f"  (target: at most {CPU_RATIO_TARGET:g})"
+        )
         print(f"  app/baseline p99 ratio: {app.p99 / base.p99:.2f}  (p50 ratio {app.p(50) / base.p(50):.2f})")
     if args.sweep:
         for name in names:
@@ -445,6 +550,14 @@ def targets(args: argparse.Namespace, app: Phase, ratio_sweep: float | None) -> 
         checks.append(("3: embedded 200x6 at 100/s, p99 < 150 ms", app.holds(150)))
     if not embedded and args.workers == 2 and shape == (100, 6, 50):
         checks.append(("4: PostgreSQL + Redis, 2 workers, 100x6 at 50/s, p99 < 100 ms", app.holds(100)))
+    if args.rate == 50 and args.seconds >= 60 and app.gc_pauses:
+        checks.append(
+            (
+                f"GC: no collection pause over {GC_PAUSE_MS:.0f} ms in {args.seconds:g} s at 50/s "
+                f"(max {app.gc_max_ms:.1f} ms)",
+                app.gc_max_ms <= GC_PAUSE_MS,
+            )
+        )
     if not checks:
         print("  (no target has exactly these parameters: figures only)")
     for label, ok in checks:
@@ -482,6 +595,24 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="write each roll of the measured run to DIR/app.txt, DIR/baseline.txt",
     )
+    parser.add_argument(
+        "--table-mix",
+        action="store_true",
+        help="players' sockets on their roll screens, the GM's on the console (the app only)",
+    )
+    parser.add_argument(
+        "--push-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="push every Nth roll half a second after its answer (a follow-up; the app only)",
+    )
+    parser.add_argument(
+        "--gc-pauses",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time every garbage collection of the servers (bench/gc_timed.py)",
+    )
     parser.add_argument("--profile", metavar="DIR", help="run bench/sampler.py in the servers, write to DIR")
     parser.add_argument(
         "--profile-mode",
@@ -507,8 +638,9 @@ def main(argv: list[str] | None = None) -> int:
             args.workers,
             profile=args.profile,
             profile_mode=args.profile_mode,
+            gc_pauses=environment.tmp / "gc-app" if args.gc_pauses else None,
         ) as server:
-            results["app"] = asyncio.run(run_target(app_target(server), tables, args))
+            results["app"] = asyncio.run(run_target(app_target(server, args.table_mix), tables, args))
         if args.baseline:
             layer = {"BENCH_CHANNEL_LAYER": harness.channel_layer_backend()}
             if args.config == "production":
@@ -520,6 +652,7 @@ def main(argv: list[str] | None = None) -> int:
                 extra_env=layer,
                 profile=args.profile,
                 profile_mode=args.profile_mode,
+                gc_pauses=environment.tmp / "gc-baseline" if args.gc_pauses else None,
             ) as server:
                 results["baseline"] = asyncio.run(run_target(baseline_target(server), tables, args))
         ok = report(args, results, setup_s)

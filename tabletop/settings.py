@@ -129,6 +129,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: cuts the request's reference cycles once its response is closed (FAST_PATH gc).
+    "tabletop.serving.cycles.BreakRequestCyclesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -149,7 +151,8 @@ WSGI_APPLICATION = None
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's, with templates that cut their context's reference cycles (FAST_PATH gc).
+        "BACKEND": "tabletop.serving.cycles.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
             # The project's templates, each table package's own (rolls/tables/<slug>/templates),
@@ -174,6 +177,10 @@ TEMPLATES = [
         },
     }
 ]
+
+# Django's form renderer, whose bound fields keep their form by a weak reference (FAST_PATH gc:
+# tabletop/serving/cycles.py).
+FORM_RENDERER = "tabletop.serving.cycles.FormRenderer"
 
 # -- database -----------------------------------------------------------------------------------
 if database_url := env("DATABASE_URL"):

@@ -9,6 +9,10 @@ objects, among others), and the cyclic garbage a request leaves (Django's reques
 and forms, a few hundred objects) dies young, in the first two generations, which keep
 Python's thresholds: a larger young generation only made each young collection longer (20 ms
 at 20,000 objects on the development machine) for the same total.
+A smaller middle generation (collected every 2 young collections instead of 10, full ones
+every 500) was no better either (2026-12-02, docs/deploy.md "Garbage collection"). Since
+tabletop/serving/cycles.py a roll leaves nothing in cycles, so what the collections find is
+not a request's garbage.
 
 bench/load.py, 100 tables x 6 sockets at 50 rolls a second: p99 131 ms and max 595 ms as
 Python ships; frozen, p99 55-97 ms over several runs; frozen and full collections a tenth as
