@@ -7,13 +7,15 @@ the system's command-line flags (``rolls.npc``), under the prefix ``npc``.
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.http import QueryDict
 
 from rolls import registry
 from rolls.contest_sides import Side, SideRow, side_data, side_row
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
-from rolls.systems.base import Param
+from rolls.systems.base import INVISIBLE, Param
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character
 
@@ -25,7 +27,18 @@ def intent_of(post: QueryDict) -> str:
     intent = post.get("intent", "").strip()
     if len(intent) > INTENT_MAX:
         raise RulesError(f"Say what is at stake in at most {INTENT_MAX} characters.")
-    return intent
+    return visible_line(intent, "What is at stake")
+
+
+def visible_line(text: str, label: str) -> str:
+    """``text`` when everyone can read it: no control or invisible character (a NUL, which
+    PostgreSQL refuses to store, a reversed line). RulesError names the field otherwise."""
+    for char in text:
+        if unicodedata.category(char) in INVISIBLE:
+            raise RulesError(
+                f"{label} cannot hold invisible or control characters (this one has U+{ord(char):04X})."
+            )
+    return text
 
 
 def _chosen(characters: list[Character], raw: str) -> Character | None:
@@ -79,7 +92,10 @@ class ContestBuilder:
             raise RulesError(f"{self.system.name} has no contested rolls at this table.")
         if kind != "contest" and kind not in dict(self.kinds):
             raise RulesError("Choose what kind of contest to open.")
-        setup = {param.name: post.get(f"setup-{param.name}", "")[:200] for param in self.setup_params}
+        setup = {
+            param.name: visible_line(post.get(f"setup-{param.name}", "")[:200], str(param.label))
+            for param in self.setup_params
+        }
         return kind, setup
 
     def rows(self) -> list[SideRow]:

@@ -302,3 +302,14 @@ def test_str_9_after_the_reveal_the_phone_shows_the_chance_to_win_with_luck_agai
     assert f"Spend your Luck against this roll: <b>{percent(chance)}</b> to win" in panel
     # The second player, in no side, is offered nothing.
     assert "to win" not in panel_of(page(logged_in(pair.second), "rolls:campaign", pair.table.campaign.pk))
+
+
+@pytest.mark.parametrize("intent", ["Sneak\x00past", "Sneak\u202epast"])
+def test_a_control_character_in_what_is_at_stake_is_refused_and_opens_nothing(
+    pair: Pair, intent: str
+) -> None:
+    """A NUL is refused before it reaches the database (PostgreSQL would refuse to store it)."""
+    response = open_against_guard(pair, intent=intent)
+    assert response.status_code == 422
+    assert "cannot hold invisible or control characters" in html.unescape(response.content.decode())
+    assert not Contest.objects.exists()

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import contests, extended, randomness
-from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of
+from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
 from rolls.contest_panels import contest_views
 from rolls.contest_sides import side_data, side_values
 from rolls.models import Contest, ContestSide
@@ -209,6 +209,9 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
         if key not in ("action", "csrfmiddlewaretoken")
     }
     try:
+        for key, value in params.items():
+            for each in value if isinstance(value, list) else [value]:
+                visible_line(each, key.replace("_", " ").capitalize())
         contests.contest_act(
             side=side,
             user=membership.user,

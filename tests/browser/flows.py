@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -188,3 +189,30 @@ def wake_up(page: Page) -> None:
 def feed_ids(page: Page) -> list[str]:
     """The ids of everything in the page's feed, top to bottom."""
     return page.locator("#feed > li").evaluate_all("items => items.map(item => item.id)")
+
+
+# -- contests ---------------------------------------------------------------------------------
+
+
+def open_display(browsers: Any, gm: Page) -> Page:
+    """The TV, opened from the link the GM's session page gives, its socket live."""
+    link = gm.locator("#display-url").get_attribute("href")
+    assert link and "/display/" in link, link
+    tv = browsers.display()
+    tv.goto(link)
+    wait_live(tv)
+    return tv
+
+
+def contest(page: Page) -> Locator:
+    """The first contest on a page's contests panel."""
+    return page.locator("#contests-panel .contest")
+
+
+def contest_tools(gm: Page) -> Locator:
+    """The GM's contest form on the session page, opened, with every character in it."""
+    gm.reload()
+    wait_live(gm)
+    tools = gm.locator("#contest-tools")
+    tools.locator("summary").click()
+    return tools

@@ -9,12 +9,22 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    contest,
+    contest_tools,
+    join,
+    join_link,
+    open_display,
+    sign_up,
+    start_session,
+    wait_live,
+)
 from tests.browser.test_stars_table import create_hero, create_stars_campaign
 from tests.factories import Script
 
@@ -23,10 +33,6 @@ def win_chance(mine: int, theirs: int) -> str:
     stars = registry.engine("stars")
     odds = stars.contest(stars.parse_request({"dice": mine}), stars.parse_request({"dice": theirs}))
     return percent(odds["win"])
-
-
-def contest(page: Page) -> object:
-    return page.locator("#contests-panel .contest")
 
 
 @pytest.mark.browser
@@ -39,11 +45,7 @@ def test_a_contested_roll_is_sealed_until_both_sides_roll_then_settled(
     start_session(gm)
     wait_live(gm)
     link = join_link(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
 
     dave = browsers.phone()
     join(dave, link, "Alice")
@@ -53,10 +55,7 @@ def test_a_contested_roll_is_sealed_until_both_sides_roll_then_settled(
     create_hero(eve, "Eve", {"Smarts": 2}, {}, {})
 
     # The GM opens it: Dave's Agility against a guard of two dice.
-    gm.reload()
-    wait_live(gm)
-    tools = gm.locator("#contest-tools")
-    tools.locator("summary").click()
+    tools = contest_tools(gm)
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Dave")
     tools.get_by_label("Second side").select_option(label="Someone without a sheet")
     tools.get_by_label("Dave's stat").select_option("Agility")

@@ -8,18 +8,24 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    contest,
+    contest_tools,
+    join,
+    join_link,
+    open_display,
+    sign_up,
+    start_session,
+    wait_live,
+)
 from tests.browser.test_doubles_table import create_doubles_campaign, create_hero
 from tests.factories import Script
-
-
-def contest(page: Page) -> object:
-    return page.locator("#contests-panel .contest")
 
 
 @pytest.mark.browser
@@ -32,11 +38,7 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     start_session(gm)
     wait_live(gm)
     link = join_link(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
     mara = browsers.phone()
     join(mara, link, "Alice")
     create_hero(mara, "Mara")
@@ -44,10 +46,7 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     join(bram, link, "Bob")
     create_hero(bram, "Bram")
 
-    gm.reload()
-    wait_live(gm)
-    tools = gm.locator("#contest-tools")
-    tools.locator("summary").click()
+    tools = contest_tools(gm)
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
     tools.get_by_label("Second side").select_option(label="Bram")
     tools.get_by_label("What is at stake?").fill("Arm wrestling")

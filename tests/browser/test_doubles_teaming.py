@@ -9,7 +9,16 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join, join_link, roll, sign_up, start_session, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    join,
+    join_link,
+    open_display,
+    roll,
+    sign_up,
+    start_session,
+    wait_live,
+)
 from tests.browser.test_doubles_table import chance, create_doubles_campaign, create_hero
 from tests.factories import Script
 
@@ -24,11 +33,7 @@ def test_dbl_14_the_leader_names_a_helper_and_every_screen_reads_it(
     start_session(gm)
     wait_live(gm)
     link = join_link(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
     bo = browsers.phone()
     join(bo, link, "Bruno")
     create_hero(bo, "Bo")

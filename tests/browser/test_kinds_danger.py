@@ -8,19 +8,25 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from rolls.systems.base import percent
 from rolls.systems.kinds import passing_odds
 from rolls.systems.kinds import system as kinds
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    contest,
+    contest_tools,
+    join,
+    join_link,
+    open_display,
+    sign_up,
+    start_session,
+    wait_live,
+)
 from tests.browser.test_kinds_table import create_adventurer, create_kinds_campaign
 from tests.factories import Script
-
-
-def contest(page: Page) -> object:
-    return page.locator("#contests-panel .contest")
 
 
 @pytest.mark.browser
@@ -33,11 +39,7 @@ def test_kin_8_two_adventurers_face_one_danger_from_their_phones(
     start_session(gm)
     wait_live(gm)
     link = join_link(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
     indy = browsers.phone()
     join(indy, link, "Alice")
     create_adventurer(indy, "Indy")
@@ -45,10 +47,7 @@ def test_kin_8_two_adventurers_face_one_danger_from_their_phones(
     join(marion, link, "Bruno")
     create_adventurer(marion, "Marion")
 
-    gm.reload()
-    wait_live(gm)
-    tools = gm.locator("#contest-tools")
-    tools.locator("summary").click()
+    tools = contest_tools(gm)
     tools.get_by_label("The Danger's Challenge").select_option("Critical")
     tools.get_by_role("checkbox", name="Indy", exact=True).check()
     tools.get_by_role("checkbox", name="Marion", exact=True).check()

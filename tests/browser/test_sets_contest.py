@@ -5,16 +5,22 @@ the TV shows the other's dice or bid; then both are revealed at once and the Jud
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join, join_link, sign_up, start_session, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    contest,
+    contest_tools,
+    join,
+    join_link,
+    open_display,
+    sign_up,
+    start_session,
+    wait_live,
+)
 from tests.browser.test_sets_table import create_hero, create_sets_campaign
 from tests.factories import Script
-
-
-def contest(page: Page) -> object:
-    return page.locator("#contests-panel .contest")
 
 
 @pytest.mark.browser
@@ -27,11 +33,7 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     start_session(gm)
     wait_live(gm)
     link = join_link(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
 
     ada = browsers.phone()
     join(ada, link, "Alice")
@@ -40,10 +42,7 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     join(bo, link, "Bob")
     create_hero(bo, "Bo")
 
-    gm.reload()
-    wait_live(gm)
-    tools = gm.locator("#contest-tools")
-    tools.locator("summary").click()
+    tools = contest_tools(gm)
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Ada")
     tools.get_by_label("Second side").select_option(label="Bo")
     tools.get_by_label("Ada's stat").select_option("Finesse")

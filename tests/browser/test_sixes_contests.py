@@ -7,17 +7,20 @@ Ada wins and says what happens."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from rolls import registry
 from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
+from tests.browser.flows import (
+    assert_fits_phone,
+    contest,
+    contest_tools,
+    join_with_character,
+    open_display,
+    open_table,
+)
 from tests.factories import Script
-
-
-def contest(page: Page) -> object:
-    return page.locator("#contests-panel .contest")
 
 
 def win_chance(mine: int, theirs: int) -> str:
@@ -32,18 +35,11 @@ def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
 ) -> None:
     gm = browsers.gm()
     link = open_table(gm)
-    display_link = gm.locator("#display-url").get_attribute("href")
-    assert display_link
-    tv = browsers.display()
-    tv.goto(display_link)
-    wait_live(tv)
+    tv = open_display(browsers, gm)
     ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
     bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=2).page
 
-    gm.reload()
-    wait_live(gm)
-    tools = gm.locator("#contest-tools")
-    tools.locator("summary").click()
+    tools = contest_tools(gm)
     tools.get_by_role("checkbox", name="Ada", exact=True).check()
     tools.get_by_role("checkbox", name="Bo", exact=True).check()
     tools.get_by_label("Ada's roll").select_option("Body")
