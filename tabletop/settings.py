@@ -153,6 +153,8 @@ TEMPLATES = [
     {
         # Django's, with templates that cut their context's reference cycles (FAST_PATH gc).
         "BACKEND": "tabletop.serving.cycles.DjangoTemplates",
+        # The alias Django's own backend has, so ``engines["django"]`` still finds it.
+        "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
             # The project's templates, each table package's own (rolls/tables/<slug>/templates),

@@ -94,7 +94,7 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
 
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         if contest.kind == Contest.Kind.DANGER:
-            return danger.reading(contest, sides)
+            return danger.reading(contest, sides, self.pool)
         return None
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:

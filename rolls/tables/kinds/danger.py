@@ -21,8 +21,8 @@ Our reading, also on the rules page:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
@@ -30,6 +30,9 @@ from rolls.systems.base import Param, percent
 from rolls.systems.kinds import GRADES, LEVELS, KindsRequest, face_danger, passing_odds
 from rolls.systems.kinds import system as kinds
 from rolls.tables.base import ContestReading
+
+if TYPE_CHECKING:
+    from tabletop.models import Character
 
 # The Danger's grade, as the GM's form offers it: "Basic" ... "Impossible".
 LEVEL = Param("level", "The Danger's Challenge", tuple(GRADES[1:]))
@@ -50,22 +53,24 @@ def side_data(setup: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, An
     return {**data, "level": setup["level"], "danger": True}
 
 
-def _request(side: ContestSide) -> KindsRequest | None:
-    """The request the side rolls with, from its sheet now (None: it left, or cannot roll)."""
-    from rolls.tables.kinds import KindsTable  # the adapter imports this module
+# The adapter's ``pool``, handed in by the adapter (this module is its part, below it).
+Pool = Callable[["Character", Mapping[str, Any]], tuple[dict[str, Any], str]]
 
+
+def _request(side: ContestSide, pool: Pool) -> KindsRequest | None:
+    """The request the side rolls with, from its sheet now (None: it left, or cannot roll)."""
     if side.character is None:
         return None
     try:
-        data, _ = KindsTable().pool(side.character, side.data)
+        data, _ = pool(side.character, side.data)
         return kinds.parse_request(data)
     except RulesError:
         return None
 
 
-def odds_text(sides: Sequence[ContestSide]) -> str:
+def odds_text(sides: Sequence[ContestSide], pool: Pool) -> str:
     """KIN-6: the exact chances before anyone rolls, each Adventurer's and the group's."""
-    requests = {side.name: request for side in sides if (request := _request(side)) is not None}
+    requests = {side.name: request for side in sides if (request := _request(side, pool)) is not None}
     if not requests:
         return ""
     each = ", ".join(f"{name} {percent(kinds.chance(request))}" for name, request in requests.items())
@@ -77,7 +82,7 @@ def odds_text(sides: Sequence[ContestSide]) -> str:
     )
 
 
-def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
+def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> ContestReading:
     """The Danger as it stands: each revealed roll read by the engine, together."""
     revealed = {
         str(side.position): side.roll.current_state()
@@ -89,7 +94,7 @@ def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
         rolled = sum(side.roll is not None for side in sides)
         phase = (
             f"A {grade} Danger. Rolling: {rolled} of {len(sides)} in; the dice stay sealed until "
-            f"everyone has rolled. {odds_text(sides)}"
+            f"everyone has rolled. {odds_text(sides, pool)}"
         )
         return ContestReading(["" for _ in sides], phase.strip(), _verdict(grade, None, sides))
     result = face_danger(revealed)

@@ -108,7 +108,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         if contest.kind == Contest.Kind.GROUP:
             return group.reading(contest, sides)
         if contest.kind == Contest.Kind.PLAN:
-            return plan.reading(contest, sides)
+            return plan.reading(contest, sides, self.pool)
         return kids.versus_reading(contest, sides)
 
     def contest_steps(

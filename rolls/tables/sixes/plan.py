@@ -13,11 +13,10 @@ while parts are still unrolled counts those parts as failed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rolls import registry
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import Param, percent
@@ -25,6 +24,9 @@ from rolls.systems.sixes import ExtendedTrouble
 from rolls.systems.sixes import system as sixes
 from rolls.tables.base import ContestReading
 from rolls.tables.sixes.contest import revealed_state
+
+if TYPE_CHECKING:
+    from tabletop.models import Character
 
 PART_LENGTH = 40
 MAX_PARTS = 8
@@ -109,16 +111,19 @@ def plan_now(contest: Contest, sides: Sequence[ContestSide], *, ending: bool = F
     return plan
 
 
-def chance(contest: Contest, sides: Sequence[ContestSide]) -> Fraction | None:
+# The adapter's ``pool``, handed in by the adapter (this module is its part, below it).
+Pool = Callable[["Character", Mapping[str, Any]], tuple[dict[str, Any], str]]
+
+
+def chance(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Fraction | None:
     """The exact chance that the plan succeeds, from each part's own chance before rolling;
     None when a part cannot be rolled as chosen (the sheet changed, the kid left)."""
-    adapter = registry.table(contest.system)
     chances = {}
     for side in sides:
         if side.character is None:
             return None
         try:
-            request_data, _ = adapter.pool(side.character, side.data)
+            request_data, _ = pool(side.character, side.data)
             part_chance = sixes.chance(sixes.parse_request(request_data))
         except RulesError:
             return None
@@ -131,7 +136,7 @@ def _count(plan: ExtendedTrouble) -> str:
     return f"parts that worked: {plan.succeeded} of the {plan.target} needed"
 
 
-def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
+def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> ContestReading:
     plan = plan_now(contest, sides)
     ended = plan_now(contest, sides, ending=True)
     # Each revealed part's own verdict ("Success: 1 of 1 needed"); its tracker line says
@@ -144,7 +149,7 @@ def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading:
     outcome = outcomes[plan.status]
     if contest.state == Contest.State.OPEN:
         rolled = sum(side.roll_id is not None for side in sides)
-        odds = chance(contest, sides)
+        odds = chance(contest, sides, pool)
         # The chance first: the TV's column is short, and it is the line the table reads.
         odds_text = "" if odds is None else f"Chance the plan succeeds: {percent(odds)} (exact: {odds}). "
         phase = f"{odds_text}{rolled} of {len(sides)} parts rolled, sealed until all are in."
