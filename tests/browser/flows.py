@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,3 +217,28 @@ def contest_tools(gm: Page) -> Locator:
     tools = gm.locator("#contest-tools")
     tools.locator("summary").click()
     return tools
+
+
+def contest_table(
+    browsers: Any,
+    create_campaign: Callable[[Page, str], None],
+    campaign: str,
+    create_character: Callable[[Page, str], None],
+    players: tuple[tuple[str, str], ...],
+) -> tuple[Page, Page, list[Page]]:
+    """A table ready for a contest: the GM's console with a session running, the TV, and one
+    phone per (player, character) of ``players``, each with its character made and live."""
+    gm = browsers.gm()
+    sign_up(gm)
+    create_campaign(gm, campaign)
+    start_session(gm)
+    wait_live(gm)
+    link = join_link(gm)
+    tv = open_display(browsers, gm)
+    phones = []
+    for player, character in players:
+        phone = browsers.phone()
+        join(phone, link, player)
+        create_character(phone, character)
+        phones.append(phone)
+    return gm, tv, phones

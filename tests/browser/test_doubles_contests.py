@@ -16,13 +16,8 @@ from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
     contest,
+    contest_table,
     contest_tools,
-    join,
-    join_link,
-    open_display,
-    sign_up,
-    start_session,
-    wait_live,
 )
 from tests.browser.test_doubles_table import create_doubles_campaign, create_hero
 from tests.factories import Script
@@ -32,19 +27,9 @@ from tests.factories import Script
 def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
-    gm = browsers.gm()
-    sign_up(gm)
-    create_doubles_campaign(gm, "Night Shift")
-    start_session(gm)
-    wait_live(gm)
-    link = join_link(gm)
-    tv = open_display(browsers, gm)
-    mara = browsers.phone()
-    join(mara, link, "Alice")
-    create_hero(mara, "Mara")
-    bram = browsers.phone()
-    join(bram, link, "Bob")
-    create_hero(bram, "Bram")
+    gm, tv, (mara, bram) = contest_table(
+        browsers, create_doubles_campaign, "Night Shift", create_hero, (("Alice", "Mara"), ("Bob", "Bram"))
+    )
 
     tools = contest_tools(gm)
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")

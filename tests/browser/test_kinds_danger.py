@@ -17,13 +17,8 @@ from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
     contest,
+    contest_table,
     contest_tools,
-    join,
-    join_link,
-    open_display,
-    sign_up,
-    start_session,
-    wait_live,
 )
 from tests.browser.test_kinds_table import create_adventurer, create_kinds_campaign
 from tests.factories import Script
@@ -33,19 +28,13 @@ from tests.factories import Script
 def test_kin_8_two_adventurers_face_one_danger_from_their_phones(
     browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
-    gm = browsers.gm()
-    sign_up(gm)
-    create_kinds_campaign(gm, "Temple Run")
-    start_session(gm)
-    wait_live(gm)
-    link = join_link(gm)
-    tv = open_display(browsers, gm)
-    indy = browsers.phone()
-    join(indy, link, "Alice")
-    create_adventurer(indy, "Indy")
-    marion = browsers.phone()
-    join(marion, link, "Bruno")
-    create_adventurer(marion, "Marion")
+    gm, tv, (indy, marion) = contest_table(
+        browsers,
+        create_kinds_campaign,
+        "Temple Run",
+        create_adventurer,
+        (("Alice", "Indy"), ("Bruno", "Marion")),
+    )
 
     tools = contest_tools(gm)
     tools.get_by_label("The Danger's Challenge").select_option("Critical")

@@ -11,13 +11,8 @@ from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
     contest,
+    contest_table,
     contest_tools,
-    join,
-    join_link,
-    open_display,
-    sign_up,
-    start_session,
-    wait_live,
 )
 from tests.browser.test_sets_table import create_hero, create_sets_campaign
 from tests.factories import Script
@@ -27,20 +22,9 @@ from tests.factories import Script
 def test_set_4_sealed_bids_from_two_phones_revealed_together(
     browsers: Browsers, dice: Script, shot: Shot
 ) -> None:
-    gm = browsers.gm()
-    sign_up(gm)
-    create_sets_campaign(gm, "Ember Road")
-    start_session(gm)
-    wait_live(gm)
-    link = join_link(gm)
-    tv = open_display(browsers, gm)
-
-    ada = browsers.phone()
-    join(ada, link, "Alice")
-    create_hero(ada, "Ada")
-    bo = browsers.phone()
-    join(bo, link, "Bob")
-    create_hero(bo, "Bo")
+    gm, tv, (ada, bo) = contest_table(
+        browsers, create_sets_campaign, "Ember Road", create_hero, (("Alice", "Ada"), ("Bob", "Bo"))
+    )
 
     tools = contest_tools(gm)
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Ada")
