@@ -328,13 +328,13 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
         rows = list(selected.filter(seq__gt=after).select_related(*related).order_by("seq")[: size + 1])
         more_newer = len(rows) > size
         rows = rows[:size][::-1]
-        more_older = selected.filter(seq__lte=after).exists()
+        more_older = _any(selected.filter(seq__lte=after), "-seq")
     else:
         window = selected.filter(seq__lt=before) if before is not None else selected
         rows = list(window.select_related(*related).order_by("-seq")[: size + 1])
         more_older = len(rows) > size
         rows = rows[:size]
-        more_newer = before is not None and selected.filter(seq__gte=before).exists()
+        more_newer = before is not None and _any(selected.filter(seq__gte=before), "seq")
     result = Page(rows, newest=not more_newer)
     if rows and more_older:
         result.older = filters.query(before=rows[-1].seq)
@@ -343,6 +343,13 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
     elif more_newer:
         result.newer = filters.query()
     return result
+
+
+def _any(entries: QuerySet[LogEntry], order: str) -> bool:
+    """Whether there is one, found walking the log from the page's edge. Not ``exists()``,
+    which drops the order: PostgreSQL then merged two roll-id indexes whole to find the first
+    entry of a rare follow-up (12 ms at 100,000 rolls, against 0.1 ms by ``seq``)."""
+    return bool(entries.order_by(order).values_list("seq", flat=True)[:1])
 
 
 def newest_states(roll_ids: list[int]) -> dict[int, tuple[dict[str, Any], int]]:

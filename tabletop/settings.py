@@ -201,6 +201,11 @@ if database_url := env("DATABASE_URL"):
         DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 3})
     # A server that does not answer (a network gone) is given up on as quickly.
     DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
+    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        # Every query here is a short index walk (a history page, a roll): starting parallel
+        # workers for one cost 8 ms of a 12 ms deep history page at 100,000 rolls and never
+        # saved any (docs/deploy.md, "History at scale").
+        DATABASES["default"]["OPTIONS"].setdefault("options", "-c max_parallel_workers_per_gather=0")
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     (BASE_DIR / ".data").mkdir(exist_ok=True)
