@@ -63,7 +63,7 @@ async def soak(server: Server, tables: list[Table], args: argparse.Namespace) ->
 
     target = app_target(server)
     pages = [
-        Page(i, table, Listener(t, phone), target.ws_path(table))
+        Page(i, table, Listener(t, phone), target.ws_path(table, phone))
         for i, (t, table, phone) in enumerate(
             (t, table, p) for t, table in enumerate(tables) for p in table.phones
         )
