@@ -63,18 +63,17 @@ Rules choices where the document leaves room (also on the in-app rules page):
   catastrophe; two miracles cancel out and the dice decide.
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
-- **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side
-  may take, its phone shows the exact chance to win once it is taken, the other side's roll
-  as it stands (``contest_drama_chances``, ``contest_miracle_chance``). A standoff is not a
-  win. Drama dice get one figure per count the picker offers, since each count wins with its
-  own chance. The miracle's figure is the chance if the GM approves it (a refusal leaves
-  the roll as it stands, whose figure the panel already shows as the verdict). Only this
-  follow-up is counted: neither more drama dice later nor the other side's answer, which
-  nobody can know yet. Reading the dice leaves the player no choice (the best group or die
-  counts by itself, and drama dice on negative dice push out the lowest), so there is
-  nothing to play well or badly. While a miracle waits for the GM on either side there is
-  no figure: the GM's answer decides, not the dice. A side with no step yet (not rolled, or
-  sealed from whoever asks) counts as a fresh roll of its pool.
+- **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
+  take, its phone shows the exact chance to win once it is taken, the other side's roll as it
+  stands (``contest_drama_chances``, ``contest_miracle_chance``). A standoff is not a win.
+  Drama dice get one figure per count the picker offers, since each count wins with its own
+  chance. The miracle's figure is the chance if the GM approves it (refused, the roll stands
+  as the verdict already reads it). Only this follow-up is counted: neither more drama dice
+  later nor the other side's answer, which nobody can know yet. Reading the dice leaves the
+  player no choice (the best group or die counts by itself, and drama dice on negative dice
+  push out the lowest), so there is nothing to play well or badly. While a miracle waits for
+  the GM on either side there is no figure: the GM's answer decides, not the dice. A side with
+  no step yet (not rolled, or sealed from whoever asks) counts as a fresh roll of its pool.
 - **Extended actions (DBL-13).** ``ExtendedAction`` keeps the tally: the action is won with
   the last success needed, lost with the failure that reaches the number allowed; any member
   may roll for it (``record(..., by=name)`` keeps who). Its exact chance from the next
