@@ -243,10 +243,8 @@ def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> l
         for follow_up in system.follow_ups(states[target], resources):
             if own == (follow_up.action in system.target_actions):
                 continue  # one's own follow-ups on one's own roll, answers on the others'
-            chance = system.contest_chance_after(states, mine.position, follow_up.action, target)
-            if chance is not None:
-                # The button's own words, before any explanation after a colon ("Push the roll").
-                found.append((follow_up.label.split(":")[0], percent(chance)))
+            for label, chance in system.contest_option_chances(states, mine.position, follow_up, target):
+                found.append((label, percent(chance)))
     return found
 
 

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from rolls.models import Contest, LogEntry, Roll
+from rolls.systems import doubles
 from rolls.systems.base import percent
 from tests.dice import Script
 from tests.factories import logged_in
@@ -72,6 +73,44 @@ def test_dbl_7_the_phone_shows_the_exact_odds_then_a_standoff_after_the_reveal(
     assert "Standoff at 6: neither Mara nor Bram beats the other." in panel
     display = page(logged_in(duel.table.gm), "rolls:display", duel.table.campaign.display_token)
     assert "Standoff at 6" in panel_of(display)
+
+
+def test_dbl_7_dbl_10_dbl_11_after_the_reveal_the_phone_shows_the_chance_to_win_beside_each_follow_up(
+    duel: Duel, dice: Script
+) -> None:
+    open_duel(duel)
+    dice(4, 2)
+    roll_side(duel, duel.table.player, 0)
+    dice(5, 1)
+    roll_side(duel, duel.second, 1)
+    campaign = duel.table.campaign.pk
+    states = [roll.current_state() for roll in Roll.objects.order_by("id")]
+    mine = panel_of(page(logged_in(duel.table.player), "rolls:character", campaign, duel.mara.pk))
+    # 4-2 against 5: one drama die wins as a 6 or a pair of fours (8): 2 in 6. Every count
+    # Mara's 30 Endurance buys has its own line.
+    chances = doubles.contest_drama_chances(states, 0, 6)
+    assert chances[1] == Fraction(2, 6)
+    for count in range(1, 7):
+        noun = "die" if count == 1 else "dice"
+        assert f"Buy {count} drama {noun}: <b>{percent(chances[count])}</b> to win" in mine
+    assert "Buy 7 drama dice" not in mine
+    assert "Ask for a miracle, if the GM approves: <b>100%</b> to win" in mine
+    # Bram's phone has his own figures, winning 5 to 4 already: a drama die cannot lose it.
+    theirs = panel_of(page(logged_in(duel.second), "rolls:campaign", campaign))
+    assert "Buy 1 drama die: <b>100%</b> to win" in theirs and "Buy 1 drama die: <b>33%</b>" not in theirs
+    assert "Approve the miracle" not in mine + theirs  # the GM's, not a player's
+
+    # Before each follow-up: a drama die showing 1 changes nothing but what is left to buy.
+    roll = Roll.objects.get(character=duel.mara)
+    dice(1)
+    bought = logged_in(duel.table.player).post(
+        reverse("rolls:follow-up", args=[campaign, roll.pk]), {"action": "drama", "count": "1"}, **HX
+    )
+    assert bought.status_code == 200
+    mine = panel_of(page(logged_in(duel.table.player), "rolls:character", campaign, duel.mara.pk))
+    again = doubles.contest_drama_chances([Roll.objects.get(pk=roll.pk).current_state(), states[1]], 0, 5)
+    assert f"Buy 1 drama die: <b>{percent(again[1])}</b> to win" in mine
+    assert "Buy 5 drama dice" in mine and "Buy 6 drama dice" not in mine
 
 
 def test_dbl_9_the_winner_inflicts_a_complication_from_the_panel(duel: Duel, dice: Script) -> None:

@@ -272,6 +272,18 @@ class DiceSystem(ABC):
         button. None where the system does not say."""
         return None
 
+    def contest_option_chances(
+        self, states: Sequence[State], position: int, follow_up: FollowUp, target: int
+    ) -> list[tuple[str, Fraction]]:
+        """What side ``position``'s phone lists for ``follow_up`` on side ``target``'s roll:
+        (what is done, the exact chance to win after it). One line from
+        ``contest_chance_after`` by default, none where it does not say; a system whose
+        follow-up takes a choice that changes the odds (how many drama dice) gives a line for
+        each choice."""
+        chance = self.contest_chance_after(states, position, follow_up.action, target)
+        # The button's own words, before any explanation after a colon ("Push the roll").
+        return [] if chance is None else [(follow_up.label.split(":")[0], chance)]
+
     def contest_verdict(
         self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
     ) -> str:

@@ -63,6 +63,17 @@ Rules choices where the document leaves room (also on the in-app rules page):
   catastrophe; two miracles cancel out and the dice decide.
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
+- **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
+  take, its phone shows the exact chance to win once it is taken, the other side's roll as it
+  stands (``contest_drama_chances``, ``contest_miracle_chance``). A standoff is not a win.
+  Drama dice get one figure per count the picker offers, since each count wins with its own
+  chance. The miracle's figure is the chance if the GM approves it (refused, the roll stands
+  as the verdict already reads it). Only this follow-up is counted: neither more drama dice
+  later nor the other side's answer, which nobody can know yet. Reading the dice leaves the
+  player no choice (the best group or die counts by itself, and drama dice on negative dice
+  push out the lowest), so there is nothing to play well or badly. While a miracle waits for
+  the GM on either side there is no figure: the GM's answer decides, not the dice. A side with
+  no step yet (not rolled, or sealed from whoever asks) counts as a fresh roll of its pool.
 - **Extended actions (DBL-13).** ``ExtendedAction`` keeps the tally: the action is won with
   the last success needed, lost with the failure that reaches the number allowed; any member
   may roll for it (``record(..., by=name)`` keeps who). Its exact chance from the next
@@ -785,6 +796,42 @@ class Doubles(DiceSystem):
         winner = settle_opposed(states[0], states[1]).winner
         return None if winner is None else "ab".index(winner)
 
+    def contest_chance_after(
+        self, states: Sequence[State], position: int, action: str, target: int
+    ) -> Fraction | None:
+        """DBL-7, DBL-10, DBL-11, DBL-15: the exact chance that side ``position`` wins the
+        opposed roll once it takes ``action`` on its own roll (``target``): "drama" buys one
+        die here (``contest_drama_chances`` gives every count), "miracle" counts as approved.
+        None for anything else (the GM's answer to a miracle, the other side's roll) and while
+        a miracle waits for the GM."""
+        if target != position:
+            return None  # doubles has no follow-up on the other side's roll
+        if action == "drama":
+            return contest_drama_chances(states, position, 1).get(1)
+        if action == "miracle":
+            return contest_miracle_chance(states, position)
+        return None
+
+    def contest_option_chances(
+        self, states: Sequence[State], position: int, follow_up: FollowUp, target: int
+    ) -> list[tuple[str, Fraction]]:
+        """One line per number of drama dice the picker offers ("Buy 2 drama dice"): each
+        count wins with its own chance. A miracle's line says it counts on the GM's yes."""
+        if target != position:
+            return []
+        if follow_up.action == "drama" and follow_up.params:
+            counts = [int(choice) for choice in follow_up.params[0].choices]
+            chances = contest_drama_chances(states, position, max(counts, default=0))
+            return [
+                (f"Buy {count} drama {'die' if count == 1 else 'dice'}", chances[count])
+                for count in counts
+                if count in chances
+            ]
+        if follow_up.action == "miracle":
+            chance = contest_miracle_chance(states, position)
+            return [] if chance is None else [("Ask for a miracle, if the GM approves", chance)]
+        return super().contest_option_chances(states, position, follow_up, target)
+
     def contest_verdict(
         self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
     ) -> str:
@@ -1019,6 +1066,78 @@ def settle_opposed(state_a: State, state_b: State) -> Opposed:
     elif catastrophes:
         note += f" Side {catastrophes[0].upper()} rolled a catastrophe."
     return replace(result, catastrophes=catastrophes, note=note)
+
+
+# -- the chance to win an opposed roll after a follow-up (DBL-7, DBL-10, DBL-11, DBL-15) -----
+
+
+def _side_distribution(state: State, extra: int = 0) -> dict[int, Fraction]:
+    """The exact distribution of a side's dice result once ``extra`` more dice join it: what its
+    dice show (a single value) when it has rolled and nothing joins; the distribution of a
+    fresh roll of its pool when it has no step yet (not rolled, or sealed from the asker)."""
+    net = system.parse_request(state["request"]).net
+    return result_distribution(net, extra, system._all_dice(state))
+
+
+def _opposed_sides(states: Sequence[State], position: int) -> tuple[State, State] | None:
+    """(this side, the other side) when both are sides of an opposed doubles roll, this one
+    rolled and no miracle waiting for the GM on either; None otherwise (nothing to say yet)."""
+    if len(states) != 2 or position not in (0, 1):
+        return None
+    for state in states:
+        if state.get("system") != system.slug or state["request"].get("dn") is not None:
+            return None
+    mine, theirs = states[position], states[1 - position]
+    if not mine["steps"]:
+        return None  # a follow-up goes on a roll that has been rolled
+    if "pending" in (system._miracle(mine), system._miracle(theirs)):
+        return None  # the GM's answer decides it, and that is no chance
+    return mine, theirs
+
+
+def _win(
+    mine: Mapping[int, Fraction], theirs: Mapping[int, Fraction], lifted: bool, against: bool
+) -> Fraction:
+    """DBL-7, DBL-11, DBL-15: this side's chance to win with the given dice results and
+    approved miracles (``lifted`` its own, ``against`` the other side's). One miracle wins
+    whatever the dice; two cancel out; then only a higher result wins (a catastrophe's 1 loses
+    to anything else, equal results are a standoff)."""
+    if lifted != against:
+        return Fraction(int(lifted))
+    return contest_odds(mine, theirs, higher_wins)["win"]
+
+
+def contest_drama_chances(states: Sequence[State], position: int, up_to: int) -> dict[int, Fraction]:
+    """DBL-7, DBL-10: side ``position``'s exact chance to win the opposed roll after buying
+    1..``up_to`` drama dice now, the other side's roll as it stands (its fresh distribution
+    when it has not rolled). Empty when there is nothing to say (``_opposed_sides``)."""
+    sides = _opposed_sides(states, position)
+    if sides is None:
+        return {}
+    mine, theirs = sides
+    lifted = system._miracle(mine) == "approved"
+    against = system._miracle(theirs) == "approved"
+    other = _side_distribution(theirs)
+    return {
+        count: _win(_side_distribution(mine, count), other, lifted, against) for count in range(1, up_to + 1)
+    }
+
+
+def contest_miracle_chance(states: Sequence[State], position: int) -> Fraction | None:
+    """DBL-11: side ``position``'s exact chance to win the opposed roll if the miracle it asks
+    for now is approved: certain, unless the other side's miracle was approved too, when the
+    dice decide (with the six miracle dice when the degree matters). None once this roll has
+    had its miracle, or when there is nothing to say (``_opposed_sides``)."""
+    sides = _opposed_sides(states, position)
+    if sides is None:
+        return None
+    mine, theirs = sides
+    if system._miracle(mine):
+        return None  # asked once per roll
+    degree = system.parse_request(mine["request"]).degree_matters
+    against = system._miracle(theirs) == "approved"
+    extra = MIRACLE_DICE if degree and against else 0
+    return _win(_side_distribution(mine, extra), _side_distribution(theirs), True, against)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ every screen."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import pytest
 from playwright.sync_api import expect
@@ -62,6 +63,18 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     expect(tv.locator("#feed [data-face]").first).to_be_visible()
     shot(tv, "doubles-contest-tv-standoff")
     shot(bram, "doubles-contest-phone-standoff", full_page=False)
+
+    # After the reveal each phone shows its chance to win beside each follow-up (DBL-10,
+    # DBL-11). Mara's 3-3 (6) against Bram's 6: one drama die wins only as a third 3 (9);
+    # a 6 is one more 6, still a standoff. Bram's 6-2: only a second 6 (12) wins.
+    for phone in (mara, bram):
+        odds = contest(phone).locator(".contest-options")
+        expect(odds).to_contain_text(f"Buy 1 drama die: {percent(Fraction(1, 6))} to win")
+        expect(odds).to_contain_text("Ask for a miracle, if the GM approves: 100% to win")
+        expect(odds.get_by_text("Buy 1 drama die")).to_be_visible()
+        assert_fits_phone(phone)
+    expect(contest(tv).locator(".contest-options")).to_have_count(0)
+    shot(mara, "doubles-contest-phone-odds-after-the-reveal", full_page=False)
     contest(gm).get_by_role("button", name="Settle it").click()
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(mara.locator("#feed")).to_contain_text("Standoff at 6")

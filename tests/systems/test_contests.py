@@ -353,6 +353,161 @@ def test_dbl_13_extended_action_chance_matches_brute_force() -> None:
     assert action.record(False).record(False).chance(p) == 0
 
 
+# -- doubles: the chance to win after a follow-up (issue 14) ----------------------------------
+#
+# Checked against the engine's own chain: every face each new die (and each die of a side that
+# has not rolled) may show is applied with scripted dice, and ``settle_opposed`` names the
+# winner; the count of wins over every roll is the exact chance.
+
+ENDLESS = {"endurance": 1000}
+
+
+def not_rolled(net: int) -> State:
+    """A side that has no step yet: its request only (not rolled, or sealed from the asker)."""
+    request = doubles.system.parse_request({"dice": net})
+    return {"system": "doubles", "request": doubles.system.request_dict(request), "steps": []}
+
+
+def with_miracle(state: State, *faces: int) -> State:
+    """``state`` with a miracle asked and approved (``faces``: its six dice when the degree matters)."""
+    asked = doubles.system.apply(state, "miracle", {}, ENDLESS, ScriptedDice()).state
+    return doubles.system.apply(asked, "miracle_approve", {}, ENDLESS, ScriptedDice(*faces)).state
+
+
+def brute_force_win(
+    mine: State, theirs: State, position: int, follow: Callable[[State, tuple[int, ...]], State], new: int
+) -> Fraction:
+    """Side ``position``'s share of wins over every face of the ``new`` dice ``follow`` adds to
+    its roll and, when the other side has not rolled, every face of that side's dice."""
+    theirs_net = doubles.system.parse_request(theirs["request"]).net
+    unknown = 0 if theirs["steps"] else rolled(theirs_net)
+    wins = 0
+    for faces in product(FACES, repeat=new + unknown):
+        after = follow(mine, faces[:new])
+        other = theirs
+        if unknown:
+            other = doubles.system.roll(
+                doubles.system.parse_request({"dice": theirs_net}), ScriptedDice(*faces[new:])
+            )
+        sides = (after, other) if position == 0 else (other, after)
+        wins += doubles.settle_opposed(*sides).winner == "ab"[position]
+    return Fraction(wins, 6 ** (new + unknown))
+
+
+def drama(count: int) -> Callable[[State, tuple[int, ...]], State]:
+    def follow(state: State, faces: tuple[int, ...]) -> State:
+        return doubles.system.apply(state, "drama", {"count": count}, ENDLESS, ScriptedDice(*faces)).state
+
+    return follow
+
+
+DRAMA_CASES = [
+    # (my net, my faces, the other side: its faces, or its net pool when it has not rolled)
+    (2, (4, 2), (5, 1)),  # behind: a matching drama die makes a pair
+    (2, (1, 1), (1, 1)),  # DBL-15: two catastrophes; a standoff is no win, a drama die lifts it
+    (1, (6,), (3, 3)),  # a standoff at 6 to break
+    (0, (3, 1), (6, 3)),  # DBL-6: negative dice, a drama die pushes out the lowest
+    (-1, (2, 5, 4), 1),  # the other side not rolled: its fresh distribution
+    (3, (2, 2, 5), -1),
+    (2, (6, 6), (2, 1)),  # ahead already: drama dice cannot lose it (results only grow)
+]
+
+
+@pytest.mark.parametrize("position", [0, 1])
+@pytest.mark.parametrize(("net", "faces", "other"), DRAMA_CASES)
+def test_dbl_7_dbl_10_the_chance_to_win_after_drama_dice_matches_brute_force(
+    net: int, faces: tuple[int, ...], other: tuple[int, ...] | int, position: int
+) -> None:
+    """DBL-7, DBL-10, DBL-15, DBL-16: for 1 and 2 drama dice, the exact chance that this side
+    then beats the other side (a standoff is not a win), against every roll of the new dice."""
+    mine = opposed_roll(*faces, dice=net)
+    theirs = not_rolled(other) if isinstance(other, int) else opposed_roll(*other)
+    states = [mine, theirs] if position == 0 else [theirs, mine]
+    chances = doubles.contest_drama_chances(states, position, 2)
+    for count in (1, 2):
+        assert chances[count] == brute_force_win(mine, theirs, position, drama(count), count)
+    assert doubles.system.contest_chance_after(states, position, "drama", position) == chances[1]
+
+
+def test_dbl_10_a_drama_die_against_a_pair_of_fives_by_hand() -> None:
+    """DBL-7, DBL-10: 4-2 against 5-5 (10): one drama die never reaches above 10 (a pair of
+    fours is 8, a six is 6); two win only as a pair of sixes (12) or 4-4-4 (12)."""
+    states = [opposed_roll(4, 2), opposed_roll(5, 5)]
+    assert doubles.contest_drama_chances(states, 0, 2) == {1: 0, 2: Fraction(2, 36)}
+
+
+def test_dbl_11_a_miracle_asked_in_an_opposed_roll_wins_if_approved() -> None:
+    """DBL-11, DBL-15: an approved miracle wins whatever the dice, even a catastrophe; the
+    figure is the GM's yes (``system.contest_chance_after`` of "miracle")."""
+    states = [opposed_roll(1, 1), opposed_roll(6, 6)]
+    assert doubles.system.contest_chance_after(states, 0, "miracle", 0) == 1
+    assert brute_force_win(states[0], states[1], 0, lambda state, _: with_miracle(state), 0) == 1
+
+
+def test_dbl_11_against_an_approved_miracle_drama_dice_cannot_win() -> None:
+    """DBL-11: the other side's approved miracle lifts it above any dice; only a miracle of
+    one's own cancels it, and then the dice decide."""
+    mine, theirs = opposed_roll(4, 2), with_miracle(opposed_roll(2, 1))
+    states = [mine, theirs]
+    assert doubles.contest_drama_chances(states, 0, 2) == {1: 0, 2: 0}
+    # Both miracles: 4 against 2, the dice decide.
+    assert doubles.system.contest_chance_after(states, 0, "miracle", 0) == 1
+    states = [opposed_roll(2, 1), with_miracle(opposed_roll(4, 2))]
+    assert doubles.system.contest_chance_after(states, 0, "miracle", 0) == 0
+    assert brute_force_win(states[0], states[1], 0, lambda state, _: with_miracle(state), 0) == 0
+    # Side 1 holds the approved miracle: any drama die keeps it winning.
+    assert doubles.contest_drama_chances(states, 1, 1) == {1: 1}
+
+
+def test_dbl_11_two_miracles_where_the_degree_matters_compare_the_six_dice_too() -> None:
+    """DBL-11: the degree matters, both sides get a miracle: six dice join each roll, the
+    miracles cancel out, the dice decide. Every face of the asker's six dice enumerated and
+    read by ``doubles_read`` (46,656 rolls: too many to walk through the engine's chain)."""
+    mine = opposed_roll(3, 1, degree_matters=True)
+    theirs = with_miracle(opposed_roll(2, 2, degree_matters=True), 5, 5, 4, 3, 2, 1)
+    assert doubles.settle_opposed(opposed_roll(1, 1), theirs).results[1] == 10  # a pair of fives
+    read = doubles_read(8)
+    wins = sum(read((3, 1, *faces)) > 10 for faces in product(FACES, repeat=6))
+    expected = Fraction(wins, 6**6)
+    assert 0 < expected < 1
+    assert doubles.system.contest_chance_after([mine, theirs], 0, "miracle", 0) == expected
+    # One throw of the six through the chain agrees with the reading: 6-6 join, 12 beats 10.
+    assert doubles.settle_opposed(with_miracle(mine, 6, 6, 2, 3, 4, 5), theirs).winner == "a"
+
+
+def test_dbl_11_no_figure_while_a_miracle_waits_for_the_gm_or_for_what_is_not_a_players() -> None:
+    """DBL-11: the GM's answer is no chance: no figure while a miracle waits on either side;
+    none for the GM's own steps, for a second miracle, for the other side's roll, or for a
+    roll against a Difficulty Number."""
+    asked = doubles.system.apply(opposed_roll(3, 2), "miracle", {}, ENDLESS, ScriptedDice()).state
+    plain_roll = opposed_roll(4, 1)
+    chance_after = doubles.system.contest_chance_after
+    assert chance_after([plain_roll, asked], 0, "drama", 0) is None
+    assert chance_after([asked, plain_roll], 0, "miracle_approve", 0) is None
+    assert chance_after([asked, plain_roll], 0, "miracle", 0) is None
+    assert chance_after([with_miracle(opposed_roll(3, 2)), plain_roll], 0, "miracle", 0) is None
+    assert chance_after([plain_roll, opposed_roll(3, 2)], 0, "drama", 1) is None
+    assert chance_after([opposed_roll(3, 2, dn=6), plain_roll], 0, "drama", 0) is None
+    assert chance_after([not_rolled(2), plain_roll], 0, "drama", 0) is None
+
+
+def test_dbl_10_each_drama_count_the_picker_offers_gets_its_own_line() -> None:
+    """DBL-10: the phone lists one chance to win per number of drama dice it may buy."""
+    states = [opposed_roll(4, 2), opposed_roll(5, 1)]
+    follow_ups = {f.action: f for f in doubles.system.follow_ups(states[0], {"endurance": 15})}
+    lines = doubles.system.contest_option_chances(states, 0, follow_ups["drama"], 0)
+    chances = doubles.contest_drama_chances(states, 0, 3)
+    assert lines == [
+        ("Buy 1 drama die", chances[1]),
+        ("Buy 2 drama dice", chances[2]),
+        ("Buy 3 drama dice", chances[3]),
+    ]
+    miracle = doubles.system.follow_ups(states[0], {"endurance": 30})[-1]
+    assert doubles.system.contest_option_chances(states, 0, miracle, 0) == [
+        ("Ask for a miracle, if the GM approves", Fraction(1))
+    ]
+
+
 # -- sets -------------------------------------------------------------------------------------
 
 
