@@ -101,7 +101,9 @@ def assert_tallies_match_rows(campaign: Any) -> None:
     for scope in scopes(campaign):
         for membership in readers:
             kept = stats._summary(scope, membership)
-            assert rounded(dataclasses.asdict(kept)) == rounded(dataclasses.asdict(from_rows(scope, membership)))
+            assert rounded(dataclasses.asdict(kept)) == rounded(
+                dataclasses.asdict(from_rows(scope, membership))
+            )
             checked += 1
     assert checked > 10
     kept_rows = tally_rows(campaign.pk)
@@ -138,7 +140,9 @@ def test_a_rename_and_a_player_leaving_keep_the_figures_of_the_rows() -> None:
     played = play("sixes", 13)
     campaign, gm = played.campaign, played.gm.user
     first, second = played.characters[:2]
-    campaigns.character_update(character=first, actor=played.players[0].user, name="Ana Renamed", sheet=first.sheet)
+    campaigns.character_update(
+        character=first, actor=played.players[0].user, name="Ana Renamed", sheet=first.sheet
+    )
     # The renamed character rolls on in a new session: two names on one sheet.
     session = demo._Session(played, random.Random(1), 99)
     session.play(12)
