@@ -155,8 +155,9 @@ def read(roll_ids: Sequence[int]) -> Contribution:
         return {}
     quote = connection.ops.quote_name
     rolls_table, uses_table = quote(Roll._meta.db_table), quote(FollowUpUse._meta.db_table)
-    roll_columns = [f"r.{quote(Roll._meta.get_field(name).column)}" for name in ROLL_COLUMNS]
-    use_columns = [f"u.{quote(FollowUpUse._meta.get_field(name).column)}" for name in USE_COLUMNS]
+    # The names are the columns' own (attribute names; neither model sets a ``db_column``).
+    roll_columns = [f"r.{quote(name)}" for name in ROLL_COLUMNS]
+    use_columns = [f"u.{quote(name)}" for name in USE_COLUMNS]
     sql = (
         f"SELECT {', '.join(roll_columns + use_columns)} FROM {rolls_table} r "
         f"LEFT JOIN {uses_table} u ON u.{quote('roll_id')} = r.{quote('id')} AND NOT r.{quote('voided')} "
