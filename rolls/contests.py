@@ -39,7 +39,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry
+from rolls import registry, stats_tally
 from rolls.contest_sides import Side
 from rolls.events import TableEvent
 from rolls.log import append_entry
@@ -434,6 +434,7 @@ def _reveal(contest: Contest, actor: User) -> None:
     sides = list(contest.sides.select_related("roll", "character").order_by("position"))
     states, text = registry.table(contest.system).contest_revealed(contest, sides)
     by_roll = {side.roll_id: states[side.position] for side in sides if side.position in states}
+    tally = stats_tally.Change(contest.campaign_id, [roll.pk for roll in rolls])
     if text:
         contest_event(contest, TableEvent.CONTEST_STEP, actor, text)
     Roll.objects.filter(pk__in=[roll.pk for roll in rolls]).update(revealed=True)
@@ -453,11 +454,13 @@ def _reveal(contest: Contest, actor: User) -> None:
             state=state if state is not None else roll.current_state(),
             text=f"{roll.character_name}'s roll for the contest, revealed.",
         )
+    tally.record()
 
 
 def _roll_step(contest: Contest, roll: Roll, state: dict[str, Any], action: str, actor: User) -> None:
     """A contest step that spent the side's own dice: a follow-up entry of its roll, so the
     card (and every page showing it) draws the dice spent."""
+    tally = stats_tally.Change(contest.campaign_id, [roll.pk])
     roll.outcome = registry.engine(contest.system).evaluate(state).tone
     Roll.objects.filter(pk=roll.pk).update(outcome=roll.outcome)
     append_entry(
@@ -468,6 +471,7 @@ def _roll_step(contest: Contest, roll: Roll, state: dict[str, Any], action: str,
         roll=roll,
         state=state,
     )
+    tally.record()
 
 
 def contest_event(contest: Contest, event: TableEvent, actor: User, text: str) -> LogEntry:

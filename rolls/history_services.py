@@ -19,6 +19,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from rolls import stats_tally
 from rolls.events import TableEvent
 from rolls.log import append_entry
 from rolls.models import LogEntry, Roll, RollNote, Visibility
@@ -58,9 +59,12 @@ def roll_void(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
         locked = Roll.objects.select_for_update().get(pk=roll.pk)
         if locked.voided:
             raise RulesError("This roll is voided already.")
+        tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         Roll.objects.filter(pk=roll.pk).update(voided=True)
         roll.voided = True
-        return _mark(roll=roll, gm=gm, event=TableEvent.ROLL_VOID, text=f"The GM voided {_described(roll)}.")
+        entry = _mark(roll=roll, gm=gm, event=TableEvent.ROLL_VOID, text=f"The GM voided {_described(roll)}.")
+        tally.record()  # it counts nowhere now
+        return entry
 
 
 def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
@@ -72,11 +76,14 @@ def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
         if locked.revealed:
             raise RulesError("This roll is revealed already.")
         text = f"The GM revealed {_described(roll)}."
+        tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         Roll.objects.filter(pk=roll.pk).update(revealed=True)
         roll.revealed = True
         # The roll's own dice seed goes public with it: its dice can be checked from now on.
         dice = {"roll": roll.pk, "seed": locked.seed} if locked.seed else None
-        return _mark(roll=roll, gm=gm, event=TableEvent.ROLL_REVEAL, text=text, dice=dice)
+        entry = _mark(roll=roll, gm=gm, event=TableEvent.ROLL_REVEAL, text=text, dice=dice)
+        tally.record()  # the table's statistics count it from now on
+        return entry
 
 
 def note_save(*, roll: Roll, text: str) -> RollNote:

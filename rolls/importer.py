@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import chain, export, history, registry, stats_record
+from rolls import chain, export, history, registry, stats_record, stats_tally
 from rolls.campaigns import player_create
 from rolls.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll
@@ -114,6 +114,7 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
         _marks(campaign, list(rolls.values()))
         # The statistics' columns, from the entries just written (rolls.stats_record).
         stats_record.refill(Roll, LogEntry, FollowUpUse, [roll.pk for roll in rolls.values()])
+        stats_tally.rebuild(campaign.pk)
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
         campaign.refresh_from_db()
         return campaign

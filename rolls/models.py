@@ -275,6 +275,81 @@ class FollowUpUse(models.Model):
         return f"{self.action} on roll {self.roll_id}"
 
 
+class RollTally(models.Model):
+    """Sums of the statistics' ``Roll`` columns, kept by the services as rolls are made,
+    followed up, voided and revealed (``rolls.stats_tally``), so a page adds up a few hundred
+    of these instead of every roll. One row per group the pages tell apart, at two grains:
+    each play session (``session_pk``) and the whole campaign (``session_pk`` 0), so the
+    campaign's page reads no row per session. Integers, not foreign keys, for the session and
+    the character: 0 stands for "the whole campaign" and "no sheet" in the unique key (a NULL
+    would never conflict there on SQLite), and a character deleted later keeps its rows (the
+    pages count them with the rolls without a sheet, as the rolls' own SET_NULL does)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    session_pk = models.IntegerField()
+    character_pk = models.IntegerField()
+    name = models.CharField(max_length=60)  # ``Roll.character_name``: the page shows the greatest
+    seen = models.BooleanField()  # by the whole table (``rolls.stats.seen_by_table``)
+    pool = models.SmallIntegerField()
+    outcome = models.CharField(max_length=12)
+    n = models.IntegerField(default=0)
+    n_by_hand = models.IntegerField(default=0)
+    n_fair = models.IntegerField(default=0)
+    percentiles = models.FloatField(default=0.0)
+    variances = models.FloatField(default=0.0)
+    measured = models.IntegerField(default=0)
+    first = models.IntegerField(default=0)
+    chances = models.FloatField(default=0.0)
+    face1 = models.IntegerField(default=0)
+    face2 = models.IntegerField(default=0)
+    face3 = models.IntegerField(default=0)
+    face4 = models.IntegerField(default=0)
+    face5 = models.IntegerField(default=0)
+    face6 = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "session_pk", "character_pk", "name", "seen", "pool", "outcome"],
+                name="one_roll_tally_per_group",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.n} rolls of {self.name} in campaign {self.campaign_id}"
+
+
+class FollowUpTally(models.Model):
+    """Sums of ``FollowUpUse`` rows, kept like ``RollTally``: by the roll's session (0: the
+    whole campaign), the roll's character and the payer (0: none), whether the table sees the
+    roll, and the action. A character's page counts the follow-ups on its rolls and those its
+    sheet paid for, so both are in the key."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    session_pk = models.IntegerField()
+    character_pk = models.IntegerField()
+    payer_pk = models.IntegerField()
+    seen = models.BooleanField()
+    action = models.CharField(max_length=32)
+    uses = models.IntegerField(default=0)
+    converted = models.IntegerField(default=0)
+    conditions = models.IntegerField(default=0)
+    luck = models.IntegerField(default=0)
+    pride = models.IntegerField(default=0)
+    endurance = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "session_pk", "character_pk", "payer_pk", "seen", "action"],
+                name="one_follow_up_tally_per_group",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.uses} {self.action} in campaign {self.campaign_id}"
+
+
 class RollNote(models.Model):
     """The GM's own note on a roll ("the lock was trapped; she never knew"): the GM's alone,
     shown only to the GM on the roll's page, never to players, the display or an export. Kept

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import fairdice, registry, stats_record
+from rolls import fairdice, registry, stats_record, stats_tally
 from rolls.events import TableEvent
 from rolls.log import append_entry, append_event, reserve
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
@@ -118,6 +118,7 @@ def roll_create(
             dice=_roll_record(dice, seed, following),
             place=place,
         )
+        stats_tally.new_roll(roll)
         return roll
 
 
@@ -183,6 +184,7 @@ def npc_roll_create(
             dice=_roll_record(dice, seed, following),
             place=place,
         )
+        stats_tally.new_roll(roll)
         return roll
 
 
@@ -271,7 +273,8 @@ def follow_up_apply(
         elif applied.costs:
             raise RulesError("Nobody's sheet can pay for that on this roll.")
         # The history filters on the outcome, and the statistics add up the faces: kept on the
-        # row with the entry they follow from, in one UPDATE.
+        # row with the entry they follow from, in one UPDATE; their tallies with them.
+        tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         after = system.evaluate(applied.state)
         use, rolled = stats_record.follow_up_figures(
             system, system.evaluate(state), applied.state, after, applied.costs
@@ -295,6 +298,7 @@ def follow_up_apply(
         FollowUpUse.objects.create(
             roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use
         )
+        tally.record()
         return entry
 
 

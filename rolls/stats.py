@@ -1,9 +1,11 @@
 """The statistics of a campaign, a play session or a character, and a session's recap.
 
-Everything here is a handful of SQL aggregates over the columns the services keep on each
-``Roll`` and ``FollowUpUse`` (``rolls.stats_record``): no state is read and no roll is looped
-over in Python, so a page costs the same few queries at ten rolls or a hundred thousand. The
-arithmetic of luck and fairness is ``rolls.fairness``.
+A statistics page adds up the sums the services keep as they write (``rolls.stats_tally``):
+a few hundred tally rows for the whole campaign, fewer for a session or a character, never a
+row per roll, so a page costs the same few queries at ten rolls or a hundred thousand. The
+recap lists rolls (the luckiest, the notable), from the columns the services keep on each
+``Roll`` and ``FollowUpUse`` (``rolls.stats_record``), by index. The arithmetic of luck and
+fairness is ``rolls.fairness``.
 
 What counts: a voided roll counts nowhere. A roll entered by hand (``Roll.by_hand``) counts in
 the rolls made, the success rates, the follow-ups and what was spent, but not in the fairness
@@ -19,13 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Q, QuerySet, Sum
 
 from rolls import fairness, registry
 from rolls.events import TableEvent
 from rolls.history import _session_events
-from rolls.models import FollowUpUse, LogEntry, Roll, Visibility
+from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
 from rolls.stats_record import FACE_FIELDS
+from rolls.stats_tally import NO_SHEET, ROLL_SUMS, WHOLE_CAMPAIGN
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 SUCCESS_TONES = ("success", "amazing")
@@ -128,10 +131,11 @@ def summary(scope: Scope, membership: Membership) -> Summary:
     characters), so the campaign's newest entry names one state of them: a key with its
     sequence number and hash (which covers the time it was written: a test database's
     reused ids do not meet an older campaign's figures) never answers figures older than the
-    log the page was asked with. A player's figures are the
-    same for every player (``seen_by_table``). Why: a campaign's page adds up all its rolls,
-    some 400 ms of SQLite for 100,000 (``docs/deploy.md``, "History at scale"), each time it
-    is opened between two rolls."""
+    log the page was asked with. A player's figures are the same for every player
+    (``seen_by_table``). Why keep it now that the figures come from the tallies: the first
+    view after a roll (cold) costs some 30 ms at 100,000 rolls on SQLite, where it took 400
+    ms from the rows; the cached page still saves about half of that between two rolls, for
+    one cache read (``docs/deploy.md``, "History at scale")."""
     session = scope.session.pk if scope.session is not None else 0
     character = scope.character.pk if scope.character is not None else 0
     reader = "gm" if membership.is_gm else "table"
@@ -144,41 +148,43 @@ def summary(scope: Scope, membership: Membership) -> Summary:
 
 
 def _summary(scope: Scope, membership: Membership) -> Summary:
-    """Every figure of a statistics page, in two grouped queries: the rolls by character, pool
-    and outcome (a few hundred groups at most, added up here: never a row per roll), and the
-    follow-ups by action. One pass over each table, where a query per figure read the same
-    rows again for each."""
-    system = registry.engine(scope.campaign.system)
-    rolls = rolls_in(scope, membership)
-    groups: list[dict[str, Any]] = [
-        dict(row)
-        for row in rolls.values("character_id", "pool", "outcome")
-        .annotate(
-            name=Max("character_name"),
-            n=Count("id"),
-            n_by_hand=Count("id", filter=Q(by_hand=True)),
-            n_fair=Count("id", filter=FAIR),
-            percentiles=Sum("percentile", filter=FAIR),
-            variances=Sum("percentile_var", filter=FAIR),
-            measured=Count("chance"),
-            first=Count("id", filter=Q(chance__isnull=False, first_success=True)),
-            chances=Sum("chance"),
-            **{f"sum_{name}": Sum(name, filter=Q(by_hand=False)) for name in FACE_FIELDS},
-        )
-        .order_by()
-    ]
-    uses = uses_in(scope, membership, rolls)
+    """Every figure of a statistics page, from the scope's tallies (``rolls.stats_tally``): the
+    rolls by character, pool and outcome (a few hundred groups at most, added up here), and
+    the follow-ups by action."""
+    groups = _roll_groups(scope, membership)
+    tallies = FollowUpTally.objects.filter(
+        campaign=scope.campaign, session_pk=scope.session.pk if scope.session is not None else WHOLE_CAMPAIGN
+    )
+    if scope.character is not None:
+        # Its rolls' follow-ups, and those its sheet paid for on rolls the member sees.
+        tallies = tallies.filter(Q(character_pk=scope.character.pk) | Q(payer_pk=scope.character.pk))
+    if not membership.is_gm:
+        tallies = tallies.filter(seen=True)
     by_action: list[dict[str, Any]] = [
         dict(row)
-        for row in uses.values("action")
+        for row in tallies.values("action")
         .annotate(
-            uses=Count("id"),
-            converted=Count("id", filter=Q(converted=True)),
-            conditions=Count("id", filter=~Q(condition="")),
+            uses_sum=Sum("uses"),
+            converted_sum=Sum("converted"),
+            conditions_sum=Sum("conditions"),
             **{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES},
         )
-        .order_by("-uses", "action")
+        .filter(uses_sum__gt=0)
+        .order_by("-uses_sum", "action")
     ]
+    for row in by_action:
+        row["uses"], row["converted"], row["conditions"] = (
+            row.pop("uses_sum"),
+            row.pop("converted_sum"),
+            row.pop("conditions_sum"),
+        )
+    return assembled(scope, groups, by_action)
+
+
+def assembled(scope: Scope, groups: list[dict[str, Any]], by_action: list[dict[str, Any]]) -> Summary:
+    """A page's figures from its roll groups (``_roll_groups``) and its follow-ups by action
+    (``uses``, ``converted``, ``conditions`` and each ``<resource>_spent``, most used first)."""
+    system = registry.engine(scope.campaign.system)
     names = system.follow_up_names
     follow_ups = [
         FollowUpRow(row["action"], names.get(row["action"], row["action"]), row["uses"], row["converted"])
@@ -214,6 +220,53 @@ def _summary(scope: Scope, membership: Membership) -> Summary:
         by_hand=sum(row["n_by_hand"] for row in groups),
         tones=[(label, n) for label, n, _ in tones],
     )
+
+
+def _roll_groups(scope: Scope, membership: Membership) -> list[dict[str, Any]]:
+    """The scope's rolls by character, pool and outcome, each group with its sums (as
+    ``stats_tally.ROLL_SUMS``, the faces as ``sum_face1``...) and the greatest name its rolls
+    were written with. A character id that names no character any more (deleted, its rolls'
+    ``character`` now NULL) counts with the rolls without a sheet, as the rows would."""
+    tallies = RollTally.objects.filter(
+        campaign=scope.campaign, session_pk=scope.session.pk if scope.session is not None else WHOLE_CAMPAIGN
+    )
+    if scope.character is not None:
+        tallies = tallies.filter(character_pk=scope.character.pk)
+    if not membership.is_gm:
+        tallies = tallies.filter(seen=True)
+    rows: list[dict[str, Any]] = [
+        dict(row)
+        for row in tallies.values("character_pk", "name", "pool", "outcome")
+        .annotate(**{f"{name}_sum": Sum(name) for name in ROLL_SUMS})
+        .order_by()
+    ]
+    ids: set[int] = {row["character_pk"] for row in rows} - {NO_SHEET}
+    present = set(Character.objects.filter(pk__in=ids).values_list("pk", flat=True)) if ids else set()
+    named: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:
+        character = row["character_pk"] if row["character_pk"] in present else None
+        key = (character, row["name"], row["pool"], row["outcome"])
+        into = named.setdefault(key, dict.fromkeys(ROLL_SUMS, 0))
+        for name in ROLL_SUMS:
+            into[name] += row[f"{name}_sum"] or 0
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for (character, name, pool, outcome), sums in named.items():
+        if sums["n"] <= 0:
+            continue  # every roll of the group voided, revealed away or followed on
+        group = groups.get((character, pool, outcome))
+        if group is None:
+            groups[(character, pool, outcome)] = {
+                "character_id": character,
+                "pool": pool,
+                "outcome": outcome,
+                "name": name,
+                **{f"sum_{each}" if each in FACE_FIELDS else each: sums[each] for each in ROLL_SUMS},
+            }
+            continue
+        group["name"] = max(group["name"], name)
+        for each in ROLL_SUMS:
+            group[f"sum_{each}" if each in FACE_FIELDS else each] += sums[each]
+    return list(groups.values())
 
 
 def _added(groups: list[dict[str, Any]], key: str, columns: tuple[str, ...]) -> dict[Any, Any]:
