@@ -65,6 +65,7 @@ class ContestView:
     odds: Odds | None = None  # the chances of the side this person rolls
     odds_side: str = ""
     gm: bool = False
+    closing: str = ""  # the GM's question before closing it while it is still being rolled
     # Once revealed, the follow-ups this person may still take and the exact chance to win
     # with each: ("Luck against the roll", "72%").
     options: list[tuple[str, str]] = field(default_factory=list)
@@ -102,10 +103,11 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             contest=contest,
             sides=[],
             phase="",
-            gm=membership is not None and membership.is_gm,
+            gm=gm,
+            closing=adapter.contest_closing(contest.kind) if gm else "",
             board=(board := adapter.flow_view(contest, membership)),
             board_template=adapter.template(f"flow_{contest.kind}"),
-            board_rows=[side_row(character) for character in getattr(board, "mine", [])],
+            board_rows=[side_row(character, (contest.kind,)) for character in getattr(board, "mine", [])],
         )
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner, said = None, ""
@@ -178,7 +180,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         answer=answer,
         odds=odds,
         odds_side=odds_side,
-        gm=membership is not None and membership.is_gm,
+        gm=gm,
+        closing=adapter.contest_closing(contest.kind) if gm else "",
         options=options,
     )
 

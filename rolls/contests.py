@@ -85,7 +85,7 @@ def contest_open(
         raise RulesError("Only someone at this table opens a contest.")
     # What every character's side rolls with in this system, whatever its form said (doubles:
     # no Difficulty Number in an opposed roll); a flow's own values (below) come after them.
-    fixed = adapter.contest_data
+    fixed = adapter.contest_fixed(kind)
     sides = [
         side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
     ]
@@ -182,7 +182,7 @@ def contest_answer(
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            data = {**(data or {}), **registry.table(contest.system).contest_data}
+            data = {**(data or {}), **registry.table(contest.system).contest_fixed(contest.kind)}
             _check_roll(side.character, data)
             ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN

@@ -215,7 +215,7 @@ def test_without_javascript_closing_a_contest_asks_first(pair: Pair, dice: Scrip
     contest = Contest.objects.get()
     url = reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk])
     asked = logged_in(pair.table.gm).post(url, {})
-    assert asked.status_code == 200 and "A side that has not rolled loses." in asked.content.decode()
+    assert asked.status_code == 200 and "a side that has not rolled loses." in asked.content.decode()
     assert Contest.objects.get().state == Contest.State.OPEN
     done = logged_in(pair.table.gm).post(url, {"confirmed": "yes"})
     assert done.status_code == 302

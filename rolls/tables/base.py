@@ -208,9 +208,18 @@ class TableAdapter[E: DiceSystem, R](ABC):
         and nothing is written."""
         raise RulesError("That is not a step of this contest.")
 
-    # Values every character's side of a head-to-head contest rolls with, whatever the form
-    # says (doubles: no Difficulty Number); those fields are not asked for a side.
+    # Values every character's side of a contest rolls with, whatever the form says (doubles:
+    # no Difficulty Number); those fields are not asked for a side. For every kind of flow,
+    # unless ``contest_fixed`` says otherwise for one.
     contest_data: ClassVar[Mapping[str, Any]] = {}
+
+    def contest_fixed(self, kind: str) -> Mapping[str, Any]:
+        """The values every character's side of a flow of ``kind`` rolls with, whatever its
+        form says; the form does not show those fields while that kind is chosen, and the
+        server writes these values over whatever was posted. A flow's own values
+        (``contest_side_data``) come after them. ``contest_data`` for every kind by default."""
+        return self.contest_data
+
     # The same for someone without a sheet: the GM's quick-roll flags (their ``dest``) that a
     # contest ignores, not shown on the contest form (sets: the Bar, the defender).
     contest_npc_ignored: ClassVar[tuple[str, ...]] = ()
@@ -264,6 +273,13 @@ class TableAdapter[E: DiceSystem, R](ABC):
         the sides did in secret written into their rolls), and one line for the log saying
         what was revealed with the dice ("" for none). Nothing changes by default."""
         return {}, ""
+
+    def contest_closing(self, kind: str) -> str:
+        """The GM's question before closing a flow of ``kind`` that is still being rolled:
+        what ``rolls.contests.contest_close`` does to it then, in words. By default the
+        head-to-head reading (``rolls.contests.verdict``): the rolls made so far are revealed
+        and compared, and a side that has not rolled loses."""
+        return "Close it now? The rolls made so far are revealed; a side that has not rolled loses."
 
     # The contests panel's line once every side has rolled and ``contest_ready`` still waits.
     contest_waiting: ClassVar[str] = ""

@@ -176,6 +176,12 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
             raise RulesError("That is not a step of this contest.")
         return complication_done(side, sides, params)
 
+    def contest_closing(self, kind: str) -> str:
+        if kind in self.flow_boards:
+            # ``contest.verdict``: the tally as it stands, whoever has not rolled yet.
+            return "Close it now? The extended action ends as its tally stands: won, lost or unfinished."
+        return super().contest_closing(kind)
+
     def flow_verdict(self, contest: Contest) -> str:
         return extended_verdict(contest)
 

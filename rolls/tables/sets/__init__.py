@@ -156,6 +156,13 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
     ) -> tuple[dict[int, dict[str, Any]], str]:
         return sealed.revealed(sides)
 
+    def contest_closing(self, kind: str) -> str:
+        # ``sealed.revealed``: a side that has not bid yet reveals no bid, which is no set.
+        return (
+            "Close it now? The rolls made so far are revealed; a side that has not rolled loses, "
+            "and one that has not bid yet bids no set."
+        )
+
     def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
         if len(sides) != 2:
             return ""
