@@ -272,13 +272,6 @@ class DiceSystem(ABC):
         button. None where the system does not say."""
         return None
 
-    def contest_verdict(
-        self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
-    ) -> str:
-        """The contest's result in the system's own words ("Standoff at 6..."), or "" for the
-        table's plain words (``rolls.contests.verdict``)."""
-        return ""
-
     @property
     def plays_contests(self) -> bool:
         return type(self).contest_winner is not DiceSystem.contest_winner

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rolls.audience import ALL_WAITS, Waits
 from rolls.systems import RulesError
-from rolls.systems.base import DiceSystem, Param
+from rolls.systems.base import DiceSystem, Param, State
 
 if TYPE_CHECKING:
     from rolls.models import Contest, ContestSide
@@ -293,9 +293,16 @@ class TableAdapter[E: DiceSystem, R](ABC):
         side to act for. None by default."""
         return None
 
-    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
-        """The verdict in the system's own words when every side has rolled ("" for the
-        generic one: the winner and each side's result)."""
+    # The one hook for a contest's verdict in a system's words. It is the adapter's, not the
+    # engine's: the words may need what the table keeps beside the dice (sets: the sealed bids
+    # and critical hits in ``ContestSide.extra``, who attacks), and the adapter reads those. An
+    # engine with words of its own for the dice (doubles' opposed roll) keeps them as a pure
+    # function of plain values that its adapter calls.
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
+        """The verdict in the system's own words once every side has rolled, ``states`` being
+        their rolls as they stand, in ``sides`` order (read once, ``rolls.contests.reckon``); ""
+        for the table's plain words (the winner and each side's result). RulesError: no
+        verdict can be given yet (a miracle waits for the GM)."""
         return ""
 
     def helper_shares(self, state: Mapping[str, Any]) -> bool:

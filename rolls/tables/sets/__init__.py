@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.audience import Waits
 from rolls.systems import RulesError
-from rolls.systems.base import percent
+from rolls.systems.base import State, percent
 from rolls.systems.sets import (
     BAR_LEVELS,
     Sets,
@@ -163,7 +163,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
             "and one that has not bid yet bids no set."
         )
 
-    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
         if len(sides) != 2:
             return ""
         said = sealed.words(sides, [extra_bid(side.extra) for side in sides])
