@@ -241,3 +241,22 @@ def test_six_17_six_20_group_and_plan_read_what_they_show(kids: Kids) -> None:
 def contests_cancel(contest: Contest, kids: Kids) -> None:
     url = reverse("rolls:contest-cancel", args=[kids.table.campaign.pk, contest.pk])
     assert logged_in(kids.table.gm).post(url, {"confirmed": CONFIRMED}, **HX).status_code == 200
+
+
+def test_six_18_someone_without_a_sheet_is_asked_no_need_either(kids: Kids) -> None:
+    """SIX-18: against a kid only the sixes count, so the side without a sheet has its dice
+    asked and no need; a need posted anyway is not read."""
+    console = page(logged_in(kids.table.gm), "rolls:session", kids.table.campaign.pk)
+    form = console.split('id="contest-form"')[1].split("</form>")[0]
+    assert 'name="npc-flag_dice"' in form and 'name="npc-flag_need"' not in form
+    data: dict[str, Any] = {
+        "sides": [str(kids.olle.pk), "npc"],
+        f"s{kids.olle.pk}-trait": "Body",
+        "npc-name": "The bully",
+        "npc-flag_dice": "3",
+        "npc-flag_need": "3",
+    }
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+    npc = Contest.objects.get().sides.get(npc=True)
+    assert npc.data["dice"] == 3 and npc.data.get("need", 1) == 1

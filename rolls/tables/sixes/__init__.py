@@ -88,6 +88,9 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     )
     contest_setup_params = (group.NEED, plan.PARTS, plan.NEEDED)
 
+    # Nor is the need of someone without a sheet read against a kid (SIX-18): only sixes count.
+    contest_npc_ignored = ("need",)
+
     def contest_fixed(self, kind: str) -> Mapping[str, Any]:
         if kind == Contest.Kind.CONTEST:
             # SIX-18: the most successes wins, whatever each kid needed; no Trouble threatens
