@@ -10,7 +10,6 @@ now, the button for it, with the exact odds of winning before they roll.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -92,13 +91,17 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
         .prefetch_related("sides__roll", "sides__character__campaign")
         .order_by("id")
     )
-    # Every roll's newest state in one query, rather than one per side (``Roll.current_state``).
-    rolls = [side.roll_id for contest in live for side in contest.sides.all() if side.roll_id is not None]
-    newest = {roll_id: state for roll_id, (state, _) in newest_states(rolls).items()}
-    return [_view(contest, membership, newest) for contest in live]
+    # Every roll's newest state in one query, rather than one per side each time a reading
+    # asks (``Roll.current_state``, which returns it from now on): the panel only reads.
+    rolls = [side.roll for contest in live for side in contest.sides.all() if side.roll is not None]
+    newest = newest_states([roll.pk for roll in rolls])
+    for roll in rolls:
+        if roll.pk in newest:
+            roll.known_state = newest[roll.pk][0]
+    return [_view(contest, membership) for contest in live]
 
 
-def _view(contest: Contest, membership: Membership | None, newest: Mapping[int, State]) -> ContestView:
+def _view(contest: Contest, membership: Membership | None) -> ContestView:
     adapter = registry.table(contest.system)
     gm = membership is not None and membership.is_gm
     sides = sorted(contest.sides.all(), key=lambda side: side.position)
@@ -117,7 +120,7 @@ def _view(contest: Contest, membership: Membership | None, newest: Mapping[int, 
         )
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner, said = None, ""
-    states = states_of(sides, newest) if revealed else []
+    states = states_of(sides) if revealed else []
     if reading is not None:
         winners = reading.winners
         results = reading.results

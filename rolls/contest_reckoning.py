@@ -3,13 +3,12 @@ the verdict in the system's words (``TableAdapter.contest_verdict``) or the tabl
 
 Both the contests panel (``rolls.contest_panels``, on every redraw) and the service that
 settles a contest (``rolls.contests.verdict``) ask ``reckon``, so a request reads each roll's
-state once and asks the engine once; the panel hands it the states it fetched in one query.
-A system's own reading of a flow (``TableAdapter.contest_reading``) comes before this.
+state once and asks the engine once. A system's own reading of a flow (``TableAdapter.contest_reading``) comes before this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rolls import registry
@@ -30,14 +29,9 @@ class Reckoning:
     unsettled: str = ""  # why no winner can be named yet (a miracle waits for the GM)
 
 
-def states_of(sides: Sequence[ContestSide], newest: Mapping[int, State] | None = None) -> list[State]:
-    """The rolls of the sides that rolled, as they stand, in ``sides`` order: from ``newest``
-    (by roll id) where the caller fetched them together, else one query each."""
-    return [
-        newest[side.roll.pk] if newest and side.roll.pk in newest else side.roll.current_state()
-        for side in sides
-        if side.roll is not None
-    ]
+def states_of(sides: Sequence[ContestSide]) -> list[State]:
+    """The rolls of the sides that rolled, as they stand, in ``sides`` order."""
+    return [side.roll.current_state() for side in sides if side.roll is not None]
 
 
 def reckon(

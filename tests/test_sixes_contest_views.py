@@ -12,11 +12,15 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rolls.contest_panels import contest_views
 from rolls.models import Contest, LogEntry
 from rolls.systems.base import percent
 from rolls.views.table import CONFIRMED
+from tabletop.models import Membership
 from tests.dice import Script
 from tests.factories import logged_in
 from tests.test_sixes_contests import Kids
@@ -260,3 +264,18 @@ def test_six_18_someone_without_a_sheet_is_asked_no_need_either(kids: Kids) -> N
     assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
     npc = Contest.objects.get().sides.get(npc=True)
     assert npc.data["dice"] == 3 and npc.data.get("need", 1) == 1
+
+
+def test_six_18_the_panel_reads_every_kids_roll_in_one_query(kids: Kids, dice: Script) -> None:
+    """SIX-18: the panel's reading asks for each kid's successes many times over (who leads,
+    who may buy); every roll's newest state comes from one query for the whole panel."""
+    open_versus(kids, kids.olle, kids.kim, kids.lea)
+    for position, user in enumerate((kids.second, kids.third, kids.table.player)):  # by name
+        dice(6, 1, 1)
+        assert post_side(kids, user, position, "rolls:contest-roll").status_code == 200
+    membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
+    with CaptureQueriesContext(connection) as queries:
+        (view,) = contest_views(kids.table.campaign.pk, membership)
+    assert [side.result for side in view.sides] == ["1 success"] * 3
+    log_reads = [query["sql"] for query in queries if '"rolls_logentry"' in query["sql"]]
+    assert len(log_reads) == 1, log_reads
