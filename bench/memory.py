@@ -68,7 +68,9 @@ async def measure(server: Server, tables: list[Table], args: argparse.Namespace)
             table, phone = phones[i % len(phones)]
             i += args.parallel
             try:
-                socket = await harness.open_socket(server.base, target.ws_path(table, phone), phone, table.last_seq)
+                socket = await harness.open_socket(
+                    server.base, target.ws_path(table, phone), phone, table.last_seq
+                )
                 if args.baseline:
                     await asyncio.sleep(0.05)  # the baseline answers nothing
                 else:

@@ -98,8 +98,13 @@ class ContestBuilder:
         }
         return kind, setup
 
+    @property
+    def kind_values(self) -> tuple[str, ...]:
+        """Every kind of flow the form may open: what a side's fields are drawn for."""
+        return (("contest",) if self.head_to_head else ()) + tuple(value for value, _ in self.kinds)
+
     def rows(self) -> list[SideRow]:
-        rows = [side_row(character) for character in self.characters]
+        rows = [side_row(character, self.kind_values) for character in self.characters]
         for row in rows:
             for field in row.fields:
                 # A character not chosen as a side must not block the form in the browser;
@@ -129,7 +134,7 @@ class ContestBuilder:
         at stake; RulesError says what is wrong, and nothing is opened. A flow of another
         ``kind`` counts its sides itself (``TableAdapter.contest_setup``)."""
         if self.many:
-            return self._ticked(post, counted=kind == "contest"), intent_of(post)
+            return self._ticked(post, kind), intent_of(post)
         sides = []
         for key, label in (("first", "the first side"), ("second", "the second side")):
             raw = post.get(key, "")
@@ -139,14 +144,16 @@ class ContestBuilder:
             character = _chosen(self.characters, raw)
             if character is None:
                 raise RulesError(f"Choose who rolls for {label}.")
-            sides.append(Side(character, side_data(character, post)))
+            sides.append(Side(character, side_data(character, post, kind)))
         if all(side.character is None for side in sides):
             raise RulesError("A contest needs at least one character: choose one side from the table.")
         return sides, intent_of(post)
 
-    def _ticked(self, post: QueryDict, *, counted: bool = True) -> list[Side]:
-        """The ticked characters, each with its own roll, in the form's order, and someone
-        without a sheet when that is ticked too."""
+    def _ticked(self, post: QueryDict, kind: str) -> list[Side]:
+        """The ticked characters, each with its own roll for a side of ``kind``, in the form's
+        order, and someone without a sheet when that is ticked too. A head-to-head contest
+        counts its sides here; another flow counts them itself."""
+        counted = kind == "contest"
         ticked = set(post.getlist("sides"))
         known = {str(character.pk) for character in self.characters} | {NPC}
         if ticked - known:
@@ -155,7 +162,7 @@ class ContestBuilder:
         if counted and not low <= len(ticked) <= high:
             raise RulesError(f"Tick {low} to {high} who take part in the contest.")
         sides = [
-            Side(character, side_data(character, post))
+            Side(character, side_data(character, post, kind))
             for character in self.characters
             if str(character.pk) in ticked
         ]

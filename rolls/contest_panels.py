@@ -15,10 +15,12 @@ from fractions import Fraction
 from typing import Any
 
 from rolls import registry
+from rolls.contest_reckoning import reckon, states_of
 from rolls.contest_sides import SideRow, side_row
+from rolls.history import newest_states
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
-from rolls.systems.base import dice_count, percent
+from rolls.systems.base import State, dice_count, percent
 from rolls.systems.hand import dice_needed
 from rolls.tables.base import ContestStep
 from tabletop.models import Membership
@@ -65,6 +67,7 @@ class ContestView:
     odds: Odds | None = None  # the chances of the side this person rolls
     odds_side: str = ""
     gm: bool = False
+    closing: str = ""  # the GM's question before closing it while it is still being rolled
     # Once revealed, the follow-ups this person may still take and the exact chance to win
     # with each: ("Luck against the roll", "72%").
     options: list[tuple[str, str]] = field(default_factory=list)
@@ -88,6 +91,13 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
         .prefetch_related("sides__roll", "sides__character__campaign")
         .order_by("id")
     )
+    # Every roll's newest state in one query, rather than one per side each time a reading
+    # asks (``Roll.current_state``, which returns it from now on): the panel only reads.
+    rolls = [side.roll for contest in live for side in contest.sides.all() if side.roll is not None]
+    newest = newest_states([roll.pk for roll in rolls])
+    for roll in rolls:
+        if roll.pk in newest:
+            roll.known_state = newest[roll.pk][0]
     return [_view(contest, membership) for contest in live]
 
 
@@ -102,29 +112,29 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             contest=contest,
             sides=[],
             phase="",
-            gm=membership is not None and membership.is_gm,
+            gm=gm,
+            closing=adapter.contest_closing(contest.kind) if gm else "",
             board=(board := adapter.flow_view(contest, membership)),
             board_template=adapter.template(f"flow_{contest.kind}"),
-            board_rows=[side_row(character) for character in getattr(board, "mine", [])],
+            board_rows=[side_row(character, (contest.kind,)) for character in getattr(board, "mine", [])],
         )
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner, said = None, ""
+    states = states_of(sides) if revealed else []
     if reading is not None:
         winners = reading.winners
         results = reading.results
-    else:
-        if revealed:
-            system = registry.engine(contest.system)
-            states = [side.roll.current_state() for side in sides if side.roll is not None]
-            extras = [side.extra for side in sides]
-            try:
-                winner = system.contest_winner(states, extras)
-                said = system.contest_verdict(states, [side.name for side in sides], extras)
-            except RulesError as error:
-                # Not settled yet (a miracle waits for the GM): say why, name no winner.
-                said = str(error)
+    elif revealed:
+        # Every side has rolled: what the verdict would say now, read once (``contest_reckoning.reckon``).
+        reckoning = reckon(contest, sides, states)
+        winner = reckoning.winner
+        # Not settled yet (a miracle waits for the GM): say why, name no winner.
+        said = reckoning.unsettled or reckoning.words
         winners = frozenset() if winner is None else frozenset({winner})
-        results = [_result(contest, side) if revealed else "" for side in sides]
+        system = registry.engine(contest.system)
+        results = [system.evaluate(state).headline for state in states]
+    else:
+        winners, results = frozenset(), ["" for _ in sides]
     views = []
     for index, side in enumerate(sides):
         yours = _rolls_it(side, membership)
@@ -167,7 +177,7 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
     head_to_head = contest.kind == Contest.Kind.CONTEST
     if revealed and contest.state == Contest.State.REVEALED and theirs is not None and head_to_head:
-        options, odds_side = _options(contest, sides, theirs), theirs.name
+        options, odds_side = _options(contest, sides, theirs, states), theirs.name
     phase = _phase(contest, views, winner, said)
     if reading is not None and contest.state != Contest.State.ASKED:
         phase = reading.phase
@@ -178,7 +188,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         answer=answer,
         odds=odds,
         odds_side=odds_side,
-        gm=membership is not None and membership.is_gm,
+        gm=gm,
+        closing=adapter.contest_closing(contest.kind) if gm else "",
         options=options,
     )
 
@@ -229,13 +240,15 @@ def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | N
     return Odds(odds["win"], odds["tie"], odds["lose"])
 
 
-def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> list[tuple[str, str]]:
+def _options(
+    contest: Contest, sides: list[ContestSide], mine: ContestSide, states: list[State]
+) -> list[tuple[str, str]]:
     """The follow-ups ``mine``'s player may take now on a revealed contest (on their own roll,
-    or answering another side's), each with the exact chance to win after it."""
+    or answering another side's), each with the exact chance to win after it; ``states``:
+    every side's roll as it stands, in ``sides`` order."""
     system = registry.engine(contest.system)
-    if mine.character is None or any(side.roll is None for side in sides):
+    if mine.character is None or len(states) != len(sides):
         return []
-    states = [side.roll.current_state() for side in sides if side.roll is not None]
     resources = registry.table(contest.system).resources(mine.character, latest=True)
     found = []
     for target, side in enumerate(sides):
@@ -246,11 +259,6 @@ def _options(contest: Contest, sides: list[ContestSide], mine: ContestSide) -> l
             for label, chance in system.contest_option_chances(states, mine.position, follow_up, target):
                 found.append((label, percent(chance)))
     return found
-
-
-def _result(contest: Contest, side: ContestSide) -> str:
-    assert side.roll is not None
-    return registry.engine(contest.system).evaluate(side.roll.current_state()).headline
 
 
 def _phase(contest: Contest, views: list[SideView], winner: int | None, said: str = "") -> str:

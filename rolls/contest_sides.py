@@ -10,7 +10,7 @@ refuses it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +19,12 @@ from django.http import QueryDict
 
 from rolls import registry
 from rolls.calls import as_query
+from rolls.models import Contest
 from rolls.systems import RulesError
 from rolls.tables.forms import RollFormBase
 from tabletop.models import Character
+
+CONTEST = Contest.Kind.CONTEST.value
 
 
 @dataclass(frozen=True)
@@ -55,18 +58,30 @@ class SideRow:
     fields: list[forms.BoundField]
 
 
-def side_row(character: Character) -> SideRow:
+# The attribute that names the kinds of flow a side's field does nothing in (space-separated);
+# the stylesheet hides the field while the GM's form has one of them chosen.
+UNUSED_IN = "data-unused-in"
+
+
+def side_row(character: Character, kinds: Sequence[str] = (CONTEST,)) -> SideRow:
+    """``character``'s roll fields for a side of a flow of any of ``kinds`` (the form's kind
+    choices): a field that every one of them fixes (``TableAdapter.contest_fixed``) is left
+    out, one that only some fix is marked ``data-unused-in`` with those kinds."""
     adapter = registry.table(character.campaign.system)
     form = _compact(
         adapter.roll_form(character=character, initial=adapter.roll_initial, prefix=side_prefix(character))
     )
+    fixed = {kind: adapter.contest_fixed(kind) for kind in kinds}
     names = [
         name
         for name in (*adapter.call_traits, *adapter.call_needs)
-        if name in form.fields and name not in adapter.contest_data
+        if name in form.fields and any(name not in values for values in fixed.values())
     ]
     for name in names:
         form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
+        unused = [kind for kind, values in fixed.items() if name in values]
+        if unused:
+            form.fields[name].widget.attrs[UNUSED_IN] = " ".join(unused)
     return SideRow(character, [form[name] for name in names])
 
 
@@ -91,11 +106,12 @@ def side_values(
     return {**form.engine_data(), "helper": False}
 
 
-def side_data(character: Character, post: QueryDict) -> dict[str, Any]:
-    """A character's roll form values for its side, checked by its roll form and the engine;
-    RulesError names the character and what is wrong."""
+def side_data(character: Character, post: QueryDict, kind: str = CONTEST) -> dict[str, Any]:
+    """A character's roll form values for its side of a flow of ``kind``, with what that kind
+    fixes written over what was posted, checked by its roll form and the engine; RulesError
+    names the character and what is wrong."""
     adapter = registry.table(character.campaign.system)
-    values = side_values(character, post, adapter.contest_data)
+    values = side_values(character, post, adapter.contest_fixed(kind))
     system = registry.engine(character.campaign.system)
     try:
         request_data, _ = adapter.pool(character, values)

@@ -40,6 +40,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import registry, stats_tally
+from rolls.contest_reckoning import reckon, reckoning_words
 from rolls.contest_sides import Side
 from rolls.events import TableEvent
 from rolls.log import append_entry
@@ -85,7 +86,7 @@ def contest_open(
         raise RulesError("Only someone at this table opens a contest.")
     # What every character's side rolls with in this system, whatever its form said (doubles:
     # no Difficulty Number in an opposed roll); a flow's own values (below) come after them.
-    fixed = adapter.contest_data
+    fixed = adapter.contest_fixed(kind)
     sides = [
         side if side.character is None else Side(side.character, {**side.data, **fixed}) for side in sides
     ]
@@ -182,7 +183,7 @@ def contest_answer(
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            data = {**(data or {}), **registry.table(contest.system).contest_data}
+            data = {**(data or {}), **registry.table(contest.system).contest_fixed(contest.kind)}
             _check_roll(side.character, data)
             ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
@@ -348,13 +349,14 @@ def standings(contest: Contest) -> list[Standing]:
         return [Standing(side, side.roll, side.position in reading.winners) for side in sides]
     # Read from the rolls themselves (a sealed roll has no winner yet), not the contest's state.
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
-    winner = _winner(contest, sides) if revealed else None
+    winner = reckon(contest, sides).winner if revealed else None
     return [Standing(side, side.roll, winner == side.position) for side in sides]
 
 
 def verdict(contest: Contest) -> str:
     """The contest's result in words, from the rolls as they stand. A side that did not roll
-    loses; the sides that rolled are compared among themselves."""
+    loses; the sides that rolled are compared among themselves. RulesError when the system
+    cannot settle it yet (a miracle waits for the GM)."""
     sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
     reading = registry.table(contest.system).contest_reading(contest, sides)
     if reading is not None:
@@ -362,49 +364,7 @@ def verdict(contest: Contest) -> str:
     if contest.kind in registry.table(contest.system).flow_boards:
         # A flow of its own (an extended action...): its table package says how it ended.
         return registry.table(contest.system).flow_verdict(contest)
-    rolled = [side for side in sides if side.roll is not None]
-    if not rolled:
-        return "Nobody rolled: the contest ends undecided."
-    missing = ", ".join(side.name for side in sides if side.roll is None)
-    own = "" if missing else registry.table(contest.system).contest_verdict(contest, sides)
-    if own:
-        return own
-    if len(rolled) == 1:
-        return f"{rolled[0].name} wins: {missing} did not roll."
-    system = registry.engine(contest.system)
-    states = [side.roll.current_state() for side in rolled if side.roll is not None]
-    own = system.contest_verdict(states, [side.name for side in rolled], [side.extra for side in rolled])
-    if own:
-        absent = f" {missing} did not roll." if missing else ""
-        return own + absent
-    position = _winner(contest, rolled)
-    scores = " to ".join(_score(contest, side) for side in rolled)
-    absent = f"; {missing} did not roll" if missing else ""
-    if position is None:
-        return f"A tie, {scores}{absent}."
-    winner = rolled[position]
-    note = f" (a tie goes to {rolled[0].name})" if _tied(contest, rolled) else ""
-    return f"{winner.name} wins, {scores}{note}{absent}."
-
-
-def _winner(contest: Contest, sides: Sequence[ContestSide]) -> int | None:
-    """The winner's index in ``sides`` (each of which has rolled), or None for a tie."""
-    system = registry.engine(contest.system)
-    states = [side.roll.current_state() for side in sides if side.roll is not None]
-    if len(states) != len(sides):
-        return None
-    return system.contest_winner(states, [side.extra for side in sides])
-
-
-def _score(contest: Contest, side: ContestSide) -> str:
-    assert side.roll is not None
-    return registry.engine(contest.system).evaluate(side.roll.current_state()).headline.split(": ")[-1]
-
-
-def _tied(contest: Contest, sides: Sequence[ContestSide]) -> bool:
-    system = registry.engine(contest.system)
-    keys = {system.evaluate(side.roll.current_state()).key for side in sides if side.roll is not None}
-    return len(keys) == 1
+    return reckoning_words(contest, sides, reckon(contest, sides))
 
 
 def _reveal_when_ready(contest: Contest, actor: User) -> None:

@@ -139,6 +139,9 @@ class Roll(models.Model):
     # Not a column: the entry a service wrote for this roll in this request, so the view that
     # asked for it renders it without reading it back (``rolls.cards.latest_card``).
     last_entry: LogEntry | None = None
+    # Not a column: the roll's newest state, where a page that only reads read those of many
+    # rolls in one query (``rolls.contest_panels``); ``current_state`` returns it then.
+    known_state: dict[str, Any] | None = None
 
     class Meta:
         ordering = ["-id"]
@@ -164,6 +167,8 @@ class Roll(models.Model):
 
     def current_state(self) -> dict[str, Any]:
         """The state after the roll's newest entry."""
+        if self.known_state is not None:
+            return self.known_state
         entry = self.entries.order_by("-seq").first()
         assert entry is not None and entry.state is not None
         return entry.state

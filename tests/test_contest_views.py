@@ -11,10 +11,14 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rolls.contest_panels import contest_views
 from rolls.models import Contest, LogEntry, Roll
 from rolls.systems.base import percent
+from tabletop.models import Membership
 from tests.dice import Script
 from tests.factories import logged_in
 from tests.test_contests import Pair
@@ -215,7 +219,7 @@ def test_without_javascript_closing_a_contest_asks_first(pair: Pair, dice: Scrip
     contest = Contest.objects.get()
     url = reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk])
     asked = logged_in(pair.table.gm).post(url, {})
-    assert asked.status_code == 200 and "A side that has not rolled loses." in asked.content.decode()
+    assert asked.status_code == 200 and "a side that has not rolled loses." in asked.content.decode()
     assert Contest.objects.get().state == Contest.State.OPEN
     done = logged_in(pair.table.gm).post(url, {"confirmed": "yes"})
     assert done.status_code == 302
@@ -313,3 +317,20 @@ def test_a_control_character_in_what_is_at_stake_is_refused_and_opens_nothing(
     assert response.status_code == 422
     assert "cannot hold invisible or control characters" in html.unescape(response.content.decode())
     assert not Contest.objects.exists()
+
+
+def test_str_9_the_panel_reads_every_roll_of_its_contests_in_one_query(pair: Pair, dice: Script) -> None:
+    """The panel draws again on every entry: each side's newest state comes from one query for
+    all of them (``rolls.history.newest_states``), and the winner, each result and the chances
+    after a follow-up are read from those states, not the log again."""
+    open_against_guard(pair)
+    dice(6, 5)
+    roll_side(pair, pair.table.player, 0)
+    dice(1, 2)
+    roll_side(pair, pair.table.gm, 1)
+    membership = Membership.objects.get(campaign=pair.table.campaign, user=pair.table.player)
+    with CaptureQueriesContext(connection) as queries:
+        (view,) = contest_views(pair.table.campaign.pk, membership)
+    assert view.sides[0].winning and view.sides[0].result and view.sides[1].result
+    log_reads = [query["sql"] for query in queries if '"rolls_logentry"' in query["sql"]]
+    assert len(log_reads) == 1, log_reads

@@ -245,3 +245,22 @@ def test_set_4_the_console_form_asks_no_bar_nor_side_and_blocks_nothing_in_the_b
     assert opened.status_code == 200
     guard = Contest.objects.order_by("-pk").first().sides.get(position=1)
     assert guard.data["bar_size"] is None and guard.data["attacker"] is True
+
+
+def test_set_4_the_panel_and_the_verdict_say_the_bids_in_the_same_words(pair: Pair, dice: Script) -> None:
+    """SET-4: once both bids are revealed, every panel's line says who bid what and who wins,
+    in the words the GM's verdict then keeps (one hook, ``TableAdapter.contest_verdict``)."""
+    assert open_duel(pair).status_code == 200
+    dice(4, 4, 1)
+    act(pair, pair.table.player, 0, "roll")
+    dice(3, 3, 1)
+    act(pair, pair.second, 1, "roll")
+    act(pair, pair.table.player, 0, "bid", dice=["0", "1"])
+    act(pair, pair.second, 1, "bid", dice=["0", "1"])
+    words = "Ada (attacking) bid 2x4, Bo bid 2x3. Ada wins: equal Sizes, the higher Face wins."
+    display = html.unescape(page(logged_in(pair.second), "rolls:display", pair.table.campaign.display_token))
+    assert f'<p class="contest-phase">Revealed: {words} Follow-ups' in display
+    contest = Contest.objects.get()
+    url = reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk])
+    assert logged_in(pair.table.gm).post(url, {}, **HX).status_code == 200
+    assert Contest.objects.get().verdict == words

@@ -15,8 +15,8 @@ from rolls.models import Contest, LogEntry, Roll, Visibility
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import ScriptedDice
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_table_stars import stars_sheet
 
 FACE = re.compile(r'data-face="\d"')
@@ -273,33 +273,22 @@ def test_the_gm_cancels_a_contest_and_what_was_rolled_is_revealed(pair: Pair) ->
 @pytest.mark.django_db(transaction=True)
 async def test_the_bytes_of_other_sockets_hold_no_face_of_a_sealed_roll() -> None:
     pair = await database_sync_to_async(Pair)()
-    campaign = pair.table.campaign
-    sockets = {}
-    for name, user in (("second", pair.second), ("gm", pair.table.gm), ("player", pair.table.player)):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
+    members = {"second": pair.second, "gm": pair.table.gm, "player": pair.table.player}
+    async with table_sockets(pair.table.campaign, members) as sockets:
+        contest = await database_sync_to_async(against_guard)(pair)
+        first = await database_sync_to_async(side)(contest, 0)
+        await database_sync_to_async(contests.contest_roll)(
+            side=first, user=pair.table.player, rng=ScriptedDice(6, 5), is_gm=False
+        )
+        received = await sockets.received(2)
+        assert_sealed(
+            received, secrets=[FACE], kept_from=["second"], seen_by=["player", "gm"], seen=['data-face="6"']
+        )
+        assert "sealed until the contest reveals every side at once" in received["second"]
 
-    contest = await database_sync_to_async(against_guard)(pair)
-    first = await database_sync_to_async(side)(contest, 0)
-    await database_sync_to_async(contests.contest_roll)(
-        side=first, user=pair.table.player, rng=ScriptedDice(6, 5), is_gm=False
-    )
-    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    assert (
-        not FACE.search(received["second"])
-        and "sealed until the contest reveals every side at once" in received["second"]
-    )
-    assert 'data-face="6"' in received["player"] and 'data-face="6"' in received["gm"]
-
-    second = await database_sync_to_async(side)(contest, 1)
-    await database_sync_to_async(contests.contest_roll)(
-        side=second, user=pair.table.gm, rng=ScriptedDice(1, 1), is_gm=True
-    )
-    revealed = "".join(await frames_until(sockets["second"], up_to(last + 5)))
-    assert 'data-face="6"' in revealed  # Dave's dice, now that both sides have rolled
-    for communicator in sockets.values():
-        await communicator.disconnect()
+        second = await database_sync_to_async(side)(contest, 1)
+        await database_sync_to_async(contests.contest_roll)(
+            side=second, user=pair.table.gm, rng=ScriptedDice(1, 1), is_gm=True
+        )
+        revealed = await sockets.received(5, "second")
+        assert 'data-face="6"' in revealed["second"]  # Dave's dice, now that both sides have rolled

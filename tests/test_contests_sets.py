@@ -15,10 +15,9 @@ from rolls.models import Contest, LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop.models import Character
 from tests import factories
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import ScriptedDice
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_contests import seen_by
-from tests.test_display import open_display
 from tests.test_table_sets import sets_sheet
 
 FACE = re.compile(r'data-face="\d"')
@@ -380,44 +379,41 @@ def test_a_participant_who_went_away_the_gm_closes_it_and_an_unbid_side_bids_not
 async def test_set_4_no_bid_and_no_sealed_die_reaches_another_phone_or_the_display_early() -> None:
     pair = await database_sync_to_async(Pair)()
     campaign = pair.table.campaign
-    sockets = {}
-    for name, user in (("second", pair.second), ("gm", pair.table.gm), ("player", pair.table.player)):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
     token = await database_sync_to_async(
         lambda: campaign.__class__.objects.get(pk=campaign.pk).display_token
     )()
-    display, connected = await open_display(token)
-    assert connected
-    sockets["display"] = display
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
+    members = {"second": pair.second, "gm": pair.table.gm, "player": pair.table.player}
+    async with table_sockets(campaign, members, display=token) as sockets:
+        contest = await database_sync_to_async(duel)(pair)
+        await database_sync_to_async(roll)(contest, 0, pair.table.player, 5, 5, 5)
+        await database_sync_to_async(roll)(contest, 1, pair.second, 2, 2, 3)
+        await database_sync_to_async(bid)(contest, 0, pair.table.player, [0, 1])  # 2x5, holding a 5 back
+        got = await sockets.received(4)
+        # Ada's dice and bid: on her phone and the GM's, nowhere else.
+        assert_sealed(
+            got,
+            secrets=["2x5", 'data-face="5"'],
+            kept_from=["second", "display"],
+            seen_by=["player", "gm"],
+            seen=["bid 2x5", 'data-face="5"'],
+        )
+        assert "has bid, sealed" in got["second"] and "has bid, sealed" in got["display"]
+        # Bo's own dice reach Bo (and the GM), not Ada nor the display.
+        assert_sealed(
+            got,
+            secrets=['data-face="2"'],
+            kept_from=["player", "display"],
+            seen_by=["second", "gm"],
+            seen=['data-face="2"'],
+        )
 
-    contest = await database_sync_to_async(duel)(pair)
-    await database_sync_to_async(roll)(contest, 0, pair.table.player, 5, 5, 5)
-    await database_sync_to_async(roll)(contest, 1, pair.second, 2, 2, 3)
-    await database_sync_to_async(bid)(contest, 0, pair.table.player, [0, 1])  # 2x5, holding a 5 back
-    got = {name: "".join(await frames_until(c, up_to(last + 4))) for name, c in sockets.items()}
-    # Ada's dice and bid: on her phone and the GM's, nowhere else.
-    assert "bid 2x5" in got["player"] and "bid 2x5" in got["gm"]
-    for name in ("second", "display"):
-        assert "2x5" not in got[name] and 'data-face="5"' not in got[name], name
-        assert "has bid, sealed" in got[name]
-    # Bo's own dice reach Bo, not Ada nor the display.
-    assert 'data-face="2"' in got["second"]
-    assert 'data-face="2"' not in got["player"] and 'data-face="2"' not in got["display"]
-
-    await database_sync_to_async(bid)(contest, 1, pair.second, [0, 1])
-    revealed = {name: "".join(await frames_until(c, up_to(last + 8))) for name, c in sockets.items()}
-    for name in ("second", "display", "player"):
-        if name != "display":  # the display shows rolls, not the log's lines
-            assert "Ada (attacking) bid 2x5, Bo bid 2x2" in revealed[name], name
-        assert "Bid 2x5 wins against 2x2" in revealed[name], name
-        assert 'data-face="5"' in revealed[name] and 'data-face="2"' in revealed[name], name
-    for communicator in sockets.values():
-        await communicator.disconnect()
+        await database_sync_to_async(bid)(contest, 1, pair.second, [0, 1])
+        revealed = await sockets.received(8)
+        for name in ("second", "display", "player"):
+            if name != "display":  # the display shows rolls, not the log's lines
+                assert "Ada (attacking) bid 2x5, Bo bid 2x2" in revealed[name], name
+            assert "Bid 2x5 wins against 2x2" in revealed[name], name
+            assert 'data-face="5"' in revealed[name] and 'data-face="2"' in revealed[name], name
 
 
 def plain_roll(pair: Pair, character: Character, user: Any, *faces: int) -> Roll:

@@ -15,8 +15,8 @@ from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import ScriptedDice
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_table_doubles import doubles_sheet
 
 FACE = re.compile(r'data-face="\d"')
@@ -288,31 +288,26 @@ def test_an_opposed_roll_stays_sealed_from_the_other_player_until_both_rolled(du
 @pytest.mark.django_db(transaction=True)
 async def test_the_bytes_of_other_sockets_hold_no_face_of_a_sealed_opposed_roll() -> None:
     duel = await database_sync_to_async(Duel)()
-    campaign = duel.table.campaign
-    sockets = {}
-    for name, user in (("second", duel.second), ("gm", duel.table.gm), ("player", duel.table.player)):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
-    contest = await database_sync_to_async(opposed)(duel)
-    first = await database_sync_to_async(side)(contest, 0)
-    await database_sync_to_async(contests.contest_roll)(
-        side=first, user=duel.table.player, rng=ScriptedDice(6, 5), is_gm=False
-    )
-    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    assert not FACE.search(received["second"]) and "Result 6" not in received["second"]
-    assert 'data-face="6"' in received["player"] and 'data-face="6"' in received["gm"]
-    second = await database_sync_to_async(side)(contest, 1)
-    await database_sync_to_async(contests.contest_roll)(
-        side=second, user=duel.second, rng=ScriptedDice(1, 2), is_gm=False
-    )
-    revealed = "".join(await frames_until(sockets["second"], up_to(last + 5)))
-    assert 'data-face="6"' in revealed
-    for communicator in sockets.values():
-        await communicator.disconnect()
+    members = {"second": duel.second, "gm": duel.table.gm, "player": duel.table.player}
+    async with table_sockets(duel.table.campaign, members) as sockets:
+        contest = await database_sync_to_async(opposed)(duel)
+        first = await database_sync_to_async(side)(contest, 0)
+        await database_sync_to_async(contests.contest_roll)(
+            side=first, user=duel.table.player, rng=ScriptedDice(6, 5), is_gm=False
+        )
+        assert_sealed(
+            await sockets.received(2),
+            secrets=[FACE, "Result 6"],
+            kept_from=["second"],
+            seen_by=["player", "gm"],
+            seen=['data-face="6"'],
+        )
+        second = await database_sync_to_async(side)(contest, 1)
+        await database_sync_to_async(contests.contest_roll)(
+            side=second, user=duel.second, rng=ScriptedDice(1, 2), is_gm=False
+        )
+        revealed = await sockets.received(5, "second")
+        assert 'data-face="6"' in revealed["second"]
 
 
 # -- extended actions (DBL-13) ------------------------------------------------------------------

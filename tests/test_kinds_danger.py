@@ -22,9 +22,9 @@ from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.models import Character, Membership
 from tests import factories
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import Script, ScriptedDice
 from tests.factories import logged_in
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 
 FACE = re.compile(r'data-face="\d"')
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -295,30 +295,16 @@ def test_kin_8_each_phone_rolls_and_the_display_shows_the_results_together(
 @pytest.mark.django_db(transaction=True)
 async def test_kin_8_the_bytes_of_other_sockets_hold_no_sealed_die() -> None:
     party = await database_sync_to_async(Party)()
-    campaign = party.table.campaign
-    sockets = {}
-    for name, user in (
-        ("bo", party.second),
-        ("cy", party.third),
-        ("gm", party.table.gm),
-        ("ada", party.table.player),
-    ):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
+    members = {"bo": party.second, "cy": party.third, "gm": party.table.gm, "ada": party.table.player}
+    async with table_sockets(party.table.campaign, members) as sockets:
+        contest = await database_sync_to_async(danger)(party, party.ada, party.bo)
+        await database_sync_to_async(roll)(contest, 0, 6, 6, 5)
+        received = await sockets.received(2)
+        assert_sealed(
+            received, secrets=[FACE], kept_from=["bo", "cy"], seen_by=["ada", "gm"], seen=['data-face="6"']
+        )
+        assert "rolled, sealed" in received["bo"] and "rolled, sealed" in received["cy"]
 
-    contest = await database_sync_to_async(danger)(party, party.ada, party.bo)
-    await database_sync_to_async(roll)(contest, 0, 6, 6, 5)
-    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    for name in ("bo", "cy"):
-        assert not FACE.search(received[name]) and "rolled, sealed" in received[name]
-    assert 'data-face="6"' in received["ada"] and 'data-face="6"' in received["gm"]
-
-    await database_sync_to_async(roll)(contest, 1, 1, 2, 3)
-    revealed = "".join(await frames_until(sockets["cy"], up_to(last + 5)))
-    assert 'data-face="6"' in revealed and "an Accident for Bo" in revealed
-    for communicator in sockets.values():
-        await communicator.disconnect()
+        await database_sync_to_async(roll)(contest, 1, 1, 2, 3)
+        revealed = (await sockets.received(5, "cy"))["cy"]
+        assert 'data-face="6"' in revealed and "an Accident for Bo" in revealed

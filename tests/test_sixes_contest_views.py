@@ -11,10 +11,16 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rolls.contest_panels import contest_views
 from rolls.models import Contest, LogEntry
 from rolls.systems.base import percent
+from rolls.views.table import CONFIRMED
+from tabletop.models import Membership
 from tests.dice import Script
 from tests.factories import logged_in
 from tests.test_sixes_contests import Kids
@@ -171,3 +177,105 @@ def test_six_17_the_gm_opens_group_trouble_and_a_spare_success_is_given_from_the
     assert again.status_code == 422
     display = panel_of(page(logged_in(kids.third), "rolls:display", kids.table.campaign.display_token))
     assert "1 success of 1: passes (got 1 from Kim)" in display and "<form" not in display
+
+
+def console_row(kids: Kids, character: Any) -> str:
+    """The GM's contest form's fields for one kid (its inputs are named ``s<pk>-...``)."""
+    console = page(logged_in(kids.table.gm), "rolls:session", kids.table.campaign.pk)
+    form = console.split('id="contest-form"')[1].split("</form>")[0]
+    return "".join(re.findall(rf"<(?:input|select)[^>]*name=\"s{character.pk}-[^\"]*\"[^>]*>", form))
+
+
+def test_six_18_the_console_marks_need_and_threat_as_unused_in_kid_versus_kid(kids: Kids) -> None:
+    """SIX-18 (most successes wins), SIX-17 (the group's need), SIX-20 (each part its own):
+    the need is not shown for kid versus kid or group Trouble, the threat not for kid versus
+    kid; the stylesheet hides what the chosen kind marks, and the trait is always there."""
+    fields = console_row(kids, kids.olle)
+    need = re.search(rf"<select[^>]*name=\"s{kids.olle.pk}-need\"[^>]*>", fields)
+    threat = re.search(rf"<input[^>]*name=\"s{kids.olle.pk}-threat\"[^>]*>", fields)
+    trait = re.search(rf"<select[^>]*name=\"s{kids.olle.pk}-trait\"[^>]*>", fields)
+    assert need is not None and 'data-unused-in="contest group"' in need.group()
+    assert threat is not None and 'data-unused-in="contest"' in threat.group()
+    assert trait is not None and "data-unused-in" not in trait.group()
+    css = (settings.BASE_DIR / "static/css/console.css").read_text()
+    for kind in ("contest", "group", "plan"):
+        assert f"option[value={kind}]:checked) .console-field:has([data-unused-in~={kind}])" in css
+
+
+def test_six_18_a_challenge_asks_no_need_or_threat(kids: Kids) -> None:
+    """SIX-18: a challenge is always kid versus kid, so neither field is drawn at all."""
+    screen = page(logged_in(kids.table.player), "rolls:character", kids.table.campaign.pk, kids.olle.pk)
+    challenge = screen.split('class="challenge"')[1].split("</form>")[0]
+    assert f"s{kids.olle.pk}-trait" in challenge
+    assert f"s{kids.olle.pk}-need" not in challenge and f"s{kids.olle.pk}-threat" not in challenge
+
+
+def test_six_18_a_need_or_threat_posted_for_kid_versus_kid_is_ignored(kids: Kids) -> None:
+    """SIX-18: what the form does not show does nothing: every kid rolls with need 1 and no
+    threat, whatever was posted (as doubles drops a Difficulty Number)."""
+    data: dict[str, Any] = {"sides": [str(kids.olle.pk), str(kids.kim.pk)], "intent": "The bike"}
+    for character in (kids.olle, kids.kim):
+        data[f"s{character.pk}-trait"] = "Body"
+        data[f"s{character.pk}-need"] = "3"
+        data[f"s{character.pk}-threat"] = "on"
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+    for side in Contest.objects.get().sides.all():
+        assert side.data["need"] == 1 and side.data["threat"] is False
+
+
+def test_six_17_six_20_group_and_plan_read_what_they_show(kids: Kids) -> None:
+    """SIX-17: a group kid's need is the group's, their threat their own; SIX-20: a part keeps
+    its own need and threat."""
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    for kind, setup in (("group", {"setup-need": "2"}), ("plan", {"setup-parts": "Lure; Grab"})):
+        data: dict[str, Any] = {"kind": kind, "sides": [str(kids.olle.pk), str(kids.kim.pk)], **setup}
+        for character in (kids.olle, kids.kim):
+            data[f"s{character.pk}-trait"] = "Body"
+            data[f"s{character.pk}-need"] = "3"
+            data[f"s{character.pk}-threat"] = "on"
+        assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+        contest = Contest.objects.get(kind=kind)
+        for side in contest.sides.all():
+            assert side.data["need"] == (2 if kind == "group" else 3)
+            assert side.data["threat"] is True
+        contests_cancel(contest, kids)
+
+
+def contests_cancel(contest: Contest, kids: Kids) -> None:
+    url = reverse("rolls:contest-cancel", args=[kids.table.campaign.pk, contest.pk])
+    assert logged_in(kids.table.gm).post(url, {"confirmed": CONFIRMED}, **HX).status_code == 200
+
+
+def test_six_18_someone_without_a_sheet_is_asked_no_need_either(kids: Kids) -> None:
+    """SIX-18: against a kid only the sixes count, so the side without a sheet has its dice
+    asked and no need; a need posted anyway is not read."""
+    console = page(logged_in(kids.table.gm), "rolls:session", kids.table.campaign.pk)
+    form = console.split('id="contest-form"')[1].split("</form>")[0]
+    assert 'name="npc-flag_dice"' in form and 'name="npc-flag_need"' not in form
+    data: dict[str, Any] = {
+        "sides": [str(kids.olle.pk), "npc"],
+        f"s{kids.olle.pk}-trait": "Body",
+        "npc-name": "The bully",
+        "npc-flag_dice": "3",
+        "npc-flag_need": "3",
+    }
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+    npc = Contest.objects.get().sides.get(npc=True)
+    assert npc.data["dice"] == 3 and npc.data.get("need", 1) == 1
+
+
+def test_six_18_the_panel_reads_every_kids_roll_in_one_query(kids: Kids, dice: Script) -> None:
+    """SIX-18: the panel's reading asks for each kid's successes many times over (who leads,
+    who may buy); every roll's newest state comes from one query for the whole panel."""
+    open_versus(kids, kids.olle, kids.kim, kids.lea)
+    for position, user in enumerate((kids.second, kids.third, kids.table.player)):  # by name
+        dice(6, 1, 1)
+        assert post_side(kids, user, position, "rolls:contest-roll").status_code == 200
+    membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
+    with CaptureQueriesContext(connection) as queries:
+        (view,) = contest_views(kids.table.campaign.pk, membership)
+    assert [side.result for side in view.sides] == ["1 success"] * 3
+    log_reads = [query["sql"] for query in queries if '"rolls_logentry"' in query["sql"]]
+    assert len(log_reads) == 1, log_reads

@@ -20,8 +20,8 @@ from rolls.systems.sixes import kid_versus_kid_odds
 from rolls.systems.sixes import system as sixes
 from tabletop.models import Character, Membership
 from tests import factories
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import ScriptedDice
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 
 FACE = re.compile(r'data-face="\d"')
 # Body alone: three dice (every attribute is 3 on the test sheet).
@@ -282,33 +282,19 @@ def test_six_18_sealed_dice_reach_nobody_else_before_everyone_rolled(kids: Kids)
 @pytest.mark.django_db(transaction=True)
 async def test_six_18_the_bytes_of_other_sockets_hold_no_sealed_die() -> None:
     kids = await database_sync_to_async(Kids)()
-    campaign = kids.table.campaign
-    sockets = {}
-    for name, user in (
-        ("kim", kids.second),
-        ("lea", kids.third),
-        ("gm", kids.table.gm),
-        ("olle", kids.table.player),
-    ):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
+    members = {"kim": kids.second, "lea": kids.third, "gm": kids.table.gm, "olle": kids.table.player}
+    async with table_sockets(kids.table.campaign, members) as sockets:
+        contest = await database_sync_to_async(versus)(kids, kids.olle, kids.kim)
+        await database_sync_to_async(roll)(kids, contest, 0, 6, 6, 5)
+        received = await sockets.received(2)
+        assert_sealed(
+            received, secrets=[FACE], kept_from=["kim", "lea"], seen_by=["olle", "gm"], seen=['data-face="6"']
+        )
+        assert "rolled, sealed" in received["kim"] and "rolled, sealed" in received["lea"]
 
-    contest = await database_sync_to_async(versus)(kids, kids.olle, kids.kim)
-    await database_sync_to_async(roll)(kids, contest, 0, 6, 6, 5)
-    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    for name in ("kim", "lea"):
-        assert not FACE.search(received[name]) and "rolled, sealed" in received[name]
-    assert 'data-face="6"' in received["olle"] and 'data-face="6"' in received["gm"]
-
-    await database_sync_to_async(roll)(kids, contest, 1, 1, 1, 1)
-    revealed = "".join(await frames_until(sockets["lea"], up_to(last + 5)))
-    assert 'data-face="6"' in revealed and "Olle leads with 2 successes" in revealed
-    for communicator in sockets.values():
-        await communicator.disconnect()
+        await database_sync_to_async(roll)(kids, contest, 1, 1, 1, 1)
+        revealed = (await sockets.received(5, "lea"))["lea"]
+        assert 'data-face="6"' in revealed and "Olle leads with 2 successes" in revealed
 
 
 # -- group Trouble (SIX-17) ---------------------------------------------------------------------

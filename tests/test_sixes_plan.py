@@ -21,9 +21,9 @@ from rolls.systems import RulesError
 from rolls.systems.base import percent
 from rolls.systems.sixes import ExtendedTrouble
 from tabletop.models import Character
+from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import Script, ScriptedDice
 from tests.factories import logged_in
-from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_sixes_contests import BODY, Kids
 
 FACE = re.compile(r'data-face="\d"')
@@ -227,29 +227,19 @@ def test_six_20_the_console_refuses_a_bad_plan_and_opens_nothing(kids: Kids) -> 
 @pytest.mark.django_db(transaction=True)
 async def test_six_20_other_sockets_get_no_sealed_die_of_a_part() -> None:
     kids = await database_sync_to_async(Kids)()
-    campaign = kids.table.campaign
-    sockets = {}
-    for name, user in (
-        ("kim", kids.second),
-        ("lea", kids.third),
-        ("gm", kids.table.gm),
-        ("olle", kids.table.player),
-    ):
-        communicator, connected, _ = await open_socket(campaign.pk, user)
-        assert connected
-        sockets[name] = communicator
-    last = await database_sync_to_async(lambda: campaign.log.order_by("-seq").first().seq)()
-    for communicator in sockets.values():
-        await sync(communicator, 0, last)
-    contest = await database_sync_to_async(plan)(kids, kids.olle, kids.kim, parts="climb; hold the rope")
-    await database_sync_to_async(roll)(kids, contest, 0, 6, 6, 5)
-    received = {name: "".join(await frames_until(c, up_to(last + 2))) for name, c in sockets.items()}
-    for name in ("kim", "lea"):
-        assert not FACE.search(received[name]) and "rolled, sealed" in received[name]
-        assert "part succeeds" not in received[name]
-    assert 'data-face="6"' in received["olle"] and 'data-face="6"' in received["gm"]
-    await database_sync_to_async(roll)(kids, contest, 1, 1, 1, 1)
-    revealed = "".join(await frames_until(sockets["lea"], up_to(last + 5)))
-    assert 'data-face="6"' in revealed and "the plan fails" in revealed
-    for communicator in sockets.values():
-        await communicator.disconnect()
+    members = {"kim": kids.second, "lea": kids.third, "gm": kids.table.gm, "olle": kids.table.player}
+    async with table_sockets(kids.table.campaign, members) as sockets:
+        contest = await database_sync_to_async(plan)(kids, kids.olle, kids.kim, parts="climb; hold the rope")
+        await database_sync_to_async(roll)(kids, contest, 0, 6, 6, 5)
+        received = await sockets.received(2)
+        assert_sealed(
+            received,
+            secrets=[FACE, "part succeeds"],
+            kept_from=["kim", "lea"],
+            seen_by=["olle", "gm"],
+            seen=['data-face="6"'],
+        )
+        assert "rolled, sealed" in received["kim"] and "rolled, sealed" in received["lea"]
+        await database_sync_to_async(roll)(kids, contest, 1, 1, 1, 1)
+        revealed = (await sockets.received(5, "lea"))["lea"]
+        assert 'data-face="6"' in revealed and "the plan fails" in revealed

@@ -284,13 +284,6 @@ class DiceSystem(ABC):
         # The button's own words, before any explanation after a colon ("Push the roll").
         return [] if chance is None else [(follow_up.label.split(":")[0], chance)]
 
-    def contest_verdict(
-        self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
-    ) -> str:
-        """The contest's result in the system's own words ("Standoff at 6..."), or "" for the
-        table's plain words (``rolls.contests.verdict``)."""
-        return ""
-
     @property
     def plays_contests(self) -> bool:
         return type(self).contest_winner is not DiceSystem.contest_winner

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rolls.audience import ALL_WAITS, Waits
 from rolls.systems import RulesError
-from rolls.systems.base import DiceSystem, Param
+from rolls.systems.base import DiceSystem, Param, State
 
 if TYPE_CHECKING:
     from rolls.models import Contest, ContestSide
@@ -208,9 +208,18 @@ class TableAdapter[E: DiceSystem, R](ABC):
         and nothing is written."""
         raise RulesError("That is not a step of this contest.")
 
-    # Values every character's side of a head-to-head contest rolls with, whatever the form
-    # says (doubles: no Difficulty Number); those fields are not asked for a side.
+    # Values every character's side of a contest rolls with, whatever the form says (doubles:
+    # no Difficulty Number); those fields are not asked for a side. For every kind of flow,
+    # unless ``contest_fixed`` says otherwise for one.
     contest_data: ClassVar[Mapping[str, Any]] = {}
+
+    def contest_fixed(self, kind: str) -> Mapping[str, Any]:
+        """The values every character's side of a flow of ``kind`` rolls with, whatever its
+        form says; the form does not show those fields while that kind is chosen, and the
+        server writes these values over whatever was posted. A flow's own values
+        (``contest_side_data``) come after them. ``contest_data`` for every kind by default."""
+        return self.contest_data
+
     # The same for someone without a sheet: the GM's quick-roll flags (their ``dest``) that a
     # contest ignores, not shown on the contest form (sets: the Bar, the defender).
     contest_npc_ignored: ClassVar[tuple[str, ...]] = ()
@@ -265,6 +274,13 @@ class TableAdapter[E: DiceSystem, R](ABC):
         what was revealed with the dice ("" for none). Nothing changes by default."""
         return {}, ""
 
+    def contest_closing(self, kind: str) -> str:
+        """The GM's question before closing a flow of ``kind`` that is still being rolled:
+        what ``rolls.contests.contest_close`` does to it then, in words. By default the
+        head-to-head reading (``rolls.contests.verdict``): the rolls made so far are revealed
+        and compared, and a side that has not rolled loses."""
+        return "Close it now? The rolls made so far are revealed; a side that has not rolled loses."
+
     # The contests panel's line once every side has rolled and ``contest_ready`` still waits.
     contest_waiting: ClassVar[str] = ""
 
@@ -277,9 +293,16 @@ class TableAdapter[E: DiceSystem, R](ABC):
         side to act for. None by default."""
         return None
 
-    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
-        """The verdict in the system's own words when every side has rolled ("" for the
-        generic one: the winner and each side's result)."""
+    # The one hook for a contest's verdict in a system's words. It is the adapter's, not the
+    # engine's: the words may need what the table keeps beside the dice (sets: the sealed bids
+    # and critical hits in ``ContestSide.extra``, who attacks), and the adapter reads those. An
+    # engine with words of its own for the dice (doubles' opposed roll) keeps them as a pure
+    # function of plain values that its adapter calls.
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
+        """The verdict in the system's own words once every side has rolled, ``states`` being
+        their rolls as they stand, in ``sides`` order (read once, ``rolls.contests.reckon``); ""
+        for the table's plain words (the winner and each side's result). RulesError: no
+        verdict can be given yet (a miracle waits for the GM)."""
         return ""
 
     def helper_shares(self, state: Mapping[str, Any]) -> bool:

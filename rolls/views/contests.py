@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import contests, extended, randomness
+from rolls import contests, extended, randomness, registry
 from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
 from rolls.contest_panels import contest_views
 from rolls.contest_sides import side_data, side_values
@@ -160,7 +160,7 @@ def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespons
     membership = gm_or_403(request.user, pk)
     contest = _contest(membership, contest_id)
     if contest.state == Contest.State.OPEN and request.POST.get("confirmed") != CONFIRMED:
-        return _confirm(request, contest, "Close it now? A side that has not rolled loses.")
+        return _confirm(request, contest, registry.table(contest.system).contest_closing(contest.kind))
     try:
         closed = contests.contest_close(contest=contest, gm=membership.user)
     except RulesError as error:

@@ -68,7 +68,9 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
 
     contest(bo).get_by_role("button", name="Bid 3x3").click()
     for page in (ada, bo, tv, gm):
-        expect(contest(page)).to_contain_text("Revealed: Bo is winning")
+        expect(contest(page)).to_contain_text(
+            "Revealed: Ada (attacking) bid 2x5, Bo bid 3x3. Bo wins: the larger Size wins."
+        )
     expect(contest(tv)).to_contain_text("Bid 3x3 wins against 2x5")
     expect(ada.locator("#feed")).to_contain_text("Bids revealed: Ada (attacking) bid 2x5, Bo bid 3x3")
     shot(tv, "sets-contest-tv-revealed")

@@ -36,7 +36,18 @@ def test_six_20_a_plan_in_two_parts_tracked_on_every_screen(
     bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=2).page
 
     tools = contest_tools(gm)
+    # Kid versus kid comes first: no kid's need nor threat is asked (SIX-18); a group Trouble
+    # asks the threat but has the group's need (SIX-17); a plan asks both for each part.
+    need = tools.locator('.call-row [name$="-need"]').first
+    threat = tools.locator('.call-row [name$="-threat"]').first
+    expect(need).to_be_hidden()
+    expect(threat).to_be_hidden()
+    tools.get_by_label("What kind").select_option("group")
+    expect(need).to_be_hidden()
+    expect(threat).to_be_visible()
     tools.get_by_label("What kind").select_option("plan")
+    expect(need).to_be_visible()
+    expect(threat).to_be_visible()
     tools.get_by_role("checkbox", name="Ada", exact=True).check()
     tools.get_by_role("checkbox", name="Bo", exact=True).check()
     tools.get_by_label("Ada's roll").select_option("Body")

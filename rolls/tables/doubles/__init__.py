@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.audience import Waits
 from rolls.systems import RulesError
-from rolls.systems.base import percent
-from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep
+from rolls.systems.base import State, percent
+from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import COMPLICATION, complication_done, complication_steps, extended_board
 from rolls.tables.doubles.contest import verdict as extended_verdict
@@ -175,6 +175,16 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         if step.action != COMPLICATION:
             raise RulesError("That is not a step of this contest.")
         return complication_done(side, sides, params)
+
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
+        # DBL-7, DBL-9: the opposed roll's words are the engine's, from plain values.
+        return system.contest_verdict(states, [side.name for side in sides], [side.extra for side in sides])
+
+    def contest_closing(self, kind: str) -> str:
+        if kind in self.flow_boards:
+            # ``contest.verdict``: the tally as it stands, whoever has not rolled yet.
+            return "Close it now? The extended action ends as its tally stands: won, lost or unfinished."
+        return super().contest_closing(kind)
 
     def flow_verdict(self, contest: Contest) -> str:
         return extended_verdict(contest)

@@ -85,6 +85,14 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
             return danger.setup(count, setup)
         return super().contest_setup(kind, count, setup)
 
+    def contest_closing(self, kind: str) -> str:
+        # ``danger.reading``: an Adventurer who has not rolled neither passes nor meets an
+        # Accident; the verdict names them as not having rolled.
+        return (
+            "Close it now? The rolls made so far are revealed; whoever has not rolled neither "
+            "passes nor meets an Accident, and the verdict says they did not roll."
+        )
+
     def contest_side_data(
         self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
     ) -> dict[str, Any]:

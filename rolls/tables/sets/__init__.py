@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.audience import Waits
 from rolls.systems import RulesError
-from rolls.systems.base import percent
+from rolls.systems.base import State, percent
 from rolls.systems.sets import (
     BAR_LEVELS,
     Sets,
@@ -156,7 +156,14 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
     ) -> tuple[dict[int, dict[str, Any]], str]:
         return sealed.revealed(sides)
 
-    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide]) -> str:
+    def contest_closing(self, kind: str) -> str:
+        # ``sealed.revealed``: a side that has not bid yet reveals no bid, which is no set.
+        return (
+            "Close it now? The rolls made so far are revealed; a side that has not rolled loses, "
+            "and one that has not bid yet bids no set."
+        )
+
+    def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
         if len(sides) != 2:
             return ""
         said = sealed.words(sides, [extra_bid(side.extra) for side in sides])

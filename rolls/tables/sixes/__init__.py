@@ -88,6 +88,21 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     )
     contest_setup_params = (group.NEED, plan.PARTS, plan.NEEDED)
 
+    # Nor is the need of someone without a sheet read against a kid (SIX-18): only sixes count.
+    contest_npc_ignored = ("need",)
+
+    def contest_fixed(self, kind: str) -> Mapping[str, Any]:
+        if kind == Contest.Kind.CONTEST:
+            # SIX-18: the most successes wins, whatever each kid needed; no Trouble threatens
+            # a Condition when kids roll against each other.
+            return {"need": 1, "threat": False}
+        if kind == Contest.Kind.GROUP:
+            # SIX-17: every kid needs what the GM set for the whole group (``group.side_data``
+            # writes it over this); whether the Trouble threatens a Condition stays each kid's.
+            return {"need": 1}
+        # SIX-20: each kid's part has its own need and threat.
+        return {}
+
     def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
         if kind == Contest.Kind.GROUP:
             return group.setup(count, setup)
@@ -103,6 +118,17 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         if kind == Contest.Kind.PLAN:
             return plan.side_data(setup, data)
         return dict(data)
+
+    def contest_closing(self, kind: str) -> str:
+        # What each reading makes of a kid who has not rolled (``group.reading``,
+        # ``plan.plan_now``, ``kids.versus_reading``).
+        if kind == Contest.Kind.GROUP:
+            return "Close it now? The rolls made so far are revealed; a kid who has not rolled fails the Trouble."
+        if kind == Contest.Kind.PLAN:
+            return (
+                "Close it now? The parts rolled so far are revealed; a part not rolled yet counts as failed."
+            )
+        return "Close it now? The rolls made so far are revealed; a kid who has not rolled loses."
 
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         if contest.kind == Contest.Kind.GROUP:

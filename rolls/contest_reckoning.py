@@ -1,0 +1,78 @@
+"""A head-to-head contest's rolls read once, as they stand: the winner the engine names, and
+the verdict in the system's words (``TableAdapter.contest_verdict``) or the table's plain ones.
+
+Both the contests panel (``rolls.contest_panels``, on every redraw) and the service that
+settles a contest (``rolls.contests.verdict``) ask ``reckon``, so a request reads each roll's
+state once and asks the engine once. A system's own reading of a flow (``TableAdapter.contest_reading``) comes before this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rolls import registry
+from rolls.models import Contest, ContestSide
+from rolls.systems import RulesError
+from rolls.systems.base import State
+
+
+@dataclass(frozen=True)
+class Reckoning:
+    """A head-to-head contest's rolls read once, as they stand (``reckon``): what its panel
+    and its verdict both say, so neither reads the states or asks the engine again."""
+
+    rolled: list[ContestSide]  # the sides that have rolled, in position order
+    states: list[State]  # their rolls' states as they stand, in the same order
+    winner: int | None  # the winner's index in ``rolled``; None for a tie, or too few rolled
+    words: str  # the verdict in the system's words (``TableAdapter.contest_verdict``), or ""
+    unsettled: str = ""  # why no winner can be named yet (a miracle waits for the GM)
+
+
+def states_of(sides: Sequence[ContestSide]) -> list[State]:
+    """The rolls of the sides that rolled, as they stand, in ``sides`` order."""
+    return [side.roll.current_state() for side in sides if side.roll is not None]
+
+
+def reckon(
+    contest: Contest, sides: Sequence[ContestSide], states: Sequence[State] | None = None
+) -> Reckoning:
+    """Read ``sides`` (in position order) once: their rolls' ``states`` (``states_of``, unless
+    the caller has them), the engine's winner among the sides that rolled, and, when every side
+    rolled, the system's words for it. A system that cannot settle it yet (RulesError) names no
+    winner and says why in ``unsettled``."""
+    rolled = [side for side in sides if side.roll is not None]
+    states = list(states) if states is not None else states_of(sides)
+    if len(rolled) < 2:
+        return Reckoning(rolled, states, 0 if rolled else None, "")
+    try:
+        winner = registry.engine(contest.system).contest_winner(states, [side.extra for side in rolled])
+        every = len(rolled) == len(sides)
+        words = registry.table(contest.system).contest_verdict(contest, rolled, states) if every else ""
+    except RulesError as error:
+        return Reckoning(rolled, states, None, "", str(error))
+    return Reckoning(rolled, states, winner, words)
+
+
+def reckoning_words(contest: Contest, sides: Sequence[ContestSide], reckoning: Reckoning) -> str:
+    """The verdict of a head-to-head contest read by ``reckon``, in words."""
+    rolled = reckoning.rolled
+    if not rolled:
+        return "Nobody rolled: the contest ends undecided."
+    if reckoning.unsettled:
+        raise RulesError(reckoning.unsettled)
+    if reckoning.words:
+        return reckoning.words
+    missing = ", ".join(side.name for side in sides if side.roll is None)
+    if len(rolled) == 1:
+        return f"{rolled[0].name} wins: {missing} did not roll."
+    system = registry.engine(contest.system)
+    results = [system.evaluate(state) for state in reckoning.states]
+    scores = " to ".join(result.headline.split(": ")[-1] for result in results)
+    absent = f"; {missing} did not roll" if missing else ""
+    if reckoning.winner is None:
+        return f"A tie, {scores}{absent}."
+    winner = rolled[reckoning.winner]
+    tied = len({result.key for result in results}) == 1
+    note = f" (a tie goes to {rolled[0].name})" if tied else ""
+    return f"{winner.name} wins, {scores}{note}{absent}."
