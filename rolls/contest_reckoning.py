@@ -75,4 +75,7 @@ def reckoning_words(contest: Contest, sides: Sequence[ContestSide], reckoning: R
     winner = rolled[reckoning.winner]
     tied = len({result.key for result in results}) == 1
     note = f" (a tie goes to {rolled[0].name})" if tied else ""
+    # The winner's result first, as a table says a score.
+    first = results.pop(reckoning.winner)
+    scores = " to ".join(result.headline.split(": ")[-1] for result in [first, *results])
     return f"{winner.name} wins, {scores}{note}{absent}."

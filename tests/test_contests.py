@@ -198,7 +198,7 @@ def test_a_player_challenges_another_who_accepts_or_refuses(pair: Pair) -> None:
     # Each roll is made against the other side's character: each may spend Luck against it.
     assert {roll.target_id for roll in Roll.objects.all()} == {pair.dave.pk, pair.eve.pk}
     assert (
-        contests.contest_close(contest=challenge, gm=pair.table.gm).verdict == "Eve wins, 1 Star to 2 Stars."
+        contests.contest_close(contest=challenge, gm=pair.table.gm).verdict == "Eve wins, 2 Stars to 1 Star."
     )
 
     refused = contests.contest_open(

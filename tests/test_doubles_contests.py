@@ -109,7 +109,7 @@ def test_dbl_7_a_side_is_rolled_opposed_whatever_difficulty_number_it_was_given(
         side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(4, 1), is_gm=True
     )
     assert [roll.current_state()["request"]["dn"] for roll in (mine, guard)] == [None, None]
-    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Guard wins, 3 to 4."
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Guard wins, 4 to 3."
 
 
 def test_dbl_9_no_complication_without_an_amazing_success(duel: Duel) -> None:
@@ -245,7 +245,7 @@ def test_dbl_15_all_ones_is_a_catastrophe_in_an_opposed_roll(duel: Duel) -> None
     contests.contest_roll(side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(1, 1), is_gm=False)
     contests.contest_roll(side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(2, 1), is_gm=True)
     verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
-    assert verdict == "The guard wins, 1 to 2. Mara rolled a catastrophe."
+    assert verdict == "The guard wins, 2 to 1. Mara rolled a catastrophe."
 
 
 def test_dbl_15_two_catastrophes_are_a_standoff_both_suffer(duel: Duel) -> None:

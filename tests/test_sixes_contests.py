@@ -216,7 +216,7 @@ def test_six_18_a_kid_who_went_away_loses_when_the_gm_closes(kids: Kids) -> None
     first = roll(kids, contest, 0, 1, 1, 1)
     roll(kids, contest, 1, 6, 1, 1)
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
-    assert closed.verdict == "Kim wins, 0 to 1 successes, and says what happens; Lea did not roll."
+    assert closed.verdict == "Kim wins, 1 to 0 successes, and says what happens; Lea did not roll."
     assert Roll.objects.get(pk=first.pk).revealed
 
 
@@ -231,7 +231,7 @@ def test_six_18_a_challenge_between_two_kids(kids: Kids) -> None:
     roll(kids, challenge, 1, 6, 6, 1)
     roll(kids, challenge, 0, 6, 1, 1)
     assert contests.contest_close(contest=challenge, gm=kids.table.gm).verdict == (
-        "Kim wins, 1 to 2 successes, and says what happens."
+        "Kim wins, 2 to 1 successes, and says what happens."
     )
 
 

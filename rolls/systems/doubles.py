@@ -832,7 +832,7 @@ class Doubles(DiceSystem):
             return [] if chance is None else [("Ask for a miracle, if the GM approves", chance)]
         return super().contest_option_chances(states, position, follow_up, target)
 
-    def contest_verdict(
+    def opposed_verdict(
         self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
     ) -> str:
         """The opposed roll in words: who beats whom and by what, the standoff, each side's
@@ -845,7 +845,9 @@ class Doubles(DiceSystem):
             text = f"Standoff at {first}: neither {names[0]} nor {names[1]} beats the other"
         else:
             index = "ab".index(settled.winner)
-            text = f"{names[index]} wins, {first} to {second}"
+            # The winner's result first, as a table says a score ("Bram wins, 5 to 4").
+            won, lost = (first, second) if index == 0 else (second, first)
+            text = f"{names[index]} wins, {won} to {lost}"
         miracles = [
             name for name, state in zip(names, states, strict=True) if self.read(state).miracle == "approved"
         ]

@@ -178,7 +178,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
 
     def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
         # DBL-7, DBL-9: the opposed roll's words are the engine's, from plain values.
-        return system.contest_verdict(states, [side.name for side in sides], [side.extra for side in sides])
+        return system.opposed_verdict(states, [side.name for side in sides], [side.extra for side in sides])
 
     def contest_closing(self, kind: str) -> str:
         if kind in self.flow_boards:

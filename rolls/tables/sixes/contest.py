@@ -88,7 +88,8 @@ def versus_reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestRea
     leaders = [p for p, n in totals.items() if n == best]
     missing = [side.name for side in sides if side.position not in totals]
     absent = f"; {', '.join(missing)} did not roll" if missing else ""
-    scores = " to ".join(str(totals[p]) for p in sorted(totals))
+    # Highest first, so the winner's score leads ("Kim wins, 2 to 1").
+    scores = " to ".join(str(n) for n in sorted(totals.values(), reverse=True))
     if len(leaders) == 1:
         winner = names[leaders[0]]
         phase = (
