@@ -112,6 +112,25 @@ def test_channels_dispatch_does_what_the_consumer_mixin_replaces() -> None:
     assert "get_handler_name" in source and "aclose_old_connections" in source, revisit
 
 
+def test_channels_websocket_disconnect_does_what_the_consumer_mixin_replaces() -> None:
+    revisit = (
+        "Channels' AsyncWebsocketConsumer.websocket_disconnect changed: revisit tabletop/serving/consumer.py"
+    )
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    source = inspect.getsource(AsyncWebsocketConsumer.websocket_disconnect)
+    for step in (
+        "self.groups",
+        "group_discard",
+        "self.disconnect(",
+        "aclose_old_connections",
+        "StopConsumer",
+    ):
+        assert step in source, revisit
+    # Nothing else: these steps and their comments, no call the mixin would leave out.
+    assert source.count("await ") == 3, revisit
+
+
 def test_a_switch_names_a_known_piece() -> None:
     with pytest.raises(ValueError, match="no serving piece 'fast'"):
         serving.enabled("fast")
