@@ -33,6 +33,13 @@ def test_the_compiled_querys_orm_internals_are_there() -> None:
     assert InsertQuery.compiler == SQLInsertCompiler.__name__, revisit
     assert "fetch_mode" in _params(Model.from_db), revisit
     assert callable(getattr(Model, "_prepare_related_fields_for_save", None)), revisit
+    assert "on_conflict" in _params(InsertQuery), revisit
+    # A delete in one statement: the query chained to a DeleteQuery, as _raw_delete does.
+    from django.db.models.sql import DeleteQuery
+
+    source = inspect.getsource(query.QuerySet._raw_delete)
+    assert "sql.DeleteQuery" in source and "execute_sql(ROW_COUNT)" in source, revisit
+    assert _params(DeleteQuery.chain) == ["self", "klass"], revisit
 
 
 @pytest.mark.django_db
