@@ -297,6 +297,10 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         after the accept); None for anyone else, who is written nowhere."""
         membership = self._find_membership()
         if membership is not None:
+            # Known before the row is written: should the INSERT fail (the database gone), the
+            # socket leaves its group and the table (``_leave``) as it did when the two were
+            # separate trips, and the heartbeat does not write back a row for it.
+            self.membership = membership
             presence.arrive(
                 channel_name=self.channel_name, campaign_id=self.campaign_id, user_id=membership.user_id
             )
