@@ -17,10 +17,10 @@ from pytest_django.fixtures import Settings
 from rolls import log
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
-from tabletop import access, models
-from tabletop.models import Character, Membership
+from tabletop import access, models, presence
+from tabletop.models import Character, Membership, Presence
 from tabletop.serving import auth_backend
-from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
+from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledQuery
 from tests.factories import Table
 
 pytestmark = pytest.mark.django_db
@@ -202,6 +202,85 @@ def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():  # the (campaign, seq) constraint
         for _ in range(2):
             log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
+
+
+def _presence_row(table: Table, channel_name: str) -> dict[str, Any]:
+    return dict(
+        channel_name=channel_name,
+        campaign_id=table.campaign.pk,
+        user_id=table.player.pk,
+        server="here",
+        seen=table.campaign.created,
+    )
+
+
+def _insert_shape(sql: str) -> tuple[str, str]:
+    """An INSERT without its values: the statement and columns, and what follows the values."""
+    head, _, tail = sql.partition(" VALUES ")
+    return head, tail.rpartition(")")[2]
+
+
+def test_it_inserts_a_presence_row_as_bulk_create_does_and_ignores_a_conflict(table: Table) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        presence._ARRIVE.create(**_presence_row(table, "compiled.1"))
+    orm = Presence(**_presence_row(table, "orm.1"))
+    with CaptureQueriesContext(connection) as orm_queries:
+        Presence.objects.bulk_create([orm], ignore_conflicts=True)
+    # The statement bulk_create sends (the same columns, the same "or ignore"), alone: no
+    # transaction around one INSERT.
+    inserts = [query["sql"] for query in orm_queries if query["sql"].startswith("INSERT")]
+    assert len(queries) == 1 and len(inserts) == 1
+    assert _insert_shape(queries[0]["sql"]) == _insert_shape(inserts[0])
+    assert _insert_shape(presence._ARRIVE.sql()) == _insert_shape(inserts[0])
+    compiled, plain = (
+        Presence.objects.filter(channel_name=name).values().get() for name in ("compiled.1", "orm.1")
+    )
+    for row in (compiled, plain):
+        del row["id"], row["channel_name"], row["connected"]
+    assert compiled == plain
+    again = _presence_row(table, "compiled.1") | {"server": "elsewhere"}
+    presence._ARRIVE.create(**again)  # a row with this channel name is there: nothing written
+    assert Presence.objects.get(channel_name="compiled.1").server == "here"
+
+
+def test_it_deletes_a_presence_row_with_the_statement_delete_sends(table: Table) -> None:
+    for name in ("live.1", "live.2"):
+        Presence.objects.create(**_presence_row(table, name))
+    with CaptureQueriesContext(connection) as orm_queries:
+        Presence.objects.filter(channel_name="live.2").delete()
+    # delete() sends this one statement, nothing else: no cascade, no signal to keep.
+    assert [query["sql"] for query in orm_queries] == [presence._LEAVE.sql().replace("%s", "'live.2'")]
+    with CaptureQueriesContext(connection) as queries:
+        assert presence._LEAVE.delete(channel_name="live.1") == 1
+    assert len(queries) == 1
+    assert presence._LEAVE.delete(channel_name="live.1") == 0
+    assert not Presence.objects.exists()
+
+
+def test_a_delete_refuses_wrong_parameters() -> None:
+    with pytest.raises(TypeError):
+        presence._LEAVE.delete(channel=1)
+    with pytest.raises(TypeError, match="channel_name is str, not int"):
+        presence._LEAVE.delete(channel_name=1)
+    with pytest.raises(TypeError, match="int or str"):
+        CompiledDelete(lambda pk: Presence.objects.filter(pk=pk), pk=float)
+    twice = CompiledDelete(lambda pk: Presence.objects.filter(pk=pk, campaign_id=pk), pk=int)
+    with pytest.raises(ValueError, match="appears 2 times"):
+        twice.delete(pk=1)
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_a_delete_and_an_insert_or_ignore_are_the_orms(table: Table) -> None:
+    by_id = CompiledDelete(lambda pk: Presence.objects.filter(pk=pk), pk=int)
+    arrive = CompiledInsert(Presence, ignore_conflicts=True)
+    arrive.create(**_presence_row(table, "live.1"))
+    arrive.create(**_presence_row(table, "live.1"))
+    row = Presence.objects.get()
+    assert by_id.delete(pk=2**63) == 0
+    with CaptureQueriesContext(connection) as queries:
+        assert by_id.delete(pk=row.pk) == 1
+    assert len(queries) == 1
+    assert by_id._compiled is None and arrive._compiled is None  # nothing compiled
 
 
 @pytest.mark.usefixtures("plain_orm")

@@ -161,6 +161,21 @@ async def test_a_member_of_another_campaign_is_refused_on_connect(table: Table) 
 
     assert (connected, code) == (False, NOT_A_MEMBER)
     await communicator.disconnect()
+    # The presence row is written in the membership's own trip to the database: a refused
+    # socket is at no table.
+    assert not await database_sync_to_async(Presence.objects.exists)()
+
+
+async def test_a_member_is_at_the_table_once_connected_and_gone_once_closed(table: Table) -> None:
+    communicator, connected, _ = await open_socket(table.campaign.pk, table.player)
+    assert connected
+
+    rows = await database_sync_to_async(
+        lambda: list(Presence.objects.values_list("campaign_id", "user_id"))
+    )()
+    assert rows == [(table.campaign.pk, table.player.pk)]
+    await communicator.disconnect()
+    assert not await database_sync_to_async(Presence.objects.exists)()
 
 
 async def test_an_anonymous_visitor_is_refused_on_connect(table: Table) -> None:

@@ -219,6 +219,39 @@ async def test_a_handler_that_fails_closes_the_socket_and_the_member_leaves(
     await communicator.disconnect()
 
 
+async def test_a_database_that_fails_as_a_member_arrives_closes_the_socket_and_it_is_at_no_table(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The presence row is written in the membership's trip to the database: when its INSERT
+    fails, the socket is closed with "try again later" and leaves its group and the table,
+    and nothing keeps it for the heartbeat to write back."""
+    from django.db import OperationalError
+
+    written = presence.arrive
+
+    def gone(**row: Any) -> None:
+        written(**row)  # the row and this process's register of it, then the failure
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr("tabletop.presence.arrive", gone)
+    cookie = await database_sync_to_async(_cookie)(table.player)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/c/{table.campaign.pk}/",
+        headers=[(b"host", b"testserver"), (b"origin", ORIGIN), (b"cookie", cookie)],
+    )
+    connected, code = await communicator.connect()
+    if connected:  # accepted, then closed: what the page reconnects on
+        await _closed_with(communicator, 1013)
+    else:
+        assert code == 1013
+    await communicator.disconnect()
+    await _assert_left(table)
+    # Out of the table's group too (the in-memory layers show their groups; Redis does not).
+    groups = getattr(get_channel_layer(), "groups", None)
+    assert groups is None or not groups.get(table_group(table.campaign.pk))
+
+
 # -- the server's cap on frames (``manage.py serve``'s uvicorn options) --------------------------
 
 

@@ -33,6 +33,13 @@ def test_the_compiled_querys_orm_internals_are_there() -> None:
     assert InsertQuery.compiler == SQLInsertCompiler.__name__, revisit
     assert "fetch_mode" in _params(Model.from_db), revisit
     assert callable(getattr(Model, "_prepare_related_fields_for_save", None)), revisit
+    assert "on_conflict" in _params(InsertQuery), revisit
+    # A delete in one statement: the query chained to a DeleteQuery, as _raw_delete does.
+    from django.db.models.sql import DeleteQuery
+
+    source = inspect.getsource(query.QuerySet._raw_delete)
+    assert "sql.DeleteQuery" in source and "execute_sql(ROW_COUNT)" in source, revisit
+    assert _params(DeleteQuery.chain) == ["self", "klass"], revisit
 
 
 @pytest.mark.django_db
@@ -110,6 +117,25 @@ def test_channels_dispatch_does_what_the_consumer_mixin_replaces() -> None:
     assert get_handler_name({"type": "table.entry"}) == "table_entry", revisit
     source = inspect.getsource(AsyncConsumer.dispatch)
     assert "get_handler_name" in source and "aclose_old_connections" in source, revisit
+
+
+def test_channels_websocket_disconnect_does_what_the_consumer_mixin_replaces() -> None:
+    revisit = (
+        "Channels' AsyncWebsocketConsumer.websocket_disconnect changed: revisit tabletop/serving/consumer.py"
+    )
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    source = inspect.getsource(AsyncWebsocketConsumer.websocket_disconnect)
+    for step in (
+        "self.groups",
+        "group_discard",
+        "self.disconnect(",
+        "aclose_old_connections",
+        "StopConsumer",
+    ):
+        assert step in source, revisit
+    # Nothing else: these steps and their comments, no call the mixin would leave out.
+    assert source.count("await ") == 3, revisit
 
 
 def test_a_switch_names_a_known_piece() -> None:

@@ -130,6 +130,46 @@ def test_the_consumers_dispatch_follows_the_consumer_switch(
         asyncio.run(handled.dispatch({"type": "table.nothing"}))
 
 
+@pytest.mark.parametrize("on", [True, False])
+def test_a_sockets_disconnect_follows_the_consumer_switch(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
+) -> None:
+    """Channels' closes old connections once more after ``disconnect()``; the mixin's keeps
+    them (a trip to the database thread per closing socket), and does the rest the same."""
+    import channels.generic.websocket
+    from channels.exceptions import StopConsumer
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
+    closed: list[bool] = []
+
+    async def close_old_connections() -> None:
+        closed.append(True)
+
+    monkeypatch.setattr(channels.generic.websocket, "aclose_old_connections", close_old_connections)
+
+    class Layer:
+        left: list[tuple[str, str]] = []
+
+        async def group_discard(self, group: str, channel: str) -> None:
+            self.left.append((group, channel))
+
+    class Consumer(consumer.KeptConnectionDispatch, AsyncWebsocketConsumer):
+        groups = ["a-group"]
+
+        async def disconnect(self, code: int) -> None:
+            self.code = code
+
+    handled = Consumer()
+    handled.channel_layer = Layer()
+    handled.channel_name = "socket.1"
+    with pytest.raises(StopConsumer):
+        asyncio.run(handled.websocket_disconnect({"type": "websocket.disconnect", "code": 1001}))
+    assert handled.code == 1001
+    assert Layer.left == [("a-group", "socket.1")]
+    assert closed == ([] if on else [True])
+
+
 def test_a_switch_follows_an_override_of_the_setting(settings: Settings) -> None:
     settings.FAST_PATH = {**settings.FAST_PATH, "gc": True}
     assert enabled("gc") is True

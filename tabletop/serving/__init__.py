@@ -21,15 +21,20 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     each request (``CONN_MAX_AGE`` 0, as Django advises under ASGI), and the write cap does
     nothing: nothing counts the writes, so no request is refused as over it.
 
-``compiled_queries``: ``compiled_query.CompiledQuery``/``CompiledInsert``, instead of
-    ``queryset.get()`` and ``Model.objects.create()`` on the roll path, and
-    ``auth_backend.ModelBackend`` (the signed-in user read the same way) instead of Django's
-    ``ModelBackend``. Saves: a character with its campaign took 0.90 ms, of which building
-    the SQL was 0.54 ms and SQLite's answer 0.06 ms. Private: ``get_related_populators``,
+``compiled_queries``: ``compiled_query.CompiledQuery``/``CompiledInsert``/``CompiledDelete``,
+    instead of ``queryset.get()``, ``Model.objects.create()`` (or ``bulk_create`` ignoring
+    conflicts) and ``queryset.delete()`` on the roll path and a socket's connect (its
+    membership, its presence row written and deleted), and ``auth_backend.ModelBackend``
+    (the signed-in user read the same way) instead of Django's ``ModelBackend``. Saves: a
+    character with its campaign took 0.90 ms, of which building the SQL was 0.54 ms and
+    SQLite's answer 0.06 ms; a socket's connect and close 3.7 -> 1.7-1.9 ms of CPU with the
+    consumer's changes of 2026-12-02 (bench/connect_cpu.py). Private: ``get_related_populators``,
     the compiler's ``klass_info``, ``select``, ``col_count``, ``annotation_col_map`` and
     ``get_converters``, ``QuerySet._fetch_mode``, ``Model.from_db(fetch_mode=)``,
-    ``InsertQuery`` and ``returning_fields``, ``Model._prepare_related_fields_for_save``.
-    Off: each call runs the plain ORM (``get()``, ``create()``, with their signals), and
+    ``InsertQuery`` (with ``on_conflict``) and ``returning_fields``,
+    ``Model._prepare_related_fields_for_save``, ``Query.chain(DeleteQuery)`` as
+    ``QuerySet._raw_delete`` uses it. Off: each call runs the plain ORM (``get()``,
+    ``create()``, ``bulk_create()``, ``delete()``, with their signals), and
     ``AUTHENTICATION_BACKENDS`` is Django's own. Switching it either way signs everyone out
     once: a session names the backend that signed it in.
 
@@ -52,8 +57,11 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     Channels' ``database_sync_to_async`` and ``AsyncConsumer.dispatch``: the sockets'
     database thread keeps its connection instead of closing it around every call and before
     every message (for SQLite a WAL checkpoint at each close, for PostgreSQL a new backend at
-    each open). Private: what Channels' ``dispatch`` does (find the handler, close old
-    connections, call it). Off: Channels' own.
+    each open), nor once more after each socket's ``disconnect()`` (a trip to that thread per
+    closing socket: 0.1-0.2 ms of a connect's CPU). Private: what Channels' ``dispatch``
+    does (find the handler, close old connections, call it) and its
+    ``websocket_disconnect`` (leave the class's groups, ``disconnect()``, close old
+    connections, stop). Off: Channels' own.
 
 ``shared_markup``: markup rendered once and shared by the sockets and requests of a process
     (``rolls/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each

@@ -44,8 +44,9 @@ from typing import Any
 
 from django.db import connections
 from django.db.models import Model, QuerySet
+from django.db.models.constants import OnConflict
 from django.db.models.query import get_related_populators
-from django.db.models.sql import InsertQuery
+from django.db.models.sql import DeleteQuery, InsertQuery
 from django.db.transaction import TransactionManagementError
 
 from tabletop.serving import enabled
@@ -222,14 +223,26 @@ class _InsertPlan:
 
 
 class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
-    """``model.objects.create(**values)`` with the INSERT compiled once."""
+    """``model.objects.create(**values)`` with the INSERT compiled once.
 
-    def __init__(self, model: type[M]) -> None:
+    With ``ignore_conflicts``, ``model.objects.bulk_create([model(**values)],
+    ignore_conflicts=True)`` instead: a row that would break a unique constraint is not
+    written, and the instance returned has no id (as bulk_create's). Without bulk_create's
+    transaction around it: one INSERT is atomic alone, and BEGIN and COMMIT were two more
+    statements (a socket's presence row: bench/connect_cpu.py).
+    """
+
+    def __init__(self, model: type[M], *, ignore_conflicts: bool = False) -> None:
         super().__init__()
         self.model = model
+        self.ignore_conflicts = ignore_conflicts
 
     def create(self, **values: Any) -> M:
         if not enabled("compiled_queries"):
+            if self.ignore_conflicts:
+                obj = self.model(**values)
+                self.model._default_manager.bulk_create([obj], ignore_conflicts=True)
+                return obj
             return self.model._default_manager.create(**values)
         obj = self.model(**values)
         obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # as save(): no unsaved relations
@@ -243,6 +256,8 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
             params.append(field.get_db_prep_save(value, connection=connection))
         with connection.cursor() as cursor:
             cursor.execute(plan.sql, params)
+            if self.ignore_conflicts:
+                return obj  # as bulk_create leaves it: no id read back, a conflict is no error
             row = cursor.fetchone()
         obj.pk = row[0]
         obj._state.adding = False
@@ -256,17 +271,93 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
         meta = self.model._meta
         db = self.model._default_manager.db_manager().db
         connection = connections[db]
-        if (
+        if not self.ignore_conflicts and (
             list(meta.db_returning_fields) != [meta.pk]
             or not connection.features.can_return_columns_from_insert
         ):
             raise ValueError(f"{meta.label}: a compiled insert reads back the id alone, with RETURNING")
         fields = tuple(f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field)
-        query = InsertQuery(self.model)
+        if self.ignore_conflicts:
+            # As bulk_create(ignore_conflicts=True) compiles it: "INSERT OR IGNORE" on SQLite,
+            # "ON CONFLICT DO NOTHING" on PostgreSQL; nothing read back.
+            if not connection.features.supports_ignore_conflicts:
+                raise ValueError(f"{meta.label}: this database ignores no conflicts on insert")
+            query = InsertQuery(self.model, on_conflict=OnConflict.IGNORE)
+        else:
+            query = InsertQuery(self.model)
         query.insert_values(fields, [self.model()], raw=False)
         compiler = query.get_compiler(using=db)
-        compiler.returning_fields = meta.db_returning_fields
+        if not self.ignore_conflicts:
+            compiler.returning_fields = meta.db_returning_fields
         statements = compiler.as_sql()
         if len(statements) != 1 or len(statements[0][1]) != len(fields):
             raise ValueError(f"{meta.label}: not one plain placeholder per column: {statements}")
         return _InsertPlan(sql=statements[0][0], db=db, fields=fields)
+
+
+@dataclass(frozen=True)
+class _DeletePlan:
+    sql: str
+    params: tuple[tuple[str | None, Any], ...]
+    db: str
+
+
+class CompiledDelete[M: Model](_CompiledOnce[_DeletePlan]):
+    """``build(**params).delete()`` for rows nothing else depends on, compiled once.
+
+    ``QuerySet.delete()`` asks a ``Collector`` whether it may delete in one statement (no
+    cascade, no signal), then compiles that statement: three quarters of deleting a socket's
+    presence row by its channel name (bench/connect_cpu.py). Here the statement is compiled
+    once, as ``delete()`` compiles it when it deletes in one statement (``_raw_delete``), and
+    a test checks that ``delete()`` sends nothing else for the queries declared. No signals
+    are sent (nothing listens for these rows). The parameters are declared with their type,
+    ``int`` or ``str``, compared for equality with a column: ``filter(channel_name=...)``.
+    Returns the number of rows deleted.
+    """
+
+    def __init__(self, build: Callable[..., QuerySet[M]], **params: type) -> None:
+        super().__init__()
+        if unknown := [name for name, kind in params.items() if kind not in (int, str)]:
+            raise TypeError(f"parameters are int or str: {unknown}")
+        self._build = build
+        self._types = params
+
+    def delete(self, **params: int | str) -> int:
+        if params.keys() != self._types.keys():
+            raise TypeError(f"expected the parameters {sorted(self._types)}, got {sorted(params)}")
+        for name, value in params.items():
+            if type(value) is not self._types[name]:
+                raise TypeError(f"{name} is {self._types[name].__name__}, not {type(value).__name__}")
+        if not enabled("compiled_queries") or not _in_range(
+            {name: value for name, value in params.items() if isinstance(value, int)}
+        ):
+            deleted, _ = self._build(**params).delete()
+            return deleted
+        plan = self._plan()
+        values = [params[name] if name is not None else constant for name, constant in plan.params]
+        with connections[plan.db].cursor() as cursor:
+            cursor.execute(plan.sql, values)
+            return cursor.rowcount
+
+    def sql(self) -> str:
+        return self._plan().sql
+
+    def _compile(self) -> _DeletePlan:
+        stand_ins: dict[str, int | str] = {}
+        for index, (name, kind) in enumerate(self._types.items()):
+            # A string no column holds, or an id none takes (as CompiledQuery's).
+            stand_ins[name] = _FIRST_STAND_IN - index if kind is int else f"\x00stand-in {index}\x00"
+        queryset = self._build(**stand_ins)
+        db = queryset.db
+        # What QuerySet._raw_delete runs (private: the query's class swapped for DeleteQuery).
+        query = queryset.query.chain(DeleteQuery)
+        sql, compiled_params = query.get_compiler(using=db).as_sql()
+        by_value = {value: name for name, value in stand_ins.items()}
+        params = tuple(
+            (by_value.get(value), None if value in by_value else value) for value in compiled_params
+        )
+        for name in self._types:
+            count = sum(1 for source, _ in params if source == name)
+            if count != 1:
+                raise ValueError(f"parameter {name!r} appears {count} times in the compiled delete: {sql}")
+        return _DeletePlan(sql=sql, params=params, db=db)
