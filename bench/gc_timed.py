@@ -10,6 +10,12 @@ waits for it. ``time.monotonic`` is the machine's clock (CLOCK_MONOTONIC), the s
 load generator, which keeps the collections that fall inside its measured run
 (``harness.read_gc_pauses``); the load generator never imports this module, which
 imports the app. Two ``perf_counter`` calls per collection: nothing next to the collection.
+
+A serving process freezes what survives each collection (tabletop/serving/gc.py), so a cycle
+that became garbage after that is found only by a sweep, not by the collections timed here.
+``SIGUSR1`` asks for a sweep now (``harness.Server.sweep_gc``, after the measured run) and
+writes what it freed to ``BENCH_GC_PAUSES/sweep-<pid>.txt``: with it, "objects in cycles per
+roll" counts every cycle the run left, frozen or not.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -44,8 +51,17 @@ def record(directory: Path) -> None:
             temporary.write_text("\n".join(lines) + "\n")
             temporary.replace(path)
 
+    def sweep(signum: int, frame: Any) -> None:
+        started = time.perf_counter()
+        gc.unfreeze()
+        freed = gc.collect()
+        gc.freeze()
+        ms = (time.perf_counter() - started) * 1000
+        (directory / f"sweep-{os.getpid()}.txt").write_text(f"{freed} {ms:.3f}\n")
+
     directory.mkdir(parents=True, exist_ok=True)
     gc.callbacks.append(on_gc)
+    signal.signal(signal.SIGUSR1, sweep)
     threading.Thread(target=write, name="gc-pauses", daemon=True).start()
 
 

@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -366,6 +367,24 @@ class Server:
     def serving_pids(self) -> list[int]:
         """The processes that serve requests: the workers, or the one process."""
         return self.worker_pids() if self.workers > 1 else self.pids()[:1]
+
+    def sweep_gc(self, timeout: float = 10.0) -> int:
+        """The objects a full collection of every serving process finds now, frozen ones
+        included (bench/gc_timed.py, ``SIGUSR1``); 0 without ``gc_pauses``."""
+        if not self.gc_pauses:
+            return 0
+        for old in self.gc_pauses.glob("sweep-*.txt"):
+            old.unlink()
+        pids = self.serving_pids()
+        for pid in pids:
+            os.kill(pid, signal.SIGUSR1)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = list(self.gc_pauses.glob("sweep-*.txt"))
+            if len(found) >= len(pids):
+                return sum(int(path.read_text().split()[0]) for path in found)
+            time.sleep(0.1)
+        raise RuntimeError(f"no sweep from {pids} in {timeout} s")
 
     def rss_mb(self) -> float:
         """Resident memory of the serving processes, in MB."""

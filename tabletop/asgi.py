@@ -29,7 +29,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from tabletop.origin import SameOriginValidator  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
-from tabletop.serving.gc import freeze_startup_heap  # noqa: E402
+from tabletop.serving.gc import Lifespan, freeze_startup_heap  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -37,6 +37,8 @@ application = ProtocolTypeRouter(
         # Sockets from pages of other origins (scheme, host and port) are refused before any
         # consumer runs: tabletop/origin.py.
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # The server's word that this process serves: tabletop/serving/gc.py.
+        "lifespan": Lifespan(),
     }
 )
 

@@ -277,7 +277,10 @@ if redis_url:
     # Typed here for both branches: the locmem one below has an OPTIONS dict of numbers.
     CACHES: dict[str, dict[str, Any]] = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # One client per process (tabletop/serving/redis_cache.py), or Django's own.
+            "BACKEND": "tabletop.serving.redis_cache.RedisCache"
+            if FAST_PATH["redis_cache"]
+            else "django.core.cache.backends.redis.RedisCache",
             "LOCATION": redis_url,
             "OPTIONS": {**REDIS_OPTIONS, "socket_timeout": 3},
         }

@@ -3,8 +3,9 @@ it saves are measured by bench/load.py, not here)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
@@ -14,7 +15,14 @@ from pytest_django.fixtures import Settings
 
 from rolls.models import Roll
 from rolls.systems.sixes import CONDITIONS
-from tabletop.serving.gc import FULL_EVERY, freeze_startup_heap
+from tabletop.serving.gc import (
+    FULL_EVERY,
+    Lifespan,
+    Survivors,
+    freeze_startup_heap,
+    serving_started,
+    serving_stopped,
+)
 from tests.factories import Script, Table, logged_in
 
 
@@ -131,3 +139,107 @@ def test_switched_off_the_cycles_stay_for_the_collector(
 
     # What the counting above would see without tabletop/serving/cycles.py: it counts them.
     assert cyclic_objects_per_call(a_roll, 3) > 10 * CYCLIC_OBJECTS_PER_ROLL
+
+
+# -- a serving process freezes what survives each collection, and sweeps when idle ------------
+
+
+class Node:
+    pass
+
+
+@pytest.fixture
+def survivors(settings: Settings) -> Iterator[Survivors]:
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": True}
+    now = [1000.0]
+    policy = Survivors(clock=lambda: now[0], watch_every=3600)  # the test sweeps, not the watcher
+    policy.now = now  # type: ignore[attr-defined]
+    policy.start()
+    try:
+        yield policy
+    finally:
+        policy.stop()
+        gc.unfreeze()
+        gc.collect()
+
+
+def test_what_survives_a_young_collection_is_frozen(survivors: Survivors) -> None:
+    kept = [Node() for _ in range(100)]
+    frozen = gc.get_freeze_count()
+    gc.collect(0)
+    assert gc.get_freeze_count() >= frozen + len(kept)
+    assert gc.get_count()[1] == 0  # nothing waits in the middle generation
+
+
+def test_a_frozen_object_is_still_freed_by_its_last_reference(survivors: Survivors) -> None:
+    import weakref
+
+    kept = Node()
+    gone = weakref.ref(kept)
+    gc.collect(0)  # kept is frozen now
+    del kept
+    assert gone() is None
+
+
+def test_a_cycle_that_dies_after_its_freeze_waits_for_a_sweep(survivors: Survivors) -> None:
+    import weakref
+
+    cycle = Node()
+    cycle.me = cycle  # type: ignore[attr-defined]
+    gone = weakref.ref(cycle)
+    gc.collect()  # alive: frozen with the rest
+    del cycle
+    gc.collect()
+    assert gone() is not None  # out of every collection's sight
+    assert survivors.sweep() >= 1
+    assert gone() is None
+
+
+def test_a_sweep_waits_for_an_idle_moment_or_for_too_much(survivors: Survivors) -> None:
+    from tabletop.serving import gc as policy
+
+    now = survivors.now  # type: ignore[attr-defined]
+    survivors.since_sweep = gc.get_freeze_count()
+    assert not survivors.due()  # nothing new
+    survivors.since_sweep = gc.get_freeze_count() - policy.SWEEP_AFTER
+    survivors.last_collection = now[0]
+    assert not survivors.due()  # enough to sweep, but the process is busy
+    now[0] += policy.IDLE_SECONDS
+    assert survivors.due()  # and now idle
+    survivors.last_collection = now[0]
+    survivors.since_sweep = gc.get_freeze_count() - policy.SWEEP_ANYWAY
+    assert survivors.due()  # busy, but too much is frozen to wait
+
+
+def test_the_servers_lifespan_starts_it_and_stops_it(settings: Settings) -> None:
+    from asgiref.testing import ApplicationCommunicator
+
+    from tabletop.serving import gc as policy
+
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": True}
+
+    async def lifespan() -> None:
+        communicator = ApplicationCommunicator(Lifespan(), {"type": "lifespan"})
+        await communicator.send_input({"type": "lifespan.startup"})
+        assert await communicator.receive_output() == {"type": "lifespan.startup.complete"}
+        assert policy._serving is not None
+        assert policy._serving._after_collection in gc.callbacks
+        await communicator.send_input({"type": "lifespan.shutdown"})
+        assert await communicator.receive_output() == {"type": "lifespan.shutdown.complete"}
+        assert policy._serving is None
+
+    try:
+        asyncio.run(lifespan())
+    finally:
+        serving_stopped()
+        gc.unfreeze()
+
+
+def test_switched_off_the_lifespan_leaves_the_collector_alone(settings: Settings) -> None:
+    from tabletop.serving import gc as policy
+
+    settings.FAST_PATH = {**settings.FAST_PATH, "gc": False}
+    callbacks = list(gc.callbacks)
+    serving_started()
+    assert policy._serving is None
+    assert gc.callbacks == callbacks

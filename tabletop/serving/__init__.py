@@ -63,6 +63,12 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     ``websocket_disconnect`` (leave the class's groups, ``disconnect()``, close old
     connections, stop). Off: Channels' own.
 
+``redis_cache``: ``redis_cache.RedisCache``, instead of Django's Redis cache backend (the
+    production configuration): one Redis client and pool per process, where Django made one
+    per socket and per request (a connection to Redis each) and a ``redis.Redis`` per call,
+    with 40-90 objects left in reference cycles a roll. Private: see its docstring. Off:
+    Django's backend.
+
 ``shared_markup``: markup rendered once and shared by the sockets and requests of a process
     (``rolls/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each
     rendering its own. Defined here; read by ``rolls.kept.sharing()``.
@@ -78,7 +84,15 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 
 # Every piece FAST_PATH switches; the settings and enabled() refuse any other name.
-PIECES = ("request_threads", "compiled_queries", "channel_layer", "gc", "consumer", "shared_markup")
+PIECES = (
+    "request_threads",
+    "compiled_queries",
+    "channel_layer",
+    "gc",
+    "consumer",
+    "shared_markup",
+    "redis_cache",
+)
 
 
 def switches(*, on: bool, off: Iterable[str] = ()) -> dict[str, bool]:
