@@ -340,6 +340,7 @@ class Recap:
 
 
 RECAP_ROLLS = 3
+RECAP_IDS = 5000
 
 
 def recap(scope: Scope, membership: Membership) -> Recap:
@@ -347,7 +348,17 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     assert scope.session is not None
     rolls = rolls_in(scope, membership)
     fair = rolls.filter(FAIR)
-    uses = uses_in(scope, membership, rolls)
+    # The session's rolls by id, read first (a few hundred): with the subquery PostgreSQL
+    # scanned every follow-up of the campaign, 8 ms a query at 100,000 rolls, where the
+    # follow-ups' roll index finds the session's in a fraction of that. An evening of many
+    # thousand rolls keeps the subquery (a list that long is no cheaper, and SQLite caps the
+    # parameters of a statement).
+    ids = list(rolls.values_list("pk", flat=True)[: RECAP_IDS + 1])
+    uses = (
+        FollowUpUse.objects.filter(roll_id__in=ids)
+        if len(ids) <= RECAP_IDS
+        else uses_in(scope, membership, rolls)
+    )
     conditions = [
         (row["payer_name"], f"{row['condition']} (pushing)")
         for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")

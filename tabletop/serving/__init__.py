@@ -45,13 +45,16 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     stock layer's ``channels``, ``groups``, ``_clean_expired``, ``get_capacity``.
     Off: Channels' layer (without ``discard_channel``, which the consumer looks up first).
 
-``gc``: ``gc.freeze_startup_heap()``, instead of Python's collector as it ships, and
+``gc``: ``gc.freeze_startup_heap()`` and, once the server's lifespan starts, ``gc.Survivors``
+    (what outlives a collection frozen at once, a sweep when idle), instead of Python's
+    collector as it ships, and
     ``cycles.py``: the request's, its forms' and its template contexts' reference cycles cut
     when they are done with. Saves pauses: 100 tables x 6 at 50 rolls a second, p99 131 ms and
     max 595 ms as Python ships, 28-29 ms frozen and with full collections a tenth as often; a
     roll left 253 objects in cycles, now none through the test client and 1 in the server
     (``bench/load.py`` counts them). Private: the response's ``_resource_closers`` and
-    ``ContextDict.context``. Off: ``freeze_startup_heap()`` does nothing and no cycle is cut.
+    ``ContextDict.context``. Off: ``freeze_startup_heap()`` and the lifespan do nothing and no
+    cycle is cut.
 
 ``consumer``: ``consumer.database()`` and ``consumer.KeptConnectionDispatch``, instead of
     Channels' ``database_sync_to_async`` and ``AsyncConsumer.dispatch``: the sockets'
