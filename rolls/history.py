@@ -13,6 +13,7 @@ well as the cards: a player's filter on an outcome or a follow-up never matches 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
@@ -23,7 +24,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.utils import timezone
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
@@ -81,6 +82,18 @@ class QuickSelect(forms.Select):
         )
 
 
+def export_options(numbers: Iterable[int]) -> SafeString:
+    """The export's session choices, newest first, written here: the template's loop over the
+    campaign's sessions took 7 ms of a 37 ms history page at 200 sessions."""
+    return format_html_join("", '<option value="{}">Session {}</option>', ((n, n) for n in numbers))
+
+
+def session_numbers(campaign: Campaign) -> list[int]:
+    return list(
+        PlaySession.objects.filter(campaign=campaign).order_by("-number").values_list("number", flat=True)
+    )
+
+
 def _choices(pairs: Any, empty: str) -> list[tuple[str, str]]:
     return [("", empty), *((str(value), str(label)) for value, label in pairs)]
 
@@ -118,11 +131,13 @@ class HistoryFilters(forms.Form):
         # Three columns, not the sessions: a campaign of years has hundreds of them, and a
         # model instance each was a tenth of the page's CPU. The label is ``PlaySession``'s
         # own ("Session 12") and its start's day.
-        sessions = (
+        sessions = list(
             PlaySession.objects.filter(campaign=campaign)
             .order_by("-number")
             .values_list("pk", "number", "started")
         )
+        # The export's choice of session, from the same rows (``export_options``).
+        self.session_numbers = [number for _, number, _ in sessions]
         fields["session"].choices = _choices(  # type: ignore[attr-defined]
             ((pk, f"Session {number} · {started:%d %b %Y}") for pk, number, started in sessions),
             "Every session",

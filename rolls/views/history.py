@@ -32,6 +32,7 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     context: dict[str, Any] = {"campaign": membership.campaign, "membership": membership, "filters": filters}
     if not filters.is_valid():
         # A clear message beside the form, and no list: what was asked for cannot be read.
+        context["export_options"] = history.export_options(filters.session_numbers)
         return render(request, "rolls/history.html", context, status=400)
     found = history.page(filters)
     roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
@@ -61,7 +62,14 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             sessions.append(None)
     return render(
-        request, "rolls/history.html", {**context, "page": found, "groups": _grouped(items, sessions)}
+        request,
+        "rolls/history.html",
+        {
+            **context,
+            "page": found,
+            "groups": _grouped(items, sessions),
+            "export_options": history.export_options(filters.session_numbers),
+        },
     )
 
 

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from rolls import export
+from rolls import export, history
 from rolls.audience import Viewer
 from rolls.streaming import SyncStreamingResponse
 from rolls.verify import verdict, verify_log
@@ -49,6 +49,11 @@ def verify(request: HtmxRequest, pk: int) -> HttpResponse:
     campaign = membership.campaign
     found = verify_log(campaign)
     campaign.refresh_from_db(fields=["last_seq"])
-    context = {"campaign": campaign, "verdict": verdict(found, campaign), "intact": found is None}
+    context = {
+        "campaign": campaign,
+        "verdict": verdict(found, campaign),
+        "intact": found is None,
+        "export_options": history.export_options(history.session_numbers(campaign)),
+    }
     template = "rolls/_log_tools.html" if request.htmx else "rolls/verify_log.html"
     return render(request, template, context)
