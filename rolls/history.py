@@ -24,7 +24,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.utils import timezone
-from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
@@ -85,7 +85,8 @@ class QuickSelect(forms.Select):
 def export_options(numbers: Iterable[int]) -> SafeString:
     """The export's session choices, newest first, written here: the template's loop over the
     campaign's sessions took 7 ms of a 37 ms history page at 200 sessions."""
-    return format_html_join("", '<option value="{}">Session {}</option>', ((n, n) for n in numbers))
+    # Numbers only: nothing to escape (format_html per option cost 2 ms more).
+    return mark_safe("".join(f'<option value="{int(n)}">Session {int(n)}</option>' for n in numbers))
 
 
 def session_numbers(campaign: Campaign) -> list[int]:
