@@ -68,6 +68,11 @@ def roll_create(
         session = campaign.open_session()
         if session is None:
             raise RulesError("The GM has not started a play session yet.")
+        # Kept on the campaign the new roll carries: the roller's result card asks again
+        # whether a follow-up that costs may go on it (``Roll.stale_for``), and read here, under
+        # the character's lock, it is the session the roll was made in. A second read was one
+        # more query on every roll (bench/roll_cpu.py).
+        campaign.known_open_session = session
         player_dice(campaign, faces, blind=blind)
         adapter.check_can_roll(character)
         if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
