@@ -9,7 +9,7 @@ The tables take ``--systems`` in turn (default: sixes, doubles and sets), each a
 ``--sockets - 1`` players with a character, a play session open. The sockets are the ones a
 table holds: each player's on their roll screen (``/ws/c/N/?character=C``), the GM's on the
 console (``/ws/c/N/``, the session page) and the table display's (``/ws/display/TOKEN/``, the
-link's token, no session). The baseline (``bench/baseline.py``) gets as many sockets per table.
+link's token, no session); each says "since" as its page does. The baseline (``bench/baseline.py``) gets as many sockets per table.
 Both servers run for the whole run; their tables' groups are numbered apart (the baseline's
 from 1,000,000), so with Redis shared a group message never crosses from one to the other.
 
@@ -50,6 +50,10 @@ its CPU per entry is printed beside what the kinds' costs predict for its mix. E
 is the median over the rounds (with their range), and each ratio the median of the rounds'
 own ratios (a round's phases are close in time, so the machine's other work weighs on both
 sides of it alike).
+
+Each server's idle CPU (with its sockets open and nothing posted, from the quiet seconds
+``settle`` finds) is printed with what it comes to per entry at the run's rate: the part of
+each figure that a higher rate spreads thinner.
 
 The report's first figures are those costs, then the ratios with PASS/FAIL for issue 18's
 targets (a follow-up at most 1.2 times a plain roll; the app's plain roll at most 1.5 times
@@ -213,7 +217,8 @@ class MixPhase:
     expected: int = 0
     delivered: int = 0
     lost_by_role: Counter[str] = field(default_factory=Counter)
-    duplicates: int = 0
+    # Deliveries of an entry a socket had already (a later message that carries it again).
+    duplicates_by_role: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)
     sent_s: float = 0.0  # how long the generator took to send the phase's actions
@@ -225,6 +230,10 @@ class MixPhase:
     @property
     def refused(self) -> int:
         return sum(n for (_, status), n in self.answers.items() if status != 200)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(self.duplicates_by_role.values())
 
     @property
     def lost(self) -> int:
@@ -248,8 +257,9 @@ class MixDriver:
     """The phones of every table, with their sockets open on one server (the app or the
     baseline), and the phases they play."""
 
-    def __init__(self, name: str, server: Server, tables: list[Table]):
+    def __init__(self, name: str, server: Server, tables: list[Table], display: bool = True):
         self.name = name
+        self.display = display
         self.app = name == "app"
         self.server = server
         self.tables = tables
@@ -264,6 +274,9 @@ class MixDriver:
         self.next_gm = 0
         self.clients: dict[int, Any] = {}
         self.turns: Counter[int] = Counter()  # follow-ups taken, per phone
+        # CPU ms a second the server spends with its sockets open and nothing posted (timers,
+        # heartbeats, idle collections), one figure per quiet second found by ``settle``.
+        self.idle: list[float] = []
 
     def client_for(self, phone: Phone) -> Any:
         client = self.clients.get(id(phone))
@@ -278,15 +291,16 @@ class MixDriver:
         if not self.app:
             path = f"/ws/t/{BASELINE_TABLES_FROM + i}/"
             found += [("gm" if p.is_gm else "player", p, path, table.last_seq) for p in table.phones]
-            return [*found, ("display", display, path, None)]
+            return [*found, ("display", display, path, table.last_seq)] if self.display else found
         for phone in table.phones:
             if phone.is_gm:
                 found.append(("gm", phone, f"/ws/c/{table.campaign_id}/", table.last_seq))
             else:
                 path = f"/ws/c/{table.campaign_id}/?character={phone.character_id}"
                 found.append(("player", phone, path, table.last_seq))
-        # static/js/display.js sends no "since": the page it loaded is its start.
-        found.append(("display", display, f"/ws/display/{table.display_token}/", None))
+        # The display's page says "since" as every page does (static/js/live.js).
+        if self.display:
+            found.append(("display", display, f"/ws/display/{table.display_token}/", table.last_seq))
         return found
 
     async def connect(self, concurrency: int = 20) -> None:
@@ -341,7 +355,7 @@ class MixDriver:
         result = MixPhase(self.name, kind, round_no, rate, seconds)
         posts: list[tuple[int, int, float]] = []  # (table, seq, sent at)
         base = self.server.base
-        duplicates_before = sum(lst.duplicates for _, lst in self.listeners)
+        duplicates_before = {id(lst): lst.duplicates for _, lst in self.listeners}
 
         async def post(what: str, i: int, phone: Phone, path: str, data: dict[str, Any]) -> str | None:
             """The answer's text when it served an entry (its seq is then expected everywhere)."""
@@ -421,7 +435,8 @@ class MixDriver:
                 else:
                     result.delivered += 1
                     result.latencies.append((seen - sent) * 1000)
-        result.duplicates = sum(lst.duplicates for _, lst in self.listeners) - duplicates_before
+        for role, listener in self.listeners:
+            result.duplicates_by_role[role] += listener.duplicates - duplicates_before[id(listener)]
         return result
 
     async def settle(self, limit: float = 60.0) -> None:
@@ -430,8 +445,11 @@ class MixDriver:
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
             before = self.server.cpu_seconds()
+            started = time.monotonic()
             await asyncio.sleep(1)
-            if self.server.cpu_seconds() - before < 0.1:
+            used = self.server.cpu_seconds() - before
+            if used < 0.1:
+                self.idle.append(1000 * used / (time.monotonic() - started))
                 return
 
 
@@ -481,6 +499,7 @@ async def play(app: MixDriver, baseline: MixDriver | None, args: argparse.Namesp
                 await run(app, kind, round_no)
     for driver in drivers:
         await driver.close()
+    args.idle = {driver.name: driver.idle for driver in drivers}
     return phases
 
 
@@ -546,8 +565,8 @@ def report(
     print()
     print(
         f"Tabletop table mix: {args.config}, {args.workers} worker(s), {args.tables} tables "
-        f"({', '.join(f'{s} {n}' for s, n in systems.items())}) x ({args.sockets} phones + a display) = "
-        f"{args.tables * (args.sockets + 1)} sockets a server; {args.rate:g} entries/s, "
+        f"({', '.join(f'{s} {n}' for s, n in systems.items())}) x ({args.sockets} phones"
+        f"{' + a display' if args.display else ''}) = {args.tables * (args.sockets + args.display)} sockets a server; {args.rate:g} entries/s, "
         f"{args.phases} round(s) of {args.seconds:g} s phases"
     )
     print(
@@ -584,6 +603,13 @@ def report(
             )
             mix = ", ".join(f"{what} {n}" for what, n in entries.most_common())
             print(f"    {'table mix, from the kinds above':40} {fmt(predicted):>22}  ({mix})")
+    for name, idle in notes["idle"].items():
+        if idle:
+            per_entry = statistics.median(idle) / args.rate
+            print(
+                f"    of each, {name}'s idle CPU at this rate{'':12} {fmt(per_entry):>10}"
+                f"  ({fmt(statistics.median(idle))} ms a second with nothing posted, median of {len(idle)})"
+            )
     checks: list[tuple[str, bool]] = []
     found_ratios = ratios(phases)
     if found_ratios.get("follow-up"):
@@ -622,11 +648,15 @@ def report(
         )
     refusals: Counter[tuple[str, int]] = Counter()
     actions: Counter[str] = Counter()
+    duplicates: Counter[tuple[str, str]] = Counter()
     for p in phases:
         refusals.update({key: n for key, n in p.answers.items() if key[1] != 200})
         actions.update(p.actions)
+        duplicates.update({(p.kind, role): n for role, n in p.duplicates_by_role.items() if n})
     if actions:
         print(f"  follow-ups served, by action: {dict(actions)}")
+    if duplicates:
+        print(f"  duplicates, by (phase, socket): {dict(duplicates)}")
     if refusals:
         print(f"  refused, by (what, status; 0: no answer): {dict(refusals)}")
     for name, errors in notes["errors"].items():
@@ -672,6 +702,12 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="alternate with the bare Channels baseline (bench/baseline.py)",
     )
+    parser.add_argument(
+        "--display",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a table display's socket per table (and one more baseline socket)",
+    )
     args = parser.parse_args(argv)
     harness.check_server_arguments(parser, args)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -701,16 +737,17 @@ def main(argv: list[str] | None = None) -> int:
                 ) as base_server:
                     phases = asyncio.run(
                         play(
-                            MixDriver("app", app_server, tables),
-                            MixDriver("baseline", base_server, tables),
+                            MixDriver("app", app_server, tables, args.display),
+                            MixDriver("baseline", base_server, tables, args.display),
                             args,
                         )
                     )
                     notes["errors"] = {"app": app_server.errors(), "baseline": base_server.errors()}
             else:
-                phases = asyncio.run(play(MixDriver("app", app_server, tables), None, args))
+                phases = asyncio.run(play(MixDriver("app", app_server, tables, args.display), None, args))
                 notes["errors"] = {"app": app_server.errors()}
         notes["run_s"] = time.perf_counter() - t0
+        notes["idle"] = args.idle
         notes["load_end"] = load_average()
         ok = report(args, phases, tables, notes)
     finally:
