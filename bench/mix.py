@@ -49,7 +49,9 @@ round, and the rest of its CPU is the follow-ups', over the follow-ups served:
 its CPU per entry is printed beside what the kinds' costs predict for its mix. Each figure
 is the median over the rounds (with their range), and each ratio the median of the rounds'
 own ratios (a round's phases are close in time, so the machine's other work weighs on both
-sides of it alike).
+sides of it alike). The follow-up's figure carries the error of the plain cost its rolls are
+charged at, magnified (a phase holds about as many rolls as follow-ups): read its ratio from
+five rounds or more of 20 s phases.
 
 Each server's idle CPU (with its sockets open and nothing posted, from the quiet seconds
 ``settle`` finds) is printed with what it comes to per entry at the run's rate: the part of
