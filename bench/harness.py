@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +161,16 @@ class Table:
     campaign_id: int
     phones: list[Phone]
     last_seq: int  # the campaign's last sequence number when the phones connect
+    system: str = "sixes"
+    display_token: str = ""  # the table display's link (``/ws/display/<token>/``)
+    # What a player's roll form sends as it starts, and the GM's quick roll (for an NPC):
+    # each system's own forms, checked by them when the table is built.
+    roll_data: dict[str, Any] = field(default_factory=dict)
+    npc_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gm(self) -> Phone:
+        return next(p for p in self.phones if p.is_gm)
 
     @property
     def rollers(self) -> list[Phone]:
@@ -184,27 +194,26 @@ def _session_cookie(user: Any) -> tuple[str, str]:
     return f"sessionid={session.session_key}; csrftoken={csrf}", csrf
 
 
-def build_tables(count: int, sockets: int) -> list[Table]:
+def build_tables(count: int, sockets: int, systems: Sequence[str] = ("sixes",)) -> list[Table]:
     """``count`` campaigns with a GM and ``sockets - 1`` players, each player with a character,
-    a play session open, and a signed-in session cookie per phone."""
+    a play session open, and a signed-in session cookie per phone. The tables take the
+    ``systems`` in turn (table i plays ``systems[i % len(systems)]``)."""
     import rolls.live
     from rolls import campaigns as services
-    from tabletop.models import Campaign
 
     if sockets < 2:
         raise SystemExit("--sockets must be at least 2 (the GM and one player who rolls)")
     # Nobody listens yet: skip the broadcasts of setup's own log entries.
     send = rolls.live._send
     rolls.live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
-    # The sheet the tests use: one source of a valid sixes sheet (tests/ ships with the repo).
-    from tests.factories import sixes_sheet
-
-    sheet = sixes_sheet()
+    sheets = {system: bench_sheet(system) for system in systems}
     tables = []
     try:
         for t in range(count):
+            system = systems[t % len(systems)]
+            sheet = sheets[system]
             gm = services.player_create(display_name=f"GM {t}")
-            campaign = services.campaign_create(gm=gm, name=f"Bench {t}", system="sixes", display_name="GM")
+            campaign = services.campaign_create(gm=gm, name=f"Bench {t}", system=system, display_name="GM")
             phones = []
             cookie, csrf = _session_cookie(gm)
             phones.append(Phone(gm.pk, cookie, csrf, None, True))
@@ -217,11 +226,81 @@ def build_tables(count: int, sockets: int) -> list[Table]:
                 cookie, csrf = _session_cookie(player)
                 phones.append(Phone(player.pk, cookie, csrf, character.pk, False))
             services.session_start(campaign=campaign, actor=gm)
-            last = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign.pk)
-            tables.append(Table(campaign.pk, phones, last))
+            campaign.refresh_from_db()
+            table = Table(campaign.pk, phones, campaign.last_seq, system, campaign.display_token)
+            table.roll_data, table.npc_data = _forms_data(campaign, character)
+            tables.append(table)
     finally:
         rolls.live._send = send  # type: ignore[assignment]
     return tables
+
+
+# A doubles character's Endurance: the most a sheet may hold (DBL-10), so that a phase of the
+# bench's drama dice does not run out of it (``refill`` puts it back between phases).
+BENCH_ENDURANCE = 200
+
+
+def bench_sheet(system: str) -> dict[str, Any]:
+    """The sheet every character of a ``system`` table gets: the tests' (tests/ ships with the
+    repository), so it is one its system's sheet form accepts."""
+    from tests.factories import sheet_of, sixes_sheet
+
+    if system == "sixes":
+        return sixes_sheet()
+    sheet = sheet_of(system)
+    if system == "doubles":
+        sheet["endurance_max"] = BENCH_ENDURANCE
+    return sheet
+
+
+def _forms_data(campaign: Any, character: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A player's roll and the GM's quick roll as their forms start (``rolls.formdata``, as the
+    demo campaign posts them), the first trait ticked where a roll ticks what applies; both
+    checked here by the forms and the engine, so a bench never measures refusals."""
+    from rolls import registry
+    from rolls.formdata import form_baseline, npc_baseline, posted
+    from rolls.npc import NpcRollForm
+
+    adapter = registry.table(campaign.system)
+    data = form_baseline(adapter.roll_form(character=character, initial=adapter.roll_initial))
+    for helper in ("helper", "helpers"):
+        data.pop(helper, None)  # nobody helps: a helper is a choice of its own
+    if campaign.system == "sixes":
+        data["trait"] = "skill-0"  # as bench/load.py rolls
+    if campaign.system == "doubles" and character.sheet.get("abilities"):
+        data["abilities"] = [character.sheet["abilities"][0]["name"]]
+    form = adapter.roll_form(posted(data), character=character)
+    if not form.is_valid():
+        raise SystemExit(f"the {campaign.system} roll form refuses the bench's roll: {form.errors_text()}")
+    request_data, _ = adapter.pool(character, {**form.engine_data(), "helper": False})
+    registry.engine(campaign.system).parse_request(request_data)
+    npc = npc_baseline(campaign)
+    npc_form = NpcRollForm(posted(npc), campaign=campaign)
+    if not npc_form.is_valid():
+        raise SystemExit(f"the {campaign.system} quick roll refuses the bench's: {npc_form.errors_text()}")
+    npc_form.engine_request()
+    return data, npc
+
+
+def refill(tables: list[Table]) -> None:
+    """What the bench's follow-ups spent, back on every character of ``tables``: Luck full and
+    no Condition checked (sixes), Endurance full and none spent on drama (doubles). Written
+    straight to the rows between phases, as a GM's corrections would set them, so that every
+    phase starts from the same sheets; nothing is broadcast (no socket hears of it)."""
+    from rolls.systems.sixes import CONDITIONS, luck_max
+    from tabletop.models import Character
+
+    campaigns = [t.campaign_id for t in tables]
+    for character in Character.objects.filter(campaign_id__in=campaigns).select_related("campaign"):
+        system = character.campaign.system
+        if system == "sixes":
+            character.luck = luck_max(int(character.sheet["age"]))
+            character.sheet = {**character.sheet, "conditions": {c: False for c in CONDITIONS}}
+            character.save(update_fields=["luck", "sheet"])
+        elif system == "doubles":
+            character.endurance = int(character.sheet.get("endurance_max", 0))
+            character.drama_spent = 0
+            character.save(update_fields=["endurance", "drama_spent"])
 
 
 def last_seqs(campaign_ids: list[int]) -> dict[int, int]:
@@ -489,9 +568,12 @@ def ws_url(base: str, path: str) -> str:
 async def open_socket(base: str, path: str, phone: Phone, since: int | None) -> Any:
     import websockets
 
+    headers = {"Origin": f"http://{base}"}
+    if phone.cookie:  # the table display has a link, not a session
+        headers["Cookie"] = phone.cookie
     socket = await websockets.connect(
         ws_url(base, path),
-        additional_headers={"Cookie": phone.cookie, "Origin": f"http://{base}"},
+        additional_headers=headers,
         ping_interval=None,  # phones' browsers do not ping; the server does
         max_size=None,
         open_timeout=60,
@@ -521,6 +603,29 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+_TLS: list[Any] = []
+
+
+def phone_client(base: str) -> Any:
+    """One phone's HTTP client to ``base`` (host:port), with its own keep-alive connection as a
+    real phone has: with one shared pool, the few connections it keeps all land on one worker
+    of several. Idle connections are kept as long as a browser keeps them (minutes; httpx's
+    default is 5 s): the server's keep-alive timeout is what closes them."""
+    import ssl
+
+    import httpx
+
+    if not _TLS:
+        _TLS.append(ssl.create_default_context())  # built once: loading it costs ms
+    return httpx.AsyncClient(
+        base_url=f"http://{base}",
+        cookies=no_cookies(),
+        limits=httpx.Limits(max_connections=2, max_keepalive_connections=1, keepalive_expiry=300),
+        timeout=60,
+        verify=_TLS[0],
+    )
 
 
 def no_cookies() -> Any:

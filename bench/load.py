@@ -147,29 +147,13 @@ class Driver:
         ]
         self.paths = {id(phone): target.roll_path(tables[i], phone) for i, phone in self.rollers}
         self.next_roller = 0
-        # One HTTP client (and keep-alive connection) per phone, as real phones have: with one
-        # shared pool, the few connections it keeps all land on one worker of several.
+        # One HTTP client (and keep-alive connection) per phone (``harness.phone_client``).
         self.clients: dict[int, Any] = {}
 
     def client_for(self, phone: Phone) -> Any:
-        import ssl
-
-        import httpx
-
         client = self.clients.get(id(phone))
         if client is None:
-            if not hasattr(self, "_tls"):
-                self._tls = ssl.create_default_context()  # built once: loading it costs ms
-            client = httpx.AsyncClient(
-                base_url=f"http://{self.target.server.base}",
-                cookies=harness.no_cookies(),
-                # Idle connections kept as long as a browser keeps them (minutes; httpx's
-                # default is 5 s): the server's keep-alive timeout is what closes them.
-                limits=httpx.Limits(max_connections=2, max_keepalive_connections=1, keepalive_expiry=300),
-                timeout=60,
-                verify=self._tls,
-            )
-            self.clients[id(phone)] = client
+            client = self.clients[id(phone)] = harness.phone_client(self.target.server.base)
         return client
 
     async def connect(self, concurrency: int = 20) -> None:

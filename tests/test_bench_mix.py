@@ -1,0 +1,100 @@
+"""The table-mix bench (bench/mix.py) posts what a phone posts: the forms' data the harness
+builds for each system, the follow-up the answer's card offers (read from its markup, as a
+browser shows it), the GM's NPC and secret rolls. Nothing here times anything: it checks that
+every request the bench makes is one the app serves, so a bench run measures entries, not
+refusals."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from bench import harness
+from bench.mix import choose_follow_up
+from rolls import campaigns as services
+from rolls.systems.sixes import CONDITIONS
+from tabletop.models import Character
+from tests import factories
+from tests.factories import Script
+
+CLIENT = {"client_random": "0123456789abcdef" * 2}
+
+
+def _table(system: str) -> tuple[factories.Table, dict[str, object], dict[str, object]]:
+    table = factories.table(system, sheet=harness.bench_sheet(system))
+    roll_data, npc_data = harness._forms_data(table.campaign, table.character)
+    return table, roll_data, npc_data
+
+
+def _roll(table: factories.Table, data: dict[str, object]) -> str:
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    response = factories.logged_in(table.player).post(path, {**data, **CLIENT}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200, response.content
+    return response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("system", "faces", "turn", "action"),
+    [
+        ("sixes", (1,), 0, "luck"),  # SIX-6: Luck after a failed roll
+        ("sixes", (1,), 1, "push"),  # SIX-10, SIX-11: the push, in turn with Luck
+        ("doubles", (3,), 0, "drama"),  # DBL-10: a drama die for 5 Endurance
+        ("sets", (5,), 0, "bid"),  # SET-3, SET-5: a set of fives, the best quick bid
+    ],
+)
+def test_it_takes_the_follow_up_the_card_offers(
+    db: None, dice: Script, system: str, faces: tuple[int, ...], turn: int, action: str
+) -> None:
+    table, roll_data, _ = _table(system)
+    dice(*faces, then=faces[-1])
+    chosen = choose_follow_up(_roll(table, roll_data), turn)
+    assert chosen is not None and chosen[0] == action
+    _, path, data = chosen
+    response = factories.logged_in(table.player).post(path, {**data, **CLIENT}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200, response.content
+    assert 'data-seq="' in response.content.decode()
+
+
+def test_it_never_pushes_with_broken(db: None, dice: Script) -> None:
+    """SIX-22: a Broken kid is out of play, so the bench's push never checks Broken; a card
+    whose only Condition left is Broken (and no Luck) offers the bench nothing."""
+    table, roll_data, _ = _table("sixes")
+    sheet = table.character.sheet
+    sheet["conditions"] = {c: c != "Broken" for c in CONDITIONS}
+    Character.objects.filter(pk=table.character.pk).update(sheet=sheet, luck=0)
+    dice(1, then=1)
+    assert choose_follow_up(_roll(table, roll_data)) is None
+
+
+@pytest.mark.parametrize("system", ["sixes", "doubles", "sets"])
+@pytest.mark.parametrize("secret", [False, True])
+def test_the_gm_rolls_for_an_npc_from_the_console(db: None, system: str, secret: bool) -> None:
+    table, _, npc_data = _table(system)
+    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **CLIENT}
+    if secret:
+        data["secret"] = "on"
+    path = reverse("rolls:npc-roll", args=[table.campaign.pk])
+    response = factories.logged_in(table.gm).post(path, data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200, response.content
+    assert 'data-seq="' in response.content.decode()
+
+
+def test_refill_puts_back_what_the_follow_ups_spent(db: None) -> None:
+    """SIX-8, SIX-22 and DBL-10: between phases each character has full Luck, no Condition checked,
+    full Endurance and none spent on drama, as at the start of the bench."""
+    sixes, _, _ = _table("sixes")
+    doubles = factories.campaign(factories.user(), name="Doubles", system="doubles")
+    hero = harness.bench_sheet("doubles")
+    owner = factories.user()
+    factories.member(doubles, owner)
+    made = services.character_create(campaign=doubles, owner=owner, name="Kim", sheet=hero)
+    sheet = {**sixes.character.sheet, "conditions": {c: True for c in CONDITIONS}}
+    Character.objects.filter(pk=sixes.character.pk).update(sheet=sheet, luck=0)
+    Character.objects.filter(pk=made.pk).update(endurance=3, drama_spent=20)
+    harness.refill(
+        [harness.Table(sixes.campaign.pk, [], 0, "sixes"), harness.Table(doubles.pk, [], 0, "doubles")]
+    )
+    kid = Character.objects.get(pk=sixes.character.pk)
+    assert kid.luck == 3 and not any(kid.sheet["conditions"].values())
+    made.refresh_from_db()
+    assert (made.endurance, made.drama_spent) == (harness.BENCH_ENDURANCE, 0)
