@@ -42,7 +42,11 @@ def check_for_both(*, roll: Roll, gm: AbstractBaseUser, condition: str) -> list[
     nothing changed, unless the roll had a helper and fails as it stands now, and neither of
     them has that Condition checked already."""
     with transaction.atomic():
-        roll = Roll.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=roll.pk)
+        roll = (
+            Roll.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("campaign")
+            .get(pk=roll.pk)
+        )
         if roll.campaign.gm_id != gm.pk:
             raise RulesError("Only the GM checks a Condition for a helper.")
         if roll.voided:
@@ -53,7 +57,7 @@ def check_for_both(*, roll: Roll, gm: AbstractBaseUser, condition: str) -> list[
         if not adapter.helper_shares(roll.current_state()):
             raise RulesError("This roll did not fail: the helper has nothing to share.")
         characters = list(
-            Character.objects.select_for_update(of=("self",))
+            Character.objects.select_for_update(no_key=True, of=("self",))
             .filter(pk__in=(roll.character_id, roll.helper_id), campaign_id=roll.campaign_id)
             .order_by("pk")
         )

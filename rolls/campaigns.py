@@ -140,7 +140,7 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
     adapter = registry.table(campaign.system)
     with transaction.atomic():
         characters = _locked_characters(campaign)
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
         if campaign.open_session() is not None:
             raise RulesError("A play session is already running.")
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -197,7 +197,7 @@ def mystery_start(*, campaign: Campaign, actor: User) -> None:
     Adventure (Luck full, Endurance spent on drama back...). Counted on the campaign."""
     with transaction.atomic():
         characters = _locked_characters(campaign)
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
         campaign.mystery += 1
         campaign.save(update_fields=["mystery"])
         _advance(campaign, characters, actor, registry.table(campaign.system).story, TableEvent.STORY)
@@ -219,9 +219,13 @@ def _locked_characters(campaign: Campaign) -> list[Character]:
     the play session's row (a hidden roll taking its seed, the end of a session), then the
     campaign row last (the log's UPDATE of its sequence number, or the clocks' own). A
     follow-up that holds its roll and its character and a GM's clock then never wait for each
-    other in a circle (on PostgreSQL: a deadlock, and one of them fails)."""
+    other in a circle (on PostgreSQL: a deadlock, and one of them fails). Every row lock is
+    FOR NO KEY UPDATE: a new row that names a locked one (a roll against a character, its
+    helper, its session) has its key checked with a share lock, which FOR UPDATE refused, so
+    a GM's roll holding the campaign waited for a kid's roll holding the kid, and the kid's
+    roll for the campaign (tests/test_concurrency.py)."""
     return list(
-        Character.objects.select_for_update(of=("self",))
+        Character.objects.select_for_update(no_key=True, of=("self",))
         .filter(campaign=campaign)
         .select_related("campaign")
         .order_by("pk")
@@ -264,7 +268,9 @@ def character_create(*, campaign: Campaign, owner: User, name: str, sheet: dict[
 def character_update(*, character: Character, actor: User, name: str, sheet: dict[str, Any]) -> Character:
     with transaction.atomic():
         character = (
-            Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character.pk)
+            Character.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("campaign")
+            .get(pk=character.pk)
         )
         before_sheet = character.sheet
         before = before_sheet.get("conditions", {})
@@ -303,7 +309,9 @@ def luck_for_ability(*, character: Character, actor: User, ability: str) -> Char
     if not adapter.luck_for_abilities:
         raise RulesError("In this dice system Luck does not fuel abilities.")
     with transaction.atomic():
-        character = Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        character = (
+            Character.objects.select_for_update(no_key=True).select_related("campaign").get(pk=character.pk)
+        )
         if character.luck < 1:
             raise RulesError(f"{character.name} has no Luck left to spend.")
         changed = adapter.spend(character, {"luck": 1})
@@ -325,7 +333,9 @@ def resources_correct(*, character: Character, gm: User, values: dict[str, int])
     corrections = {c.field: c for c in registry.table(character.campaign.system).corrections}
     with transaction.atomic():
         character = (
-            Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character.pk)
+            Character.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("campaign")
+            .get(pk=character.pk)
         )
         changes = []
         for field, value in values.items():

@@ -319,11 +319,11 @@ def contest_act(
             raise RulesError("That is not a step this side may take now.")
         if side.roll_id is not None:
             # Locked before the character (the roll services' order): a step may spend its dice.
-            side.roll = Roll.objects.select_for_update().get(pk=side.roll_id)
+            side.roll = Roll.objects.select_for_update(no_key=True).get(pk=side.roll_id)
         character = None
         if side.character is not None:
             character = (
-                Character.objects.select_for_update(of=("self",))
+                Character.objects.select_for_update(no_key=True, of=("self",))
                 .select_related("campaign")
                 .get(pk=side.character.pk)
             )
@@ -456,4 +456,8 @@ def _check_roll(character: Character, data: Mapping[str, Any]) -> None:
 
 def _locked(contest: Contest) -> Contest:
     # Only the contest's own row: the campaign is locked last, by the log (``rolls.log``).
-    return Contest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=contest.pk)
+    return (
+        Contest.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("campaign")
+        .get(pk=contest.pk)
+    )

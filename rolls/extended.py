@@ -81,7 +81,9 @@ def extended_roll(
     refused once the action is won, lost, closed or called off."""
     with transaction.atomic():
         contest = (
-            Contest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=contest.pk)
+            Contest.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("campaign")
+            .get(pk=contest.pk)
         )
         if contest.kind != Contest.Kind.EXTENDED:
             raise RulesError("That is not an extended action.")

@@ -56,7 +56,7 @@ def _mark(
 def roll_void(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
     """Strike a roll made by mistake: it stays in the log, struck through everywhere."""
     with transaction.atomic():
-        locked = Roll.objects.select_for_update().get(pk=roll.pk)
+        locked = Roll.objects.select_for_update(no_key=True).get(pk=roll.pk)
         if locked.voided:
             raise RulesError("This roll is voided already.")
         tally = stats_tally.Change(roll.campaign_id, [roll.pk])
@@ -70,7 +70,7 @@ def roll_void(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
 def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
     """Show a secret or blind roll to the whole table, from now on."""
     with transaction.atomic():
-        locked = Roll.objects.select_for_update().get(pk=roll.pk)
+        locked = Roll.objects.select_for_update(no_key=True).get(pk=roll.pk)
         if locked.visibility == Visibility.PUBLIC:
             raise RulesError("Everyone sees this roll already.")
         if locked.revealed:

@@ -24,11 +24,15 @@ from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
-_LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update().filter(pk=pk), "pk")
+_LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update(no_key=True).filter(pk=pk), "pk")
 # Only the character's row: the campaign it is read with is locked last, by the log's UPDATE
 # of its sequence number, so every write takes its locks in one order (rolls.campaigns).
 _LOCKED_CHARACTER = CompiledQuery(
-    lambda pk: Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk),
+    lambda pk: (
+        Character.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("campaign")
+        .filter(pk=pk)
+    ),
     "pk",
 )
 
@@ -343,7 +347,7 @@ def _hidden_seed(session: PlaySession, rng: Rng, *, hidden: bool, by_hand: bool)
     characters, before the campaign."""
     if not wants_own_seed(rng, hidden=hidden, by_hand=by_hand):
         return "", ""
-    locked = PlaySession.objects.select_for_update().only("hidden_seed").get(pk=session.pk)
+    locked = PlaySession.objects.select_for_update(no_key=True).only("hidden_seed").get(pk=session.pk)
     if not locked.hidden_seed:
         return "", ""  # a session started before hidden rolls had seeds: none to take
     following = fairdice.new_seed()

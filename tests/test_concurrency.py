@@ -376,3 +376,59 @@ def test_six_8_a_luck_reroll_on_its_way_when_the_session_ends_is_spent_in_that_s
         LogEntry.objects.filter(campaign=table.campaign).order_by("seq").values_list("action", flat=True)
     )
     assert actions[-2:] == ["luck", "session-end"]
+
+
+@pytest.mark.production
+@pytest.mark.django_db(transaction=True)
+def test_an_npc_roll_against_a_character_never_waits_for_that_characters_lock(table: Table) -> None:
+    """The GM's roll against a kid, while the kid's own roll holds the kid's row and is on its
+    way to the campaign's: the GM's roll holds the campaign's row from its sequence number
+    on, and its new row names the kid, whose key PostgreSQL checks with a share lock. A row
+    locked FOR UPDATE refused that lock, and the two waited for each other (a deadlock, one
+    refused with 503); the services lock rows FOR NO KEY UPDATE, which a key check passes.
+    On SQLite a write transaction takes the whole database's lock: nothing to show there."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL's (SQLite takes the database's write lock)")
+    request = registry.engine(table.campaign.system).parse_request({"dice": 2, "need": 1})
+    holding, release = threading.Event(), threading.Event()
+    done: dict[str, str] = {}
+
+    def kid_holds_their_row() -> None:
+        try:
+            with transaction.atomic():
+                services._locked(table.character)
+                holding.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def gm_rolls_against_the_kid() -> None:
+        try:
+            services.npc_roll_create(
+                campaign=table.campaign,
+                gm=table.gm,
+                name="Guard",
+                request=request,
+                secret=False,
+                target=table.character,
+                intent="",
+                rng=ScriptedDice(4, 6, then=3),
+            )
+            done["npc"] = "rolled"
+        except Exception as error:
+            done["npc"] = f"error: {error}"
+        finally:
+            connection.close()
+
+    kid = threading.Thread(target=kid_holds_their_row)
+    kid.start()
+    assert holding.wait(timeout=30)
+    gm = threading.Thread(target=gm_rolls_against_the_kid)
+    gm.start()
+    gm.join(timeout=10)
+    finished_while_held = not gm.is_alive()
+    release.set()
+    kid.join(timeout=30)
+    gm.join(timeout=30)
+    assert done == {"npc": "rolled"}
+    assert finished_while_held, "the GM's roll waited for the kid's row"
