@@ -86,7 +86,7 @@ def test_it_reads_and_locks_a_character_in_a_transaction(table: Table) -> None:
     orm = Character.objects.select_related("campaign").get(pk=table.character.pk)
     _same(compiled, orm, related=("campaign",))
     if connection.features.has_select_for_update:
-        assert "FOR UPDATE" in roll_services._LOCKED_CHARACTER.sql()
+        assert "FOR NO KEY UPDATE" in roll_services._LOCKED_CHARACTER.sql()
 
 
 @pytest.mark.django_db(transaction=True)
