@@ -12,9 +12,10 @@ moment the server is back.
 
 Timed from the moment the restarted server accepts connections (its start-up, some 2 s of
 loading Django and warming the odds, is the deploy's, not the phones'): until every socket
-is open again, and until every socket has caught up with every entry of its campaign. The
-targets (issue 18): all 1,200 back in under 5 s, none refused for good, none lost, duplicated
-or out of order.
+is open again (each has sent its ``since`` on opening). Then every socket must get every
+entry of its campaign, the rolls posted while the phones came back included. The targets
+(issue 18): all 1,200 back in under 5 s, none refused for good, none lost, duplicated or out
+of order.
 """
 
 from __future__ import annotations
@@ -154,18 +155,18 @@ async def restart(server: Server, tables: list[Table], args: argparse.Namespace)
         f" sockets = {len(pages)} phones, {args.rate:g} rolls/s before and after"
     )
     print(f"  every socket open again     {all_open:.1f} s after the server was back")
-    print(f"  every socket caught up      {caught}")
+    print(f"  every entry on every socket {caught} (rolls went on for {args.after:g} s)")
     print(f"  sockets that needed a retry {retried} (most tries {max(tries, default=0)})")
     print(f"  rolls posted                {sum(statuses.values())} (errors {errors}: {statuses})")
     print(f"  lost / duplicated / out of order  {lost} / {duplicates} / {out_of_order}")
     print(f"  server log errors           {len(server.errors())}")
     ok = (
         caught_up is not None
-        and caught_up < TARGET_SECONDS
+        and all_open < TARGET_SECONDS
         and lost == duplicates == out_of_order == errors == 0
     )
     print(
-        f"  target: {len(pages)} phones back and caught up in under {TARGET_SECONDS:g} s, nothing lost:"
+        f"  target: {len(pages)} phones back in under {TARGET_SECONDS:g} s, nothing lost:"
         f" {'PASS' if ok else 'FAIL'}"
     )
     return ok
