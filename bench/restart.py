@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import harness
-from bench.harness import Listener, Server, Table
+from bench.harness import Server, Table
 from bench.load import ROLL_DATA, app_target
-from bench.soak import Page
+from bench.soak import Page, open_pages
 
 TARGET_SECONDS = 5.0
 
@@ -55,20 +55,7 @@ async def restart(server: Server, tables: list[Table], args: argparse.Namespace)
 
     target = app_target(server)
     rng = random.Random(args.seed)  # noqa: S311 - reconnect jitter, not dice
-    pages = [
-        Page(i, table, Listener(t, phone), target.ws_path(table, phone))
-        for i, (t, table, phone) in enumerate(
-            (t, table, p) for t, table in enumerate(tables) for p in table.phones
-        )
-    ]
-    gate = asyncio.Semaphore(20)
-
-    async def first_open(page: Page) -> None:
-        async with gate:
-            await page.open(server.base)
-
-    await asyncio.gather(*(first_open(p) for p in pages))
-    print(f"{len(pages)} sockets open on {server.base}", flush=True)
+    pages = await open_pages(server, target, tables)
 
     rollers = [(table, phone) for table in tables for phone in table.rollers]
     paths = {id(phone): target.roll_path(table, phone) for table, phone in rollers}

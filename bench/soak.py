@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import harness
 from bench.harness import Listener, Server, Table
-from bench.load import ROLL_DATA, app_target
+from bench.load import ROLL_DATA, Target, app_target
 
 
 class Page:
@@ -58,10 +58,9 @@ class Page:
             await asyncio.gather(self.listener.task, return_exceptions=True)
 
 
-async def soak(server: Server, tables: list[Table], args: argparse.Namespace) -> bool:
-    import httpx
-
-    target = app_target(server)
+async def open_pages(server: Server, target: Target, tables: list[Table]) -> list[Page]:
+    """A page for every phone of every table, its socket opened (20 at a time, as phones
+    arriving at a table would not all knock at once)."""
     pages = [
         Page(i, table, Listener(t, phone), target.ws_path(table, phone))
         for i, (t, table, phone) in enumerate(
@@ -76,6 +75,14 @@ async def soak(server: Server, tables: list[Table], args: argparse.Namespace) ->
 
     await asyncio.gather(*(first_open(p) for p in pages))
     print(f"{len(pages)} sockets open on {server.base}", flush=True)
+    return pages
+
+
+async def soak(server: Server, tables: list[Table], args: argparse.Namespace) -> bool:
+    import httpx
+
+    target = app_target(server)
+    pages = await open_pages(server, target, tables)
     await asyncio.sleep(2)
 
     rollers = [(table, phone) for table in tables for phone in table.rollers]
