@@ -320,10 +320,22 @@ def _characters(groups: list[dict[str, Any]]) -> list[CharacterRow]:
     return sorted(found, key=lambda row: (-row.rolls, named[row.character_id]))
 
 
+SESSION_IDS = 5000  # a session's rolls read by id up to this many (``uses_in``)
+
+
 def uses_in(scope: Scope, membership: Membership, rolls: QuerySet[Roll]) -> QuerySet[FollowUpUse]:
     """The follow-ups a page counts: on the scope's rolls; for a character, those its sheet
     paid for (a Luck point against someone else's roll included) on rolls the member sees."""
     if scope.character is None:
+        if scope.session is not None:
+            # A session's rolls by id, read first (a few hundred): with the subquery
+            # PostgreSQL scanned every follow-up of the campaign, 8 ms a query at 100,000
+            # rolls, where the follow-ups' roll index finds the session's in a fraction of
+            # that. An evening of many thousand rolls keeps the subquery (a list that long is
+            # no cheaper, and SQLite caps the parameters of a statement).
+            ids = list(rolls.values_list("pk", flat=True)[: SESSION_IDS + 1])
+            if len(ids) <= SESSION_IDS:
+                return FollowUpUse.objects.filter(roll_id__in=ids)
         return FollowUpUse.objects.filter(roll__in=rolls)
     paid = rolls_in(Scope(scope.campaign, scope.session), membership)
     return FollowUpUse.objects.filter(Q(roll__in=rolls) | Q(payer=scope.character, roll__in=paid))
@@ -340,7 +352,6 @@ class Recap:
 
 
 RECAP_ROLLS = 3
-RECAP_IDS = 5000
 
 
 def recap(scope: Scope, membership: Membership) -> Recap:
@@ -348,17 +359,7 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     assert scope.session is not None
     rolls = rolls_in(scope, membership)
     fair = rolls.filter(FAIR)
-    # The session's rolls by id, read first (a few hundred): with the subquery PostgreSQL
-    # scanned every follow-up of the campaign, 8 ms a query at 100,000 rolls, where the
-    # follow-ups' roll index finds the session's in a fraction of that. An evening of many
-    # thousand rolls keeps the subquery (a list that long is no cheaper, and SQLite caps the
-    # parameters of a statement).
-    ids = list(rolls.values_list("pk", flat=True)[: RECAP_IDS + 1])
-    uses = (
-        FollowUpUse.objects.filter(roll_id__in=ids)
-        if len(ids) <= RECAP_IDS
-        else uses_in(scope, membership, rolls)
-    )
+    uses = uses_in(scope, membership, rolls)
     conditions = [
         (row["payer_name"], f"{row['condition']} (pushing)")
         for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
