@@ -116,13 +116,32 @@ class Card:
         character's and its target's, are kept as written when it was made)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
-        key = (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
-        body = _bodies.get(key)
+        body = _bodies.get(self._key)
         if body is None:
             body = render_to_string("rolls/_card.html#body", {"card": self})
             if sharing():
-                _bodies.put(key, body)
+                _bodies.put(self._key, body)
         return body
+
+    @property
+    def _key(self) -> tuple[int, datetime, int, bool, bool]:
+        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
+
+    @property
+    def markup(self) -> SafeString:
+        """The whole card. Where nothing on it is the viewer's own (no buttons, no form field,
+        no refusal: every card of the history) it is what ``body`` is plus the place, the
+        time and the links, so it is kept the same way: a history page of 25 cards drew 2-3
+        ms of templates for markup that is the same on every visit (bench/history.py)."""
+        if self.follow_ups or self.form_token or self.refusal:
+            return render_to_string("rolls/_card.html", {"card": self})
+        key = (*self._key, self.place)
+        markup = _wholes.get(key)
+        if markup is None:
+            markup = render_to_string("rolls/_card.html", {"card": self})
+            if sharing():
+                _wholes.put(key, markup)
+        return markup
 
 
 # Stand-ins no real id equals in the digits of the other: reversed once, filled in per card.
@@ -144,6 +163,7 @@ def _roll_url(prefix: str) -> str:
 
 
 _bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
+_wholes: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
 
 
 def build_card(
@@ -154,6 +174,7 @@ def build_card(
     place: str,
     membership: Membership | None = None,
     latest: bool | None = None,
+    roll_seq: int | None = None,
 ) -> Card:
     """A card for ``roll`` as of ``state``, as ``membership`` may see it (None: anyone at the
     table), as ``rolls.audience.sight`` decides: a secret or blind roll shows no dice to anyone
@@ -161,13 +182,14 @@ def build_card(
     feed or the history), for whoever may ask for each one; callers pass the roll's latest
     state there, so a stale card never offers a button. ``latest``: whether this is its
     character's newest roll, when the caller knows (it has just made it); read from the
-    database otherwise."""
+    database otherwise. ``roll_seq``: the sequence number of the roll's own entry, when the
+    caller has it (the history lists that entry), for a hidden card's number."""
     system = registry.engine(roll.system)
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
     if not seen.dice:
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
         # follow-up sends the table this same card again, so no step, action or count shows.
-        card = Card(roll, {}, _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
+        card = Card(roll, {}, roll_seq or _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
         if place in ACTIONABLE and membership is not None and seen.unseen:
             card.follow_ups = _unseen_buttons(roll, state)
         return card

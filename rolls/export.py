@@ -25,7 +25,7 @@ from django.db import connection, models
 
 from rolls import chain, registry
 from rolls.audience import Facts, Viewer, sight
-from rolls.history import session_seqs
+from rolls.history import SessionTimes, session_seqs
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
@@ -46,7 +46,7 @@ class Scope:
         """The first and last sequence numbers exported (first > last: nothing)."""
         if self.session is None:
             return 1, self.campaign.last_seq
-        return session_seqs(self.campaign, self.session)
+        return session_seqs(self.campaign, SessionTimes.of(self.session))
 
     def previous_hash(self, start: int) -> str:
         if start <= 1:

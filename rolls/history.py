@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
+from html import escape
 from typing import Any
 
 from django import forms
@@ -24,7 +25,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.utils import timezone
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
@@ -51,26 +52,24 @@ CONTEST_PARTS = tuple(
 
 
 class QuickSelect(forms.Select):
-    """A select whose options are written here, in Python: the markup of Django's select
-    template, without its template include per option. A campaign of 200 sessions made the
-    filter form's options cost more than the page's 25 cards (bench/history.py)."""
+    """A select of plain (value, label) strings (``PickField``'s), written here in Python: the
+    markup of Django's select template without its template per option and its lazy escaping
+    per string. A campaign of 200 sessions made the filter form's options cost more than the
+    page's 25 cards (bench/history.py)."""
 
     def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
-        choices = list(self.choices)
-        if self.allow_multiple_selected or any(isinstance(label, list | tuple) for _, label in choices):
-            return super().render(name, value, attrs, renderer)
-        # What ``Select.optgroups`` decides, without a dict of attributes per option: the
-        # first option whose value is the field's is selected, a None value is "".
+        # What ``Select.optgroups`` decides: the first option whose value is the field's is
+        # selected; a None value is "".
         values = self.format_value(value)
         chosen = False
         options = []
-        for option_value, label in choices:
-            option_value = "" if option_value is None else str(option_value)
+        pairs: list[tuple[str, str]] = self.choices  # type: ignore[assignment]
+        for option_value, label in pairs:
             selected = not chosen and option_value in values
             chosen = chosen or selected
             options.append(
-                f'\n  <option value="{conditional_escape(option_value)}"'
-                f"{' selected' if selected else ''}>{conditional_escape(str(label))}</option>\n"
+                f'\n  <option value="{escape(option_value)}"'
+                f"{' selected' if selected else ''}>{escape(label)}</option>\n"
             )
         return format_html(
             '<select name="{}"{}>{}\n</select>',
@@ -99,17 +98,38 @@ def _choices(pairs: Any, empty: str) -> list[tuple[str, str]]:
     return [("", empty), *((str(value), str(label)) for value, label in pairs)]
 
 
+class PickField(forms.ChoiceField):
+    """A choice among plain (value, label) strings, set per request, drawn by ``QuickSelect``.
+    ``ChoiceField`` normalizes its choices on each assignment and walks them on each check,
+    the widget copies them again: for 200 sessions, a millisecond of a page that has 50."""
+
+    widget = QuickSelect
+
+    def _get_choices(self) -> Any:
+        return self._choices
+
+    def _set_choices(self, value: Any) -> None:
+        # ``ChoiceField.__deepcopy__`` copies ``_choices``: the same name.
+        self._choices = self.widget.choices = list(value)
+        self._values = {str(choice) for choice, _ in self._choices}
+
+    choices = property(_get_choices, _set_choices)
+
+    def valid_value(self, value: Any) -> bool:
+        return str(value) in self._values
+
+
 class HistoryFilters(forms.Form):
     """The filters of the history page, read from its query string. Every value is a choice
     from this campaign (an id no one may guess further), a date, or a sequence number."""
 
-    kind = forms.ChoiceField(label="Show", choices=KINDS, required=False)
-    session = forms.ChoiceField(label="Play session", required=False)
-    character = forms.ChoiceField(label="Character", required=False)
-    player = forms.ChoiceField(label="Player", required=False)
-    outcome = forms.ChoiceField(label="Outcome", required=False)
-    follow_up = forms.ChoiceField(label="Follow-up used", required=False)
-    secret = forms.ChoiceField(
+    kind = PickField(label="Show", choices=KINDS, required=False)
+    session = PickField(label="Play session", required=False)
+    character = PickField(label="Character", required=False)
+    player = PickField(label="Player", required=False)
+    outcome = PickField(label="Outcome", required=False)
+    follow_up = PickField(label="Follow-up used", required=False)
+    secret = PickField(
         label="Secret or blind",
         choices=(("", "Either"), ("yes", "Secret or blind only"), ("no", "Open rolls only")),
         required=False,
@@ -137,7 +157,9 @@ class HistoryFilters(forms.Form):
             .order_by("-number")
             .values_list("pk", "number", "started")
         )
-        # The export's choice of session, from the same rows (``export_options``).
+        # The session filter's part of the log (``SessionTimes.among``) and the export's
+        # choice of session (``export_options``), from the same rows.
+        self.sessions = sessions
         self.session_numbers = [number for _, number, _ in sessions]
         fields["session"].choices = _choices(  # type: ignore[attr-defined]
             ((pk, f"Session {number} · {started:%d %b %Y}") for pk, number, started in sessions),
@@ -151,9 +173,6 @@ class HistoryFilters(forms.Form):
         fields["follow_up"].choices = _choices(  # type: ignore[attr-defined]
             system.follow_up_names.items(), "Any, or none"
         )
-        for each in fields.values():
-            if type(each.widget) is forms.Select:
-                each.widget = QuickSelect(attrs=each.widget.attrs, choices=each.widget.choices)
         if not membership.is_gm:
             # Not offered to a player; still read, so that asking for it answers nothing.
             fields["secret"].widget = forms.HiddenInput()
@@ -207,19 +226,36 @@ class HistoryFilters(forms.Form):
         return params.urlencode()
 
 
-def _session_events(session_id: int, campaign: Campaign) -> Q:
-    """The events of a play session: from its start until the next one started (what the GM
-    did between two evenings belongs to the one before)."""
-    session = PlaySession.objects.get(pk=session_id)
-    later = (
-        PlaySession.objects.filter(campaign=campaign, number__gt=session.number)
-        .order_by("number")
-        .values_list("started", flat=True)
-        .first()
-    )
-    where = Q(created__gte=session.started)
-    if later is not None:
-        where &= Q(created__lt=later)
+@dataclass(frozen=True)
+class SessionTimes:
+    """A play session's part of the campaign's time: from its start until the next session
+    starts (``until`` None: it is the newest). What the GM did between two evenings belongs to
+    the one before; what came before the first session goes with the first."""
+
+    started: datetime
+    until: datetime | None
+    first: bool
+
+    @classmethod
+    def of(cls, session: PlaySession) -> SessionTimes:
+        """Read with the session's neighbours (numbers may have gaps: an imported campaign)."""
+        around = PlaySession.objects.filter(campaign_id=session.campaign_id)
+        later = around.filter(number__gt=session.number).order_by("number").values_list("started", flat=True)
+        return cls(session.started, later.first(), not around.filter(number__lt=session.number).exists())
+
+    @classmethod
+    def among(cls, rows: list[tuple[int, int, datetime]], session_id: int) -> SessionTimes:
+        """From the campaign's sessions as (pk, number, started), newest first (what the
+        filter form reads for its choices): no query."""
+        index = next(i for i, (pk, _, _) in enumerate(rows) if pk == session_id)
+        return cls(rows[index][2], rows[index - 1][2] if index else None, index == len(rows) - 1)
+
+
+def session_events(times: SessionTimes) -> Q:
+    """The events of a play session, by their time."""
+    where = Q(created__gte=times.started)
+    if times.until is not None:
+        where &= Q(created__lt=times.until)
     return where
 
 
@@ -236,21 +272,17 @@ def first_at_or_after(campaign: Campaign, moment: datetime) -> int | None:
     )
 
 
-def session_seqs(campaign: Campaign, session: PlaySession) -> tuple[int, int]:
+def session_seqs(campaign: Campaign, times: SessionTimes) -> tuple[int, int]:
     """The first and last sequence numbers of a play session's part of the log (first > last:
-    nothing): from its start to the last entry before the next session starts; what came
-    before the first session goes with it."""
-    start = first_at_or_after(campaign, session.started)
+    nothing)."""
+    start = first_at_or_after(campaign, times.started)
     if start is None:
         return 1, 0
-    if not PlaySession.objects.filter(campaign=campaign, number__lt=session.number).exists():
+    if times.first:
         start = 1
-    following = (
-        PlaySession.objects.filter(campaign=campaign, number__gt=session.number).order_by("number").first()
-    )
     end = campaign.last_seq
-    if following is not None:
-        end = min(end, (first_at_or_after(campaign, following.started) or end + 1) - 1)
+    if times.until is not None:
+        end = min(end, (first_at_or_after(campaign, times.until) or end + 1) - 1)
     return start, end
 
 
@@ -273,11 +305,12 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     hidden = ~Q(roll__visibility=Visibility.PUBLIC) & Q(roll__revealed=False)
     span = Q()  # what rolls and events alike must be in
     if data.get("session"):
+        times = SessionTimes.among(filters.sessions, int(data["session"]))
         rolls &= Q(roll__session_id=int(data["session"]))
-        events &= _session_events(int(data["session"]), campaign)
+        events &= session_events(times)
         # The same entries, and one index range to find them in: a session's rolls and events
         # all lie within its part of the log.
-        first, last = session_seqs(campaign, PlaySession.objects.get(pk=int(data["session"])))
+        first, last = session_seqs(campaign, times)
         span &= Q(seq__gte=first, seq__lte=last)
     # Days as a part of the log (from the first entry at or after the first midnight to the
     # last before the midnight after the last day, in the site's time zone): what

@@ -25,7 +25,7 @@ from django.db.models import Q, QuerySet, Sum
 
 from rolls import fairness, registry
 from rolls.events import TableEvent
-from rolls.history import _session_events
+from rolls.history import SessionTimes, session_events
 from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
 from rolls.stats_record import FACE_FIELDS
 from rolls.stats_tally import NO_SHEET, ROLL_SUMS, WHOLE_CAMPAIGN
@@ -368,7 +368,7 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         LogEntry.objects.filter(
             campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
         )
-        .filter(_session_events(scope.session.pk, scope.campaign), text__contains="checked")
+        .filter(session_events(SessionTimes.of(scope.session)), text__contains="checked")
         .order_by("seq")
         .values_list("text", flat=True)[:50]
     )

@@ -49,7 +49,9 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
             continue
         if entry.kind == LogEntry.Kind.ROLL and roll is not None:
             state, seq = states.get(roll.pk, (entry.state or {}, entry.seq))
-            items.append(build_card(roll, state, seq, place="history", membership=membership))
+            items.append(
+                build_card(roll, state, seq, place="history", membership=membership, roll_seq=entry.seq)
+            )
         else:
             items.append(entry)
         # An event on a roll (voided, revealed) belongs to the roll's session, a session's
