@@ -252,23 +252,33 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         # campaign (its Mystery, for the status line) is as it is now, not as it was at connect.
         batch = await database(self._read_since)(since)
         if batch is None:
-            # Removed by the GM: leave the table and close, once.
-            self.removed = True
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.close(code=NOT_A_MEMBER)
+            self.removed = True  # nothing more is sent, whatever is still on its way
+            await self._turned_away()
             return
         html, last = batch
         self.last_sent = max(last, since)
         if html:
             await self.send(text_data=html)
 
+    async def _turned_away(self) -> None:
+        """Removed by the GM: leave the table's group and close, once."""
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.close(code=NOT_A_MEMBER)
+
+    def _stored(self, since: int, until: int) -> tuple[str, int] | None:
+        """The batch from the shared markup alone, when stored and all this socket needs."""
+        assert self.membership is not None
+        return shared_since(self.membership, since, until, self.result_for, self.roster)
+
+    def _may_share(self) -> bool:
+        return self.membership is not None
+
     async def _shared_since(self, since: int, until: int) -> tuple[str, int] | None:
         """The batch from the markup this process's sockets share, when it is all this
-        socket needs (see ``rolls.feed.shared_since``); None when it must read for itself."""
-        membership = self.membership
-        if membership is None:
+        socket needs (``_stored``); None when it must read for itself."""
+        if not self._may_share():
             return None
-        batch = shared_since(membership, since, until, self.result_for, self.roster)
+        batch = self._stored(since, until)
         if batch is None and not is_stored(self.campaign_id, since, until):
             # Usually rendered already by the writer, when it runs in this process.
             try:
@@ -280,7 +290,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
                     "could not prepare entries %s-%s of campaign %s", since, until, self.campaign_id
                 )
                 return None
-            batch = shared_since(membership, since, until, self.result_for, self.roster)
+            batch = self._stored(since, until)
         return batch
 
     def _find_membership(self) -> Membership | None:

@@ -20,7 +20,7 @@ from rolls.audience import Facts
 from rolls.cards import Card, build_card
 from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent, refreshes
-from rolls.feed import MAX_CATCH_UP, _shared
+from rolls.feed import MAX_CATCH_UP, _shared, stored_since
 from rolls.log import append_event
 from rolls.models import LogEntry
 from tabletop.joinlink import looks_like_token
@@ -87,6 +87,16 @@ def panels_context(campaign: Campaign) -> dict[str, object]:
         # No membership: the contests as the room sees them, with no button.
         "contests": contest_views(campaign.pk, None),
     }
+
+
+def display_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] | None:
+    """What ``display_since`` sends for the entries after ``since`` up to ``until``, from the
+    markup the table's sockets share, without the database: only when each is a stored roll
+    or follow-up that neither answers a call nor is a side of a contest (those redraw a panel
+    from the database). None otherwise, and the socket reads, token and all. A replaced link
+    is an event, which always takes that long way: the display still closes on the very
+    entry that replaced it."""
+    return stored_since(campaign_id, since, until, lambda facts: not (facts.call or facts.contest))
 
 
 def display_since(campaign: Campaign, since: int) -> tuple[str, int]:

@@ -2,10 +2,11 @@
 ``audience.TABLE`` for its viewer and the display token for its membership.
 
 It joins the table's group, so it hears every entry and every change of who is here, but it
-is nobody at the table: it never enters the presence list. Every batch it sends is read from
-the database together with its token; once the GM has replaced the link (which writes an entry
-to the log, so every display hears of it at once) the socket closes with ``REPLACED``, which
-the page knows and does not reconnect on.
+is nobody at the table: it never enters the presence list. A batch of rolls is sent from the
+markup the table's sockets share (``rolls.display.display_stored``); any other batch is read
+from the database together with its token. Once the GM has replaced the link (which writes an
+event to the log, so every display hears of it at once, and reads) the socket closes with
+``REPLACED``, which the page knows and does not reconnect on.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 
 from rolls import consumers
 from rolls.consumers import TableConsumer
-from rolls.display import campaign_for, display_since
+from rolls.display import campaign_for, display_since, display_stored
 from rolls.live import table_group
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.consumer import database
@@ -59,19 +60,16 @@ class DisplayConsumer(TableConsumer):
         if discard is not None:
             await discard(self.channel_name)
 
-    async def _send_since(self, since: int, until: int | None = None) -> None:
-        # Always from the database, token and all: a display per table costs one read per
-        # entry, and a replaced link is noticed on the very entry that replaced it.
-        batch = await database(self._read_since)(since)
-        if batch is None:
-            self.removed = True  # nothing more is sent, whatever is still on its way
-            await self._leave()
-            await self.close(code=REPLACED)
-            return
-        html, last = batch
-        self.last_sent = max(last, since)
-        if html:
-            await self.send(text_data=html)
+    async def _turned_away(self) -> None:
+        # The link was replaced: leave the group and close with the code the page knows.
+        await self._leave()
+        await self.close(code=REPLACED)
+
+    def _may_share(self) -> bool:
+        return True
+
+    def _stored(self, since: int, until: int) -> tuple[str, int] | None:
+        return display_stored(self.campaign_id, since, until)
 
     def _read_since(self, since: int) -> tuple[str, int] | None:
         campaign = campaign_for(self.token)

@@ -22,6 +22,7 @@ and every socket takes the database path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -264,18 +265,28 @@ def shared_since(
     Events take the long way on purpose: a status event shows the session as it is now, and
     the entry that removes a member is an event, so a removed member's socket reads its
     membership (gone) before anything after it."""
+    viewer = _viewer(membership)
+    return stored_since(
+        membership.campaign_id,
+        since,
+        until,
+        lambda facts: not delivery(facts, viewer, result_for, roster).personal,
+    )
+
+
+def stored_since(
+    campaign_id: int, since: int, until: int, shared_alone: Callable[[Facts], bool]
+) -> tuple[str, int] | None:
+    """The stored markup of the rolls and follow-ups after ``since`` up to ``until`` and the
+    batch's tail, when every one of them is stored and ``shared_alone`` says its shared markup
+    is all a socket sends for it; None otherwise (any event among them included)."""
     if not 0 <= since < until or until - since > MAX_CATCH_UP:
         return None
-    viewer = _viewer(membership)
     parts = []
     shared = None
     for seq in range(since + 1, until + 1):
-        shared = _store.get((membership.campaign_id, seq))
-        if (
-            shared is None
-            or not shared.facts.roll
-            or delivery(shared.facts, viewer, result_for, roster).personal
-        ):
+        shared = _store.get((campaign_id, seq))
+        if shared is None or not shared.facts.roll or not shared_alone(shared.facts):
             return None
         parts.append(shared.html)
     assert shared is not None

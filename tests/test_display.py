@@ -17,6 +17,7 @@ from django.urls import reverse
 from rolls import display, registry, services
 from rolls.display_consumer import REPLACED
 from rolls.events import TableEvent
+from rolls.kept import sharing
 from rolls.models import LogEntry, Roll
 from tabletop.asgi import application
 from tabletop.models import Campaign, Presence
@@ -317,6 +318,10 @@ def campaign_now(table: Table) -> Campaign:
     return Campaign.objects.get(pk=table.campaign.pk)
 
 
+def without_tails(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r'<span id="last-seq" data-seq="\d+" hidden></span>', "", html)).strip()
+
+
 async def synced_display(table: Table) -> tuple[WebsocketCommunicator, int]:
     campaign = await campaign_now(table)
     communicator, connected = await open_display(campaign.display_token)
@@ -362,6 +367,39 @@ async def test_the_socket_sends_a_public_roll_in_full(table: Table) -> None:
 
     assert f'id="feed-roll-{roll.pk}"' in live
     assert "climbs the fence" in live and "Success" in live and 'data-face="6"' in live
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_rolls_reach_the_socket_from_the_shared_markup_and_events_read_the_token(table: Table) -> None:
+    """A batch of rolls goes out from the markup the table's sockets share, the bytes the
+    database read would send, without that read; an event takes the long way, token and all.
+    Shown by taking the token away behind the log's back (the GM's real replacement is an
+    event): rolls still arrive, the next event closes the socket."""
+    communicator, last = await synced_display(table)
+    campaign = await campaign_now(table)
+
+    await database_sync_to_async(public_roll)(table)
+    await database_sync_to_async(secret_roll)(table)
+    live = await bytes_until(communicator, last + 2)
+    long_way, _ = await database_sync_to_async(display.display_since)(await campaign_now(table), last)
+    # Two frames, one batch: the same cards, each frame ending with its "last seq" marker.
+    assert without_tails(live) == without_tails(long_way)
+    assert_shows_nothing_hidden(live.split("The GM rolled in secret.", 1)[1])
+
+    await database_sync_to_async(Campaign.objects.filter(pk=campaign.pk).update)(display_token="gone" * 8)
+    roll = await database_sync_to_async(public_roll)(table)
+    if sharing():
+        assert f'id="feed-roll-{roll.pk}"' in await bytes_until(communicator, last + 3)
+        from rolls import campaigns
+
+        await database_sync_to_async(campaigns.session_end)(
+            campaign=await campaign_now(table), actor=table.gm
+        )
+    # With the fast path off nothing is shared: every batch is read, and the roll closes it.
+    closed = await communicator.receive_output(timeout=3)
+    assert (closed["type"], closed["code"]) == ("websocket.close", REPLACED)
     await communicator.disconnect()
 
 
