@@ -351,6 +351,7 @@ class Recap:
 
 
 RECAP_ROLLS = 3
+RECAP_FIELDS = ("id", "character_name", "trait", "outcome", "percentile")
 
 
 def recap(scope: Scope, membership: Membership) -> Recap:
@@ -380,6 +381,8 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         .filter(Q(luck_spent__gt=0) | Q(pride_spent__gt=0) | Q(endurance_spent__gt=0))
         .order_by("payer_name")
     ]
+    # What the recap names of a roll: its link, its roller, its trait and where it lies.
+    fair = fair.only(*RECAP_FIELDS)
     luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
     # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
     unluckiest = list(
@@ -389,7 +392,9 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         summary=summary(scope, membership),
         luckiest=luckiest,
         unluckiest=unluckiest,
-        notable=list(rolls.filter(outcome__in=("catastrophe", "amazing")).order_by("id")[:20]),
+        notable=list(
+            rolls.filter(outcome__in=("catastrophe", "amazing")).only(*RECAP_FIELDS).order_by("id")[:20]
+        ),
         conditions=conditions,
         spent_by=spent_by,
     )
