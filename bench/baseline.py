@@ -69,7 +69,8 @@ def roll(request: HttpRequest, table: int) -> HttpResponse:
         return HttpResponseNotAllowed(["POST"])
     dice = [RNG.randint(1, 6) for _ in range(5)]
     seq = _next_seq()
-    html = f'<li class="card" data-seq="{seq}">{" ".join(map(str, dice))} ({dice.count(6)} sixes)</li>'
+    # Shaped as the app's feed card, which is what the bench's listeners count (harness.SEQ).
+    html = f'<li id="feed-roll-{seq}" class="card" data-seq="{seq}">{" ".join(map(str, dice))} ({dice.count(6)} sixes)</li>'
     layer = get_channel_layer()
     async_to_sync(layer.group_send)(f"table-{table}", {"type": "table.entry", "html": html})  # type: ignore[union-attr]
     return HttpResponse(html)

@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SEQ = re.compile(r'data-seq="(\d+)"')
+# What delivers an entry to a page: a wrapper that inserts it at the top of the feed, a feed
+# card replaced in place (a follow-up), the batch's "last seq". Not the cards of the GM's
+# waiting panel or a result panel, which draw older entries again with each redraw.
+SEQ = re.compile(
+    r'<[a-z]+ (?:hx-swap-oob="afterbegin:#feed"|id="(?:feed-roll-\d+|last-seq)")[^>]*? data-seq="(\d+)"'
+)
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH_DB = "tabletop_bench"
 REDIS_BENCH = "redis://127.0.0.1:6379/5"  # a database of its own, flushed before and after

@@ -9,8 +9,10 @@ For each table: a GM and ``sockets - 1`` players, each a signed-in phone with on
 the campaign page; the players post rolls (``rolls:roll-create``, as htmx does) round-robin,
 spread over every player so nobody passes the rate limit (60 rolls a minute). Latency is the
 time from sending the POST to the moment each socket of that table receives the entry (its
-``data-seq``); expected deliveries are rolls x sockets of that table. A seq is delivered once
-per message that carries it; a later message carrying it again is a duplicate.
+``data-seq`` on a feed card, the wrapper that inserts one or the batch's "last seq": not on
+the cards a waiting panel draws again, ``harness.SEQ``); expected deliveries are rolls x
+sockets of that table. A seq is delivered once per message that carries it; a later message
+carrying it again is a duplicate.
 
 Prints p50/p95/p99 of that latency, delivered/expected, duplicates, the server's memory and
 CPU, then the same for the baseline (``bench/baseline.py``) and the ratio, and PASS/FAIL for

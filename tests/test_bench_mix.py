@@ -7,13 +7,16 @@ refusals."""
 from __future__ import annotations
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from bench import harness
 from bench.mix import choose_follow_up
 from rolls import campaigns as services
+from rolls import feed, panels
+from rolls.models import LogEntry
 from rolls.systems.sixes import CONDITIONS
-from tabletop.models import Character
+from tabletop.models import Character, Membership
 from tests import factories
 from tests.factories import Script
 
@@ -98,3 +101,28 @@ def test_refill_puts_back_what_the_follow_ups_spent(db: None) -> None:
     assert kid.luck == 3 and not any(kid.sheet["conditions"].values())
     made.refresh_from_db()
     assert (made.endurance, made.drama_spent) == (harness.BENCH_ENDURANCE, 0)
+
+
+def test_a_socket_counts_an_entry_once_when_the_gms_panel_draws_its_card_again(
+    db: None, dice: Script
+) -> None:
+    """The GM's waiting panel is redrawn with the cards of older rolls (an NPC's, which can still bid, here): the
+    bench counts the feed's cards, so those are no second delivery of their entries."""
+    table, roll_data, npc_data = _table("sets")
+    dice(5, then=5)  # a set of fives: the NPC can bid, so its card waits on the panel
+    path = reverse("rolls:npc-roll", args=[table.campaign.pk])
+    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **CLIENT}
+    assert factories.logged_in(table.gm).post(path, data, HTTP_HX_REQUEST="true").status_code == 200
+    _roll(table, roll_data)
+    npc, kid = LogEntry.objects.filter(campaign=table.campaign).order_by("-seq")[:2][::-1]
+    gm = Membership.objects.select_related("campaign").get(campaign=table.campaign, user=table.gm)
+    panel = render_to_string("rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(table.campaign.pk, gm)})
+    assert f'data-seq="{npc.seq}"' in panel  # the NPC's card waits there
+
+    listener = harness.Listener(0, harness.Phone(table.gm.pk, "", "", None, is_gm=True))
+    listener.take(feed._shared(npc).html + f'<span id="last-seq" data-seq="{npc.seq}" hidden></span>', 0.0)
+    listener.take(
+        feed._shared(kid).html + panel + f'<span id="last-seq" data-seq="{kid.seq}" hidden></span>', 1.0
+    )
+    assert (listener.duplicates, listener.out_of_order) == (0, 0)
+    assert list(listener.first_seen) == [npc.seq, kid.seq]
