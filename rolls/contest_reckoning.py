@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rolls import registry
+from rolls.history import newest_states
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import State
@@ -30,8 +31,12 @@ class Reckoning:
 
 
 def states_of(sides: Sequence[ContestSide]) -> list[State]:
-    """The rolls of the sides that rolled, as they stand, in ``sides`` order."""
-    return [side.roll.current_state() for side in sides if side.roll is not None]
+    """The rolls of the sides that rolled, as they stand, in ``sides`` order: those a service
+    holds already (``Roll.known_state``), the others read in one query, not one per side."""
+    rolls = [side.roll for side in sides if side.roll is not None]
+    unknown = [roll.pk for roll in rolls if roll.known_state is None]
+    newest = newest_states(unknown) if unknown else {}
+    return [roll.known_state if roll.known_state is not None else newest[roll.pk][0] for roll in rolls]
 
 
 def reckon(

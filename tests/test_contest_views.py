@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rolls.contest_panels import contest_views
+from rolls.contest_reckoning import states_of
 from rolls.models import Contest, LogEntry, Roll
 from rolls.systems.base import percent
 from tabletop.models import Membership
@@ -334,3 +335,19 @@ def test_str_9_the_panel_reads_every_roll_of_its_contests_in_one_query(pair: Pai
     assert view.sides[0].winning and view.sides[0].result and view.sides[1].result
     log_reads = [query["sql"] for query in queries if '"rolls_logentry"' in query["sql"]]
     assert len(log_reads) == 1, log_reads
+
+
+def test_str_9_closing_and_the_verdict_read_every_side_in_one_query(pair: Pair, dice: Script) -> None:
+    """What a close or a verdict reckons from (``contest_reckoning.states_of``): each side's
+    roll as it stands, read for all the sides at once, not once per side."""
+    open_against_guard(pair)
+    dice(6, 5)
+    roll_side(pair, pair.table.player, 0)
+    dice(1, 2)
+    roll_side(pair, pair.table.gm, 1)
+    sides = list(Contest.objects.get().sides.select_related("roll").order_by("position"))
+    with CaptureQueriesContext(connection) as queries:
+        states = states_of(sides)
+    assert len(queries) == 1
+    assert states == [Roll.objects.get(pk=side.roll_id).current_state() for side in sides]
+    assert [state["steps"][0]["dice"] for state in states] == [[6, 5], [1, 2]]
