@@ -10,6 +10,12 @@ and varies with the machine. Run it before and after a change, alternately.
 
     .venv/bin/python bench/roll_cpu.py                 # ms of CPU per roll
     .venv/bin/python bench/roll_cpu.py --profile 40    # and where it goes (cProfile, slower)
+    .venv/bin/python bench/roll_cpu.py --follow-ups    # a follow-up's CPU beside a roll's
+
+With ``--follow-ups`` each roll is followed by the follow-up its answer's card offers, as
+``bench/mix.py`` takes it (Luck and the push in turn), and both are timed apart: the figures
+are CPU per roll and per follow-up over the whole run, and their ratio (issue 18's target:
+a follow-up at most 1.2 times a plain roll).
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ import pstats
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import harness
 
 ROLL = "trait=skill-0&need=1"
+# The random value a phone's script sends with a follow-up (``rolls.fairdice``).
+CLIENT = {"client_random": "0123456789abcdef" * 2}
 
 
 def main() -> None:
@@ -37,31 +46,85 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=int, metavar="N", help="then profile the rolls: the N costliest functions"
     )
+    parser.add_argument(
+        "--follow-ups", action="store_true", help="follow each roll up as its card offers; time both"
+    )
     args = parser.parse_args()
 
     environment = harness.prepare("embedded")
     try:
-        print(f"{measure(args.rolls, args.batches, args.profile):.3f} ms of CPU per roll (cheapest batch)")
+        if args.follow_ups:
+            roll, follow_up, taken = measure_follow_ups(args.rolls)
+            print(f"{roll:.3f} ms of CPU per roll, {follow_up:.3f} per follow-up ({taken})")
+            print(f"follow-up / roll: {follow_up / roll:.2f} (target 1.2)")
+        else:
+            print(
+                f"{measure(args.rolls, args.batches, args.profile):.3f} ms of CPU per roll (cheapest batch)"
+            )
     finally:
         harness.cleanup(environment)
 
 
-def measure(count: int, batches: int, profile: int | None) -> float:
+def measure_follow_ups(count: int) -> tuple[float, float, dict[str, int]]:
+    """CPU per roll and per follow-up (ms) over ``count`` rolls, each followed up when its
+    card offers what ``bench/mix.py`` takes, and how many of each follow-up were taken."""
+    from bench.mix import choose_follow_up
+
+    phones = _phones()
+    spent = {"roll": 0.0, "follow-up": 0.0}
+    done = {"roll": 0, "follow-up": 0}
+    taken: dict[str, int] = {}
+
+    def timed(kind: str, client: Any, path: str, *args: Any, **kwargs: Any) -> str:
+        start = time.thread_time()
+        response = client.post(path, *args, SERVER_NAME="127.0.0.1", **kwargs)
+        spent[kind] += time.thread_time() - start
+        done[kind] += 1
+        if response.status_code != 200:
+            raise SystemExit(f"a {kind} answered {response.status_code}: {response.content[:200]!r}")
+        return response.content.decode()
+
+    for n in range(len(phones) + count):
+        if n == len(phones):  # each phone's first roll and follow-up warmed up: count from here
+            spent = dict.fromkeys(spent, 0.0)
+            done = dict.fromkeys(done, 0)
+            taken.clear()
+        client, url = phones[n % len(phones)]
+        answer = timed("roll", client, url, ROLL, content_type="application/x-www-form-urlencoded")
+        chosen = choose_follow_up(answer, n)
+        if chosen is None:
+            continue
+        action, path, data = chosen
+        taken[action] = taken.get(action, 0) + 1
+        timed("follow-up", client, path, {**data, **CLIENT})
+    return (
+        spent["roll"] * 1000 / max(1, done["roll"]),
+        spent["follow-up"] * 1000 / max(1, done["follow-up"]),
+        taken,
+    )
+
+
+def _phones() -> list[tuple[Any, str]]:
+    """Each phone of 100 tables of 6 as a test client and the URL of its roll: its session and
+    CSRF cookies, token header and htmx header, as load.py sends. No socket listens: the
+    broadcast is rendered (prepare_entry) but not sent."""
     from django.test import Client
     from django.urls import reverse
 
     from rolls import live
 
-    # No socket listens: the broadcast is rendered (prepare_entry) but not sent.
     live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
-    tables = harness.build_tables(100, 6)
     phones = []
-    for table in tables:
+    for table in harness.build_tables(100, 6):
         for phone in table.rollers:
-            # The phone's session and CSRF cookies, token header and htmx header, as load.py sends.
             client = Client(enforce_csrf_checks=True, headers=phone.post_headers("127.0.0.1"))
             url = reverse("rolls:roll-create", args=[table.campaign_id, phone.character_id])
             phones.append((client, url))
+    return phones
+
+
+def measure(count: int, batches: int, profile: int | None) -> float:
+    phones = _phones()
 
     def roll(n: int) -> None:
         client, url = phones[n % len(phones)]

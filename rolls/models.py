@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 
 from tabletop.models import Campaign, Character, PlaySession
+from tabletop.serving.compiled_query import CompiledQuery
 
 
 class Visibility(models.TextChoices):
@@ -142,6 +143,9 @@ class Roll(models.Model):
     # Not a column: the roll's newest state, where a page that only reads read those of many
     # rolls in one query (``rolls.contest_panels``); ``current_state`` returns it then.
     known_state: dict[str, Any] | None = None
+    # Not a column: whether it is its character's newest roll, where a service has read it
+    # (``rolls.services.follow_up_apply``); ``is_latest`` returns it then.
+    known_latest: bool | None = None
 
     class Meta:
         ordering = ["-id"]
@@ -173,8 +177,16 @@ class Roll(models.Model):
         assert entry is not None and entry.state is not None
         return entry.state
 
+    @staticmethod
+    def of_campaign(campaign_id: int, roll_id: int) -> Roll | None:
+        """The campaign's roll of that id with its character and target, or None: the read a
+        follow-up starts with, compiled once (``CompiledQuery``)."""
+        return _ROLL_OF_CAMPAIGN.get_or_none(campaign_id=campaign_id, pk=roll_id)
+
     def is_latest(self) -> bool:
         """Whether this is its character's most recent roll (a push must follow the roll)."""
+        if self.known_latest is not None:
+            return self.known_latest
         if self.character_id is None:
             return False
         latest = (
@@ -203,6 +215,15 @@ class Roll(models.Model):
                 f"this roll was made in {story_name} {self.mystery}."
             )
         return ""
+
+
+_ROLL_OF_CAMPAIGN = CompiledQuery(
+    lambda campaign_id, pk: Roll.objects.select_related("character", "target").filter(
+        campaign_id=campaign_id, pk=pk
+    ),
+    "campaign_id",
+    "pk",
+)
 
 
 class LogEntry(models.Model):

@@ -252,7 +252,8 @@ def follow_up_apply(
         state = roll.current_state()
         resources: Mapping[str, Any] = {}
         if character is not None:
-            resources = adapter.resources(character, latest=roll.is_latest())
+            roll.known_latest = roll.is_latest()  # read once: the answer's card asks again
+            resources = adapter.resources(character, latest=roll.known_latest)
         if unseen:
             offered = {follow_up.action: follow_up for follow_up in system.blind_follow_ups(state, resources)}
             if action not in offered:
@@ -308,6 +309,12 @@ def follow_up_apply(
             roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use
         )
         tally.record()
+        # What the answer's card reads, handed back on the caller's roll rather than read
+        # again: the sheet as this follow-up left it (its buttons and the header show what is
+        # left) and the campaign with its open session known (whether a cost may go on it).
+        roll.campaign = campaign
+        if character is not None:
+            setattr(roll, "target" if action in system.target_actions else "character", character)
         return entry
 
 
@@ -367,7 +374,9 @@ def _follow_up_dice(rng: Rng, roll: Roll, seq: int, client: str | None) -> Entry
     hidden, else its session's while the session runs. After that (a seed already public), a
     player who chose the value mixed in could choose the dice: the app's dice come from the
     operating system, and the entry records no seed. (No rule lets a follow-up draw dice on a
-    roll of an ended session today: every one that does costs something from a sheet.)"""
+    roll of an ended session today: every one that does costs something from a sheet.)
+    Read here, under the campaign's lock (``reserve``), not from an earlier read: a session
+    that ended meanwhile has revealed its seed."""
     if not isinstance(rng, AppDice) or roll.by_hand:
         return EntryDice(rng, seed="", source=SESSION_SEED, seq=seq, client=client)
     if roll.seed and not roll.revealed:
@@ -398,6 +407,10 @@ def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: s
     """Luck, Pride, a push, drama dice... are paid from the sheet as it is now: they go only
     on a roll of the open play session and of the Mystery/Adventure in progress (SIX-5,
     SIX-8, SIX-10, STR-12, DBL-10). Raises RulesError naming why."""
+    # Read once for the request: a follow-up asks before and after the engine, the answer's
+    # card again for its buttons.
+    if campaign.known_open_session is None:
+        campaign.known_open_session = campaign.open_session()
     reason = roll.stale_for(campaign, f"“{label}”", story_name)
     if reason:
         raise RulesError(reason)

@@ -74,6 +74,12 @@ def character_or_404(campaign: Campaign, character_id: int) -> Character:
 
 def character_to_act_for(membership: Membership, character_id: int) -> Character:
     character = character_or_404(membership.campaign, character_id)
+    acting_for(membership, character)
+    return character
+
+
+def acting_for(membership: Membership, character: Character) -> None:
+    """Refuses (403) a member who may not act for ``character``, a character of their
+    campaign already read (a roll's, say)."""
     if not may_act_for(membership, character):
         raise PermissionDenied("Only this character's player or the GM can do that.")
-    return character

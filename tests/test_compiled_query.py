@@ -15,13 +15,14 @@ from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
 from rolls import log
+from rolls import models as roll_models
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence
 from tabletop.serving import auth_backend
 from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledQuery
-from tests.factories import Table
+from tests.factories import Table, an_npc_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,16 @@ def test_it_reads_a_character_with_its_sheet(table: Table) -> None:
     compiled = access._CHARACTER.get(campaign_id=table.campaign.pk, character_id=table.character.pk)
     _same(compiled, Character.objects.get(pk=table.character.pk))
     assert isinstance(compiled.sheet, dict) and compiled.sheet["attributes"]
+
+
+def test_it_reads_a_campaigns_roll_with_its_character_and_target(table: Table) -> None:
+    made = an_npc_roll(table.campaign, table.gm, table.character)
+    compiled = Roll.of_campaign(table.campaign.pk, made.pk)
+    assert compiled is not None
+    _same(compiled, Roll.objects.get(pk=made.pk), related=("target",))
+    assert compiled.character is None and compiled.target == table.character
+    # Another campaign's id finds nothing: a follow-up's URL names the campaign and the roll.
+    assert Roll.of_campaign(table.campaign.pk + 1, made.pk) is None
 
 
 def test_it_reads_the_open_session(table: Table) -> None:
@@ -117,6 +128,7 @@ def test_it_reads_no_inactive_or_unknown_user(table: Table) -> None:
         (models._OPEN_SESSION, {"campaign_id": 3}),
         (roll_services._LOCKED_CHARACTER, {"pk": 3}),
         (auth_backend._USER, {"pk": 3}),
+        (roll_models._ROLL_OF_CAMPAIGN, {"campaign_id": 3, "pk": 4}),
     ],
 )
 def test_it_runs_the_sql_the_orm_would(compiled: CompiledQuery[Any], params: dict[str, int]) -> None:

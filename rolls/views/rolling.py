@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -24,7 +24,14 @@ from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed, parse_faces
 from rolls.views import pages
 from rolls.views.pages import Refusal
-from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, may_act_for, membership_or_404
+from tabletop.access import (
+    MAX_ID,
+    acting_for,
+    character_to_act_for,
+    gm_or_403,
+    may_act_for,
+    membership_or_404,
+)
 from tabletop.http import HtmxRequest
 from tabletop.models import Campaign, DiceMode, Membership
 
@@ -97,9 +104,9 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
 @require_POST
 def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
-    roll = get_object_or_404(
-        Roll.objects.select_related("character", "target"), campaign=membership.campaign, pk=roll_id
-    )
+    roll = Roll.of_campaign(membership.campaign_id, roll_id)
+    if roll is None:
+        raise Http404("No such roll.")
     action = request.POST.get("action", "")
     place = request.POST.get("place", "result")
     place = place if place in PLACES else "result"
@@ -125,7 +132,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         if not membership.is_gm:
             raise PermissionDenied("Only the GM acts on a roll without a character.")
     else:
-        character_to_act_for(membership, payer.pk)
+        acting_for(membership, payer)  # the roll's own character or target: of this campaign
     # A die picker sends one value per ticked die: those stay a list.
     params = {
         key: values if len(values) > 1 else values[0]
@@ -149,9 +156,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         return _refusal(request, str(error), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
-    for character in (roll.character, roll.target):
-        if character is not None:
-            character.refresh_from_db()
+    # The service handed back the sheet it spent from and the campaign it read.
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
     context: dict[str, object] = {"card": card}
     if place == "result" and roll.character is not None:
