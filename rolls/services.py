@@ -407,10 +407,11 @@ def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: s
     """Luck, Pride, a push, drama dice... are paid from the sheet as it is now: they go only
     on a roll of the open play session and of the Mystery/Adventure in progress (SIX-5,
     SIX-8, SIX-10, STR-12, DBL-10). Raises RulesError naming why."""
-    # Read once for the request: a follow-up asks before and after the engine, the answer's
-    # card again for its buttons.
-    if campaign.known_open_session is None:
-        campaign.known_open_session = campaign.open_session()
+    # Read afresh each time (the check after the engine runs under the campaign's lock: a
+    # session ended meanwhile refuses the cost) and kept for the answer's card, whose buttons
+    # ask the same.
+    campaign.known_open_session = None
+    campaign.known_open_session = campaign.open_session()
     reason = roll.stale_for(campaign, f"“{label}”", story_name)
     if reason:
         raise RulesError(reason)
