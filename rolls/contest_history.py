@@ -69,7 +69,7 @@ def contest_entries(entries: list[LogEntry], membership: Membership) -> dict[int
         return {}
     found = (
         Contest.objects.filter(pk__in=list(opened), campaign_id=membership.campaign_id)
-        .select_related("campaign")
+        .select_related("campaign", "session")  # the history groups the entry under its session
         .prefetch_related("sides__roll__character", "sides__roll__target", "sides__roll__session")
     )
     made = {contest.pk: ContestEntry(opened[contest.pk], contest) for contest in found}

@@ -14,7 +14,7 @@ well as the cards: a player's filter on an outcome or a follow-up never matches 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 from html import escape
@@ -366,6 +366,8 @@ class Page:
     older: str = ""  # the query string of the next page back in time, or ""
     newer: str = ""
     newest: bool = True  # the first page: nothing newer to show
+    # The session each "session started" event of the page starts, by the event's seq.
+    started: dict[int, PlaySession] = field(default_factory=dict)
 
 
 def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
@@ -385,8 +387,7 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
         more_older = len(rows) > size
         rows = rows[:size]
         more_newer = before is not None and _any(selected.filter(seq__gte=before), "seq")
-    _relate(rows, filters)
-    result = Page(rows, newest=not more_newer)
+    result = Page(rows, newest=not more_newer, started=_relate(rows, filters))
     if rows and more_older:
         result.older = filters.query(before=rows[-1].seq)
     if rows and more_newer:
@@ -396,13 +397,23 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
     return result
 
 
-def _relate(rows: list[LogEntry], filters: HistoryFilters) -> None:
-    """The rolls' sessions (a page spans one or two: one query) and characters (from the
-    filter form's rows, with the owner the cards' audience asks for), set on each roll rather
-    than joined: three more tables in the page's query took PostgreSQL longer to plan than
-    to run, and a session and two characters per row more to build (bench/history.py)."""
+def _relate(rows: list[LogEntry], filters: HistoryFilters) -> dict[int, PlaySession]:
+    """The rolls' sessions and the sessions the page's "session started" events start (a
+    page spans one or two: one query), and the rolls' characters (from the filter form's
+    rows, with the owner the cards' audience asks for), set on each roll rather than joined:
+    three more tables in the page's query took PostgreSQL longer to plan than to run, and a
+    session and two characters per row more to build (bench/history.py). Returns the started
+    sessions by their event's seq."""
     rolls = [entry.roll for entry in rows if entry.roll is not None]
-    sessions = PlaySession.objects.in_bulk({roll.session_id for roll in rolls})
+    # The session started last at or before the event: the form's rows are newest first.
+    starts = {
+        entry.seq: next((pk for pk, _, started in filters.sessions if started <= entry.created), None)
+        for entry in rows
+        if entry.roll is None and entry.action == TableEvent.SESSION_START
+    }
+    sessions = PlaySession.objects.in_bulk(
+        {roll.session_id for roll in rolls} | {pk for pk in starts.values() if pk is not None}
+    )
     campaign_id = filters.membership.campaign_id
     characters = {
         pk: Character.from_db(None, CHARACTER_FIELDS, (pk, campaign_id, owner_id, name))
@@ -414,6 +425,7 @@ def _relate(rows: list[LogEntry], filters: HistoryFilters) -> None:
             known = characters.get(getattr(roll, f"{name}_id"))
             if known is not None:
                 setattr(roll, name, known)
+    return {seq: sessions[pk] for seq, pk in starts.items() if pk is not None}
 
 
 # What the page's characters are built with; any other field of theirs is read when asked for.

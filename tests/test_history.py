@@ -227,6 +227,37 @@ def test_the_events_of_a_session_are_those_from_its_start_to_the_next(table: Tab
     assert "Session 2 started" in two and "Session 1 ended." not in two
 
 
+def _events_page_queries(table: Table) -> tuple[int, str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = logged_in(table.gm)
+    page_html(client, table, "?kind=events")  # the session and its user read once, as later
+    with CaptureQueriesContext(connection) as queries:
+        html = page_html(client, table, "?kind=events")
+    return len(queries), html
+
+
+@pytest.mark.django_db
+def test_each_session_start_goes_under_its_session_without_a_query_apiece(table: Table) -> None:
+    """A page of events read the session each "session started" began, one query per event;
+    the page reads the sessions of all its entries at once."""
+    for _ in range(2):
+        campaigns.session_end(campaign=table.campaign, actor=table.gm)
+        campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    few, _ = _events_page_queries(table)
+    for _ in range(4):
+        campaigns.session_end(campaign=table.campaign, actor=table.gm)
+        campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    many, html = _events_page_queries(table)
+    assert many == few
+    heads = re.findall(r'<h2 class="session-head">(Session \d+) ', html)
+    assert heads == [f"Session {n}" for n in range(7, 0, -1)]
+    for number in range(2, 8):  # each start under its own heading, the one it started
+        part = html.split(f'<h2 class="session-head">Session {number} ', 1)[1].split("<h2", 1)[0]
+        assert f"Session {number} started" in part
+
+
 @pytest.mark.django_db
 def test_a_player_never_finds_a_secret_roll_through_the_filters(table: Table) -> None:
     hidden = secret_roll(table, 6, 6, 6)

@@ -59,8 +59,7 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
         if roll is not None:
             sessions.append(roll.session)
         elif entry.action == TableEvent.SESSION_START:
-            started = PlaySession.objects.filter(campaign_id=pk, started__lte=entry.created)
-            sessions.append(started.order_by("-number").first())
+            sessions.append(found.started.get(entry.seq))
         else:
             sessions.append(None)
     return render(
