@@ -116,12 +116,7 @@ class Card:
         character's and its target's, are kept as written when it was made)."""
         # The roll's time with its id: an id comes back after a rolled-back insert (and in
         # the tests, which roll back each test's writes).
-        body = _bodies.get(self._key)
-        if body is None:
-            body = render_to_string("rolls/_card.html#body", {"card": self})
-            if sharing():
-                _bodies.put(self._key, body)
-        return body
+        return _drawn(_bodies, self._key, "rolls/_card.html#body", self)
 
     @property
     def _key(self) -> tuple[int, datetime, int, bool, bool]:
@@ -135,13 +130,7 @@ class Card:
         ms of templates for markup that is the same on every visit (bench/history.py)."""
         if self.follow_ups or self.form_token or self.refusal:
             return render_to_string("rolls/_card.html", {"card": self})
-        key = (*self._key, self.place)
-        markup = _wholes.get(key)
-        if markup is None:
-            markup = render_to_string("rolls/_card.html", {"card": self})
-            if sharing():
-                _wholes.put(key, markup)
-        return markup
+        return _drawn(_wholes, (*self._key, self.place), "rolls/_card.html", self)
 
 
 # Stand-ins no real id equals in the digits of the other: reversed once, filled in per card.
@@ -164,6 +153,16 @@ def _roll_url(prefix: str) -> str:
 
 _bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
 _wholes: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
+
+
+def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card) -> SafeString:
+    """The card drawn with ``template``, kept under ``key`` when the fast path shares markup."""
+    markup = kept.get(key)
+    if markup is None:
+        markup = render_to_string(template, {"card": card})
+        if sharing():
+            kept.put(key, markup)
+    return markup
 
 
 def build_card(
