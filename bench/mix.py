@@ -710,6 +710,9 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="a table display's socket per table (and one more baseline socket)",
     )
+    parser.add_argument(
+        "--profile", metavar="DIR", help="run bench/sampler.py in the app's server, write to DIR"
+    )
     args = parser.parse_args(argv)
     harness.check_server_arguments(parser, args)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -732,7 +735,9 @@ def main(argv: list[str] | None = None) -> int:
         connections.close_all()
         layer = {"BENCH_CHANNEL_LAYER": harness.channel_layer_backend()}
         t0 = time.perf_counter()
-        with Server(environment, "tabletop.asgi:application", args.workers) as app_server:
+        with Server(
+            environment, "tabletop.asgi:application", args.workers, profile=args.profile
+        ) as app_server:
             if args.baseline:
                 with Server(
                     environment, "bench.baseline:application", args.workers, extra_env=layer

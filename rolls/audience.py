@@ -29,7 +29,9 @@ class Waits(Flag):
     """What can keep a roll waiting on the GM's panel in a dice system (each table adapter
     declares its own, ``TableAdapter.gm_waits``), and so which entries can change that panel.
     The panel lists the session's latest rolls (``rolls.panels.PANEL_ROLLS``) that the GM has
-    something to do on; a system whose rolls never wait there never redraws it."""
+    something to do on; a system whose rolls never wait there never redraws it. ``AGAINST``
+    also keeps a roll on the panel of the player it is made against (they answer it): without
+    it, that panel is never drawn or redrawn either."""
 
     NOTHING = 0
     NPC = auto()  # the GM's own rolls keep follow-ups that need no sheet (sets: bids, criticals)
@@ -48,7 +50,7 @@ ALL_WAITS = Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SH
 @dataclass(frozen=True)
 class Viewer:
     """Who looks: a member (their user and whether they run the table), or ``TABLE``.
-    ``waits``: what can wait on the GM's panel in their campaign's system (``Waits``)."""
+    ``waits``: what can wait on a panel in their campaign's system (``Waits``)."""
 
     user_id: int | None
     is_gm: bool = False
@@ -207,8 +209,14 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS
-    elif viewer.user_id is not None and viewer.user_id == facts.target_owner_id and seen.dice:
-        # A hidden roll against their character is not theirs to answer: nothing to redraw.
+    elif (
+        viewer.user_id is not None
+        and viewer.user_id == facts.target_owner_id
+        and seen.dice
+        and viewer.waits & Waits.AGAINST
+    ):
+        # A hidden roll against their character is not theirs to answer, and in a system in
+        # which nobody answers a roll made against them there is nothing to answer: no redraw.
         panels |= Panel.AGAINST
     on_its_screen = result_for is not None and result_for == facts.character_id
     # A roll revealed now (a contest's, or one the GM reveals) gets its buttons back on its

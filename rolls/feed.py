@@ -83,10 +83,9 @@ def render_since(
 
 
 def _viewer(membership: Membership) -> Viewer:
-    """The member as ``delivery`` needs them: for the GM, with what can wait on their panel in
-    this campaign's system (the membership comes with its campaign)."""
-    if not membership.is_gm:
-        return Viewer.of(membership)
+    """The member as ``delivery`` needs them: with what can wait on a panel in this campaign's
+    system (the GM's, or a player's rolls made against them; the membership comes with its
+    campaign)."""
     return Viewer.of(membership, waits=registry.table(membership.campaign.system).gm_waits)
 
 

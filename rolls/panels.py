@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from rolls import registry
 from rolls.audience import Waits
 from rolls.calls import as_query
-from rolls.cards import Card, build_card, latest_card
+from rolls.cards import Card, build_card
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
@@ -66,14 +66,16 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     return cards
 
 
-def _recent_with_state(campaign_id: int) -> list[WithAnnotations[Roll, _Newest]]:
-    """The open session's latest rolls, each with its newest entry's state and seq
-    (``newest_state``, ``newest_seq``) and its character's latest roll (``newest_of_character``),
-    in one query."""
+def _recent_with_state(campaign_id: int, *, against: bool = False) -> list[WithAnnotations[Roll, _Newest]]:
+    """The open session's latest rolls (``against``: those made against a character), each
+    with its newest entry's state and seq (``newest_state``, ``newest_seq``) and its
+    character's latest roll (``newest_of_character``), in one query."""
     entries = LogEntry.objects.filter(roll_id=OuterRef("pk")).order_by("-seq")
+    recent = Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
+    if against:
+        recent = recent.filter(target__isnull=False)
     rolls = list(
-        Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
-        .select_related("character", "target", "campaign", "session")
+        recent.select_related("character", "target", "campaign", "session")
         .annotate(
             newest_seq=Subquery(entries.values("seq")[:1]),
             newest_state=Subquery(entries.values("state")[:1], output_field=JSONField()),
@@ -98,21 +100,26 @@ def _recent_with_state(campaign_id: int) -> list[WithAnnotations[Roll, _Newest]]
 
 
 def against_panel(campaign_id: int, membership: Membership) -> list[Card]:
-    """Recent GM rolls made against this member's characters that they may still answer."""
+    """Recent GM rolls made against this member's characters that they may still answer.
+    One query, as ``gm_panel``; a system in which no roll is answered by the character it is
+    made against (``Waits.AGAINST`` not among its ``gm_waits``) reads nothing."""
+    if not registry.table(membership.campaign.system).gm_waits & Waits.AGAINST:
+        return []
     cards = []
-    for roll in _recent_rolls(campaign_id, against=True):
-        if roll.target is not None and may_act_for(membership, roll.target):
-            card = latest_card(roll, place="against", membership=membership)
-            if card.follow_ups:
-                cards.append(card)
+    for roll in _recent_with_state(campaign_id, against=True):
+        if roll.target is None or not may_act_for(membership, roll.target):
+            continue
+        card = build_card(
+            roll,
+            roll.newest_state or {},
+            roll.newest_seq,
+            place="against",
+            membership=membership,
+            latest=roll.character_id is not None and roll.newest_of_character == roll.pk,
+        )
+        if card.follow_ups:
+            cards.append(card)
     return cards
-
-
-def _recent_rolls(campaign_id: int, *, against: bool = False) -> list[Roll]:
-    rolls = Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
-    if against:
-        rolls = rolls.filter(target__isnull=False)
-    return list(rolls.select_related("character", "target", "campaign").order_by("-id")[:PANEL_ROLLS])
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,15 @@ def test_a_roll_against_a_character_touches_its_players_panel() -> None:
     assert not sight(against, VIEWERS[OTHER]).answers
 
 
+def test_a_roll_against_a_character_is_shared_markup_where_nobody_answers_one() -> None:
+    # Only stars answers a roll made against a character (Luck against); in sixes, kinds,
+    # doubles and sets its player's panel holds nothing, so their socket takes the table's markup.
+    against = roll(npc=True, target_id=TARGETED, target_owner_id=TARGET)
+    for waits in (Waits.NOTHING, Waits.NPC | Waits.BLIND, Waits.DECISIONS | Waits.SHEETS):
+        assert not delivery(against, Viewer(TARGET, waits=waits)).personal
+    assert delivery(against, Viewer(TARGET, waits=Waits.AGAINST | Waits.SHEETS)).panels == Panel.AGAINST
+
+
 def test_a_follow_up_replaces_the_result_card_on_its_characters_roll_screen() -> None:
     follow_up = roll(
         follow_up=True, owner_id=ROLLER, character_id=CHARACTER, target_id=TARGETED, target_owner_id=TARGET

@@ -452,6 +452,34 @@ async def test_follow_up_buttons_reach_only_the_roller_and_the_gm_on_its_roll_sc
         await communicator.disconnect()
 
 
+@pytest.mark.parametrize("system", ["sixes", "stars"])
+async def test_a_roll_against_a_character_redraws_its_players_panel_only_where_they_can_answer_it(
+    system: str,
+) -> None:
+    """An NPC roll against the player's character: in stars (Luck against, STR-11) their
+    socket redraws the panel of rolls against them, with the answer; in sixes nobody answers
+    such a roll, so their socket is sent the table's markup and no panel is read or drawn."""
+    sheet = None if system == "sixes" else factories.sheet_of(system)
+    table = await database_sync_to_async(factories.table)(system, sheet=sheet)
+    sockets = await _table_sockets(table)
+
+    attack = await database_sync_to_async(factories.an_npc_roll)(table.campaign, table.gm, table.character)
+    now = await last_seq(table)
+    frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
+
+    assert f'id="feed-roll-{attack.pk}"' in frames["player"]
+    if system == "stars":
+        assert 'id="against-panel"' in frames["player"]
+        assert f'id="against-roll-{attack.pk}"' in frames["player"]
+        assert "follow-up-luck_against" in frames["player"]
+    else:
+        assert frames["player"] == frames["kim"]
+        assert "against-panel" not in frames["player"]
+    assert "against-panel" not in frames["kim"]
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
 @database_sync_to_async
 def doubles_table_with_a_failed_roll() -> tuple[Table, Roll]:
     table = factories.table("doubles", sheet=factories.sheet_of("doubles"))
