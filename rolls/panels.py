@@ -48,13 +48,17 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
         return []
     cards = []
     for roll in _recent_with_state(campaign_id):
-        # Only the GM's rolls, blind rolls and, where a follow-up can ask the GM to decide,
-        # the players' rolls can wait here.
-        if not (roll.npc or roll.visibility == Visibility.BLIND or waits & Waits.DECISIONS):
+        state = roll.newest_state or {}
+        # The GM's own rolls and blind rolls can wait here; a player's open roll only for a
+        # decision that is the GM's alone, where a follow-up can ask for one. Whether it does is
+        # told from its state, cheaper than drawing its card (doubles: every drama count's odds).
+        if not (roll.npc or roll.visibility == Visibility.BLIND) and not (
+            waits & Waits.DECISIONS and registry.engine(roll.system).may_await_gm(state)
+        ):
             continue
         card = build_card(
             roll,
-            roll.newest_state or {},
+            state,
             roll.newest_seq,
             place="gm",
             membership=membership,

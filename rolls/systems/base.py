@@ -200,6 +200,12 @@ class DiceSystem(ABC):
         sees: those that need no look at the dice. None by default."""
         return []
 
+    def may_await_gm(self, state: State) -> bool:
+        """Whether ``follow_ups`` may offer a ``gm_only`` follow-up on this state, told without
+        working them out (with their odds): the GM's waiting panel reads it for each recent
+        roll. It may say yes where there is none; never no where there is one. Yes by default."""
+        return True
+
     @abstractmethod
     def apply(
         self,

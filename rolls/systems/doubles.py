@@ -632,6 +632,10 @@ class Doubles(DiceSystem):
             return 0
         raise RulesError(f"{action!r} is not a follow-up in this system.")
 
+    def may_await_gm(self, state: State) -> bool:
+        # The GM's only follow-ups settle a miracle the player asked for.
+        return self._miracle(state) == "pending"
+
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         request = self.parse_request(state["request"])
         now = self.evaluate(state)

@@ -532,6 +532,8 @@ def test_dbl_11_a_miracle_waits_for_the_gm_and_costs_nothing_yet() -> None:
     pending = system.follow_ups(asked.state, {"endurance": 30})
     assert [(f.action, f.gm_only) for f in pending] == [("miracle_approve", True), ("miracle_refuse", True)]
     assert "A miracle is asked for: the GM approves or refuses it." in system.evaluate(asked.state).details
+    # The GM's waiting panel tells it from the state, without drawing the card.
+    assert (system.may_await_gm(state), system.may_await_gm(asked.state)) == (False, True)
     with pytest.raises(RulesError, match="waiting for the GM"):
         system.apply(asked.state, "drama", {"count": 1}, PLENTY, random.Random(1))
     with pytest.raises(RulesError, match="already"):
@@ -767,6 +769,8 @@ def test_every_valid_request_rolls_evaluates_and_follows_up(
     for _ in range(4):
         assert system.view(state)
         follow_ups = system.follow_ups(state, resources)
+        # DBL-11: the GM's panel tells a roll that waits for them from its state alone.
+        assert system.may_await_gm(state) == any(f.gm_only for f in follow_ups)
         if not follow_ups:
             break
         chosen = follow_ups[rng.randrange(len(follow_ups))]
