@@ -713,6 +713,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile", metavar="DIR", help="run bench/sampler.py in the app's server, write to DIR"
     )
+    parser.add_argument(
+        "--profile-mode",
+        choices=["samples", "sections"],
+        default="samples",
+        help="stack samples, or the CPU time of bench/sampler.py's SECTIONS (and BENCH_SECTIONS)",
+    )
     args = parser.parse_args(argv)
     harness.check_server_arguments(parser, args)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -736,7 +742,11 @@ def main(argv: list[str] | None = None) -> int:
         layer = {"BENCH_CHANNEL_LAYER": harness.channel_layer_backend()}
         t0 = time.perf_counter()
         with Server(
-            environment, "tabletop.asgi:application", args.workers, profile=args.profile
+            environment,
+            "tabletop.asgi:application",
+            args.workers,
+            profile=args.profile,
+            profile_mode=args.profile_mode,
         ) as app_server:
             if args.baseline:
                 with Server(

@@ -119,9 +119,9 @@ def start(directory: str, interval: float = 0.002) -> None:
 # Sync functions whose CPU time ``start_sections`` adds up (in the thread that runs them).
 SECTIONS = [
     "django.core.handlers.base.BaseHandler.get_response",  # a request's middleware and view
-    "rolls.views.roll_create",  # the roll view, within it
+    "rolls.views.rolling.roll_create",  # the roll view, within it
     "rolls.services.roll_create",  # the roll's transaction, with its on-commit work
-    "rolls.live._announce",  # on commit: render the shared card, group-send
+    "rolls.live.publish",  # on commit: render the shared card, group-send
     "rolls.feed.prepare_entry",  # the writer's render of the shared card
     "tabletop.access.membership_or_404",
     "tabletop.access.character_to_act_for",
@@ -208,7 +208,10 @@ def start_sections(directory: str) -> None:
                     if value is original:
                         setattr(module, attribute, timed)
 
-    for path in SECTIONS:
+    # More, for one run: BENCH_SECTIONS="rolls.panels.gm_panel,rolls.cards.build_card".
+    extra = [path for path in os.environ.get("BENCH_SECTIONS", "").split(",") if path]
+    sections = [*SECTIONS, *(path for path in extra if path not in SECTIONS)]
+    for path in sections:
         wrap(path)
 
     def write() -> None:
@@ -235,7 +238,7 @@ def start_sections(directory: str) -> None:
             "",
             f"{'CPU s':>8} {'calls':>8} {'ms/call':>8}  section",
         ]
-        for path in SECTIONS:
+        for path in sections:
             n = calls[path]
             lines.append(f"{spent[path]:8.2f} {n:8d} {1000 * spent[path] / max(n, 1):8.2f}  {path}")
         (out / f"sections-{os.getpid()}.txt").write_text("\n".join(lines) + "\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from django.db.models import JSONField, OuterRef, Subquery
+from django.db.models import JSONField, OuterRef, QuerySet, Subquery
 from django.forms import BoundField
 from django.template.loader import render_to_string
 
@@ -20,6 +20,7 @@ from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
+from tabletop.serving.compiled_query import CompiledList
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -70,15 +71,12 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     return cards
 
 
-def _recent_with_state(campaign_id: int, *, against: bool = False) -> list[WithAnnotations[Roll, _Newest]]:
-    """The open session's latest rolls (``against``: those made against a character), each
-    with its newest entry's state and seq (``newest_state``, ``newest_seq``) and its
-    character's latest roll (``newest_of_character``), in one query."""
+def _recent(campaign_id: int, *, against: bool) -> QuerySet[Roll]:
     entries = LogEntry.objects.filter(roll_id=OuterRef("pk")).order_by("-seq")
     recent = Roll.objects.filter(campaign_id=campaign_id, session__ended__isnull=True)
     if against:
         recent = recent.filter(target__isnull=False)
-    rolls = list(
+    return (
         recent.select_related("character", "target", "campaign", "session")
         .annotate(
             newest_seq=Subquery(entries.values("seq")[:1]),
@@ -89,6 +87,20 @@ def _recent_with_state(campaign_id: int, *, against: bool = False) -> list[WithA
         )
         .order_by("-id")[:PANEL_ROLLS]
     )
+
+
+# Read after every roll a panel may show: compiled once (tabletop/serving/compiled_query.py).
+_RECENT = CompiledList(lambda campaign_id: _recent(campaign_id, against=False), "campaign_id")
+_RECENT_AGAINST = CompiledList(lambda campaign_id: _recent(campaign_id, against=True), "campaign_id")
+
+
+def _recent_with_state(campaign_id: int, *, against: bool = False) -> list[WithAnnotations[Roll, _Newest]]:
+    """The open session's latest rolls (``against``: those made against a character), each
+    with its newest entry's state and seq (``newest_state``, ``newest_seq``) and its
+    character's latest roll (``newest_of_character``), in one query."""
+    rolls: list[WithAnnotations[Roll, _Newest]] = (_RECENT_AGAINST if against else _RECENT).all(
+        campaign_id=campaign_id
+    )  # type: ignore[assignment]  # annotated by _recent
     if rolls:
         # One campaign for every roll and sheet, which knows its open session (every roll here
         # is of it): a sheet's Pride and a card's "is this roll stale" read them.

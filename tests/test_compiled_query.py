@@ -14,15 +14,15 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import log
+from rolls import log, panels
 from rolls import models as roll_models
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence
 from tabletop.serving import auth_backend
-from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledQuery
-from tests.factories import Table, an_npc_roll
+from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledList, CompiledQuery
+from tests.factories import Table, a_roll, an_npc_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -165,6 +165,41 @@ def test_it_refuses_a_query_whose_sql_would_not_follow_its_parameters() -> None:
     unused = CompiledQuery(lambda pk: Character.objects.all(), "pk")
     with pytest.raises(ValueError, match="appears 0 times"):
         unused.get_or_none(pk=1)
+
+
+@pytest.mark.parametrize("against", [False, True])
+def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, against: bool) -> None:
+    own = a_roll("sixes", table.character, table.player)
+    attacks = [an_npc_roll(table.campaign, table.gm, table.character) for _ in range(3)]
+    compiled = panels._RECENT_AGAINST if against else panels._RECENT
+    with CaptureQueriesContext(connection) as queries:
+        rolls = compiled.all(campaign_id=table.campaign.pk)
+    assert len(queries) == 1
+    orm = list(panels._recent(table.campaign.pk, against=against))
+    expected_pks = [roll.pk for roll in reversed(attacks if against else [own, *attacks])]
+    assert [roll.pk for roll in rolls] == [roll.pk for roll in orm] == expected_pks
+    for found, expected in zip(rolls, orm, strict=True):
+        related = ("campaign", "session", "target" if expected.target_id else "character")
+        _same(found, expected, related=related)
+        for name in ("newest_seq", "newest_state", "newest_of_character"):
+            assert getattr(found, name) == getattr(expected, name), name
+        assert isinstance(found.newest_state, dict)  # JSON, converted
+    assert compiled.sql() == panels._recent(3, against=against).query.sql_with_params()[0]
+    # Nothing of another campaign, and nothing for an id no row holds.
+    assert compiled.all(campaign_id=table.campaign.pk + 1) == []
+    assert compiled.all(campaign_id=2**63) == []
+    with pytest.raises(TypeError):
+        compiled.all()
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_a_list_is_the_orms(table: Table) -> None:
+    made = an_npc_roll(table.campaign, table.gm, table.character)
+    recent = CompiledList(
+        lambda campaign_id: Roll.objects.filter(campaign_id=campaign_id).order_by("-id")[:5], "campaign_id"
+    )
+    assert [roll.pk for roll in recent.all(campaign_id=table.campaign.pk)] == [made.pk]
+    assert recent._compiled is None  # nothing compiled
 
 
 def _row(model: type[Model], pk: int) -> dict[str, Any]:

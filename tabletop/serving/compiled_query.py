@@ -18,6 +18,10 @@ compiles differently for None. What the query fixes itself (a flag, ``IS NULL``)
 anything. Each stand-in must appear exactly once among the compiled parameters, or the first
 call fails loudly instead of running the wrong SQL.
 
+A ``CompiledList`` does the same for a read of many rows, in the queryset's order and up to
+its slice (the waiting panels' twelve latest rolls, each with three subqueries: 0.8 ms for
+SQLite and about 5 ms for Django to compile, on every roll).
+
 A ``CompiledInsert`` does the same for ``Model.objects.create()``: the INSERT of every column
 is compiled once, and each call sends the values as ``save()`` prepares them (``pre_save``,
 then ``get_db_prep_save``) and reads the new id back. It sends no ``pre_save``/``post_save``
@@ -151,7 +155,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             raise plan.model.MultipleObjectsReturned(  # type: ignore[attr-defined]
                 f"get() returned more than one {plan.model._meta.object_name}."
             )
-        return next(iter(self._instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
+        return next(iter(_instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
 
     def _check(self, params: dict[str, int]) -> None:
         if params.keys() != set(self._names):
@@ -162,57 +166,90 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
         return self._plan().sql
 
     def _compile(self) -> _Plan:
-        stand_ins = {name: _FIRST_STAND_IN - index for index, name in enumerate(self._names)}
-        queryset = self._build(**stand_ins).order_by()[:2]  # as get() asks: no ordering, two rows
-        db = queryset.db
-        compiler = queryset.query.get_compiler(using=db)
-        sql, compiled_params = compiler.as_sql()
-        by_value = {value: name for name, value in stand_ins.items()}
-        params = tuple(
-            (by_value.get(value), None if value in by_value else value) for value in compiled_params
-        )
-        for name in self._names:
-            count = sum(1 for source, _ in params if source == name)
-            if count != 1:
-                raise ValueError(f"parameter {name!r} appears {count} times in the compiled query: {sql}")
-        klass_info = compiler.klass_info
-        select = compiler.select
-        select_fields = klass_info["select_fields"]
-        start, end = select_fields[0], select_fields[-1] + 1
-        fetch_mode = queryset._fetch_mode  # type: ignore[attr-defined]  # private: what ModelIterable passes on
-        return _Plan(
-            sql=sql,
-            params=params,
-            db=db,
-            for_update=queryset.query.select_for_update,
-            model=klass_info["model"],
-            init_list=tuple(column[0].target.attname for column in select[start:end]),
-            model_slice=slice(start, end),
-            converters=compiler.get_converters([column[0] for column in select[: compiler.col_count]]),
-            populators=get_related_populators(klass_info, select, db, fetch_mode),
-            annotations=tuple(compiler.annotation_col_map.items()),
-            fetch_mode=fetch_mode,
-        )
+        # As get() asks: no ordering, two rows.
+        return _compile_read(lambda **stand_ins: self._build(**stand_ins).order_by()[:2], self._names)
 
-    @staticmethod
-    def _instances(plan: _Plan, rows: Iterable[Sequence[Any]]) -> Iterable[Model]:
-        # As django.db.models.query.ModelIterable, for a plain queryset.
-        connection = connections[plan.db]
-        for raw in rows:
-            row = list(raw)
-            for position, (converters, expression) in plan.converters.items():
-                value = row[position]
-                for converter in converters:
-                    value = converter(value, expression, connection)
-                row[position] = value
-            obj = plan.model.from_db(
-                plan.db, plan.init_list, row[plan.model_slice], fetch_mode=plan.fetch_mode
-            )
-            for populator in plan.populators:
-                populator.populate(row, obj)
-            for name, position in plan.annotations:
-                setattr(obj, name, row[position])
-            yield obj
+
+class CompiledList[M: Model](_CompiledOnce[_Plan]):
+    """A read of many rows, compiled once: ``all(**params)`` returns ``list(build(**params))``,
+    in the queryset's order and as many as its slice takes (a fixed LIMIT is part of the SQL)."""
+
+    def __init__(self, build: Callable[..., QuerySet[M]], *params: str) -> None:
+        super().__init__()
+        self._build = build
+        self._names = params
+
+    def all(self, **params: int) -> list[M]:
+        if params.keys() != set(self._names):
+            raise TypeError(f"expected the parameters {sorted(self._names)}, got {sorted(params)}")
+        if not _in_range(params):
+            return []  # no row holds such an id (as CompiledQuery.get_or_none)
+        if not enabled("compiled_queries"):
+            return list(self._build(**params))
+        plan = self._plan()
+        values = [params[name] if name is not None else constant for name, constant in plan.params]
+        with connections[plan.db].cursor() as cursor:
+            cursor.execute(plan.sql, values)
+            rows = cursor.fetchall()
+        return list(_instances(plan, rows))  # type: ignore[arg-type]  # plan.model is M
+
+    def sql(self) -> str:
+        """The SQL each call runs (for tests and for reading)."""
+        return self._plan().sql
+
+    def _compile(self) -> _Plan:
+        return _compile_read(self._build, self._names)
+
+
+def _compile_read(build: Callable[..., QuerySet[Any]], names: tuple[str, ...]) -> _Plan:
+    """The plan of ``build``'s queryset, compiled with a stand-in for each parameter."""
+    stand_ins = {name: _FIRST_STAND_IN - index for index, name in enumerate(names)}
+    queryset = build(**stand_ins)
+    db = queryset.db
+    compiler = queryset.query.get_compiler(using=db)
+    sql, compiled_params = compiler.as_sql()
+    by_value = {value: name for name, value in stand_ins.items()}
+    params = tuple((by_value.get(value), None if value in by_value else value) for value in compiled_params)
+    for name in names:
+        count = sum(1 for source, _ in params if source == name)
+        if count != 1:
+            raise ValueError(f"parameter {name!r} appears {count} times in the compiled query: {sql}")
+    klass_info = compiler.klass_info
+    select = compiler.select
+    select_fields = klass_info["select_fields"]
+    start, end = select_fields[0], select_fields[-1] + 1
+    fetch_mode = queryset._fetch_mode  # type: ignore[attr-defined]  # private: what ModelIterable passes on
+    return _Plan(
+        sql=sql,
+        params=params,
+        db=db,
+        for_update=queryset.query.select_for_update,
+        model=klass_info["model"],
+        init_list=tuple(column[0].target.attname for column in select[start:end]),
+        model_slice=slice(start, end),
+        converters=compiler.get_converters([column[0] for column in select[: compiler.col_count]]),
+        populators=get_related_populators(klass_info, select, db, fetch_mode),
+        annotations=tuple(compiler.annotation_col_map.items()),
+        fetch_mode=fetch_mode,
+    )
+
+
+def _instances(plan: _Plan, rows: Iterable[Sequence[Any]]) -> Iterable[Model]:
+    # As django.db.models.query.ModelIterable, for a plain queryset.
+    connection = connections[plan.db]
+    for raw in rows:
+        row = list(raw)
+        for position, (converters, expression) in plan.converters.items():
+            value = row[position]
+            for converter in converters:
+                value = converter(value, expression, connection)
+            row[position] = value
+        obj = plan.model.from_db(plan.db, plan.init_list, row[plan.model_slice], fetch_mode=plan.fetch_mode)
+        for populator in plan.populators:
+            populator.populate(row, obj)
+        for name, position in plan.annotations:
+            setattr(obj, name, row[position])
+        yield obj
 
 
 @dataclass(frozen=True)
