@@ -18,6 +18,7 @@ from rolls import log, panels
 from rolls import models as roll_models
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
+from rolls.tables.sets import carried
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence
 from tabletop.serving import auth_backend
@@ -190,6 +191,21 @@ def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, agai
     assert compiled.all(campaign_id=2**63) == []
     with pytest.raises(TypeError):
         compiled.all()
+
+
+@pytest.mark.parametrize(
+    ("compiled", "params"),
+    [
+        (panels._RECENT, {"campaign_id": 3}),
+        (panels._RECENT_AGAINST, {"campaign_id": 3}),
+        (carried._EFFECTS, {"campaign_id": 3, "character_id": 4, "rolled_by": 5, "made_against": 6}),
+    ],
+)
+def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: dict[str, int]) -> None:
+    assert compiled.sql() == compiled._build(**params).query.sql_with_params()[0]
+    with CaptureQueriesContext(connection) as queries:
+        assert compiled.all(**params) == []
+    assert len(queries) == 1
 
 
 @pytest.mark.usefixtures("plain_orm")

@@ -11,31 +11,53 @@ takes the die off that side's next quick roll.
 
 from __future__ import annotations
 
+from django.db.models import Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from rolls.models import LogEntry, Visibility
 from rolls.systems.sets import CarriedDie
 from tabletop.models import Character
+from tabletop.serving.compiled_query import CompiledList
 
 
-def carried_for(character: Character) -> tuple[CarriedDie, ...]:
-    """The dice carried into ``character``'s next roll, oldest first."""
-    from django.db.models import Q
-
-    from rolls.models import LogEntry, Roll, Visibility
-
-    if character.pk is None:
-        return ()
-    last = Roll.objects.filter(character=character).order_by("-id").first()
-    since = 0
-    if last is not None:
-        since = last.entries.order_by("seq").values_list("seq", flat=True).first() or 0
-    entries = (
-        LogEntry.objects.filter(campaign_id=character.campaign_id, action="critical_effect", seq__gt=since)
-        .filter(Q(roll__character=character) | Q(roll__target=character))
+def _effects_since_last_roll(
+    campaign_id: int, character_id: int, rolled_by: int, made_against: int
+) -> QuerySet[LogEntry]:
+    """The critical effects of the campaign's rolls made by or against a character (the same id
+    three times: each stand-in of a compiled query appears once), the public or revealed
+    ones not voided, written after that character's latest roll: those not carried yet."""
+    latest = (
+        LogEntry.objects.filter(roll__character_id=character_id, kind=LogEntry.Kind.ROLL)
+        .order_by("-seq")
+        .values("seq")[:1]
+    )
+    return (
+        LogEntry.objects.filter(
+            campaign_id=campaign_id, action="critical_effect", seq__gt=Coalesce(Subquery(latest), 0)
+        )
+        .filter(Q(roll__character_id=rolled_by) | Q(roll__target_id=made_against))
         .filter(Q(roll__visibility=Visibility.PUBLIC) | Q(roll__revealed=True), roll__voided=False)
         .select_related("roll")
         .order_by("seq")
     )
+
+
+# Read by every sets roll, twice (its form's label and the roll): compiled once, one query
+# (tabletop/serving/compiled_query.py).
+_EFFECTS = CompiledList(_effects_since_last_roll, "campaign_id", "character_id", "rolled_by", "made_against")
+
+
+def carried_for(character: Character) -> tuple[CarriedDie, ...]:
+    """The dice carried into ``character``'s next roll, oldest first."""
+    if character.pk is None:
+        return ()
     carried = []
-    for entry in entries:
+    for entry in _EFFECTS.all(
+        campaign_id=character.campaign_id,
+        character_id=character.pk,
+        rolled_by=character.pk,
+        made_against=character.pk,
+    ):
         assert entry.roll is not None and entry.state is not None
         step = entry.state["steps"][-1]
         effect = step.get("effect")
