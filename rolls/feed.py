@@ -37,6 +37,7 @@ from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
 from tabletop.models import Ban, Character, Membership
+from tabletop.serving.compiled_query import CompiledList
 
 # A page further behind than this reloads instead of replaying the evening.
 MAX_CATCH_UP = 200
@@ -46,17 +47,26 @@ STATUS_EVENTS = tuple(event.value for event in TableEvent if event.refreshes & R
 SHARED_ENTRIES = 4096
 
 
+# Read by every socket that renders for its member, after each entry: compiled once
+# (tabletop/serving/compiled_query.py).
+_SINCE = CompiledList(
+    lambda campaign_id, since: (
+        LogEntry.objects.filter(campaign_id=campaign_id, seq__gt=since)
+        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
+        .order_by("seq")[: MAX_CATCH_UP + 1]
+    ),
+    "campaign_id",
+    "since",
+)
+
+
 def render_since(
     membership: Membership, since: int, result_for: int | None = None, roster: bool = False
 ) -> tuple[str, int]:
     """HTML for every entry after ``since`` that this member may see, and the last seq.
     ``result_for``: the character whose result panel the page holds (its roll screen), if any;
     ``roster``: the page lists their characters' resources (the campaign page)."""
-    entries = list(
-        LogEntry.objects.filter(campaign_id=membership.campaign_id, seq__gt=since)
-        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
-        .order_by("seq")[: MAX_CATCH_UP + 1]
-    )
+    entries = _SINCE.all(campaign_id=membership.campaign_id, since=since)
     if not entries:
         return "", since
     if len(entries) > MAX_CATCH_UP:

@@ -14,7 +14,7 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import log, panels
+from rolls import feed, log, panels
 from rolls import models as roll_models
 from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
@@ -199,6 +199,7 @@ def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, agai
         (panels._RECENT, {"campaign_id": 3}),
         (panels._RECENT_AGAINST, {"campaign_id": 3}),
         (carried._EFFECTS, {"campaign_id": 3, "character_id": 4, "rolled_by": 5, "made_against": 6}),
+        (feed._SINCE, {"campaign_id": 3, "since": 4}),
     ],
 )
 def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: dict[str, int]) -> None:
@@ -206,6 +207,24 @@ def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: 
     with CaptureQueriesContext(connection) as queries:
         assert compiled.all(**params) == []
     assert len(queries) == 1
+
+
+def test_a_list_reads_the_feed_since_a_seq_with_every_related_object(table: Table) -> None:
+    own = a_roll("sixes", table.character, table.player)
+    attack = an_npc_roll(table.campaign, table.gm, table.character)
+    since = own.entries.get().seq - 1
+    with CaptureQueriesContext(connection) as queries:
+        entries = feed._SINCE.all(campaign_id=table.campaign.pk, since=since)
+        # Each roll with its character and their campaign, its target: nothing more is read.
+        assert entries[0].roll.character.campaign == table.campaign
+        assert entries[1].roll.target == table.character and entries[1].roll.character is None
+    assert len(queries) == 1
+    orm = list(feed._SINCE._build(campaign_id=table.campaign.pk, since=since))
+    assert [entry.seq for entry in entries] == [entry.seq for entry in orm] == [since + 1, since + 2]
+    for found, expected in zip(entries, orm, strict=True):
+        _same(found, expected, related=("roll",))
+        assert found.state == expected.state and isinstance(found.state, dict)
+    assert attack.entries.get().seq == since + 2
 
 
 @pytest.mark.usefixtures("plain_orm")

@@ -55,9 +55,10 @@ from django.db.transaction import TransactionManagementError
 
 from tabletop.serving import enabled
 
-# Stand-ins: integers no id of ours takes (ids are positive), inside a 32-bit column's range (Django
-# compiles an out-of-range integer lookup to "matches nothing", without a parameter).
-_FIRST_STAND_IN = -2_140_000_001
+# Stand-ins: integers no id or sequence number of ours reaches, inside a positive 32-bit column's
+# range: Django compiles a lookup it can answer from the column's range alone without a
+# parameter ("id = 2**40" matches nothing, "seq > -1" on a positive column everything).
+_FIRST_STAND_IN = 2_140_000_001
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -203,7 +204,7 @@ class CompiledList[M: Model](_CompiledOnce[_Plan]):
 
 def _compile_read(build: Callable[..., QuerySet[Any]], names: tuple[str, ...]) -> _Plan:
     """The plan of ``build``'s queryset, compiled with a stand-in for each parameter."""
-    stand_ins = {name: _FIRST_STAND_IN - index for index, name in enumerate(names)}
+    stand_ins = {name: _FIRST_STAND_IN + index for index, name in enumerate(names)}
     queryset = build(**stand_ins)
     db = queryset.db
     compiler = queryset.query.get_compiler(using=db)
@@ -383,7 +384,7 @@ class CompiledDelete[M: Model](_CompiledOnce[_DeletePlan]):
         stand_ins: dict[str, int | str] = {}
         for index, (name, kind) in enumerate(self._types.items()):
             # A string no column holds, or an id none takes (as CompiledQuery's).
-            stand_ins[name] = _FIRST_STAND_IN - index if kind is int else f"\x00stand-in {index}\x00"
+            stand_ins[name] = _FIRST_STAND_IN + index if kind is int else f"\x00stand-in {index}\x00"
         queryset = self._build(**stand_ins)
         db = queryset.db
         # What QuerySet._raw_delete runs (private: the query's class swapped for DeleteQuery).
