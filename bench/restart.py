@@ -168,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=float, default=5, help="seconds of rolls after it")
     parser.add_argument("--drain", type=float, default=60, help="seconds to wait for every socket")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", metavar="DIR", help="run bench/sampler.py in the server, write to DIR")
+    parser.add_argument(
+        "--profile-mode", choices=["samples", "sections"], default="samples", help="see bench/README.md"
+    )
     harness.add_server_arguments(parser)
     args = parser.parse_args(argv)
     harness.check_server_arguments(parser, args)
@@ -178,7 +182,13 @@ def main(argv: list[str] | None = None) -> int:
         from django.db import connections
 
         connections.close_all()
-        server = Server(environment, "tabletop.asgi:application", args.workers)
+        server = Server(
+            environment,
+            "tabletop.asgi:application",
+            args.workers,
+            profile=args.profile,
+            profile_mode=args.profile_mode,
+        )
         server.start()
         try:
             ok = asyncio.run(restart(server, tables, args))
