@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from rolls.models import LogEntry, Visibility
+from rolls.models import LogEntry, Roll, Visibility
 from rolls.systems.sets import CarriedDie
 from tabletop.models import Character
 from tabletop.serving.compiled_query import CompiledList
@@ -26,9 +26,12 @@ def _effects_since_last_roll(
     """The critical effects of the campaign's rolls made by or against a character (the same id
     three times: each stand-in of a compiled query appears once), the public or revealed
     ones not voided, written after that character's latest roll: those not carried yet."""
+    # The entry of the character's latest roll: through the roll's indexes (its character's
+    # newest id, then its entries), never a walk of the campaign's log.
+    latest_roll = Roll.objects.filter(character_id=character_id).order_by("-id").values("id")[:1]
     latest = (
-        LogEntry.objects.filter(roll__character_id=character_id, kind=LogEntry.Kind.ROLL)
-        .order_by("-seq")
+        LogEntry.objects.filter(roll_id=Subquery(latest_roll), kind=LogEntry.Kind.ROLL)
+        .order_by("seq")
         .values("seq")[:1]
     )
     return (
