@@ -15,7 +15,7 @@ from django.db import models
 from django.utils import timezone
 
 from tabletop.models import Campaign, Character, PlaySession
-from tabletop.serving.compiled_query import CompiledQuery
+from tabletop.serving.compiled_query import CompiledList, CompiledQuery
 
 
 class Visibility(models.TextChoices):
@@ -173,7 +173,7 @@ class Roll(models.Model):
         """The state after the roll's newest entry."""
         if self.known_state is not None:
             return self.known_state
-        entry = self.entries.order_by("-seq").first()
+        entry = next(iter(_NEWEST_ENTRY.all(roll_id=self.pk)), None)
         assert entry is not None and entry.state is not None
         return entry.state
 
@@ -189,13 +189,8 @@ class Roll(models.Model):
             return self.known_latest
         if self.character_id is None:
             return False
-        latest = (
-            Roll.objects.filter(character_id=self.character_id)
-            .order_by("-id")
-            .values_list("id", flat=True)
-            .first()
-        )
-        return latest == self.pk
+        latest = _LATEST_OF_CHARACTER.all(character_id=self.character_id)
+        return bool(latest) and latest[0].pk == self.pk
 
     def stale_for(self, campaign: Campaign, label: str, story_name: str) -> str:
         """Why a follow-up paid from a sheet (``label``: "Use Pride") may not go on this roll
@@ -217,6 +212,14 @@ class Roll(models.Model):
         return ""
 
 
+# Read by every follow-up and by the cards that offer them: compiled once.
+_NEWEST_ENTRY = CompiledList(
+    lambda roll_id: LogEntry.objects.filter(roll_id=roll_id).order_by("-seq")[:1], "roll_id"
+)
+_LATEST_OF_CHARACTER = CompiledList(
+    lambda character_id: Roll.objects.filter(character_id=character_id).only("id").order_by("-id")[:1],
+    "character_id",
+)
 _ROLL_OF_CAMPAIGN = CompiledQuery(
     lambda campaign_id, pk: Roll.objects.select_related("character", "target").filter(
         campaign_id=campaign_id, pk=pk

@@ -4,6 +4,7 @@ With FAST_PATH's compiled_queries off, the same calls run the plain ORM."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -200,6 +201,8 @@ def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, agai
         (panels._RECENT_AGAINST, {"campaign_id": 3}),
         (carried._EFFECTS, {"campaign_id": 3, "character_id": 4, "rolled_by": 5, "made_against": 6}),
         (feed._SINCE, {"campaign_id": 3, "since": 4}),
+        (roll_models._NEWEST_ENTRY, {"roll_id": 3}),
+        (roll_models._LATEST_OF_CHARACTER, {"character_id": 3}),
     ],
 )
 def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: dict[str, int]) -> None:
@@ -225,6 +228,24 @@ def test_a_list_reads_the_feed_since_a_seq_with_every_related_object(table: Tabl
         _same(found, expected, related=("roll",))
         assert found.state == expected.state and isinstance(found.state, dict)
     assert attack.entries.get().seq == since + 2
+
+
+def test_a_rolls_newest_state_and_whether_it_is_its_characters_latest_are_read_compiled(
+    table: Table,
+) -> None:
+    first = a_roll("sixes", table.character, table.player)
+    roll_services.follow_up_apply(
+        roll=first, actor=table.player, action="luck", params={}, rng=random.Random(1)
+    )
+    second = a_roll("sixes", table.character, table.player)
+    first = Roll.objects.get(pk=first.pk)  # nothing known on the instance: each is read
+    newest = first.entries.order_by("-seq").first()
+    assert newest is not None and newest.kind == LogEntry.Kind.FOLLOW_UP
+    with CaptureQueriesContext(connection) as queries:
+        assert first.current_state() == newest.state
+        assert first.is_latest() is False
+        assert Roll.objects.get(pk=second.pk).is_latest() is True
+    assert len(queries) == 4  # one read each, and the second roll's get
 
 
 @pytest.mark.usefixtures("plain_orm")
