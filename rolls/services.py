@@ -24,6 +24,11 @@ from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
+_NEW_USE = CompiledInsert(FollowUpUse)
+# The seed of a roll's session while it runs (a follow-up's dice), read when the dice are drawn.
+_RUNNING_SESSION_SEED = CompiledQuery(
+    lambda pk: PlaySession.objects.filter(pk=pk, ended__isnull=True).only("seed"), "pk"
+)
 _LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update(no_key=True).filter(pk=pk), "pk")
 # Only the character's row: the campaign it is read with is locked last, by the log's UPDATE
 # of its sequence number, so every write takes its locks in one order (rolls.campaigns).
@@ -305,7 +310,7 @@ def follow_up_apply(
             dice=dice.record(),
             place=place,
         )
-        FollowUpUse.objects.create(
+        _NEW_USE.create(
             roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use
         )
         tally.record()
@@ -381,10 +386,8 @@ def _follow_up_dice(rng: Rng, roll: Roll, seq: int, client: str | None) -> Entry
         return EntryDice(rng, seed="", source=SESSION_SEED, seq=seq, client=client)
     if roll.seed and not roll.revealed:
         return EntryDice(rng, seed=roll.seed, source=ROLL_SEED, seq=seq, client=client)
-    session = PlaySession.objects.filter(pk=roll.session_id, ended__isnull=True).values_list(
-        "seed", flat=True
-    )
-    return EntryDice(rng, seed=session.first() or "", source=SESSION_SEED, seq=seq, client=client)
+    session = _RUNNING_SESSION_SEED.get_or_none(pk=roll.session_id)
+    return EntryDice(rng, seed=session.seed if session else "", source=SESSION_SEED, seq=seq, client=client)
 
 
 def _rolled[T](step: Callable[[Any], T], faces: list[int] | None, rng: Rng) -> T:

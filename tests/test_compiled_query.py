@@ -131,6 +131,7 @@ def test_it_reads_no_inactive_or_unknown_user(table: Table) -> None:
         (roll_services._LOCKED_CHARACTER, {"pk": 3}),
         (auth_backend._USER, {"pk": 3}),
         (roll_models._ROLL_OF_CAMPAIGN, {"campaign_id": 3, "pk": 4}),
+        (roll_services._RUNNING_SESSION_SEED, {"pk": 3}),
     ],
 )
 def test_it_runs_the_sql_the_orm_would(compiled: CompiledQuery[Any], params: dict[str, int]) -> None:
@@ -295,6 +296,27 @@ def test_it_inserts_a_log_entry_with_its_state_as_json(table: Table) -> None:
     with CaptureQueriesContext(connection) as queries:
         log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
     assert len(queries) == 1 and "RETURNING" in queries[0]["sql"]
+
+
+def test_a_follow_up_writes_its_use_and_reads_its_seed_compiled(table: Table) -> None:
+    made = a_roll("sixes", table.character, table.player)
+    entry = roll_services.follow_up_apply(
+        roll=made, actor=table.player, action="luck", params={}, rng=random.Random(1)
+    )
+    use = roll_models.FollowUpUse.objects.get(roll=made)
+    assert (use.seq, use.action, use.payer_id, use.payer_name, use.luck) == (
+        entry.seq,
+        "luck",
+        table.character.pk,
+        table.character.name,
+        1,
+    )
+    session = table.campaign.open_session()
+    assert session is not None
+    found = roll_services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk)
+    assert found is not None and found.seed == session.seed
+    models.PlaySession.objects.filter(pk=session.pk).update(ended=session.started)
+    assert roll_services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk) is None  # it ended
 
 
 def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
