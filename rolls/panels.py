@@ -49,26 +49,31 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
         return []
     cards = []
     for roll in _recent_with_state(campaign_id):
-        state = roll.newest_state or {}
         # The GM's own rolls and blind rolls can wait here; a player's open roll only for a
         # decision that is the GM's alone, where a follow-up can ask for one. Whether it does is
         # told from its state, cheaper than drawing its card (doubles: every drama count's odds).
         if not (roll.npc or roll.visibility == Visibility.BLIND) and not (
-            waits & Waits.DECISIONS and registry.engine(roll.system).may_await_gm(state)
+            waits & Waits.DECISIONS and registry.engine(roll.system).may_await_gm(roll.newest_state or {})
         ):
             continue
-        card = build_card(
-            roll,
-            state,
-            roll.newest_seq,
-            place="gm",
-            membership=membership,
-            latest=roll.character_id is not None and roll.newest_of_character == roll.pk,
-        )
+        card = _newest_card(roll, "gm", membership)
         settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
         if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
+
+
+def _newest_card(roll: WithAnnotations[Roll, _Newest], place: str, membership: Membership) -> Card:
+    """A panel's card of a roll as ``_recent_with_state`` read it: its newest state, and
+    whether it is its character's latest roll, with nothing read again."""
+    return build_card(
+        roll,
+        roll.newest_state or {},
+        roll.newest_seq,
+        place=place,
+        membership=membership,
+        latest=roll.character_id is not None and roll.newest_of_character == roll.pk,
+    )
 
 
 def _recent(campaign_id: int, *, against: bool) -> QuerySet[Roll]:
@@ -125,14 +130,7 @@ def against_panel(campaign_id: int, membership: Membership) -> list[Card]:
     for roll in _recent_with_state(campaign_id, against=True):
         if roll.target is None or not may_act_for(membership, roll.target):
             continue
-        card = build_card(
-            roll,
-            roll.newest_state or {},
-            roll.newest_seq,
-            place="against",
-            membership=membership,
-            latest=roll.character_id is not None and roll.newest_of_character == roll.pk,
-        )
+        card = _newest_card(roll, "against", membership)
         if card.follow_ups:
             cards.append(card)
     return cards

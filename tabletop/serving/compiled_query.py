@@ -159,8 +159,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
         return next(iter(_instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
 
     def _check(self, params: dict[str, int]) -> None:
-        if params.keys() != set(self._names):
-            raise TypeError(f"expected the parameters {sorted(self._names)}, got {sorted(params)}")
+        _check_names(self._names, params)
 
     def sql(self) -> str:
         """The SQL each call runs (for tests and for reading)."""
@@ -181,8 +180,7 @@ class CompiledList[M: Model](_CompiledOnce[_Plan]):
         self._names = params
 
     def all(self, **params: int) -> list[M]:
-        if params.keys() != set(self._names):
-            raise TypeError(f"expected the parameters {sorted(self._names)}, got {sorted(params)}")
+        _check_names(self._names, params)
         if not _in_range(params):
             return []  # no row holds such an id (as CompiledQuery.get_or_none)
         if not enabled("compiled_queries"):
@@ -200,6 +198,11 @@ class CompiledList[M: Model](_CompiledOnce[_Plan]):
 
     def _compile(self) -> _Plan:
         return _compile_read(self._build, self._names)
+
+
+def _check_names(names: tuple[str, ...], params: dict[str, int]) -> None:
+    if params.keys() != set(names):
+        raise TypeError(f"expected the parameters {sorted(names)}, got {sorted(params)}")
 
 
 def _compile_read(build: Callable[..., QuerySet[Any]], names: tuple[str, ...]) -> _Plan:
