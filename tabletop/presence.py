@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 
 from tabletop.models import Membership, Presence
-from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert
+from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledList
 
 # This process, as its presence rows name it.
 SERVER = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"[:100]
@@ -69,10 +69,21 @@ _LEAVE = CompiledDelete(
 )
 
 
+# Read for every change of who is at a table, which a restart makes for every table at once:
+# two compiled reads, the rows' freshness compared here (a query that takes the time as a
+# parameter cannot be compiled once), where one ORM query took 0.86 ms.
+_MEMBERS = CompiledList(lambda campaign_id: Membership.objects.filter(campaign_id=campaign_id), "campaign_id")
+_SOCKETS = CompiledList(
+    lambda campaign_id: Presence.objects.filter(campaign_id=campaign_id).only("user_id", "seen"),
+    "campaign_id",
+)
+
+
 def present(campaign_id: int) -> list[Membership]:
     """The members with a page open on the campaign now, GM first."""
-    users = Presence.objects.filter(campaign_id=campaign_id, seen__gte=_fresh_since()).values("user_id")
-    return list(Membership.objects.filter(campaign_id=campaign_id, user_id__in=users))
+    fresh = _fresh_since()
+    users = {row.user_id for row in _SOCKETS.all(campaign_id=campaign_id) if row.seen >= fresh}
+    return [member for member in _MEMBERS.all(campaign_id=campaign_id) if member.user_id in users]
 
 
 def beat() -> set[int]:

@@ -161,6 +161,30 @@ def test_it_refuses_wrong_parameters(table: Table) -> None:
         access._CHARACTER.get_or_none(campaign_id=table.campaign.pk)
 
 
+def test_it_reads_by_a_text_parameter_and_refuses_the_wrong_type(table: Table) -> None:
+    for name in ("phone.1", "phone.2"):
+        Presence.objects.create(**_presence_row(table, name))
+    by_channel = CompiledQuery(
+        lambda campaign_id, channel_name: Presence.objects.filter(
+            campaign_id=campaign_id, channel_name=channel_name
+        ),
+        "campaign_id",
+        channel_name=str,
+    )
+    with CaptureQueriesContext(connection) as queries:
+        found = by_channel.get(campaign_id=table.campaign.pk, channel_name="phone.2")
+    assert len(queries) == 1
+    _same(found, Presence.objects.get(channel_name="phone.2"))
+    assert by_channel.get_or_none(campaign_id=table.campaign.pk, channel_name="phone.3") is None
+    assert by_channel.get_or_none(campaign_id=2**63, channel_name="phone.2") is None  # out of range: no row
+    with pytest.raises(TypeError, match="channel_name is str, not int"):
+        by_channel.get_or_none(campaign_id=table.campaign.pk, channel_name=2)
+    with pytest.raises(TypeError, match="campaign_id is int, not str"):
+        by_channel.get_or_none(campaign_id="1", channel_name="phone.2")
+    with pytest.raises(TypeError, match="named twice"):
+        CompiledQuery(lambda pk: Presence.objects.filter(pk=pk), "pk", pk=int)
+
+
 def test_it_refuses_a_query_whose_sql_would_not_follow_its_parameters() -> None:
     twice = CompiledQuery(lambda pk: Character.objects.filter(pk=pk, campaign_id=pk), "pk")
     with pytest.raises(ValueError, match="appears 2 times"):
@@ -204,6 +228,8 @@ def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, agai
         (feed._SINCE, {"campaign_id": 3, "since": 4}),
         (roll_models._NEWEST_ENTRY, {"roll_id": 3}),
         (roll_models._LATEST_OF_CHARACTER, {"character_id": 3}),
+        (presence._MEMBERS, {"campaign_id": 3}),
+        (presence._SOCKETS, {"campaign_id": 3}),
     ],
 )
 def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: dict[str, int]) -> None:

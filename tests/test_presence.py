@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tabletop import presence
-from tabletop.models import Presence
-from tests.factories import Table
+from tabletop.models import Membership, Presence
+from tests.factories import Table, user
 from tests.test_consumers import empty_channel_layer, is_presence, open_socket  # noqa: F401  (fixture)
 
 LONG_AGO = timedelta(seconds=presence.STALE_SECONDS + 1)
@@ -191,3 +191,19 @@ async def test_a_phone_that_leaves_is_off_the_list_at_the_end_of_the_interval(
     frame = await gm.receive_from(timeout=3)
     assert listed(frame) == ["GM"]
     await gm.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_list_names_each_member_at_the_table_once_gm_first(table: Table) -> None:
+    """Two pages open count once; a member whose only row went stale is not listed."""
+    other = Membership.objects.create(campaign=table.campaign, user=user("late"), display_name="Late")
+    for name, who in (("p.1", table.player), ("p.2", table.player), ("g.1", table.gm)):
+        presence.arrive(channel_name=name, campaign_id=table.campaign.pk, user_id=who.pk)
+    ghost(table, seen_ago=LONG_AGO, user=other.user)
+
+    listed = presence.present(table.campaign.pk)
+
+    assert [m.user_id for m in listed] == [table.gm.pk, table.player.pk]
+    assert listed[0].is_gm
+    for name in ("p.1", "p.2", "g.1"):
+        presence.leave(channel_name=name)

@@ -13,8 +13,8 @@ dates), the ``select_related`` objects, the fetch mode. So a compiled read retur
 ``get()`` on the same queryset returns, and a test compares the two for every query declared.
 
 Only for querysets whose SQL does not depend on the parameters' values: the parameters are
-integers compared for equality with integer columns (ids); no ``__in`` lists, nothing that
-compiles differently for None. What the query fixes itself (a flag, ``IS NULL``) may be
+integers compared for equality with integer columns (ids), or strings declared as such
+(``key=str``: a session's key); no ``__in`` lists, nothing that compiles differently for None. What the query fixes itself (a flag, ``IS NULL``) may be
 anything. Each stand-in must appear exactly once among the compiled parameters, or the first
 call fails loudly instead of running the wrong SQL.
 
@@ -82,8 +82,52 @@ class _CompiledOnce[P](ABC):
         """The plan: SQL and what running it needs."""
 
 
-def _in_range(params: dict[str, int]) -> bool:
-    return all(_INT64_MIN <= value <= _INT64_MAX for value in params.values())
+type Param = int | str
+
+
+def _in_range(params: dict[str, Param]) -> bool:
+    # Only integers can be out of a column's range; a text parameter is any string.
+    return all(_INT64_MIN <= value <= _INT64_MAX for value in params.values() if isinstance(value, int))
+
+
+def _types(params: tuple[str, ...], typed: dict[str, type]) -> dict[str, type]:
+    """Each parameter's type: the names given alone are integers (ids), the others say."""
+    if unknown := [name for name, kind in typed.items() if kind not in (int, str)]:
+        raise TypeError(f"parameters are int or str: {unknown}")
+    if both := set(params) & set(typed):
+        raise TypeError(f"parameters named twice: {sorted(both)}")
+    return {name: int for name in params} | typed
+
+
+def _check_params(types: dict[str, type], params: dict[str, Param]) -> None:
+    if params.keys() != types.keys():
+        raise TypeError(f"expected the parameters {sorted(types)}, got {sorted(params)}")
+    for name, value in params.items():
+        if type(value) is not types[name]:
+            raise TypeError(f"{name} is {types[name].__name__}, not {type(value).__name__}")
+
+
+def _stand_ins(types: dict[str, type]) -> dict[str, Param]:
+    """A value for each parameter that the query compiles with and no row holds: an id none
+    takes, or a string no column holds. Each must come out once among the compiled
+    parameters (``_sources``)."""
+    return {
+        name: _FIRST_STAND_IN + index if kind is int else f"\x00stand-in {index}\x00"
+        for index, (name, kind) in enumerate(types.items())
+    }
+
+
+def _sources(
+    stand_ins: dict[str, Param], compiled_params: Sequence[Any], sql: str
+) -> tuple[tuple[str | None, Any], ...]:
+    """Where each compiled parameter comes from: a call's keyword, or a constant."""
+    by_value = {value: name for name, value in stand_ins.items()}
+    params = tuple((by_value.get(value), None if value in by_value else value) for value in compiled_params)
+    for name in stand_ins:
+        count = sum(1 for source, _ in params if source == name)
+        if count != 1:
+            raise ValueError(f"parameter {name!r} appears {count} times in the compiled query: {sql}")
+    return params
 
 
 @dataclass(frozen=True)
@@ -106,16 +150,17 @@ class _Plan:
 class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
     """A read of at most one row, compiled once.
 
-    ``build`` takes the parameters as keywords (all integers) and returns the queryset;
-    ``get(**params)`` then behaves as ``build(**params).get()``.
+    ``build`` takes the parameters as keywords and returns the queryset; ``get(**params)``
+    then behaves as ``build(**params).get()``. The parameters named alone are integers
+    (ids); others are declared with their type, ``int`` or ``str``: ``key=str``.
     """
 
-    def __init__(self, build: Callable[..., QuerySet[M]], *params: str) -> None:
+    def __init__(self, build: Callable[..., QuerySet[M]], *params: str, **typed: type) -> None:
         super().__init__()
         self._build = build
-        self._names = params
+        self._types = _types(params, typed)
 
-    def get(self, **params: int) -> M:
+    def get(self, **params: Param) -> M:
         if not enabled("compiled_queries"):
             self._check(params)
             queryset = self._build(**params)
@@ -130,7 +175,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             raise plan.model.DoesNotExist(f"{plan.model._meta.object_name} matching query does not exist.")  # type: ignore[attr-defined]
         return obj
 
-    def get_or_none(self, **params: int) -> M | None:
+    def get_or_none(self, **params: Param) -> M | None:
         self._check(params)
         if not _in_range(params):
             # No row holds such an id; SQLite would raise OverflowError on it instead of
@@ -158,8 +203,8 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             )
         return next(iter(_instances(plan, rows)), None)  # type: ignore[return-value]  # plan.model is M
 
-    def _check(self, params: dict[str, int]) -> None:
-        _check_names(self._names, params)
+    def _check(self, params: dict[str, Param]) -> None:
+        _check_params(self._types, params)
 
     def sql(self) -> str:
         """The SQL each call runs (for tests and for reading)."""
@@ -167,20 +212,20 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
 
     def _compile(self) -> _Plan:
         # As get() asks: no ordering, two rows.
-        return _compile_read(lambda **stand_ins: self._build(**stand_ins).order_by()[:2], self._names)
+        return _compile_read(lambda **stand_ins: self._build(**stand_ins).order_by()[:2], self._types)
 
 
 class CompiledList[M: Model](_CompiledOnce[_Plan]):
     """A read of many rows, compiled once: ``all(**params)`` returns ``list(build(**params))``,
     in the queryset's order and as many as its slice takes (a fixed LIMIT is part of the SQL)."""
 
-    def __init__(self, build: Callable[..., QuerySet[M]], *params: str) -> None:
+    def __init__(self, build: Callable[..., QuerySet[M]], *params: str, **typed: type) -> None:
         super().__init__()
         self._build = build
-        self._names = params
+        self._types = _types(params, typed)
 
-    def all(self, **params: int) -> list[M]:
-        _check_names(self._names, params)
+    def all(self, **params: Param) -> list[M]:
+        _check_params(self._types, params)
         if not _in_range(params):
             return []  # no row holds such an id (as CompiledQuery.get_or_none)
         if not enabled("compiled_queries"):
@@ -197,27 +242,17 @@ class CompiledList[M: Model](_CompiledOnce[_Plan]):
         return self._plan().sql
 
     def _compile(self) -> _Plan:
-        return _compile_read(self._build, self._names)
+        return _compile_read(self._build, self._types)
 
 
-def _check_names(names: tuple[str, ...], params: dict[str, int]) -> None:
-    if params.keys() != set(names):
-        raise TypeError(f"expected the parameters {sorted(names)}, got {sorted(params)}")
-
-
-def _compile_read(build: Callable[..., QuerySet[Any]], names: tuple[str, ...]) -> _Plan:
+def _compile_read(build: Callable[..., QuerySet[Any]], types: dict[str, type]) -> _Plan:
     """The plan of ``build``'s queryset, compiled with a stand-in for each parameter."""
-    stand_ins = {name: _FIRST_STAND_IN + index for index, name in enumerate(names)}
+    stand_ins = _stand_ins(types)
     queryset = build(**stand_ins)
     db = queryset.db
     compiler = queryset.query.get_compiler(using=db)
     sql, compiled_params = compiler.as_sql()
-    by_value = {value: name for name, value in stand_ins.items()}
-    params = tuple((by_value.get(value), None if value in by_value else value) for value in compiled_params)
-    for name in names:
-        count = sum(1 for source, _ in params if source == name)
-        if count != 1:
-            raise ValueError(f"parameter {name!r} appears {count} times in the compiled query: {sql}")
+    params = _sources(stand_ins, compiled_params, sql)
     klass_info = compiler.klass_info
     select = compiler.select
     select_fields = klass_info["select_fields"]
@@ -358,20 +393,12 @@ class CompiledDelete[M: Model](_CompiledOnce[_DeletePlan]):
 
     def __init__(self, build: Callable[..., QuerySet[M]], **params: type) -> None:
         super().__init__()
-        if unknown := [name for name, kind in params.items() if kind not in (int, str)]:
-            raise TypeError(f"parameters are int or str: {unknown}")
         self._build = build
-        self._types = params
+        self._types = _types((), params)
 
-    def delete(self, **params: int | str) -> int:
-        if params.keys() != self._types.keys():
-            raise TypeError(f"expected the parameters {sorted(self._types)}, got {sorted(params)}")
-        for name, value in params.items():
-            if type(value) is not self._types[name]:
-                raise TypeError(f"{name} is {self._types[name].__name__}, not {type(value).__name__}")
-        if not enabled("compiled_queries") or not _in_range(
-            {name: value for name, value in params.items() if isinstance(value, int)}
-        ):
+    def delete(self, **params: Param) -> int:
+        _check_params(self._types, params)
+        if not enabled("compiled_queries") or not _in_range(params):
             deleted, _ = self._build(**params).delete()
             return deleted
         plan = self._plan()
@@ -384,21 +411,10 @@ class CompiledDelete[M: Model](_CompiledOnce[_DeletePlan]):
         return self._plan().sql
 
     def _compile(self) -> _DeletePlan:
-        stand_ins: dict[str, int | str] = {}
-        for index, (name, kind) in enumerate(self._types.items()):
-            # A string no column holds, or an id none takes (as CompiledQuery's).
-            stand_ins[name] = _FIRST_STAND_IN + index if kind is int else f"\x00stand-in {index}\x00"
+        stand_ins = _stand_ins(self._types)
         queryset = self._build(**stand_ins)
         db = queryset.db
         # What QuerySet._raw_delete runs (private: the query's class swapped for DeleteQuery).
         query = queryset.query.chain(DeleteQuery)
         sql, compiled_params = query.get_compiler(using=db).as_sql()
-        by_value = {value: name for name, value in stand_ins.items()}
-        params = tuple(
-            (by_value.get(value), None if value in by_value else value) for value in compiled_params
-        )
-        for name in self._types:
-            count = sum(1 for source, _ in params if source == name)
-            if count != 1:
-                raise ValueError(f"parameter {name!r} appears {count} times in the compiled delete: {sql}")
-        return _DeletePlan(sql=sql, params=params, db=db)
+        return _DeletePlan(sql=sql, params=_sources(stand_ins, compiled_params, sql), db=db)
