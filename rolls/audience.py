@@ -14,7 +14,7 @@ act on nothing) sees; a member whose ``delivery`` is empty is sent exactly that.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,9 @@ class Waits(Flag):
     NPC = auto()  # the GM's own rolls keep follow-ups that need no sheet (sets: bids, criticals)
     AGAINST = auto()  # a roll made against a character offers the GM its answers (stars: Luck against)
     BLIND = auto()  # a player's blind roll settles from its own dice, by the GM (sets: a bid)
-    DECISIONS = auto()  # a player's follow-up asks the GM to decide (doubles: a miracle)
+    # A player's follow-up asks the GM to decide (doubles: a miracle); a new roll never waits for
+    # a decision, nothing having asked for one yet (a test checks doubles' first states).
+    DECISIONS = auto()
     # What waits reads a sheet (the Endurance a miracle costs, the Luck to answer with): any
     # follow-up may have spent from it, and the GM's events that change sheets change it.
     SHEETS = auto()
@@ -50,17 +52,27 @@ ALL_WAITS = Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SH
 @dataclass(frozen=True)
 class Viewer:
     """Who looks: a member (their user and whether they run the table), or ``TABLE``.
-    ``waits``: what can wait on a panel in their campaign's system (``Waits``)."""
+    ``waits``: what can wait on a panel in their campaign's system (``Waits``).
+    ``gm_room``: how many new rolls the GM's waiting panel on their page takes, as it was last
+    drawn, before one pushes a roll it shows out of its window (``rolls.panels.gm_panel_room``;
+    a socket knows, a page drawn afresh does not: 0)."""
 
     user_id: int | None
     is_gm: bool = False
     waits: Waits = ALL_WAITS
+    gm_room: int = 0
 
     @classmethod
-    def of(cls, membership: Membership | None, waits: Waits = ALL_WAITS) -> Viewer:
+    def of(cls, membership: Membership | None, waits: Waits = ALL_WAITS, gm_room: int = 0) -> Viewer:
         if membership is None:
             return TABLE
-        return cls(user_id=membership.user_id, is_gm=membership.is_gm, waits=waits)
+        return cls(user_id=membership.user_id, is_gm=membership.is_gm, waits=waits, gm_room=gm_room)
+
+    def after(self, facts: Facts) -> Viewer:
+        """The viewer of the next entry of a batch: a new roll takes one of the panel's room."""
+        if facts.roll and not facts.follow_up and self.gm_room > 0:
+            return replace(self, gm_room=self.gm_room - 1)
+        return self
 
 
 # Anyone at the table, acting on nothing: the markup every socket may share.
@@ -194,7 +206,7 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     if refresh & Refresh.CONTESTS or facts.contest:
         panels |= Panel.CONTESTS
     if not facts.roll:
-        if viewer.is_gm and _changes_gm_panel(facts, viewer.waits, refresh):
+        if viewer.is_gm and _changes_gm_panel(facts, viewer, refresh):
             panels |= Panel.GM_WAITING
         if refresh & Refresh.RESOURCES and viewer.user_id is not None and (result_for is not None or roster):
             panels |= Panel.RESOURCES
@@ -205,7 +217,7 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
-        if _changes_gm_panel(facts, viewer.waits, refresh):
+        if _changes_gm_panel(facts, viewer, refresh):
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS
@@ -248,12 +260,13 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
 _TABLE_EVENTS = frozenset(event.value for event in TableEvent)
 
 
-def _changes_gm_panel(facts: Facts, waits: Waits, refresh: Refresh) -> bool:
+def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
     """Whether an entry can change the GM's waiting panel (``rolls.panels.gm_panel``) in a
-    system where ``waits`` can keep a roll there. Nothing waits there in a system that declares
-    nothing (sixes: an NPC has no sheet to push or spend Luck from, no follow-up is the GM's
-    alone, and every follow-up spends from a sheet, so no blind roll settles from its dice;
+    system where ``viewer.waits`` can keep a roll there. Nothing waits there in a system that
+    declares nothing (sixes: an NPC has no sheet to push or spend Luck from, no follow-up is the
+    GM's alone, and every follow-up spends from a sheet, so no blind roll settles from its dice;
     kinds: no follow-ups at all)."""
+    waits = viewer.waits
     if not waits:
         return False
     if not facts.roll:
@@ -263,8 +276,11 @@ def _changes_gm_panel(facts: Facts, waits: Waits, refresh: Refresh) -> bool:
     if facts.action in _TABLE_EVENTS:
         return True  # the GM's mark on a roll: voided, it offers nothing more
     if not facts.follow_up:
-        # A new roll, whoever made it, may push a waiting roll out of the panel's window.
-        return True
+        # A new roll waits there itself only when it is the GM's own or blind (``DECISIONS``:
+        # a player's waits once a follow-up asks). Any other may only push a roll the panel
+        # shows out of its window, which the panel as drawn has room for (``gm_room``): in
+        # doubles and sets the GM's socket drew the panel after every player's roll.
+        return facts.npc or facts.blind or viewer.gm_room <= 0
     return bool(
         (facts.npc and waits & Waits.NPC)
         or (facts.target_id is not None and waits & Waits.AGAINST)

@@ -29,7 +29,7 @@ from django.contrib.auth.models import User
 from redis.exceptions import RedisError
 
 from rolls.coalesce import Throttle, told
-from rolls.feed import is_stored, prepare_shared, receive_shared, render_since, shared_since
+from rolls.feed import Drawn, is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
 from tabletop import presence
 from tabletop.access import MAX_ID, membership_or_none
@@ -63,6 +63,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     heard: int = 0  # the newest entry broadcast to it before the page said where it stands
     presence_id: str | None = None  # the latest presence broadcast this socket heard of
     presence_sends: Throttle | None = None  # its page gets a list at most once an interval
+    drawn: Drawn  # what its page shows, as the batches sent drew it (set on connect)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         closed = False
@@ -121,6 +122,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         self.result_for = _result_for(self.scope.get("query_string", b""))
         self.roster = _roster(self.scope.get("query_string", b""))
+        self.drawn = Drawn()
         # In the group before the membership (and the campaign's last seq) is read: an entry
         # committed after that read is heard here (``table_entry``), one before it is counted.
         self.group = table_group(self.campaign_id)
@@ -268,7 +270,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     def _stored(self, since: int, until: int) -> tuple[str, int] | None:
         """The batch from the shared markup alone, when stored and all this socket needs."""
         assert self.membership is not None
-        return shared_since(self.membership, since, until, self.result_for, self.roster)
+        return shared_since(self.membership, since, until, self.result_for, self.roster, self.drawn)
 
     def _may_share(self) -> bool:
         return self.membership is not None
@@ -322,7 +324,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         membership = self._find_membership()
         if membership is None:
             return None
-        return render_since(membership, since, self.result_for, self.roster)
+        return render_since(membership, since, self.result_for, self.roster, self.drawn)
 
     async def _absent(self) -> None:
         assert self.membership is not None

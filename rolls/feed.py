@@ -60,18 +60,33 @@ _SINCE = CompiledList(
 )
 
 
+@dataclass
+class Drawn:
+    """What a socket's page shows, as the batches it sent drew it: what ``delivery`` may
+    leave as it is. A new socket knows nothing of the page it serves."""
+
+    gm_room: int = 0  # new rolls the GM's waiting panel takes before it may change (Viewer)
+
+
 def render_since(
-    membership: Membership, since: int, result_for: int | None = None, roster: bool = False
+    membership: Membership,
+    since: int,
+    result_for: int | None = None,
+    roster: bool = False,
+    drawn: Drawn | None = None,
 ) -> tuple[str, int]:
     """HTML for every entry after ``since`` that this member may see, and the last seq.
     ``result_for``: the character whose result panel the page holds (its roll screen), if any;
-    ``roster``: the page lists their characters' resources (the campaign page)."""
+    ``roster``: the page lists their characters' resources (the campaign page); ``drawn``:
+    what the socket's page shows, read and updated."""
     entries = _SINCE.all(campaign_id=membership.campaign_id, since=since)
     if not entries:
         return "", since
     if len(entries) > MAX_CATCH_UP:
+        if drawn is not None:
+            drawn.gm_room = 0  # the page reloads, with whatever it then shows
         return render_to_string("rolls/_reload.html"), since
-    viewer = _viewer(membership)
+    viewer = _viewer(membership, drawn)
     # Follow-up buttons go only on a roll's newest state in this batch: an older state is
     # replaced a moment later in the same message and must never offer a stale button.
     newest = {entry.roll_id: entry.seq for entry in entries if entry.roll_id}
@@ -81,10 +96,14 @@ def render_since(
     parts = []
     touched = Panel.NONE
     for entry in entries:
-        sent = delivery(Facts.of(entry), viewer, result_for, roster)
+        facts = Facts.of(entry)
+        sent = delivery(facts, viewer, result_for, roster)
+        viewer = viewer.after(facts)
         touched |= sent.panels
         parts.append(_entry_for(membership, entry, sent, newest, result_for, fresh))
-    parts.extend(_panels(membership, touched))
+    if drawn is not None:
+        drawn.gm_room = viewer.gm_room  # unless the panel is drawn again now
+    parts.extend(_panels(membership, touched, drawn))
     if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
     last = entries[-1].seq
@@ -92,11 +111,15 @@ def render_since(
     return "".join(parts), last
 
 
-def _viewer(membership: Membership) -> Viewer:
+def _viewer(membership: Membership, drawn: Drawn | None = None) -> Viewer:
     """The member as ``delivery`` needs them: with what can wait on a panel in this campaign's
     system (the GM's, or a player's rolls made against them; the membership comes with its
-    campaign)."""
-    return Viewer.of(membership, waits=registry.table(membership.campaign.system).gm_waits)
+    campaign), and what their page shows."""
+    return Viewer.of(
+        membership,
+        waits=registry.table(membership.campaign.system).gm_waits,
+        gm_room=drawn.gm_room if drawn is not None else 0,
+    )
 
 
 def _entry_for(
@@ -150,13 +173,15 @@ def _resources(membership: Membership, result_for: int | None) -> str:
     )
 
 
-def _panels(membership: Membership, touched: Panel) -> list[str]:
+def _panels(membership: Membership, touched: Panel, drawn: Drawn | None = None) -> list[str]:
     """The panels of things waiting for this member, again, when the batch touched them."""
     campaign_id = membership.campaign_id
     parts: list[str] = []
     if touched & Panel.GM_WAITING:
-        cards = panels.gm_panel(campaign_id, membership)
+        cards, room = panels.gm_panel_and_room(campaign_id, membership)
         parts.append(render_to_string("rolls/_gm_panel.html", {"gm_cards": cards}))
+        if drawn is not None:
+            drawn.gm_room = room
     if touched & Panel.CALL_STATUS:
         parts.append(render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)}))
     if touched & Panel.MEMBERS:
@@ -264,7 +289,12 @@ def is_stored(campaign_id: int, since: int, until: int) -> bool:
 
 
 def shared_since(
-    membership: Membership, since: int, until: int, result_for: int | None = None, roster: bool = False
+    membership: Membership,
+    since: int,
+    until: int,
+    result_for: int | None = None,
+    roster: bool = False,
+    drawn: Drawn | None = None,
 ) -> tuple[str, int] | None:
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
@@ -274,13 +304,18 @@ def shared_since(
     Events take the long way on purpose: a status event shows the session as it is now, and
     the entry that removes a member is an event, so a removed member's socket reads its
     membership (gone) before anything after it."""
-    viewer = _viewer(membership)
-    return stored_since(
-        membership.campaign_id,
-        since,
-        until,
-        lambda facts: not delivery(facts, viewer, result_for, roster).personal,
-    )
+    viewer = _viewer(membership, drawn)
+
+    def shared_alone(facts: Facts) -> bool:
+        nonlocal viewer
+        sent = delivery(facts, viewer, result_for, roster)
+        viewer = viewer.after(facts)
+        return not sent.personal
+
+    batch = stored_since(membership.campaign_id, since, until, shared_alone)
+    if batch is not None and drawn is not None:
+        drawn.gm_room = viewer.gm_room
+    return batch
 
 
 def stored_since(

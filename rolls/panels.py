@@ -4,6 +4,7 @@ its page and again over the socket when an entry touches it."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 PANEL_ROLLS = 12
+# The room of a panel that shows nothing: no new roll can push anything out of it.
+ROOM_FOR_ALL = sys.maxsize
 
 
 class _Newest(TypedDict):
@@ -35,6 +38,11 @@ class _Newest(TypedDict):
 
 
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
+    """The GM's waiting panel's cards (``gm_panel_and_room``)."""
+    return gm_panel_and_room(campaign_id, membership)[0]
+
+
+def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Card], int]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
     follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
     blind rolls, whose dice only the GM sees, while they can still be settled from their own
@@ -43,12 +51,17 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
 
     One query: the rolls come with their newest state, whether each is its character's latest
     roll, their characters, the campaign and the open session; the cards are drawn from them.
-    A system in which nothing waits (``TableAdapter.gm_waits``) reads nothing."""
+    A system in which nothing waits (``TableAdapter.gm_waits``) reads nothing.
+
+    And the panel's room: how many new rolls it takes before one pushes a roll it shows out
+    of its window of the ``PANEL_ROLLS`` latest (all of them, when it shows none). A new roll
+    that cannot wait here itself changes nothing else (``rolls.audience``)."""
     waits = registry.table(membership.campaign.system).gm_waits
     if not waits:
-        return []
+        return [], ROOM_FOR_ALL
     cards = []
-    for roll in _recent_with_state(campaign_id):
+    oldest = -1  # the window's place (0: the latest roll) of the oldest roll shown
+    for place, roll in enumerate(_recent_with_state(campaign_id)):
         # The GM's own rolls and blind rolls can wait here; a player's open roll only for a
         # decision that is the GM's alone, where a follow-up can ask for one. Whether it does is
         # told from its state, cheaper than drawing its card (doubles: every drama count's odds).
@@ -60,7 +73,8 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
         settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
         if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
-    return cards
+            oldest = place
+    return cards, (PANEL_ROLLS - 1 - oldest if cards else ROOM_FOR_ALL)
 
 
 def _newest_card(roll: WithAnnotations[Roll, _Newest], place: str, membership: Membership) -> Card:

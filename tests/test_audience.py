@@ -68,6 +68,37 @@ def test_where_rolls_wait_every_new_roll_may_push_one_off_the_panel() -> None:
     assert all(redraws(plain, viewer) for viewer in (SETS, DOUBLES, STARS, VIEWERS[GM]))
 
 
+def test_a_new_roll_leaves_the_panel_as_drawn_while_it_has_room_unless_it_can_wait_there() -> None:
+    """A socket knows how many new rolls the GM's panel it drew takes before one pushes a
+    roll it shows out of its window: it passes over a player's open roll while there is room.
+    The GM's own and blind rolls can wait there themselves."""
+    plain = roll(owner_id=ROLLER, character_id=CHARACTER)
+    for viewer in (SETS, DOUBLES, STARS, VIEWERS[GM]):
+        roomy = Viewer(GM, is_gm=True, waits=viewer.waits, gm_room=2)
+        assert not redraws(plain, roomy)
+        assert delivery(plain, roomy) == delivery(plain, TABLE)  # the shared markup alone
+        assert redraws(plain, Viewer(GM, is_gm=True, waits=viewer.waits, gm_room=0))
+        assert redraws(roll(npc=True), roomy)
+        assert redraws(roll(npc=True, target_id=TARGETED, target_owner_id=TARGET), roomy)
+        assert redraws(roll(hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER), roomy)
+        # What else can change it does, whatever room it has.
+        assert redraws(Facts(action="roll-void", roll=True), roomy)
+        assert redraws(Facts(action="session-end"), roomy)
+    follow = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER)
+    assert redraws(follow, Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_room=5))
+
+
+def test_each_new_roll_of_a_batch_takes_one_of_the_panels_room() -> None:
+    viewer = Viewer(GM, is_gm=True, waits=SETS.waits, gm_room=2)
+    plain = roll(owner_id=ROLLER, character_id=CHARACTER)
+    assert viewer.after(roll(follow_up=True, owner_id=ROLLER)).gm_room == 2
+    assert viewer.after(Facts(action="call")).gm_room == 2
+    assert viewer.after(roll(npc=True)).gm_room == 1  # it pushes the window too
+    third = viewer.after(plain).after(plain)
+    assert third.gm_room == 0 and redraws(plain, third)
+    assert third.after(plain).gm_room == 0
+
+
 def test_a_follow_up_redraws_the_panel_where_it_can_change_what_waits() -> None:
     players = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER)
     npcs = roll(follow_up=True, npc=True)

@@ -521,6 +521,30 @@ async def test_a_follow_up_that_asks_the_gm_sends_the_gms_socket_the_panel_with_
     await session.disconnect()
 
 
+async def test_the_gms_socket_leaves_a_panel_it_drew_empty_as_it_is_for_a_players_roll() -> None:
+    """Sets: the GM's own and blind rolls wait on their panel. Once the GM's socket has drawn
+    it empty, a player's open roll cannot change it: the GM's page is sent the table's markup
+    alone. The GM's own roll draws it again."""
+    table = await database_sync_to_async(factories.table)("sets", sheet=factories.sheet_of("sets"))
+    # Each socket's catch-up draws the panels its page shows (the session began): empty.
+    sockets = await _table_sockets(table)
+    assert 'class="card' not in await gm_panel_markup(table)
+    player_roll = database_sync_to_async(factories.a_roll)
+
+    for _ in range(2):
+        await player_roll("sets", table.character, table.player)
+        now = await last_seq(table)
+        frames = {name: "".join(await frames_until(c, up_to(now))) for name, c in sockets.items()}
+        assert 'id="gm-panel"' not in frames["session"]
+        assert frames["session"] == frames["kim"]
+
+    await database_sync_to_async(factories.an_npc_roll)(table.campaign, table.gm, table.character)
+    frames = "".join(await frames_until(sockets["session"], up_to(await last_seq(table))))
+    assert 'id="gm-panel"' in frames
+    for communicator in sockets.values():
+        await communicator.disconnect()
+
+
 async def test_a_stale_card_in_one_batch_never_offers_a_button(table: Table) -> None:
     made = await roll_for(table, 1, 2, 3)
     await follow_up(made, table.player, "luck", 1, 1, 1)

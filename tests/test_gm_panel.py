@@ -177,12 +177,16 @@ class Walk:
             table_services.session_start(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("remembered", [False, True], ids=["new-page", "socket-remembers"])
 @pytest.mark.parametrize("system", SYSTEMS)
-def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: str) -> None:
+def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: str, remembered: bool) -> None:
+    """``remembered``: the GM's socket knows how many new rolls the panel it drew last takes
+    before it may change (``rolls.feed.Drawn``), and passes over those that cannot."""
     walk = Walk(system, seed=SYSTEMS.index(system))
     gm = walk.gm_membership()
-    viewer = Viewer.of(gm, waits=walk.adapter.gm_waits)
-    before = markup(panels.gm_panel(walk.campaign.pk, gm))
+    cards, room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+    before = markup(cards)
+    room = room if remembered else 0
     last_seq = (
         LogEntry.objects.filter(campaign=walk.campaign).order_by("-seq").values_list("seq", flat=True)[0]
     )
@@ -192,21 +196,31 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         entries = LogEntry.objects.filter(campaign=walk.campaign, seq__gt=last_seq).select_related(
             "roll", "roll__character", "roll__target"
         )
+        viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room)
         touched = Panel.NONE
         for entry in entries:
-            touched |= delivery(Facts.of(entry), viewer).panels
+            facts = Facts.of(entry)
+            touched |= delivery(facts, viewer).panels
+            viewer = viewer.after(facts)
             last_seq = entry.seq
         gm = walk.gm_membership()
-        now = markup(panels.gm_panel(walk.campaign.pk, gm))
+        cards, fresh_room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+        now = markup(cards)
         assert now == markup(panel_as_it_was(walk.campaign.pk, gm))
         if now != before:
             assert touched & Panel.GM_WAITING, f"the panel changed and was not redrawn:\n{before}\n{now}"
         if entries and not touched & Panel.GM_WAITING:
             skipped += 1
+            room = viewer.gm_room
+        else:
+            # Redrawn (or nothing happened): the page shows the panel as it is now.
+            room = fresh_room if remembered else 0
+            before = now
         shown += 'class="card' in now
-        before = now
     if walk.adapter.gm_waits:
         assert shown, "the walk never had anything waiting on the GM's panel"
+        if remembered:
+            assert skipped, "the socket never passed over a roll that left its panel as it was"
     else:
         # Nothing ever waits in this system, so nothing redraws the panel at all.
         assert shown == 0
@@ -234,3 +248,42 @@ def test_a_system_where_nothing_waits_reads_nothing_for_the_panel(system: str) -
     with CaptureQueriesContext(connection) as queries:
         assert panels.gm_panel(walk.campaign.pk, gm) == []
     assert len(queries) == 0
+
+
+def test_a_waiting_roll_leaves_the_panel_room_for_the_rolls_before_it_is_pushed_out() -> None:
+    """Sets: the GM's roll with a bid left waits on the panel, the latest of its window: the
+    panel takes PANEL_ROLLS - 1 players' open rolls as it is, and the next one pushes it out."""
+    walk = Walk("sets", seed=1)
+    gm = walk.gm_membership()
+    for seed in range(100):  # the GM's dice, until they make a set to bid
+        walk.rng = random.Random(seed)
+        walk.npc_roll()
+        cards, room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+        if cards and cards[0].roll == Roll.objects.filter(campaign=walk.campaign).latest("id"):
+            break
+    assert cards[0].roll.npc
+    assert room == panels.PANEL_ROLLS - 1
+    viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room)
+    panel = markup(cards)
+    character = walk.characters[0]
+    for _ in range(room):
+        facts = Facts.of(open_roll(walk, character))
+        assert not delivery(facts, viewer).panels & Panel.GM_WAITING
+        viewer = viewer.after(facts)
+        assert markup(panels.gm_panel(walk.campaign.pk, gm)) == panel
+    facts = Facts.of(open_roll(walk, character))
+    assert delivery(facts, viewer).panels & Panel.GM_WAITING
+    assert markup(panels.gm_panel(walk.campaign.pk, gm)) != panel
+
+
+def open_roll(walk: Walk, character: Character) -> LogEntry:
+    """A player's open roll (not blind), and its entry."""
+    sheet = Character.objects.select_related("campaign").get(pk=character.pk)
+    form = walk.adapter.roll_form(factories.posted(factories.roll_data("sets", sheet)), character=sheet)
+    assert form.is_valid(), form.errors
+    roll = roll_services.roll_create(
+        character=sheet, roller=sheet.owner, data=form.engine_data(), helper=None, intent="", rng=walk.rng
+    )
+    return LogEntry.objects.select_related("roll", "roll__character", "roll__target").get(
+        roll=roll, kind="roll"
+    )

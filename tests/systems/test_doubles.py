@@ -766,6 +766,8 @@ def test_every_valid_request_rolls_evaluates_and_follows_up(
     assert sum(odds.values()) == 1
     assert odds[system.evaluate(state).key] > 0
     resources = {"endurance": endurance}
+    # Waits.DECISIONS: a new roll never waits for the GM, nothing having asked them yet.
+    assert not system.may_await_gm(state)
     for _ in range(4):
         assert system.view(state)
         follow_ups = system.follow_ups(state, resources)
