@@ -36,6 +36,7 @@ from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
+from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership
 from tabletop.serving.compiled_query import CompiledList
 
@@ -161,15 +162,20 @@ def _resources(membership: Membership, result_for: int | None) -> str:
     """The resources lines the page shows, as they are now: the roll screen's character
     (``result_for``), or every character this member plays (the campaign page's list)."""
     template = registry.table(membership.campaign.system).resources_template
-    characters = Character.objects.select_related("campaign").filter(campaign_id=membership.campaign_id)
     if result_for is not None:
-        characters = characters.filter(pk=result_for)
-    elif not membership.is_gm:
-        characters = characters.filter(owner_id=membership.user_id)
+        # A roll screen's one character, after every follow-up that spends from it: compiled,
+        # with the campaign the membership was read with (this batch's).
+        character = character_or_none(membership.campaign, result_for)
+        characters = [] if character is None else [character]
+    else:
+        every = Character.objects.select_related("campaign").filter(campaign_id=membership.campaign_id)
+        if not membership.is_gm:
+            every = every.filter(owner_id=membership.user_id)
+        characters = list(every.order_by("pk"))
     # A character gone with its player sends nothing: that page is about to close.
     return "".join(
         render_to_string("rolls/_resources_oob.html", {"character": c, "resources_template": template})
-        for c in characters.order_by("pk")
+        for c in characters
     )
 
 

@@ -63,12 +63,19 @@ def may_act_for(membership: Membership, character: Character) -> bool:
 
 
 def character_or_404(campaign: Campaign, character_id: int) -> Character:
-    if not 0 < character_id <= MAX_ID:
-        raise Http404("No such character.")
-    character = _CHARACTER.get_or_none(campaign_id=campaign.pk, character_id=character_id)
+    character = character_or_none(campaign, character_id)
     if character is None:
         raise Http404("No such character.")
-    character.campaign = campaign  # the membership's, already read: no second read or join
+    return character
+
+
+def character_or_none(campaign: Campaign, character_id: int) -> Character | None:
+    """The campaign's character of that id, or None; one compiled read."""
+    if not 0 < character_id <= MAX_ID:
+        return None
+    character = _CHARACTER.get_or_none(campaign_id=campaign.pk, character_id=character_id)
+    if character is not None:
+        character.campaign = campaign  # the membership's, already read: no second read or join
     return character
 
 
