@@ -54,19 +54,33 @@ class Viewer:
     """Who looks: a member (their user and whether they run the table), or ``TABLE``.
     ``waits``: what can wait on a panel in their campaign's system (``Waits``).
     ``gm_room``: how many new rolls the GM's waiting panel on their page takes, as it was last
-    drawn, before one pushes a roll it shows out of its window (``rolls.panels.gm_panel_room``;
-    a socket knows, a page drawn afresh does not: 0)."""
+    drawn, before one pushes a roll it shows out of its window (``rolls.panels.gm_panel_and_room``;
+    a socket knows, a page drawn afresh does not: 0); ``gm_characters``: the characters whose
+    rolls it shows (a new roll of theirs makes that one no longer their latest)."""
 
     user_id: int | None
     is_gm: bool = False
     waits: Waits = ALL_WAITS
     gm_room: int = 0
+    gm_characters: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, membership: Membership | None, waits: Waits = ALL_WAITS, gm_room: int = 0) -> Viewer:
+    def of(
+        cls,
+        membership: Membership | None,
+        waits: Waits = ALL_WAITS,
+        gm_room: int = 0,
+        gm_characters: frozenset[int] = frozenset(),
+    ) -> Viewer:
         if membership is None:
             return TABLE
-        return cls(user_id=membership.user_id, is_gm=membership.is_gm, waits=waits, gm_room=gm_room)
+        return cls(
+            user_id=membership.user_id,
+            is_gm=membership.is_gm,
+            waits=waits,
+            gm_room=gm_room,
+            gm_characters=gm_characters,
+        )
 
     def after(self, facts: Facts) -> Viewer:
         """The viewer of the next entry of a batch: a new roll takes one of the panel's room."""
@@ -278,9 +292,15 @@ def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
     if not facts.follow_up:
         # A new roll waits there itself only when it is the GM's own or blind (``DECISIONS``:
         # a player's waits once a follow-up asks). Any other may only push a roll the panel
-        # shows out of its window, which the panel as drawn has room for (``gm_room``): in
-        # doubles and sets the GM's socket drew the panel after every player's roll.
-        return facts.npc or facts.blind or viewer.gm_room <= 0
+        # shows out of its window, which the panel as drawn has room for (``gm_room``), or
+        # make a roll it shows its character's latest no more (what a card offers may depend
+        # on that). In doubles and sets the GM's socket drew the panel after every roll.
+        return (
+            facts.npc
+            or facts.blind
+            or viewer.gm_room <= 0
+            or (facts.character_id is not None and facts.character_id in viewer.gm_characters)
+        )
     return bool(
         (facts.npc and waits & Waits.NPC)
         or (facts.target_id is not None and waits & Waits.AGAINST)

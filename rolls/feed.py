@@ -66,7 +66,10 @@ class Drawn:
     """What a socket's page shows, as the batches it sent drew it: what ``delivery`` may
     leave as it is. A new socket knows nothing of the page it serves."""
 
-    gm_room: int = 0  # new rolls the GM's waiting panel takes before it may change (Viewer)
+    # The GM's waiting panel (``Viewer``): how many new rolls it takes before it may change,
+    # and the characters whose rolls it shows.
+    gm_room: int = 0
+    gm_characters: frozenset[int] = frozenset()
 
 
 def render_since(
@@ -120,6 +123,7 @@ def _viewer(membership: Membership, drawn: Drawn | None = None) -> Viewer:
         membership,
         waits=registry.table(membership.campaign.system).gm_waits,
         gm_room=drawn.gm_room if drawn is not None else 0,
+        gm_characters=drawn.gm_characters if drawn is not None else frozenset(),
     )
 
 
@@ -188,6 +192,7 @@ def _panels(membership: Membership, touched: Panel, drawn: Drawn | None = None) 
         parts.append(render_to_string("rolls/_gm_panel.html", {"gm_cards": cards}))
         if drawn is not None:
             drawn.gm_room = room
+            drawn.gm_characters = frozenset(c.roll.character_id for c in cards if c.roll.character_id)
     if touched & Panel.CALL_STATUS:
         parts.append(render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)}))
     if touched & Panel.MEMBERS:

@@ -86,6 +86,10 @@ def test_a_new_roll_leaves_the_panel_as_drawn_while_it_has_room_unless_it_can_wa
         assert redraws(Facts(action="session-end"), roomy)
     follow = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER)
     assert redraws(follow, Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_room=5))
+    # A new roll of a character whose roll the panel shows: that one is no longer its latest.
+    showing = Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_room=5, gm_characters=frozenset({CHARACTER}))
+    assert redraws(plain, showing)
+    assert not redraws(roll(owner_id=OTHER, character_id=ANOTHER), showing)
 
 
 def test_each_new_roll_of_a_batch_takes_one_of_the_panels_room() -> None:

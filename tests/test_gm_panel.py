@@ -187,6 +187,7 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
     cards, room = panels.gm_panel_and_room(walk.campaign.pk, gm)
     before = markup(cards)
     room = room if remembered else 0
+    on_panel = characters_of(cards)
     last_seq = (
         LogEntry.objects.filter(campaign=walk.campaign).order_by("-seq").values_list("seq", flat=True)[0]
     )
@@ -196,7 +197,7 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         entries = LogEntry.objects.filter(campaign=walk.campaign, seq__gt=last_seq).select_related(
             "roll", "roll__character", "roll__target"
         )
-        viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room)
+        viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room, gm_characters=on_panel)
         touched = Panel.NONE
         for entry in entries:
             facts = Facts.of(entry)
@@ -215,6 +216,7 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         else:
             # Redrawn (or nothing happened): the page shows the panel as it is now.
             room = fresh_room if remembered else 0
+            on_panel = characters_of(cards)
             before = now
         shown += 'class="card' in now
     if walk.adapter.gm_waits:
@@ -248,6 +250,11 @@ def test_a_system_where_nothing_waits_reads_nothing_for_the_panel(system: str) -
     with CaptureQueriesContext(connection) as queries:
         assert panels.gm_panel(walk.campaign.pk, gm) == []
     assert len(queries) == 0
+
+
+def characters_of(cards: list[Card]) -> frozenset[int]:
+    """The characters whose rolls the panel shows, as a socket remembers them."""
+    return frozenset(card.roll.character_id for card in cards if card.roll.character_id)
 
 
 def test_a_waiting_roll_leaves_the_panel_room_for_the_rolls_before_it_is_pushed_out() -> None:
