@@ -14,9 +14,10 @@ dates), the ``select_related`` objects, the fetch mode. So a compiled read retur
 
 Only for querysets whose SQL does not depend on the parameters' values: the parameters are
 integers compared for equality with integer columns (ids), or strings declared as such
-(``key=str``: a session's key); no ``__in`` lists, nothing that compiles differently for None. What the query fixes itself (a flag, ``IS NULL``) may be
-anything. Each stand-in must appear exactly once among the compiled parameters, or the first
-call fails loudly instead of running the wrong SQL.
+(``key=str``: a session's key); no ``__in`` lists, nothing that compiles differently for
+None. What the query fixes itself (a flag, ``IS NULL``) may be anything. Each stand-in must
+appear exactly once among the compiled parameters, or the first call fails loudly instead of
+running the wrong SQL.
 
 A ``CompiledList`` does the same for a read of many rows, in the queryset's order and up to
 its slice (the waiting panels' twelve latest rolls, each with three subqueries: 0.8 ms for
