@@ -28,6 +28,7 @@ from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from redis.exceptions import RedisError
 
+from rolls import answers
 from rolls.coalesce import Throttle, told
 from rolls.feed import Drawn, is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
@@ -201,6 +202,8 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         if "shared" in event:
             receive_shared(self.campaign_id, event["seq"], event["shared"])
+        if "answer" in event:
+            answers.receive(self.campaign_id, event["seq"], event["answer"])
         if event["seq"] <= self.last_sent:
             return
         # Read from where this socket stands, so a lost message leaves no gap.

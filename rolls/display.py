@@ -96,7 +96,12 @@ def display_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] 
     from the database). None otherwise, and the socket reads, token and all. A replaced link
     is an event, which always takes that long way: the display still closes on the very
     entry that replaced it."""
-    return stored_since(campaign_id, since, until, lambda facts: not (facts.call or facts.contest))
+    return stored_since(
+        campaign_id,
+        since,
+        until,
+        lambda seq, shared: None if shared.facts.call or shared.facts.contest else shared.html,
+    )
 
 
 def display_since(campaign: Campaign, since: int) -> tuple[str, int]:

@@ -29,7 +29,7 @@ from typing import Any
 from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
-from rolls import panels, registry
+from rolls import answers, panels, registry
 from rolls.audience import Delivery, Facts, Panel, Viewer, delivery
 from rolls.cards import build_card
 from rolls.contest_panels import contest_views
@@ -309,41 +309,53 @@ def shared_since(
 ) -> tuple[str, int] | None:
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
-    a roll or a follow-up whose ``delivery`` to this member is the shared markup alone, and is
-    stored. None otherwise, and the caller reads the database.
+    a roll or a follow-up whose ``delivery`` to this member is the shared markup alone, or that
+    and the answer to their own follow-up (``rolls.answers``), and is stored. None otherwise,
+    and the caller reads the database.
 
     Events take the long way on purpose: a status event shows the session as it is now, and
     the entry that removes a member is an event, so a removed member's socket reads its
     membership (gone) before anything after it."""
     viewer = _viewer(membership, drawn)
 
-    def shared_alone(facts: Facts) -> bool:
+    def markup(seq: int, shared: Shared) -> str | None:
         nonlocal viewer
-        sent = delivery(facts, viewer, result_for, roster)
-        viewer = viewer.after(facts)
-        return not sent.personal
+        sent = delivery(shared.facts, viewer, result_for, roster)
+        viewer = viewer.after(shared.facts)
+        if not sent.personal:
+            return shared.html
+        # The answer is the roll's newest state and its character's one resources line: only
+        # for a batch of that entry alone (a socket's usual batch, one entry as it commits).
+        if until != since + 1:
+            return None
+        answer = answers.kept(membership.campaign_id, seq, membership.user_id, result_for)
+        return shared.html + answer.html if answer is not None and answer.covers(sent) else None
 
-    batch = stored_since(membership.campaign_id, since, until, shared_alone)
+    batch = stored_since(membership.campaign_id, since, until, markup)
     if batch is not None and drawn is not None:
         drawn.gm_room = viewer.gm_room
     return batch
 
 
 def stored_since(
-    campaign_id: int, since: int, until: int, shared_alone: Callable[[Facts], bool]
+    campaign_id: int, since: int, until: int, markup: Callable[[int, Shared], str | None]
 ) -> tuple[str, int] | None:
     """The stored markup of the rolls and follow-ups after ``since`` up to ``until`` and the
-    batch's tail, when every one of them is stored and ``shared_alone`` says its shared markup
-    is all a socket sends for it; None otherwise (any event among them included)."""
+    batch's tail, when every one of them is stored and ``markup`` draws what a socket sends for
+    it from what is stored (the shared markup, or more that is kept); None otherwise (any event
+    among them included)."""
     if not 0 <= since < until or until - since > MAX_CATCH_UP:
         return None
     parts = []
     shared = None
     for seq in range(since + 1, until + 1):
         shared = _store.get((campaign_id, seq))
-        if shared is None or not shared.facts.roll or not shared_alone(shared.facts):
+        if shared is None or not shared.facts.roll:
             return None
-        parts.append(shared.html)
+        html = markup(seq, shared)
+        if html is None:
+            return None
+        parts.append(html)
     assert shared is not None
     parts.append(shared.tail)
     return "".join(parts), until
@@ -352,6 +364,7 @@ def stored_since(
 def _forget_all(**kwargs: object) -> None:
     """A flushed or migrated database (tests) may reuse campaign ids and sequence numbers."""
     _store.clear()
+    answers.forget_all()
 
 
 post_migrate.connect(_forget_all, dispatch_uid="rolls.feed.forget_all")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
+from rolls import answers
 from rolls.feed import prepare_entry
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.request_threads import serving_loop
@@ -92,6 +93,9 @@ def publish(entry: LogEntry) -> None:
     message: dict[str, object] = {"type": "table.entry", "seq": entry.seq}
     try:
         shared = prepare_entry(entry)
+        # Drawn after the shared markup, which it leaves as it is: so the asker's sockets
+        # have it when they hear of the entry, as its answer does (``rolls.answers``).
+        answer = answers.prepare(entry) if shared is not None else None
     except Exception:  # the sockets render it themselves; the broadcast must go out
         logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)
     else:
@@ -99,6 +103,8 @@ def publish(entry: LogEntry) -> None:
             # So the sockets of every process (several workers, over Redis) send it without
             # reading and rendering it again.
             message["shared"] = shared
+        if answer is not None:
+            message["answer"] = answer
     _send(entry.campaign_id, message)
 
 

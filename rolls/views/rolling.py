@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import fairdice, randomness, registry, services
+from rolls import answers, fairdice, randomness, registry, services
 from rolls.audience import Facts, Viewer, sight
 from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
@@ -156,15 +156,14 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         return _refusal(request, str(error), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
-    # The service handed back the sheet it spent from and the campaign it read.
-    card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
-    context: dict[str, object] = {"card": card}
     if place == "result" and roll.character is not None:
-        # The roll screen's header shows what the follow-up spent.
-        context.update(
-            character=roll.character, resources_template=registry.table(roll.system).resources_template
-        )
-    return render(request, "rolls/_card_response.html", context)
+        # The result card, and the roll screen's header with what the follow-up spent: drawn
+        # as the entry was published, when it was the player's own (their sockets send the
+        # same), or now. The service handed back the sheet it spent from and the campaign.
+        kept = answers.kept(roll.campaign_id, entry.seq, membership.user_id, roll.character.pk)
+        return HttpResponse((kept or answers.draw(roll, entry, membership)).html)
+    card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
+    return render(request, "rolls/_card.html", {"card": card})
 
 
 @require_GET
