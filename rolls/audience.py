@@ -50,42 +50,53 @@ ALL_WAITS = Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SH
 
 
 @dataclass(frozen=True)
+class GmPanel:
+    """The GM's waiting panel as a page shows it, as its socket last drew it
+    (``rolls.panels.gm_panel_and_room``); what entries may leave it as it is.
+
+    ``room``: how many new rolls it takes before one pushes a roll it shows out of its window;
+    0 also for a panel not known (a page drawn afresh, whose socket has drawn nothing yet),
+    which every entry that may change some panel redraws. ``rolls``: the rolls it shows (a
+    follow-up on one changes its card). ``characters``: the characters of those rolls and
+    their targets, whose sheets its cards read (what a miracle or an answer costs), and whose
+    new roll makes a roll it shows their latest no more."""
+
+    room: int = 0
+    rolls: frozenset[int] = frozenset()
+    characters: frozenset[int] = frozenset()
+
+    @property
+    def known(self) -> bool:
+        return self.room > 0
+
+    def after_new_roll(self) -> GmPanel:
+        return replace(self, room=self.room - 1) if self.room > 0 else self
+
+
+@dataclass(frozen=True)
 class Viewer:
     """Who looks: a member (their user and whether they run the table), or ``TABLE``.
     ``waits``: what can wait on a panel in their campaign's system (``Waits``).
-    ``gm_room``: how many new rolls the GM's waiting panel on their page takes, as it was last
-    drawn, before one pushes a roll it shows out of its window (``rolls.panels.gm_panel_and_room``;
-    a socket knows, a page drawn afresh does not: 0); ``gm_characters``: the characters whose
-    rolls it shows (a new roll of theirs makes that one no longer their latest)."""
+    ``gm_panel``: the GM's waiting panel on their page, as their socket drew it (a page drawn
+    afresh is not known: ``GmPanel()``)."""
 
     user_id: int | None
     is_gm: bool = False
     waits: Waits = ALL_WAITS
-    gm_room: int = 0
-    gm_characters: frozenset[int] = frozenset()
+    gm_panel: GmPanel = GmPanel()
 
     @classmethod
     def of(
-        cls,
-        membership: Membership | None,
-        waits: Waits = ALL_WAITS,
-        gm_room: int = 0,
-        gm_characters: frozenset[int] = frozenset(),
+        cls, membership: Membership | None, waits: Waits = ALL_WAITS, gm_panel: GmPanel = GmPanel()
     ) -> Viewer:
         if membership is None:
             return TABLE
-        return cls(
-            user_id=membership.user_id,
-            is_gm=membership.is_gm,
-            waits=waits,
-            gm_room=gm_room,
-            gm_characters=gm_characters,
-        )
+        return cls(user_id=membership.user_id, is_gm=membership.is_gm, waits=waits, gm_panel=gm_panel)
 
     def after(self, facts: Facts) -> Viewer:
         """The viewer of the next entry of a batch: a new roll takes one of the panel's room."""
-        if facts.roll and not facts.follow_up and self.gm_room > 0:
-            return replace(self, gm_room=self.gm_room - 1)
+        if facts.roll and not facts.follow_up and self.gm_panel.known:
+            return replace(self, gm_panel=self.gm_panel.after_new_roll())
         return self
 
 
@@ -108,6 +119,10 @@ class Facts:
     contest: bool = False  # a side of a contest: the contest panels show who has rolled
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
+    roll_id: int | None = None
+    # a follow-up whose roll's new state may wait for the GM's decision (doubles: a miracle
+    # asked; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
+    awaits_gm: bool = False
     owner_id: int | None = None  # the player of the roll's character (None: no character)
     character_id: int | None = None  # the roll's character: its roll screen has a result panel
     target_id: int | None = None  # the character the roll is made against
@@ -115,14 +130,19 @@ class Facts:
 
     @classmethod
     def of(cls, entry: LogEntry) -> Facts:
+        from rolls import registry
         from rolls.models import LogEntry
 
         if entry.roll is None:
             return cls(action=entry.action)
-        return cls.of_roll(entry.roll, action=entry.action, follow_up=entry.kind == LogEntry.Kind.FOLLOW_UP)
+        follow_up = entry.kind == LogEntry.Kind.FOLLOW_UP
+        awaits = follow_up and registry.engine(entry.roll.system).may_await_gm(entry.state or {})
+        return cls.of_roll(entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=awaits)
 
     @classmethod
-    def of_roll(cls, roll: Roll, *, action: str = "roll", follow_up: bool = False) -> Facts:
+    def of_roll(
+        cls, roll: Roll, *, action: str = "roll", follow_up: bool = False, awaits_gm: bool = False
+    ) -> Facts:
         from rolls.models import Visibility
 
         return cls(
@@ -136,6 +156,8 @@ class Facts:
             contest=roll.visibility == Visibility.SEALED,
             npc=roll.npc,
             call=roll.call_id is not None,
+            roll_id=roll.pk,
+            awaits_gm=awaits_gm,
             owner_id=roll.character.owner_id if roll.character is not None else None,
             character_id=roll.character_id,
             target_id=roll.target_id,
@@ -289,21 +311,29 @@ def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
         return bool(refresh & Refresh.STATUS) or bool(refresh & Refresh.RESOURCES and waits & Waits.SHEETS)
     if facts.action in _TABLE_EVENTS:
         return True  # the GM's mark on a roll: voided, it offers nothing more
+    panel = viewer.gm_panel
     if not facts.follow_up:
         # A new roll waits there itself only when it is the GM's own or blind (``DECISIONS``:
         # a player's waits once a follow-up asks). Any other may only push a roll the panel
-        # shows out of its window, which the panel as drawn has room for (``gm_room``), or
+        # shows out of its window, which the panel as drawn has room for (``GmPanel.room``), or
         # make a roll it shows its character's latest no more (what a card offers may depend
         # on that). In doubles and sets the GM's socket drew the panel after every roll.
-        return (
-            facts.npc
-            or facts.blind
-            or viewer.gm_room <= 0
-            or (facts.character_id is not None and facts.character_id in viewer.gm_characters)
-        )
-    return bool(
+        return facts.npc or facts.blind or not panel.known or facts.character_id in panel.characters
+    if (
         (facts.npc and waits & Waits.NPC)
         or (facts.target_id is not None and waits & Waits.AGAINST)
         or (facts.blind and waits & Waits.BLIND)
-        or waits & (Waits.DECISIONS | Waits.SHEETS)
+    ):
+        return True
+    if not waits & (Waits.DECISIONS | Waits.SHEETS):
+        return False
+    if not panel.known or facts.npc or facts.blind:
+        return True
+    # A follow-up changes the panel as drawn only through a roll it shows, a decision it now
+    # asks of the GM, or a sheet the panel's cards read (it spends from its roll's character
+    # or its target). In doubles the GM's socket drew the panel after every follow-up.
+    return (
+        facts.roll_id in panel.rolls
+        or bool(waits & Waits.DECISIONS and facts.awaits_gm)
+        or bool(waits & Waits.SHEETS and {facts.character_id, facts.target_id} & panel.characters)
     )

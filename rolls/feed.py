@@ -23,14 +23,14 @@ and every socket takes the database path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
 from rolls import answers, panels, registry
-from rolls.audience import Delivery, Facts, Panel, Viewer, delivery
+from rolls.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
 from rolls.cards import build_card
 from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent
@@ -66,10 +66,7 @@ class Drawn:
     """What a socket's page shows, as the batches it sent drew it: what ``delivery`` may
     leave as it is. A new socket knows nothing of the page it serves."""
 
-    # The GM's waiting panel (``Viewer``): how many new rolls it takes before it may change,
-    # and the characters whose rolls it shows.
-    gm_room: int = 0
-    gm_characters: frozenset[int] = frozenset()
+    gm_panel: GmPanel = field(default_factory=GmPanel)  # the GM's waiting panel
 
 
 def render_since(
@@ -88,7 +85,7 @@ def render_since(
         return "", since
     if len(entries) > MAX_CATCH_UP:
         if drawn is not None:
-            drawn.gm_room = 0  # the page reloads, with whatever it then shows
+            drawn.gm_panel = GmPanel()  # the page reloads, with whatever it then shows
         return render_to_string("rolls/_reload.html"), since
     viewer = _viewer(membership, drawn)
     # Follow-up buttons go only on a roll's newest state in this batch: an older state is
@@ -106,7 +103,7 @@ def render_since(
         touched |= sent.panels
         parts.append(_entry_for(membership, entry, sent, newest, result_for, fresh))
     if drawn is not None:
-        drawn.gm_room = viewer.gm_room  # unless the panel is drawn again now
+        drawn.gm_panel = viewer.gm_panel  # unless the panel is drawn again now
     parts.extend(_panels(membership, touched, drawn))
     if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
@@ -122,8 +119,7 @@ def _viewer(membership: Membership, drawn: Drawn | None = None) -> Viewer:
     return Viewer.of(
         membership,
         waits=registry.table(membership.campaign.system).gm_waits,
-        gm_room=drawn.gm_room if drawn is not None else 0,
-        gm_characters=drawn.gm_characters if drawn is not None else frozenset(),
+        gm_panel=drawn.gm_panel if drawn is not None else GmPanel(),
     )
 
 
@@ -188,11 +184,10 @@ def _panels(membership: Membership, touched: Panel, drawn: Drawn | None = None) 
     campaign_id = membership.campaign_id
     parts: list[str] = []
     if touched & Panel.GM_WAITING:
-        cards, room = panels.gm_panel_and_room(campaign_id, membership)
+        cards, gm_panel = panels.gm_panel_and_room(campaign_id, membership)
         parts.append(render_to_string("rolls/_gm_panel.html", {"gm_cards": cards}))
         if drawn is not None:
-            drawn.gm_room = room
-            drawn.gm_characters = frozenset(c.roll.character_id for c in cards if c.roll.character_id)
+            drawn.gm_panel = gm_panel
     if touched & Panel.CALL_STATUS:
         parts.append(render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)}))
     if touched & Panel.MEMBERS:
@@ -333,7 +328,7 @@ def shared_since(
 
     batch = stored_since(membership.campaign_id, since, until, markup)
     if batch is not None and drawn is not None:
-        drawn.gm_room = viewer.gm_room
+        drawn.gm_panel = viewer.gm_panel
     return batch
 
 

@@ -13,7 +13,7 @@ from django.forms import BoundField
 from django.template.loader import render_to_string
 
 from rolls import registry
-from rolls.audience import Waits
+from rolls.audience import GmPanel, Waits
 from rolls.calls import as_query
 from rolls.cards import Card, build_card
 from rolls.models import LogEntry, Roll, RollCall, Visibility
@@ -42,7 +42,7 @@ def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
     return gm_panel_and_room(campaign_id, membership)[0]
 
 
-def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Card], int]:
+def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Card], GmPanel]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
     follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
     blind rolls, whose dice only the GM sees, while they can still be settled from their own
@@ -53,12 +53,13 @@ def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Ca
     roll, their characters, the campaign and the open session; the cards are drawn from them.
     A system in which nothing waits (``TableAdapter.gm_waits``) reads nothing.
 
-    And the panel's room: how many new rolls it takes before one pushes a roll it shows out
-    of its window of the ``PANEL_ROLLS`` latest (all of them, when it shows none). A new roll
-    that cannot wait here itself changes nothing else (``rolls.audience``)."""
+    And the panel as drawn (``GmPanel``), which says what can change it (``rolls.audience``):
+    its room, how many new rolls it takes before one pushes a roll it shows out of its window
+    of the ``PANEL_ROLLS`` latest (all of them, when it shows none), the rolls it shows and
+    their characters and targets."""
     waits = registry.table(membership.campaign.system).gm_waits
     if not waits:
-        return [], ROOM_FOR_ALL
+        return [], GmPanel(room=ROOM_FOR_ALL)
     cards = []
     oldest = -1  # the window's place (0: the latest roll) of the oldest roll shown
     for place, roll in enumerate(_recent_with_state(campaign_id)):
@@ -74,7 +75,14 @@ def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Ca
         if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
             oldest = place
-    return cards, (PANEL_ROLLS - 1 - oldest if cards else ROOM_FOR_ALL)
+    drawn = GmPanel(
+        room=PANEL_ROLLS - 1 - oldest if cards else ROOM_FOR_ALL,
+        rolls=frozenset(card.roll.pk for card in cards),
+        characters=frozenset(
+            pk for card in cards for pk in (card.roll.character_id, card.roll.target_id) if pk is not None
+        ),
+    )
+    return cards, drawn
 
 
 def _newest_card(roll: WithAnnotations[Roll, _Newest], place: str, membership: Membership) -> Card:

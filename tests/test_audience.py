@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
-from rolls.audience import ALL_WAITS, TABLE, Facts, Panel, Sight, Viewer, Waits, delivery, sight
+from rolls.audience import ALL_WAITS, TABLE, Facts, GmPanel, Panel, Sight, Viewer, Waits, delivery, sight
 from rolls.feed import Shared
 
 GM, ROLLER, TARGET, OTHER = 1, 2, 3, 4
@@ -74,33 +74,34 @@ def test_a_new_roll_leaves_the_panel_as_drawn_while_it_has_room_unless_it_can_wa
     The GM's own and blind rolls can wait there themselves."""
     plain = roll(owner_id=ROLLER, character_id=CHARACTER)
     for viewer in (SETS, DOUBLES, STARS, VIEWERS[GM]):
-        roomy = Viewer(GM, is_gm=True, waits=viewer.waits, gm_room=2)
+        roomy = Viewer(GM, is_gm=True, waits=viewer.waits, gm_panel=GmPanel(room=2))
         assert not redraws(plain, roomy)
         assert delivery(plain, roomy) == delivery(plain, TABLE)  # the shared markup alone
-        assert redraws(plain, Viewer(GM, is_gm=True, waits=viewer.waits, gm_room=0))
+        assert redraws(plain, Viewer(GM, is_gm=True, waits=viewer.waits))  # a panel not known
         assert redraws(roll(npc=True), roomy)
         assert redraws(roll(npc=True, target_id=TARGETED, target_owner_id=TARGET), roomy)
         assert redraws(roll(hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER), roomy)
         # What else can change it does, whatever room it has.
         assert redraws(Facts(action="roll-void", roll=True), roomy)
         assert redraws(Facts(action="session-end"), roomy)
-    follow = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER)
-    assert redraws(follow, Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_room=5))
     # A new roll of a character whose roll the panel shows: that one is no longer its latest.
-    showing = Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_room=5, gm_characters=frozenset({CHARACTER}))
+    showing = Viewer(
+        GM, is_gm=True, waits=DOUBLES.waits, gm_panel=GmPanel(room=5, characters=frozenset({CHARACTER}))
+    )
     assert redraws(plain, showing)
     assert not redraws(roll(owner_id=OTHER, character_id=ANOTHER), showing)
 
 
 def test_each_new_roll_of_a_batch_takes_one_of_the_panels_room() -> None:
-    viewer = Viewer(GM, is_gm=True, waits=SETS.waits, gm_room=2)
+    viewer = Viewer(GM, is_gm=True, waits=SETS.waits, gm_panel=GmPanel(room=2, rolls=frozenset({7})))
     plain = roll(owner_id=ROLLER, character_id=CHARACTER)
-    assert viewer.after(roll(follow_up=True, owner_id=ROLLER)).gm_room == 2
-    assert viewer.after(Facts(action="call")).gm_room == 2
-    assert viewer.after(roll(npc=True)).gm_room == 1  # it pushes the window too
+    assert viewer.after(roll(follow_up=True, owner_id=ROLLER)).gm_panel.room == 2
+    assert viewer.after(Facts(action="call")).gm_panel.room == 2
+    assert viewer.after(roll(npc=True)).gm_panel.room == 1  # it pushes the window too
     third = viewer.after(plain).after(plain)
-    assert third.gm_room == 0 and redraws(plain, third)
-    assert third.after(plain).gm_room == 0
+    assert third.gm_panel.room == 0 and redraws(plain, third)
+    assert third.after(plain).gm_panel.room == 0
+    assert third.gm_panel.rolls == frozenset({7})
 
 
 def test_a_follow_up_redraws_the_panel_where_it_can_change_what_waits() -> None:
@@ -111,7 +112,8 @@ def test_a_follow_up_redraws_the_panel_where_it_can_change_what_waits() -> None:
     # Sets: a bid on a player's open roll changes nothing the GM has to do.
     assert not redraws(players, SETS)
     assert redraws(npcs, SETS) and redraws(blind, SETS)
-    # Doubles: any follow-up may ask for a miracle, or spend the Endurance one would cost.
+    # Doubles: any follow-up may ask for a miracle, or spend the Endurance one would cost,
+    # where the panel as drawn is not known.
     assert redraws(players, DOUBLES)
     # Stars: Luck spent anywhere may be the Luck a roll against that character waits on.
     assert redraws(players, STARS) and redraws(against, STARS)
@@ -232,3 +234,35 @@ def test_calls_and_members_redraw_their_panels() -> None:
 def test_shared_markup_survives_the_trip_through_a_broadcast(facts: Facts) -> None:
     shared = Shared(html="<li>card</li>", tail='<span id="last-seq"></span>', facts=facts)
     assert Shared.from_data(asdict(shared)) == shared
+
+
+def test_a_follow_up_leaves_the_panel_as_drawn_unless_it_touches_what_the_panel_shows() -> None:
+    """Doubles: a player's follow-up changes the GM's panel only when it asks for the GM's
+    decision (a miracle), is made on a roll the panel shows, or spends from a sheet one of
+    the panel's cards reads (the Endurance an approved miracle costs). Stars: Luck spent from
+    the sheet of a character a roll on the panel is made against."""
+    ROLL, SHOWN = 40, 41
+    drawn = GmPanel(room=3, rolls=frozenset({SHOWN}), characters=frozenset({TARGETED}))
+    doubles = Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_panel=drawn)
+    stars = Viewer(GM, is_gm=True, waits=STARS.waits, gm_panel=drawn)
+    drama = roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER, roll_id=ROLL)
+    assert not redraws(drama, doubles)
+    assert delivery(drama, doubles) == delivery(drama, TABLE)  # the shared markup alone
+    assert not redraws(drama, stars)
+    assert redraws(
+        roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER, roll_id=ROLL, awaits_gm=True), doubles
+    )
+    # Awaiting the GM asks nothing of them where no follow-up is the GM's decision.
+    assert not redraws(
+        roll(follow_up=True, owner_id=ROLLER, character_id=CHARACTER, roll_id=ROLL, awaits_gm=True), stars
+    )
+    on_the_panel = roll(follow_up=True, owner_id=TARGET, character_id=ANOTHER, roll_id=SHOWN)
+    assert redraws(on_the_panel, doubles) and redraws(on_the_panel, stars)
+    spends_its_sheet = roll(follow_up=True, owner_id=TARGET, character_id=TARGETED, roll_id=ROLL)
+    assert redraws(spends_its_sheet, doubles) and redraws(spends_its_sheet, stars)
+    # The GM's own rolls and blind ones, and any follow-up where the panel is not known: drawn.
+    assert redraws(roll(follow_up=True, npc=True, roll_id=ROLL), doubles)
+    assert redraws(
+        roll(follow_up=True, blind=True, hidden=True, owner_id=ROLLER, character_id=CHARACTER), doubles
+    )
+    assert redraws(drama, Viewer(GM, is_gm=True, waits=DOUBLES.waits, gm_panel=GmPanel(rolls=drawn.rolls)))

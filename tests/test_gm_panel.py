@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from rolls import campaigns as table_services
 from rolls import history_services, panels, registry
 from rolls import services as roll_services
-from rolls.audience import Facts, Panel, Viewer, delivery
+from rolls.audience import Facts, GmPanel, Panel, Viewer, Waits, delivery
 from rolls.cards import ACTIONABLE, Card, _default, latest_card
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.npc import NpcRollForm
@@ -184,45 +184,50 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
     before it may change (``rolls.feed.Drawn``), and passes over those that cannot."""
     walk = Walk(system, seed=SYSTEMS.index(system))
     gm = walk.gm_membership()
-    cards, room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+    cards, drawn = panels.gm_panel_and_room(walk.campaign.pk, gm)
     before = markup(cards)
-    room = room if remembered else 0
-    on_panel = characters_of(cards)
+    drawn = drawn if remembered else GmPanel()
     last_seq = (
         LogEntry.objects.filter(campaign=walk.campaign).order_by("-seq").values_list("seq", flat=True)[0]
     )
-    shown = skipped = 0
+    shown = skipped = skipped_follow_ups = 0
     for _ in range(STEPS):
         walk.step()
         entries = LogEntry.objects.filter(campaign=walk.campaign, seq__gt=last_seq).select_related(
             "roll", "roll__character", "roll__target"
         )
-        viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room, gm_characters=on_panel)
+        viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_panel=drawn)
         touched = Panel.NONE
+        follow_ups = False
         for entry in entries:
             facts = Facts.of(entry)
+            follow_ups |= facts.follow_up
             touched |= delivery(facts, viewer).panels
             viewer = viewer.after(facts)
             last_seq = entry.seq
         gm = walk.gm_membership()
-        cards, fresh_room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+        cards, fresh = panels.gm_panel_and_room(walk.campaign.pk, gm)
         now = markup(cards)
         assert now == markup(panel_as_it_was(walk.campaign.pk, gm))
         if now != before:
             assert touched & Panel.GM_WAITING, f"the panel changed and was not redrawn:\n{before}\n{now}"
         if entries and not touched & Panel.GM_WAITING:
             skipped += 1
-            room = viewer.gm_room
+            skipped_follow_ups += follow_ups
+            drawn = viewer.gm_panel
         else:
             # Redrawn (or nothing happened): the page shows the panel as it is now.
-            room = fresh_room if remembered else 0
-            on_panel = characters_of(cards)
+            drawn = fresh if remembered else GmPanel()
             before = now
         shown += 'class="card' in now
     if walk.adapter.gm_waits:
         assert shown, "the walk never had anything waiting on the GM's panel"
         if remembered:
             assert skipped, "the socket never passed over a roll that left its panel as it was"
+            if walk.adapter.gm_waits & (Waits.DECISIONS | Waits.SHEETS):
+                # Doubles and stars: where any follow-up may change the panel, a socket that
+                # knows what it shows passes over those that touch none of it.
+                assert skipped_follow_ups, "the socket never passed over a follow-up"
     else:
         # Nothing ever waits in this system, so nothing redraws the panel at all.
         assert shown == 0
@@ -252,11 +257,6 @@ def test_a_system_where_nothing_waits_reads_nothing_for_the_panel(system: str) -
     assert len(queries) == 0
 
 
-def characters_of(cards: list[Card]) -> frozenset[int]:
-    """The characters whose rolls the panel shows, as a socket remembers them."""
-    return frozenset(card.roll.character_id for card in cards if card.roll.character_id)
-
-
 def test_a_waiting_roll_leaves_the_panel_room_for_the_rolls_before_it_is_pushed_out() -> None:
     """Sets: the GM's roll with a bid left waits on the panel, the latest of its window: the
     panel takes PANEL_ROLLS - 1 players' open rolls as it is, and the next one pushes it out."""
@@ -265,12 +265,13 @@ def test_a_waiting_roll_leaves_the_panel_room_for_the_rolls_before_it_is_pushed_
     for seed in range(100):  # the GM's dice, until they make a set to bid
         walk.rng = random.Random(seed)
         walk.npc_roll()
-        cards, room = panels.gm_panel_and_room(walk.campaign.pk, gm)
+        cards, drawn = panels.gm_panel_and_room(walk.campaign.pk, gm)
         if cards and cards[0].roll == Roll.objects.filter(campaign=walk.campaign).latest("id"):
             break
     assert cards[0].roll.npc
+    room = drawn.room
     assert room == panels.PANEL_ROLLS - 1
-    viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_room=room)
+    viewer = Viewer.of(gm, waits=walk.adapter.gm_waits, gm_panel=drawn)
     panel = markup(cards)
     character = walk.characters[0]
     for _ in range(room):
