@@ -19,12 +19,15 @@ from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
 from tabletop.models import Campaign, Character, DiceMode, PlaySession
-from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery
+from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery, CompiledSave
 
 # Read and locked on every roll and paid follow-up; written on every roll: compiled once
 # (tabletop/serving/compiled_query.py).
 _NEW_ROLL = CompiledInsert(Roll)
 _NEW_USE = CompiledInsert(FollowUpUse)
+# Written on every follow-up: what it spends from a sheet, what it adds to its roll's row.
+_SAVE_CHARACTER = CompiledSave(Character)
+_SAVE_ROLL = CompiledSave(Roll)
 # The seed of a roll's session while it runs (a follow-up's dice), read when the dice are drawn.
 _RUNNING_SESSION_SEED = CompiledQuery(
     lambda pk: PlaySession.objects.filter(pk=pk, ended__isnull=True).only("seed"), "pk"
@@ -284,21 +287,23 @@ def follow_up_apply(
         if character is not None:
             changed = adapter.spend(character, applied.costs)
             if changed:
-                character.save(update_fields=changed)
+                _SAVE_CHARACTER.save(character, changed)
         elif applied.costs:
             raise RulesError("Nobody's sheet can pay for that on this roll.")
         # The history filters on the outcome, and the statistics add up the faces: kept on the
-        # row with the entry they follow from, in one UPDATE; their tallies with them.
+        # row with the entry they follow from, in one UPDATE of the row locked above; their
+        # tallies with them.
         tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         after = system.evaluate(applied.state)
         use, rolled = stats_record.follow_up_figures(
             system, system.evaluate(state), applied.state, after, applied.costs
         )
-        changes = stats_record.faces_added(rolled)
+        changed = stats_record.add_faces(locked, rolled)
         if after.tone != locked.outcome:
-            changes["outcome"] = after.tone
-        if changes:
-            Roll.objects.filter(pk=roll.pk).update(**changes)
+            locked.outcome = after.tone
+            changed.append("outcome")
+        if changed:
+            _SAVE_ROLL.save(locked, changed)
         roll.outcome = after.tone
         entry = append_entry(
             campaign_id=roll.campaign_id,

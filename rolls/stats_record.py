@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db.models import F
-
 from rolls import fairness, registry
 from rolls.systems.base import DiceSystem, Outcome, State, first_throw
 
@@ -61,9 +59,13 @@ def follow_up_figures(
     return use, face_counts(system.drawn(after["steps"][-1]))
 
 
-def faces_added(faces: Mapping[str, int]) -> dict[str, Any]:
-    """An UPDATE's values that add a follow-up's faces to its roll's."""
-    return {name: F(name) + count for name, count in faces.items() if count}
+def add_faces(roll: Any, faces: Mapping[str, int]) -> list[str]:
+    """Add a follow-up's faces to its roll's counts, on the row read under the roll's lock
+    (so its counts are the database's); the names of the columns changed, to save."""
+    changed = [name for name, count in faces.items() if count]
+    for name in changed:
+        setattr(roll, name, getattr(roll, name) + faces[name])
+    return changed
 
 
 def refill(roll_model: Any, entry_model: Any, use_model: Any, roll_ids: Iterable[int] | None = None) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.core.exceptions import FieldDoesNotExist
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Model
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
@@ -23,7 +24,13 @@ from rolls.tables.sets import carried
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence
 from tabletop.serving import auth_backend
-from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, CompiledList, CompiledQuery
+from tabletop.serving.compiled_query import (
+    CompiledDelete,
+    CompiledInsert,
+    CompiledList,
+    CompiledQuery,
+    CompiledSave,
+)
 from tests.factories import Table, a_roll, an_npc_roll
 
 pytestmark = pytest.mark.django_db
@@ -369,6 +376,85 @@ def _insert_shape(sql: str) -> tuple[str, str]:
     """An INSERT without its values: the statement and columns, and what follows the values."""
     head, _, tail = sql.partition(" VALUES ")
     return head, tail.rpartition(")")[2]
+
+
+def test_it_saves_a_sheets_columns_with_the_update_save_sends(table: Table) -> None:
+    save = CompiledSave(Character)
+    character = Character.objects.get(pk=table.character.pk)
+    with CaptureQueriesContext(connection) as orm:
+        character.save(update_fields=["luck", "pride_used_in"])  # pride_used_in: NULL, a literal
+    character.luck, character.pride_used_in = 2, 7
+    with CaptureQueriesContext(connection) as compiled:
+        save.save(character, ["luck", "pride_used_in"])
+    assert len(compiled) == 1
+    assert "NULL" in orm[0]["sql"] and "NULL" not in compiled[0]["sql"]
+    assert _row(Character, character.pk)["luck"] == 2
+    assert _row(Character, character.pk)["pride_used_in"] == 7
+    # Compiled, a None is a parameter like any value.
+    character.pride_used_in = None
+    save.save(character, ["luck", "pride_used_in"])
+    assert _row(Character, character.pk)["pride_used_in"] is None
+
+
+def test_a_compiled_save_is_the_statement_save_sends(table: Table) -> None:
+    save = CompiledSave(Character)
+    character = Character.objects.get(pk=table.character.pk)
+    character.luck = 3
+    with CaptureQueriesContext(connection) as orm:
+        character.save(update_fields=["luck", "endurance"])
+    with CaptureQueriesContext(connection) as compiled:
+        save.save(character, ["luck", "endurance"])
+    assert [q["sql"] for q in compiled] == [q["sql"] for q in orm]
+    assert save.sql(character, ["luck", "endurance"]) is not None
+
+
+def test_a_save_compiles_once_none_stands_in_for_nothing(table: Table) -> None:
+    save = CompiledSave(Character)
+    character = Character.objects.get(pk=table.character.pk)
+    assert character.pride_used_in is None
+    assert save.sql(character, ["pride_used_in"]) is None  # not yet: Django writes NULL, no parameter
+    save.save(character, ["pride_used_in"])  # the ORM's save(), this once
+    character.pride_used_in = 4
+    save.save(character, ["pride_used_in"])
+    assert save.sql(character, ["pride_used_in"]) is not None
+    assert _row(Character, character.pk)["pride_used_in"] == 4
+
+
+def test_a_save_refuses_what_save_refuses(table: Table) -> None:
+    save = CompiledSave(Character)
+    gone = Character.objects.get(pk=table.character.pk)
+    Character.objects.filter(pk=gone.pk).update(name="Other")
+    gone.pk = 2_000_000_000
+    with pytest.raises(DatabaseError), transaction.atomic():
+        save.save(gone, ["luck"])
+    for wrong in (["id"], ["luck", "luck"], [], ["campaign_id", "no_such_column"]):
+        with pytest.raises((ValueError, FieldDoesNotExist)):
+            save.save(table.character, wrong)
+
+
+def test_a_follow_up_saves_its_sheet_and_its_roll_compiled(table: Table) -> None:
+    made = a_roll("sixes", table.character, table.player)
+    before = Character.objects.get(pk=table.character.pk).luck
+    roll_services.follow_up_apply(
+        roll=made, actor=table.player, action="luck", params={}, rng=random.Random(1)
+    )
+    assert Character.objects.get(pk=table.character.pk).luck == before - 1
+    assert roll_services._SAVE_CHARACTER._plans and roll_services._SAVE_ROLL._plans
+    row, rolled = _row(Roll, made.pk), Roll.objects.get(pk=made.pk).current_state() or {}
+    # The faces of every step, the first roll's and Luck's reroll, counted on the roll's row.
+    assert sum(row[f"face{face}"] for face in range(1, 7)) == sum(
+        len(step["dice"]) for step in rolled["steps"]
+    )
+
+
+@pytest.mark.usefixtures("plain_orm")
+def test_switched_off_a_save_is_the_orms(table: Table) -> None:
+    save = CompiledSave(Character)
+    character = Character.objects.get(pk=table.character.pk)
+    character.luck = 1
+    save.save(character, ["luck"])
+    assert _row(Character, character.pk)["luck"] == 1
+    assert not save._plans
 
 
 def test_it_inserts_a_presence_row_as_bulk_create_does_and_ignores_a_conflict(table: Table) -> None:
