@@ -17,6 +17,7 @@ from rolls.models import Roll
 from rolls.systems.sixes import CONDITIONS
 from tabletop.serving.gc import (
     FULL_EVERY,
+    YOUNG,
     Lifespan,
     Survivors,
     freeze_startup_heap,
@@ -31,7 +32,7 @@ def test_loading_the_served_app_freezes_what_it_loaded() -> None:
     import tabletop.asgi  # noqa: F401  (what uvicorn imports)
 
     assert gc.get_freeze_count() > 0
-    assert gc.get_threshold()[2] == FULL_EVERY
+    assert gc.get_threshold()[0] == YOUNG and gc.get_threshold()[2] == FULL_EVERY
 
 
 def test_freezing_keeps_the_heap_out_of_collections(settings: Settings) -> None:
@@ -39,6 +40,8 @@ def test_freezing_keeps_the_heap_out_of_collections(settings: Settings) -> None:
     gc.unfreeze()
     freeze_startup_heap()
     assert gc.get_freeze_count() > 0
+    # Shorter young collections (twice as many), full ones a tenth as often.
+    assert gc.get_threshold()[0] == YOUNG < 2000
     assert gc.get_threshold()[2] == FULL_EVERY
 
 

@@ -6,9 +6,13 @@ walks all of it on each full collection, which stalled every socket of the proce
 half a second under load. Frozen objects are left out of collections, and full collections
 run a tenth as often: each still walks what the process made since it started (the sockets'
 objects, among others), and the cyclic garbage a request leaves (Django's request, session
-and forms, a few hundred objects) dies young, in the first two generations, which keep
-Python's thresholds: a larger young generation only made each young collection longer (20 ms
-at 20,000 objects on the development machine) for the same total.
+and forms, a few hundred objects) dies young, in the first two generations. A young
+collection walks what was allocated since the one before, so its pause grows with the young
+generation's threshold while the total stays the same: a larger one only made each longer (20
+ms at 20,000 objects on the development machine); Python's 2,000 made pauses of 6-8 ms of CPU
+and 11-15 ms by the clock with 600 sockets at 50 rolls a second, and 1,000 (``YOUNG``) makes
+them 3-4 ms of CPU and under 7 ms by the clock, two and a half times as many, for the same CPU
+per roll (bench/load.py, 2026-12-03, docs/deploy.md "Garbage collection").
 A smaller middle generation (collected every 2 young collections instead of 10, full ones
 every 500) was no better either (2026-12-02, docs/deploy.md "Garbage collection"). Since
 tabletop/serving/cycles.py a roll leaves nothing in cycles, so what the collections find is
@@ -48,6 +52,8 @@ logger = logging.getLogger(__name__)
 
 # Young collections between full ones: Python's default is 10.
 FULL_EVERY = 100
+# Net allocations of tracked objects that start a young collection: Python's default is 2,000.
+YOUNG = 1000
 
 
 def freeze_startup_heap() -> None:
@@ -57,8 +63,8 @@ def freeze_startup_heap() -> None:
         return
     gc.collect()
     gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_EVERY)
+    _, middle, _ = gc.get_threshold()
+    gc.set_threshold(YOUNG, middle, FULL_EVERY)
 
 
 # Seconds without a young collection (nothing allocated) that make a moment idle.
