@@ -119,7 +119,7 @@ class Facts:
     contest: bool = False  # a side of a contest: the contest panels show who has rolled
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
-    roll_id: int | None = None
+    roll_id: int | None = None  # the roll: a follow-up on one the GM's panel shows changes its card
     # a follow-up whose roll's new state may wait for the GM's decision (doubles: a miracle
     # asked; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
     awaits_gm: bool = False

@@ -16,8 +16,10 @@ screen (the dice), and the panels a roll touches (the GM's waiting panel and cal
 panel of rolls against a player's character). Which member gets what is decided by
 ``rolls.audience.delivery``, for both paths: ``render_since`` (the database read) renders
 what it names and uses the store for the rest; ``shared_since`` answers from the store alone,
-for a member whose delivery is empty. With ``FAST_PATH`` "shared_markup" off, nothing is kept
-and every socket takes the database path.
+for a member whose delivery is empty, or is the result card and resources line of their own
+follow-up, which the writer drew once for their answer and their sockets (``rolls.answers``).
+With ``FAST_PATH`` "shared_markup" off, nothing is kept and every socket takes the database
+path.
 """
 
 from __future__ import annotations
