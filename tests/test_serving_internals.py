@@ -40,6 +40,14 @@ def test_the_compiled_querys_orm_internals_are_there() -> None:
     source = inspect.getsource(query.QuerySet._raw_delete)
     assert "sql.DeleteQuery" in source and "execute_sql(ROW_COUNT)" in source, revisit
     assert _params(DeleteQuery.chain) == ["self", "klass"], revisit
+    # A save's UPDATE: the row by its key, the values added to an UpdateQuery, as save() does.
+    from django.db.models.sql import UpdateQuery
+
+    saved = inspect.getsource(Model._do_update)
+    assert "base_qs.filter(pk=pk_val)" in saved and "filtered._update(values" in saved, revisit
+    updated = inspect.getsource(query.QuerySet._update)
+    assert "sql.UpdateQuery" in updated and "add_update_fields(values)" in updated, revisit
+    assert _params(UpdateQuery.add_update_fields) == ["self", "values_seq"], revisit
 
 
 @pytest.mark.django_db

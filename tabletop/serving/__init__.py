@@ -21,9 +21,10 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     each request (``CONN_MAX_AGE`` 0, as Django advises under ASGI), and the write cap does
     nothing: nothing counts the writes, so no request is refused as over it.
 
-``compiled_queries``: ``compiled_query.CompiledQuery``/``CompiledInsert``/``CompiledDelete``,
-    instead of ``queryset.get()``, ``Model.objects.create()`` (or ``bulk_create`` ignoring
-    conflicts) and ``queryset.delete()`` on the roll path and a socket's connect (its
+``compiled_queries``: ``compiled_query.CompiledQuery``/``CompiledInsert``/``CompiledDelete``/
+    ``CompiledSave``, instead of ``queryset.get()``, ``Model.objects.create()`` (or
+    ``bulk_create`` ignoring conflicts), ``queryset.delete()`` and a follow-up's
+    ``obj.save(update_fields=...)`` on the roll path and a socket's connect (its
     membership, its presence row written and deleted, the table's list of who is there), the
     session read from the database when the cache misses (``tabletop/sessions.py``: 0.37 ->
     0.10 ms, paid by every phone after a restart), and ``auth_backend.ModelBackend``
@@ -35,8 +36,9 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     ``get_converters``, ``QuerySet._fetch_mode``, ``Model.from_db(fetch_mode=)``,
     ``InsertQuery`` (with ``on_conflict``) and ``returning_fields``,
     ``Model._prepare_related_fields_for_save``, ``Query.chain(DeleteQuery)`` as
-    ``QuerySet._raw_delete`` uses it. Off: each call runs the plain ORM (``get()``,
-    ``create()``, ``bulk_create()``, ``delete()``, with their signals), and
+    ``QuerySet._raw_delete`` uses it, ``Query.chain(UpdateQuery)`` and ``add_update_fields``
+    as ``Model._do_update`` builds a save's UPDATE. Off: each call runs the plain ORM
+    (``get()``, ``create()``, ``bulk_create()``, ``delete()``, ``save()``, with their signals), and
     ``AUTHENTICATION_BACKENDS`` is Django's own. Switching it either way signs everyone out
     once: a session names the backend that signed it in.
 
@@ -47,9 +49,10 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     stock layer's ``channels``, ``groups``, ``_clean_expired``, ``get_capacity``.
     Off: Channels' layer (without ``discard_channel``, which the consumer looks up first).
 
-``gc``: ``gc.freeze_startup_heap()`` and, once the server's lifespan starts, ``gc.Survivors``
-    (what outlives a collection frozen at once, a sweep when idle), instead of Python's
-    collector as it ships, and
+``gc``: ``gc.freeze_startup_heap()`` (and young collections at 1,000 allocations, pauses
+    half as long) and, once the server's lifespan starts, ``gc.Survivors`` (what outlives a
+    collection frozen at once, a sweep when idle), instead of Python's collector as it ships,
+    and
     ``cycles.py``: the request's, its forms' and its template contexts' reference cycles cut
     when they are done with. Saves pauses: 100 tables x 6 at 50 rolls a second, p99 131 ms and
     max 595 ms as Python ships, 28-29 ms frozen and with full collections a tenth as often; a
