@@ -129,15 +129,17 @@ class Facts:
     target_owner_id: int | None = None  # its player
 
     @classmethod
-    def of(cls, entry: LogEntry) -> Facts:
-        from rolls import registry
+    def of(cls, entry: LogEntry, *, awaits_gm: bool) -> Facts:
+        """``awaits_gm``: whether the entry's state may wait for the GM's decision, which only
+        its dice system can tell (``rolls.feed.facts_of`` asks it; nothing here knows one)."""
         from rolls.models import LogEntry
 
         if entry.roll is None:
             return cls(action=entry.action)
         follow_up = entry.kind == LogEntry.Kind.FOLLOW_UP
-        awaits = follow_up and registry.engine(entry.roll.system).may_await_gm(entry.state or {})
-        return cls.of_roll(entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=awaits)
+        return cls.of_roll(
+            entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=follow_up and awaits_gm
+        )
 
     @classmethod
     def of_roll(

@@ -16,11 +16,10 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from rolls import panels
-from rolls.audience import Facts
 from rolls.cards import Card, build_card
 from rolls.contest_panels import contest_views
 from rolls.events import Refresh, TableEvent, refreshes
-from rolls.feed import MAX_CATCH_UP, _shared, stored_since
+from rolls.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
 from rolls.log import append_event
 from rolls.models import LogEntry
 from tabletop.joinlink import looks_like_token
@@ -124,7 +123,7 @@ def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
             # The QR code on the screen names the old link: the page draws itself again.
             return render_to_string("rolls/_reload.html"), since
         if entry.roll is not None:
-            facts = Facts.of(entry)
+            facts = facts_of(entry)
             parts.append(_shared(entry).html)
             calls = calls or facts.call
             contests = contests or facts.contest

@@ -99,7 +99,7 @@ def render_since(
     parts = []
     touched = Panel.NONE
     for entry in entries:
-        facts = Facts.of(entry)
+        facts = facts_of(entry)
         sent = delivery(facts, viewer, result_for, roster)
         viewer = viewer.after(facts)
         touched |= sent.panels
@@ -112,6 +112,18 @@ def render_since(
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
+
+
+def facts_of(entry: LogEntry) -> Facts:
+    """What the audience of an entry depends on (``rolls.audience.Facts``), with whether its
+    state may wait for the GM's decision, which its dice system tells (a doubles miracle asked)."""
+    roll = entry.roll
+    awaits = (
+        roll is not None
+        and entry.kind == LogEntry.Kind.FOLLOW_UP
+        and registry.engine(roll.system).may_await_gm(entry.state or {})
+    )
+    return Facts.of(entry, awaits_gm=awaits)
 
 
 def _viewer(membership: Membership, drawn: Drawn | None = None) -> Viewer:
@@ -250,7 +262,7 @@ def _shared(entry: LogEntry) -> Shared:
     shared = Shared(
         html=html,
         tail=render_to_string("rolls/_last_seq.html", {"last_seq": entry.seq}),
-        facts=Facts.of(entry),
+        facts=facts_of(entry),
     )
     if sharing():
         _store.put(key, shared)

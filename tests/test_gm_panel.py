@@ -19,8 +19,9 @@ from django.test.utils import CaptureQueriesContext
 from rolls import campaigns as table_services
 from rolls import history_services, panels, registry
 from rolls import services as roll_services
-from rolls.audience import Facts, GmPanel, Panel, Viewer, Waits, delivery
+from rolls.audience import GmPanel, Panel, Viewer, Waits, delivery
 from rolls.cards import ACTIONABLE, Card, _default, latest_card
+from rolls.feed import facts_of
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
@@ -200,7 +201,7 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         touched = Panel.NONE
         follow_ups = False
         for entry in entries:
-            facts = Facts.of(entry)
+            facts = facts_of(entry)
             follow_ups |= facts.follow_up
             touched |= delivery(facts, viewer).panels
             viewer = viewer.after(facts)
@@ -275,11 +276,11 @@ def test_a_waiting_roll_leaves_the_panel_room_for_the_rolls_before_it_is_pushed_
     panel = markup(cards)
     character = walk.characters[0]
     for _ in range(room):
-        facts = Facts.of(open_roll(walk, character))
+        facts = facts_of(open_roll(walk, character))
         assert not delivery(facts, viewer).panels & Panel.GM_WAITING
         viewer = viewer.after(facts)
         assert markup(panels.gm_panel(walk.campaign.pk, gm)) == panel
-    facts = Facts.of(open_roll(walk, character))
+    facts = facts_of(open_roll(walk, character))
     assert delivery(facts, viewer).panels & Panel.GM_WAITING
     assert markup(panels.gm_panel(walk.campaign.pk, gm)) != panel
 
