@@ -11,8 +11,9 @@ collection walks what was allocated since the one before, so its pause grows wit
 generation's threshold while the total stays the same: a larger one only made each longer (20
 ms at 20,000 objects on the development machine); Python's 2,000 made pauses of 6-8 ms of CPU
 and 11-15 ms by the clock with 600 sockets at 50 rolls a second, and 1,000 (``YOUNG``) makes
-them 3-4 ms of CPU and under 7 ms by the clock, two and a half times as many, for the same CPU
-per roll (bench/load.py, 2026-12-03, docs/deploy.md "Garbage collection").
+them 3-4 ms of CPU (7-8 ms by the clock, unless the system takes the core away mid-collection),
+two and a half times as many, for the same CPU per roll (bench/load.py, 2026-12-03,
+docs/deploy.md "Garbage collection").
 A smaller middle generation (collected every 2 young collections instead of 10, full ones
 every 500) was no better either (2026-12-02, docs/deploy.md "Garbage collection"). Since
 tabletop/serving/cycles.py a roll leaves nothing in cycles, so what the collections find is
