@@ -374,7 +374,9 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
             compiler.returning_fields = meta.db_returning_fields
         statements = compiler.as_sql()
         if len(statements) != 1 or len(statements[0][1]) != len(fields):
-            raise ValueError(f"{meta.label}: not one plain placeholder per column: {statements}")
+            raise ValueError(
+                f"{meta.label}: the INSERT does not take one %s parameter per column: {statements}"
+            )
         return _InsertPlan(sql=statements[0][0], db=db, fields=fields)
 
 
@@ -447,7 +449,9 @@ class CompiledSave[M: Model]:
         query.add_update_fields([(field, None, value) for field, value in zip(fields, values, strict=True)])
         sql, params = query.get_compiler(using=db).as_sql()
         if len(params) != len(fields) + 1 or params[-1] != _FIRST_STAND_IN or sql.count("%s") != len(params):
-            raise ValueError(f"{meta.label}: not one plain placeholder per column and the key last: {sql}")
+            raise ValueError(
+                f"{meta.label}: the UPDATE does not take one %s parameter per column, then the key: {sql}"
+            )
         return _SavePlan(sql=sql, db=db, fields=fields)
 
 
