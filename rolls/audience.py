@@ -64,6 +64,9 @@ class GmPanel:
     room: int = 0
     rolls: frozenset[int] = frozenset()
     characters: frozenset[int] = frozenset()
+    # Each card's markup, top first, as the socket sent them: the panel is drawn again from
+    # these with the GM's new roll on top (``with_newest``), without reading the others.
+    cards: tuple[str, ...] = ()
 
     @property
     def known(self) -> bool:
@@ -71,6 +74,17 @@ class GmPanel:
 
     def after_new_roll(self) -> GmPanel:
         return replace(self, room=self.room - 1) if self.room > 0 else self
+
+    def with_newest(self, card: str, roll_id: int, characters: frozenset[int], window: int) -> GmPanel:
+        """The panel after its ``after_new_roll``, with that roll's ``card`` put on top: the
+        newest of its ``window`` rolls, so its oldest card is no older than before (a panel
+        that showed nothing now has the whole window but one)."""
+        return GmPanel(
+            room=min(self.room, window - 1),
+            rolls=self.rolls | {roll_id},
+            characters=self.characters | characters,
+            cards=(card, *self.cards),
+        )
 
 
 @dataclass(frozen=True)
@@ -207,6 +221,9 @@ class Panel(Flag):
 
     NONE = 0
     GM_WAITING = auto()  # the GM's "waiting for you": their own rolls, miracles to approve
+    # The same panel as the GM's socket drew it, with only the GM's new roll put on top (when
+    # it waits there): the other cards are sent again as they were drawn (``GmPanel.cards``).
+    GM_NEWEST = auto()
     CALL_STATUS = auto()  # the GM's view of who has answered a call
     MEMBERS = auto()  # the GM's list of members
     CALLS = auto()  # a player's calls for a roll to answer
@@ -255,7 +272,9 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
-        if _changes_gm_panel(facts, viewer, refresh):
+        if _takes_newest(facts, viewer):
+            panels |= Panel.GM_NEWEST
+        elif _changes_gm_panel(facts, viewer, refresh):
             panels |= Panel.GM_WAITING
         if facts.call:
             panels |= Panel.CALL_STATUS
@@ -296,6 +315,22 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
 
 
 _TABLE_EVENTS = frozenset(event.value for event in TableEvent)
+
+
+def _takes_newest(facts: Facts, viewer: Viewer) -> bool:
+    """Whether the GM's panel as their socket drew it changes only by taking a new roll's card
+    on top (``Panel.GM_NEWEST``): the GM's own roll for someone without a sheet, which has no
+    character whose latest roll a card could be, and pushes none of the panel's cards out of
+    its window while the panel has room (``GmPanel.room``). Whether its card waits there only
+    drawing it tells. A side of a contest takes the long way, as does a panel not known."""
+    return (
+        bool(viewer.waits)
+        and facts.npc
+        and not facts.follow_up
+        and not facts.contest
+        and facts.action not in _TABLE_EVENTS
+        and viewer.gm_panel.known
+    )
 
 
 def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:

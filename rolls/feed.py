@@ -13,7 +13,8 @@ per process, by the writer, and kept (entries never change), so a roll costs one
 the whole table. Only what differs per member is rendered per member: a follow-up on the
 roll screen of its character (it replaces the result card there), a secret or blind roll on the GM's
 screen (the dice), and the panels a roll touches (the GM's waiting panel and call status, the
-panel of rolls against a player's character). Which member gets what is decided by
+panel of rolls against a player's character; the GM's own new roll goes on top of the GM's
+panel as that socket drew it, ``next_viewer``). Which member gets what is decided by
 ``rolls.audience.delivery``, for both paths: ``render_since`` (the database read) renders
 what it names and uses the store for the rest; ``shared_since`` answers from the store alone,
 for a member whose delivery is empty, or is the result card and resources line of their own
@@ -25,7 +26,7 @@ path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.db.models.signals import post_migrate
@@ -101,7 +102,7 @@ def render_since(
     for entry in entries:
         facts = facts_of(entry)
         sent = delivery(facts, viewer, result_for, roster)
-        viewer = viewer.after(facts)
+        viewer = next_viewer(viewer, membership, entry, facts, sent)
         touched |= sent.panels
         parts.append(_entry_for(membership, entry, sent, newest, result_for, fresh))
     if drawn is not None:
@@ -124,6 +125,20 @@ def facts_of(entry: LogEntry) -> Facts:
         and registry.engine(roll.system).may_await_gm(entry.state or {})
     )
     return Facts.of(entry, awaits_gm=awaits)
+
+
+def next_viewer(
+    viewer: Viewer, membership: Membership, entry: LogEntry, facts: Facts, sent: Delivery
+) -> Viewer:
+    """The viewer of a batch's next entry, after ``entry`` was ``sent``: ``Viewer.after``,
+    with the GM's panel as drawn taking the entry's card on top when it may
+    (``Panel.GM_NEWEST``; drawn here, from the objects the batch read)."""
+    viewer = viewer.after(facts)
+    if not sent.panels & Panel.GM_NEWEST:
+        return viewer
+    assert entry.roll is not None  # a new roll (``rolls.audience``)
+    panel = panels.gm_panel_with_newest(viewer.gm_panel, entry.roll, entry.state or {}, entry.seq, membership)
+    return replace(viewer, gm_panel=panel)
 
 
 def _viewer(membership: Membership, drawn: Drawn | None = None) -> Viewer:
@@ -198,10 +213,13 @@ def _panels(membership: Membership, touched: Panel, drawn: Drawn | None = None) 
     campaign_id = membership.campaign_id
     parts: list[str] = []
     if touched & Panel.GM_WAITING:
-        cards, gm_panel = panels.gm_panel_and_room(campaign_id, membership)
-        parts.append(render_to_string("rolls/_gm_panel.html", {"gm_cards": cards}))
+        gm_panel = panels.gm_panel_and_room(campaign_id, membership)[1]
+        parts.append(panels.gm_panel_markup(gm_panel))
         if drawn is not None:
             drawn.gm_panel = gm_panel
+    elif touched & Panel.GM_NEWEST and drawn is not None:
+        # The panel as this socket drew it, with the new rolls' cards on top (``render_since``).
+        parts.append(panels.gm_panel_markup(drawn.gm_panel))
     if touched & Panel.CALL_STATUS:
         parts.append(render_to_string("rolls/_call_status.html", {"calls": panels.call_status(campaign_id)}))
     if touched & Panel.MEMBERS:

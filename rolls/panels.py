@@ -5,7 +5,7 @@ its page and again over the socket when an entry touches it."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
@@ -38,11 +38,52 @@ class _Newest(TypedDict):
 
 
 def gm_panel(campaign_id: int, membership: Membership) -> list[Card]:
-    """The GM's waiting panel's cards (``gm_panel_and_room``)."""
-    return gm_panel_and_room(campaign_id, membership)[0]
+    """The GM's waiting panel's cards, as their page draws them (``_gm_waiting``)."""
+    return _gm_waiting(campaign_id, membership)[0]
 
 
 def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Card], GmPanel]:
+    """The GM's waiting panel's cards, and the panel as a socket draws it (``_gm_waiting``),
+    with the markup of each card: what ``gm_panel_with_newest`` draws it again from."""
+    cards, drawn = _gm_waiting(campaign_id, membership)
+    return cards, replace(drawn, cards=tuple(_card_markup(card) for card in cards))
+
+
+def gm_panel_markup(drawn: GmPanel) -> str:
+    """The panel as a socket sends it, from the markup of its cards."""
+    return render_to_string("rolls/_gm_panel.html", {"drawn_cards": drawn.cards})
+
+
+def gm_panel_with_newest(
+    drawn: GmPanel, roll: Roll, state: dict[str, Any], seq: int, membership: Membership
+) -> GmPanel:
+    """The panel as a socket drew it (``gm_panel_and_room``), after the GM's new roll ``roll``
+    that changes nothing else on it (``rolls.audience.Panel.GM_NEWEST``): with its card on top
+    when it waits there, as drawing the whole panel again would put it, and as it was
+    otherwise."""
+    # Nobody's latest roll: a roll for someone without a sheet has no character.
+    card = build_card(roll, state, seq, place="gm", membership=membership, latest=False)
+    if not _waits_on_gm(roll, card):
+        return drawn
+    characters = frozenset(pk for pk in (roll.character_id, roll.target_id) if pk is not None)
+    return drawn.with_newest(_card_markup(card), roll.pk, characters, PANEL_ROLLS)
+
+
+def _card_markup(card: Card) -> str:
+    return render_to_string("rolls/_card.html", {"card": card})
+
+
+def _waits_on_gm(roll: Roll, card: Card) -> bool:
+    """Whether a roll's card (at the place "gm") keeps it on the GM's panel: the GM's own roll
+    with follow-ups left, a blind roll that can still settle from its dice, or a roll with a
+    follow-up that is the GM's alone."""
+    settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
+    return bool(card.follow_ups) and (
+        roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)
+    )
+
+
+def _gm_waiting(campaign_id: int, membership: Membership) -> tuple[list[Card], GmPanel]:
     """The session's recent rolls the GM has something to do on: their own (NPC) rolls with
     follow-ups left, players' rolls waiting for a GM-only decision (a miracle), and players'
     blind rolls, whose dice only the GM sees, while they can still be settled from their own
@@ -71,8 +112,7 @@ def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Ca
         ):
             continue
         card = _newest_card(roll, "gm", membership)
-        settles = roll.visibility == Visibility.BLIND and any(not b.follow_up.spends for b in card.follow_ups)
-        if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
+        if _waits_on_gm(roll, card):
             cards.append(card)
             oldest = place
     drawn = GmPanel(

@@ -78,8 +78,15 @@ def test_a_new_roll_leaves_the_panel_as_drawn_while_it_has_room_unless_it_can_wa
         assert not redraws(plain, roomy)
         assert delivery(plain, roomy) == delivery(plain, TABLE)  # the shared markup alone
         assert redraws(plain, Viewer(GM, is_gm=True, waits=viewer.waits))  # a panel not known
-        assert redraws(roll(npc=True), roomy)
-        assert redraws(roll(npc=True, target_id=TARGETED, target_owner_id=TARGET), roomy)
+        # The GM's own roll goes on top of the panel as drawn, which it changes in nothing
+        # else; a panel not known is drawn whole.
+        for npc in (roll(npc=True), roll(npc=True, hidden=True, target_id=TARGETED, target_owner_id=TARGET)):
+            assert delivery(npc, roomy).panels & Panel.GM_NEWEST and not redraws(npc, roomy)
+            assert redraws(npc, Viewer(GM, is_gm=True, waits=viewer.waits))
+            assert not delivery(npc, Viewer(GM, is_gm=True, waits=viewer.waits)).panels & Panel.GM_NEWEST
+        # A side of a contest, or the GM's mark on their roll, takes the long way.
+        assert redraws(roll(npc=True, contest=True, hidden=True, sealed=True), roomy)
+        assert redraws(Facts(action="roll-void", roll=True, npc=True), roomy)
         assert redraws(roll(hidden=True, blind=True, owner_id=ROLLER, character_id=CHARACTER), roomy)
         # What else can change it does, whatever room it has.
         assert redraws(Facts(action="roll-void", roll=True), roomy)

@@ -4,12 +4,14 @@ A seeded walk plays each system's table (players' rolls, open and blind; the GM'
 secret and against a character; every follow-up the cards offer; corrections, a new Mystery or
 Adventure, a voided roll, a new session) and after every step checks that the panel is drawn
 exactly as the card-by-card way drew it, and that whenever it changed, the entries of that step
-told the GM's socket to redraw it (``rolls.audience.delivery``)."""
+told the GM's socket to redraw it (``rolls.audience.delivery``), or to put the GM's new roll on
+top of the panel it drew, which then is the panel drawn afresh."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from django.db import connection
@@ -17,11 +19,11 @@ from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from rolls import campaigns as table_services
-from rolls import history_services, panels, registry
+from rolls import feed, history_services, panels, registry
 from rolls import services as roll_services
 from rolls.audience import GmPanel, Panel, Viewer, Waits, delivery
 from rolls.cards import ACTIONABLE, Card, _default, latest_card
-from rolls.feed import facts_of
+from rolls.feed import facts_of, next_viewer
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.npc import NpcRollForm
 from rolls.systems import RulesError
@@ -45,6 +47,12 @@ def panel_as_it_was(campaign_id: int, membership: Membership) -> list[Card]:
         if card.follow_ups and (roll.npc or settles or any(b.follow_up.gm_only for b in card.follow_ups)):
             cards.append(card)
     return cards
+
+
+def as_known(panel: GmPanel) -> GmPanel:
+    """What a panel says of itself, with any room beyond its window the same: a panel that
+    shows nothing has room for every roll, however many came since it was drawn."""
+    return replace(panel, room=min(panel.room, panels.PANEL_ROLLS))
 
 
 def markup(cards: list[Card]) -> str:
@@ -191,7 +199,7 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
     last_seq = (
         LogEntry.objects.filter(campaign=walk.campaign).order_by("-seq").values_list("seq", flat=True)[0]
     )
-    shown = skipped = skipped_follow_ups = 0
+    shown = skipped = skipped_follow_ups = newest = put_on_top = 0
     for _ in range(STEPS):
         walk.step()
         entries = LogEntry.objects.filter(campaign=walk.campaign, seq__gt=last_seq).select_related(
@@ -203,13 +211,25 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         for entry in entries:
             facts = facts_of(entry)
             follow_ups |= facts.follow_up
-            touched |= delivery(facts, viewer).panels
-            viewer = viewer.after(facts)
+            sent = delivery(facts, viewer)
+            touched |= sent.panels
+            viewer = next_viewer(viewer, gm, entry, facts, sent)
             last_seq = entry.seq
         gm = walk.gm_membership()
         cards, fresh = panels.gm_panel_and_room(walk.campaign.pk, gm)
         now = markup(cards)
         assert now == markup(panel_as_it_was(walk.campaign.pk, gm))
+        assert panels.gm_panel_markup(fresh) == now  # a socket's markup is the page's
+        if touched & Panel.GM_NEWEST and not touched & Panel.GM_WAITING:
+            # The GM's new roll: the panel as drawn, its card on top if it waits there, is the
+            # panel drawn afresh, and knows what it shows as a fresh one would.
+            assert panels.gm_panel_markup(viewer.gm_panel) == now
+            assert as_known(viewer.gm_panel) == as_known(fresh)
+            newest += 1
+            put_on_top += len(viewer.gm_panel.cards) > len(drawn.cards)
+            drawn, before = viewer.gm_panel, now
+            shown += 'class="card' in now
+            continue
         if now != before:
             assert touched & Panel.GM_WAITING, f"the panel changed and was not redrawn:\n{before}\n{now}"
         if entries and not touched & Panel.GM_WAITING:
@@ -225,6 +245,10 @@ def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: st
         assert shown, "the walk never had anything waiting on the GM's panel"
         if remembered:
             assert skipped, "the socket never passed over a roll that left its panel as it was"
+            assert newest, "the socket never drew the panel again from what it drew before"
+            if walk.adapter.gm_waits & Waits.NPC:
+                # Sets: the GM's own roll waits there with its bids; the socket put it on top.
+                assert put_on_top, "the GM's new roll never went on top of the panel as drawn"
             if walk.adapter.gm_waits & (Waits.DECISIONS | Waits.SHEETS):
                 # Doubles and stars: where any follow-up may change the panel, a socket that
                 # knows what it shows passes over those that touch none of it.
@@ -296,3 +320,33 @@ def open_roll(walk: Walk, character: Character) -> LogEntry:
     return LogEntry.objects.select_related("roll", "roll__character", "roll__target").get(
         roll=roll, kind="roll"
     )
+
+
+def test_the_gms_socket_puts_their_new_roll_on_top_of_the_panel_without_reading_it() -> None:
+    """Sets: the GM's socket knows the panel it drew, so the GM's own roll costs it the batch's
+    one read and that roll's card, not the panel drawn again card by card (``Panel.GM_NEWEST``);
+    the panel it sends is the one drawn afresh."""
+    walk = Walk("sets", seed=2)
+    for _ in range(20):
+        walk.step()
+    gm = walk.gm_membership()
+    drawn = feed.Drawn()
+    since = LogEntry.objects.filter(campaign=walk.campaign).latest("seq").seq
+    walk.player_roll()  # the socket's first batch draws the panel whole
+    html, since = feed.render_since(gm, since, drawn=drawn)
+    assert drawn.gm_panel.known and panels.gm_panel_markup(drawn.gm_panel) in html
+    put_on_top = 0
+    for seed in range(40):
+        if drawn.gm_panel.room < 2:
+            break
+        walk.rng = random.Random(seed)
+        walk.npc_roll()
+        before, gm = len(drawn.gm_panel.cards), walk.gm_membership()
+        with CaptureQueriesContext(connection) as queries:
+            html, since = feed.render_since(gm, since, drawn=drawn)
+        assert len(queries) == 1, [query["sql"] for query in queries]  # the batch, nothing more
+        fresh = panels.gm_panel_and_room(walk.campaign.pk, gm)[1]
+        assert panels.gm_panel_markup(fresh) in html
+        assert as_known(drawn.gm_panel) == as_known(fresh)
+        put_on_top += len(drawn.gm_panel.cards) > before
+    assert put_on_top, "no roll of the GM's waited on the panel"

@@ -123,6 +123,15 @@
     }
   });
 
+  // The answer to the GM's own roll goes on top of their waiting panel; when the socket's copy
+  // of the panel came first, with that card on top already, the answer changes nothing.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "gm-panel") return;
+    var card = /^\s*<li id="(gm-roll-\d+)"/.exec(event.detail.serverResponse || "");
+    if (card && document.getElementById(card[1])) event.detail.shouldSwap = false;
+  });
+
   // The socket's copy of a result card this page already shows (the answer to the player's own
   // tap, same entry) changes nothing: leave it, so its dice are not cut off mid-landing.
   document.addEventListener("htmx:oobBeforeSwap", function (event) {

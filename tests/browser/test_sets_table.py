@@ -15,6 +15,7 @@ from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
+    gm_roll,
     join,
     join_link,
     roll,
@@ -203,3 +204,31 @@ def test_set_3_a_blind_roll_is_bid_unseen_from_the_phone(
     expect(on_gm).to_contain_text("Bid 3x3 meets the Apprentice Bar 2x3")
     expect(wil.locator(f"#feed-roll-{wil_roll}")).not_to_contain_text("3x3")
     expect(gm.locator(f"#gm-roll-{wil_roll}")).to_have_count(0)  # nothing left to settle
+
+
+@pytest.mark.browser
+def test_the_judges_own_rolls_wait_on_the_console_newest_on_top_each_once(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SET-4: the Judge's opposed pair waits on the console with its bid. The socket draws the panel
+    whole for the first roll, then puts each new one on top of the panel it drew; the answer
+    to the tap puts it there too, and the card is there once, whichever comes first."""
+    gm = browsers.gm()
+    sign_up(gm)
+    create_sets_campaign(gm, "Grey Tower")
+    start_session(gm)
+    wait_live(gm)
+    panel = gm.locator("#gm-panel")
+    names = []
+    for number, faces in enumerate(((5, 5, 2), (4, 4, 1), (3, 3, 6)), start=1):
+        dice(*faces)
+        gm_roll(gm, f"Guard {number}", "Hold the gate")
+        expect(gm.locator("#feed")).to_contain_text(f"Guard {number}")
+        names.insert(0, f"Guard {number}")
+        cards = panel.locator(".card")
+        expect(cards).to_have_count(number)
+        expect(cards.locator(".who")).to_have_text(names)
+        expect(cards.first.locator(".follow-up-bid")).to_have_count(1)
+    ids = cards.evaluate_all("items => items.map(item => item.id)")
+    assert len(set(ids)) == len(ids) == 3
+    shot(gm, "sets-console-waiting")
