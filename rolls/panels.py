@@ -63,7 +63,7 @@ def gm_panel_with_newest(
     otherwise."""
     # Nobody's latest roll: a roll for someone without a sheet has no character.
     card = build_card(roll, state, seq, place="gm", membership=membership, latest=False)
-    if not _waits_on_gm(roll, card):
+    if not waits_on_gm(roll, card):
         return drawn
     characters = frozenset(pk for pk in (roll.character_id, roll.target_id) if pk is not None)
     return drawn.with_newest(_card_markup(card), roll.pk, characters, PANEL_ROLLS)
@@ -73,7 +73,7 @@ def _card_markup(card: Card) -> str:
     return render_to_string("rolls/_card.html", {"card": card})
 
 
-def _waits_on_gm(roll: Roll, card: Card) -> bool:
+def waits_on_gm(roll: Roll, card: Card) -> bool:
     """Whether a roll's card (at the place "gm") keeps it on the GM's panel: the GM's own roll
     with follow-ups left, a blind roll that can still settle from its dice, or a roll with a
     follow-up that is the GM's alone."""
@@ -112,7 +112,7 @@ def _gm_waiting(campaign_id: int, membership: Membership) -> tuple[list[Card], G
         ):
             continue
         card = _newest_card(roll, "gm", membership)
-        if _waits_on_gm(roll, card):
+        if waits_on_gm(roll, card):
             cards.append(card)
             oldest = place
     drawn = GmPanel(

@@ -15,7 +15,7 @@ from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.systems.base import percent
 from tests import factories
-from tests.factories import Table, logged_in, npc_baseline
+from tests.factories import Script, Table, logged_in, npc_baseline
 from tests.test_table_doubles import doubles_sheet
 from tests.test_table_kinds import kinds_sheet
 from tests.test_table_sets import sets_sheet
@@ -158,6 +158,33 @@ def test_sets_a_bar_with_its_size_and_face_rolls(db: None) -> None:
     data = {**npc_baseline(table.campaign), "flag_bar_0": "journeyman", "flag_bar_1": "rolled"}
     assert npc_roll(table, data).status_code == 200
     assert Roll.objects.filter(npc=True).count() == 1
+
+
+# -- where the answer goes ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("system", SHEETS)
+def test_the_answer_goes_on_the_waiting_panel_only_when_something_is_left_to_do(
+    db: None, system: str, dice: Script
+) -> None:
+    """The console puts the answer on top of the panel of rolls waiting for the GM (hx-target
+    #gm-panel): only a roll with follow-ups left waits there. One without any is on the feed
+    (the socket's), and the answer tells htmx to swap nothing, so the panel looks the same
+    whichever of the answer and the socket's panel comes first. sets: the pair waits with its
+    bid (SET-4); sixes: an NPC has no sheet to push or spend Luck from (SIX-10)."""
+    dice(5, 5, 2, then=3)
+    table = table_of(system)
+    response = npc_roll(table, {**npc_baseline(table.campaign), "name": "The warden"})
+    assert response.status_code == 200
+    answer = response.content.decode()
+    roll = Roll.objects.get(npc=True)
+    assert f'id="gm-roll-{roll.pk}"' in answer  # the card, for whoever asked, either way
+    waits = 'class="follow-ups"' in answer
+    assert response.get("HX-Reswap") == (None if waits else "none")
+    if system == "sets":
+        assert waits
+    if system in ("sixes", "kinds"):
+        assert not waits
 
 
 BAD = [

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import answers, fairdice, randomness, registry, services
+from rolls import answers, fairdice, panels, randomness, registry, services
 from rolls.audience import Facts, Viewer, sight
 from rolls.calls import CallBuilder
 from rolls.cards import PLACES, build_card, latest_card
@@ -294,7 +294,13 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
     card = latest_card(roll, place="gm", membership=membership)
-    return render(request, "rolls/_card.html", {"card": card})
+    response = render(request, "rolls/_card.html", {"card": card})
+    if not panels.waits_on_gm(roll, card):
+        # Nothing is left to do on it: the feed shows it (the socket brings it), and the panel
+        # of rolls waiting for the GM stays as it is, whether this answer or the socket's
+        # panel comes first.
+        return reswap(response, "none")
+    return response
 
 
 @require_GET
