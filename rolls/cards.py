@@ -10,7 +10,8 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.audience import Facts, Viewer, sight
@@ -123,6 +124,37 @@ class Card:
         return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
 
     @property
+    def follow_ups_markup(self) -> SafeString:
+        """The card's follow-up forms, for a card drawn without a page's request (an htmx
+        answer, a socket, a panel). They name the roll only in its follow-up URL and its
+        element id; the rest is the same for every card that offers the same buttons at the
+        same place (a push and Luck on a roll of five dice needing two...), and an evening
+        brings back a few dozen such shapes. So they are drawn once per shape and process with
+        stand-ins for the two ids, filled in per card: drawing them was two thirds of the
+        answer to a roll that offers three (bench/roll_cpu.py). Forms that show the dice (a
+        sets bid, a die picker) are kept with the faces too: the drawing says whether it read
+        them."""
+        kept = sharing()
+        shape = (self.place, tuple(_button_key(button) for button in self.follow_ups))
+        key: _FormsKey = shape
+        forms = _forms.get(key) if kept else None
+        if forms is _WITH_FACES:
+            key = (shape, tuple(self.faces))
+            forms = _forms.get(key)
+        if forms is None:
+            drawing = _FormsDrawing(self.place, self.faces, self.follow_ups)
+            forms = render_to_string("rolls/_card.html#follow-ups", {"card": drawing})
+            if kept:
+                if drawing.read_faces:
+                    _forms.put(shape, _WITH_FACES)
+                    key = (shape, tuple(self.faces))
+                _forms.put(key, forms)
+        # Both ids are escaped as the template escapes them (they are plain ASCII anyway).
+        return mark_safe(  # the forms were drawn with autoescaping; the ids are escaped here
+            forms.replace(_URL, escape(self.follow_up_url)).replace(_DOM, escape(self.dom_id))
+        )
+
+    @property
     def markup(self) -> SafeString:
         """The whole card. Where nothing on it is the viewer's own (no buttons, no form field,
         no refusal: every card of the history) it is what ``body`` is plus the place, the
@@ -151,6 +183,48 @@ def _roll_url(prefix: str) -> str:
     )
 
 
+# Stand-ins for a card's ids in its kept follow-up forms: NUL, which no text the forms show
+# holds (form fields refuse it), fenced so neither can be read as part of the other.
+_URL, _DOM = "\x00follow-up-url\x00", "\x00card-id\x00"
+# Kept under a shape whose forms show the dice: look again with the faces.
+_WITH_FACES = "\x00with faces\x00"
+FORMS = 512
+
+
+@dataclass
+class _FormsDrawing:
+    """What a card's follow-up forms are drawn from (``rolls/_card.html#follow-ups``), the
+    roll's ids stood in for, noting whether the drawing read the dice."""
+
+    place: str
+    _faces: list[int]
+    follow_ups: list[FollowUpButton]
+    dom_id: str = _DOM
+    follow_up_url: str = _URL
+    form_token: bool = False
+    read_faces: bool = False
+
+    @property
+    def faces(self) -> list[int]:
+        self.read_faces = True
+        return self._faces
+
+
+def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
+    """Everything of a button its form shows (tests/test_cards.py checks it names every field)."""
+    return (
+        button.follow_up,
+        button.odds,
+        button.dice,
+        tuple(button.per_choice.items()),
+        button.choice_param,
+        button.hint,
+    )
+
+
+# (place, buttons), or that and the faces for forms that show the dice.
+type _FormsKey = tuple[Any, ...]
+_forms: Kept[_FormsKey, str] = Kept(FORMS)
 _bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
 _wholes: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
 

@@ -1,25 +1,33 @@
 """A card's body (header, dice, verdict) is drawn once per entry and process, and every place
 that draws the entry (the table's feed, the roller's result panel) shows that same body
-around its own id, buttons and time."""
+around its own id, buttons and time. Its follow-up forms are drawn once per shape (the same
+buttons at the same place, and the dice where the forms show them), the roll's ids filled in
+per card: each is what drawing them afresh gives."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from django.template.loader import render_to_string
 from pytest_django.fixtures import Settings
 
 from rolls import cards, services
-from rolls.cards import build_card, latest_card
+from rolls.cards import Card, FollowUpButton, build_card, latest_card
 from rolls.kept import Kept
 from rolls.models import Roll
 from tabletop.models import Membership
+from tests import factories
 from tests.factories import ScriptedDice, Table
+from tests.test_table_sets import sets_sheet
 
 
 @pytest.fixture(autouse=True)
-def _sharing(settings: Settings) -> None:
-    """These tests are of the kept bodies, a piece of the fast path: on, whatever FAST_PATH says."""
+def _sharing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the kept bodies and forms, a piece of the fast path: on, whatever
+    FAST_PATH says, and nothing kept from the tests before (forms are kept by shape)."""
     settings.FAST_PATH = {**settings.FAST_PATH, "shared_markup": True}
+    monkeypatch.setattr(cards, "_forms", Kept(cards.FORMS))
 
 
 @pytest.fixture
@@ -55,7 +63,7 @@ def test_the_feed_and_the_result_panel_draw_one_body(table: Table, counted: list
         "rolls/_card.html", {"card": latest_card(roll, place="result", membership=player)}
     )
 
-    assert counted == ["rolls/_card.html#body"]
+    assert counted == ["rolls/_card.html#body", "rolls/_card.html#follow-ups"]
     body = latest_card(roll, place="feed").body
     assert "Jump the fence" in body and 'data-face="6"' in body
     assert body in feed and body in result
@@ -98,3 +106,86 @@ def test_bodies_kept_are_bounded(table: Table, monkeypatch: pytest.MonkeyPatch) 
     for seq in range(1, 5):
         assert build_card(roll, latest_card(roll, place="feed").state, seq, place="feed").body
     assert len(cards._bodies) == 2
+
+
+def _afresh(card: Card) -> str:
+    """The card's follow-up forms drawn from the card itself, nothing kept."""
+    return render_to_string("rolls/_card.html#follow-ups", {"card": card})
+
+
+def test_rolls_that_offer_the_same_buttons_draw_their_forms_once_each_with_its_own_ids(
+    table: Table, counted: list[str]
+) -> None:
+    """SIX-10, SIX-12: a push and Luck on two rolls of the same pool, different dice."""
+    player = Membership.objects.get(campaign=table.campaign, user=table.player)
+    # Each card as its roller's answer draws it: the character's latest roll.
+    cards_drawn = [
+        latest_card(_roll(table, *faces), place="result", membership=player, latest=True)
+        for faces in ((2, 2), (3, 4))
+    ]
+    first = cards_drawn[0].roll
+    assert [b.action for b in cards_drawn[0].follow_ups] == [b.action for b in cards_drawn[1].follow_ups]
+    assert {"push", "luck"} <= {b.action for b in cards_drawn[0].follow_ups}
+
+    forms = [card.follow_ups_markup for card in cards_drawn]
+
+    assert counted.count("rolls/_card.html#follow-ups") == 1
+    for card, markup in zip(cards_drawn, forms, strict=True):
+        assert markup == _afresh(card)
+        assert f'hx-target="#result-roll-{card.roll.pk}"' in markup
+        assert f"/rolls/{card.roll.pk}/" in markup and "\x00" not in markup
+    assert forms[0] != forms[1]
+    # Another place is another shape: the GM's panel draws its own.
+    gm = Membership.objects.get(campaign=table.campaign, user=table.gm)
+    at_gm = latest_card(first, place="gm", membership=gm)
+    if at_gm.follow_ups:
+        assert at_gm.follow_ups_markup == _afresh(at_gm)
+        assert f'hx-target="#gm-roll-{first.pk}"' in at_gm.follow_ups_markup
+
+
+def test_forms_that_show_the_dice_are_kept_with_them(db: None, counted: list[str]) -> None:
+    """SET-6: a sets bid names the dice of each set: two rolls with the same buttons but other
+    faces draw their own bids."""
+    sets = factories.table("sets", character_name="Wilcott", sheet=sets_sheet())
+    player = Membership.objects.get(campaign=sets.campaign, user=sets.player)
+
+    def sets_roll(*faces: int) -> Roll:
+        return services.roll_create(
+            character=sets.character,
+            roller=sets.player,
+            data={"stat": "Insight", "bar": 2, "face": 3},
+            helper=None,
+            intent="",
+            rng=ScriptedDice(*faces, then=1),
+        )
+
+    drawn = [
+        latest_card(sets_roll(*faces), place="result", membership=player)
+        for faces in ((4, 4, 2, 1), (1, 5, 5, 2), (4, 4, 2, 1))
+    ]
+    assert all(any(b.action == "bid" for b in card.follow_ups) for card in drawn)
+    forms = [card.follow_ups_markup for card in drawn]
+
+    for card, markup in zip(drawn, forms, strict=True):
+        assert markup == _afresh(card)
+    assert 'name="dice" value="0"' in forms[0] and 'name="dice" value="0"' not in forms[1]
+    # The third roll's dice are the first's: its forms were kept, with its own ids.
+    assert counted.count("rolls/_card.html#follow-ups") == 2
+
+
+def test_a_forms_shape_names_every_field_of_a_button() -> None:
+    """A field added to FollowUpButton shows on its form: the shape must name it, or two
+    buttons that differ by it would share their forms (cards._button_key)."""
+    named = {"follow_up", "odds", "dice", "per_choice", "choice_param", "hint"}
+    assert {f.name for f in dataclasses.fields(FollowUpButton)} == named
+
+
+def test_without_the_fast_path_every_card_draws_its_forms(
+    table: Table, counted: list[str], settings: Settings
+) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "shared_markup": False}
+    player = Membership.objects.get(campaign=table.campaign, user=table.player)
+    for faces in ((6, 2), (6, 2)):
+        card = latest_card(_roll(table, *faces), place="result", membership=player)
+        assert card.follow_ups_markup == _afresh(card)
+    assert counted.count("rolls/_card.html#follow-ups") == 2
