@@ -130,8 +130,8 @@ class Card:
         element id; the rest is the same for every card that offers the same buttons at the
         same place (a push and Luck on a roll of five dice needing two...), and an evening
         brings back a few dozen such shapes. So they are drawn once per shape and process with
-        stand-ins for the two ids, filled in per card: drawing them was two thirds of the
-        answer to a roll that offers three (bench/roll_cpu.py). Forms that show the dice (a
+        stand-ins for the two ids, filled in per card: drawing them was more than half of the
+        templates of the answer to a roll that offers three. Forms that show the dice (a
         sets bid, a die picker) are kept with the faces too: the drawing says whether it read
         them."""
         kept = sharing()
@@ -149,10 +149,8 @@ class Card:
                     _forms.put(shape, _WITH_FACES)
                     key = (shape, tuple(self.faces))
                 _forms.put(key, forms)
-        # Both ids are escaped as the template escapes them (they are plain ASCII anyway).
-        return mark_safe(  # the forms were drawn with autoescaping; the ids are escaped here
-            forms.replace(_URL, escape(self.follow_up_url)).replace(_DOM, escape(self.dom_id))
-        )
+        # The forms were drawn with autoescaping; the ids are escaped as the template would.
+        return mark_safe(forms.replace(_URL, escape(self.follow_up_url)).replace(_DOM, escape(self.dom_id)))
 
     @property
     def markup(self) -> SafeString:
@@ -211,7 +209,7 @@ class _FormsDrawing:
 
 
 def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
-    """Everything of a button its form shows (tests/test_cards.py checks it names every field)."""
+    """Everything of a button its form shows (tests/test_card_body.py checks it names every field)."""
     return (
         button.follow_up,
         button.odds,
