@@ -57,7 +57,12 @@ def record(directory: Path) -> None:
         freed = gc.collect()
         gc.freeze()
         ms = (time.perf_counter() - started) * 1000
-        (directory / f"sweep-{os.getpid()}.txt").write_text(f"{freed} {ms:.3f}\n")
+        # Written aside and renamed, as the pauses are: the bench reads it as soon as it exists
+        # (an empty file, read between the open and the write, stopped a run).
+        path = directory / f"sweep-{os.getpid()}.txt"
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(f"{freed} {ms:.3f}\n")
+        temporary.replace(path)
 
     directory.mkdir(parents=True, exist_ok=True)
     gc.callbacks.append(on_gc)
