@@ -116,7 +116,8 @@ def _afresh(card: Card) -> str:
 def test_rolls_that_offer_the_same_buttons_draw_their_forms_once_each_with_its_own_ids(
     table: Table, counted: list[str]
 ) -> None:
-    """SIX-10, SIX-12: a push and Luck on two rolls of the same pool, different dice."""
+    """SIX-10, SIX-14: a push and Luck, both offered on the card, on two rolls of the same
+    pool with other dice."""
     player = Membership.objects.get(campaign=table.campaign, user=table.player)
     # Each card as its roller's answer draws it: the character's latest roll.
     cards_drawn = [
@@ -144,8 +145,8 @@ def test_rolls_that_offer_the_same_buttons_draw_their_forms_once_each_with_its_o
 
 
 def test_forms_that_show_the_dice_are_kept_with_them(db: None, counted: list[str]) -> None:
-    """SET-6: a sets bid names the dice of each set: two rolls with the same buttons but other
-    faces draw their own bids."""
+    """SET-3, SET-6: a sets bid names the dice of each set, every set together first: two
+    rolls with the same buttons but other faces draw their own bids."""
     sets = factories.table("sets", character_name="Wilcott", sheet=sets_sheet())
     player = Membership.objects.get(campaign=sets.campaign, user=sets.player)
 
