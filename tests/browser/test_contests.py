@@ -108,6 +108,8 @@ def test_a_contested_roll_is_sealed_until_both_sides_roll_then_settled(
     dice(1, 1)
     contest(eve).get_by_role("button", name=re.compile(r"^Roll Smarts")).click()
     expect(contest(eve)).to_contain_text("rolled, sealed")  # her dice are drawn before the next script
+    # Dave's panel has heard of Eve's roll: no swap of it is on its way to take his tap.
+    expect(contest(dave)).to_contain_text("rolled, sealed")
     dice(1, 1, 1)
     contest(dave).get_by_role("button", name=re.compile(r"^Roll Agility")).click()
     # Two botches: a tie, which goes to the challenger.
