@@ -70,7 +70,7 @@ def draw(roll: Roll, entry: LogEntry, membership: Membership) -> Answer:
     return Answer(
         user_id=membership.user_id,
         character_id=roll.character.pk,
-        card=render_to_string("rolls/_card.html", {"card": card}),
+        card=card.markup,
         resources=render_to_string("rolls/_resources_oob.html", resources),
     )
 

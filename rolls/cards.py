@@ -154,13 +154,42 @@ class Card:
 
     @property
     def markup(self) -> SafeString:
-        """The whole card. Where nothing on it is the viewer's own (no buttons, no form field,
-        no refusal: every card of the history) it is what ``body`` is plus the place, the
-        time and the links, so it is kept the same way: a history page of 25 cards drew 2-3
-        ms of templates for markup that is the same on every visit (bench/history.py)."""
-        if self.follow_ups or self.form_token or self.refusal:
+        """The whole card, as ``rolls/_card.html`` draws it. Everything around the body but the
+        place and the follow-up forms is the same wherever an entry is drawn (its id, tone,
+        time and link), so that frame is drawn once per entry and process like the body, the
+        place and the forms filled in per card: the table's feed card and the roller's result
+        card of a new roll are one drawing, and a history page of 25 cards draws none on a
+        second visit (bench/history.py). A card with a form field or a refusal, drawn for a
+        page's own request, is drawn whole."""
+        if self.form_token or self.refusal:
             return render_to_string("rolls/_card.html", {"card": self})
-        return _drawn(_wholes, (*self._key, self.place), "rolls/_card.html", self)
+        frame = _drawn(_frames, self._key, "rolls/_card.html", _FrameDrawing(self))
+        forms = self.follow_ups_markup if self.follow_ups else ""
+        # The place first: the forms put in after it are never searched for a stand-in.
+        return mark_safe(frame.replace(_PLACE, self.place).replace(_FORMS, forms))
+
+
+class _FrameDrawing:
+    """A card as its frame is drawn from: the card itself, its place and its follow-up forms
+    stood in for (a drawing with forms, filled with none where it has none)."""
+
+    def __init__(self, card: Card) -> None:
+        self._card = card
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._card, name)
+
+    @property
+    def dom_id(self) -> SafeString:
+        return mark_safe(f"{_PLACE}-roll-{self._card.roll.pk}")
+
+    @property
+    def follow_ups_markup(self) -> SafeString:
+        return _FORMS
+
+    follow_ups = (True,)
+    form_token = False
+    refusal = ""
 
 
 # Stand-ins no real id equals in the digits of the other: reversed once, filled in per card.
@@ -184,6 +213,9 @@ def _roll_url(prefix: str) -> str:
 # Stand-ins for a card's ids in its kept follow-up forms: NUL, which no text the forms show
 # holds (form fields refuse it), fenced so neither can be read as part of the other.
 _URL, _DOM = "\x00follow-up-url\x00", "\x00card-id\x00"
+# Stand-ins for a card's place and forms in its kept frame: drawn as they are (safe), they hold
+# a "<", which no text of the card holds unescaped, and NUL, which no markup holds.
+_PLACE, _FORMS = mark_safe("<\x00place>"), mark_safe("<\x00forms>")
 # Kept under a shape whose forms show the dice: look again with the faces.
 _WITH_FACES = "\x00with faces\x00"
 FORMS = 512
@@ -224,10 +256,10 @@ def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
 type _FormsKey = tuple[Any, ...]
 _forms: Kept[_FormsKey, str] = Kept(FORMS)
 _bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
-_wholes: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
+_frames: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
 
 
-def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card) -> SafeString:
+def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card | _FrameDrawing) -> SafeString:
     """The card drawn with ``template``, kept under ``key`` when the fast path shares markup."""
     markup = kept.get(key)
     if markup is None:

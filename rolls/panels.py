@@ -46,7 +46,7 @@ def gm_panel_and_room(campaign_id: int, membership: Membership) -> tuple[list[Ca
     """The GM's waiting panel's cards, and the panel as a socket draws it (``_gm_waiting``),
     with the markup of each card: what ``gm_panel_with_newest`` draws it again from."""
     cards, drawn = _gm_waiting(campaign_id, membership)
-    return cards, replace(drawn, cards=tuple(_card_markup(card) for card in cards))
+    return cards, replace(drawn, cards=tuple(card.markup for card in cards))
 
 
 def gm_panel_markup(drawn: GmPanel) -> str:
@@ -66,11 +66,7 @@ def gm_panel_with_newest(
     if not waits_on_gm(roll, card):
         return drawn
     characters = frozenset(pk for pk in (roll.character_id, roll.target_id) if pk is not None)
-    return drawn.with_newest(_card_markup(card), roll.pk, characters, PANEL_ROLLS)
-
-
-def _card_markup(card: Card) -> str:
-    return render_to_string("rolls/_card.html", {"card": card})
+    return drawn.with_newest(card.markup, roll.pk, characters, PANEL_ROLLS)
 
 
 def waits_on_gm(roll: Roll, card: Card) -> bool:

@@ -190,3 +190,50 @@ def test_without_the_fast_path_every_card_draws_its_forms(
         card = latest_card(_roll(table, *faces), place="result", membership=player)
         assert card.follow_ups_markup == _afresh(card)
     assert counted.count("rolls/_card.html#follow-ups") == 2
+
+
+def _whole(card: Card) -> str:
+    """The card drawn whole from the card itself, nothing kept."""
+    return render_to_string("rolls/_card.html", {"card": card})
+
+
+def test_one_frame_per_entry_draws_every_place_as_the_whole_template_does(
+    table: Table, counted: list[str]
+) -> None:
+    roll = _roll(table, 6, 2)
+    player = Membership.objects.get(campaign=table.campaign, user=table.player)
+    gm = Membership.objects.get(campaign=table.campaign, user=table.gm)
+    drawn = [
+        latest_card(roll, place="feed"),
+        latest_card(roll, place="result", membership=player),
+        latest_card(roll, place="gm", membership=gm),
+        latest_card(roll, place="history"),
+    ]
+    markups = [card.markup for card in drawn]
+
+    assert counted.count("rolls/_card.html") == 1  # the frame, once for the four places
+    assert drawn[1].follow_ups and not drawn[0].follow_ups
+    for card, markup in zip(drawn, markups, strict=True):
+        assert markup == _whole(card)
+        assert f'id="{card.place}-roll-{roll.pk}"' in markup and "\x00" not in markup
+
+
+def test_a_frame_fills_in_no_stand_in_that_a_card_shows_as_text(table: Table) -> None:
+    """The words a card shows are drawn escaped, so the frame's stand-ins cannot be spelled in
+    them (PostgreSQL stores no NUL at all; the roll is changed in memory only)."""
+    roll = _roll(table, 6)
+    roll.intent = "<\x00place> and <\x00forms>"
+    card = latest_card(roll, place="feed")
+
+    assert card.markup == _whole(card)
+    assert "&lt;\x00place&gt; and &lt;\x00forms&gt;" in card.markup
+
+
+def test_a_hidden_card_and_a_refused_one_draw_as_the_template_does(table: Table) -> None:
+    roll = _roll(table, 6, 6, blind=True)
+    gm = Membership.objects.get(campaign=table.campaign, user=table.gm)
+    for card in (latest_card(roll, place="feed"), latest_card(roll, place="gm", membership=gm)):
+        assert card.markup == _whole(card)
+    refused = latest_card(roll, place="gm", membership=gm)
+    refused.refusal = "Not now."
+    assert refused.markup == _whole(refused) and "Not now." in refused.markup
