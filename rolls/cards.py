@@ -79,13 +79,17 @@ class Card:
 
     @cached_property
     def follow_up_url(self) -> str:
-        # Reversed once per card, not twice per button.
-        return reverse("rolls:follow-up", args=[self.roll.campaign_id, self.roll.pk])
+        # Once per card, not twice per button; from the URL reversed once (``_roll_url``).
+        return _roll_url("rolls:follow-up", get_script_prefix()).format(
+            campaign=self.roll.campaign_id, roll=self.roll.pk
+        )
 
     @cached_property
     def page_url(self) -> str:
         """The roll's own page: the same link for every viewer (the page decides what each sees)."""
-        return _roll_url(get_script_prefix()).format(campaign=self.roll.campaign_id, roll=self.roll.pk)
+        return _roll_url("rolls:roll", get_script_prefix()).format(
+            campaign=self.roll.campaign_id, roll=self.roll.pk
+        )
 
     @property
     def faces(self) -> list[int]:
@@ -197,10 +201,11 @@ _CAMPAIGN, _ROLL = 8_000_000_000_000_000_001, 9_000_000_000_000_000_002
 
 
 @cache
-def _roll_url(prefix: str) -> str:
-    """The roll page's path with places for the ids. ``reverse`` took some 90 µs a call here,
-    and every card is drawn with its link, a few times per roll."""
-    path = reverse("rolls:roll", args=[_CAMPAIGN, _ROLL])
+def _roll_url(name: str, prefix: str) -> str:
+    """The path of the URL ``name`` of a roll (its page, its follow-ups) with places for the
+    ids, under the script prefix ``prefix``. ``reverse`` took some 90 µs a call here, and
+    every card is drawn with its link, a few times per roll."""
+    path = reverse(name, args=[_CAMPAIGN, _ROLL])
     assert path.count(str(_CAMPAIGN)) == path.count(str(_ROLL)) == 1, path
     return (
         path.replace("{", "{{")

@@ -237,3 +237,20 @@ def test_a_hidden_card_and_a_refused_one_draw_as_the_template_does(table: Table)
     refused = latest_card(roll, place="gm", membership=gm)
     refused.refusal = "Not now."
     assert refused.markup == _whole(refused) and "Not now." in refused.markup
+
+
+def test_a_cards_links_are_what_reverse_gives_under_any_script_prefix(table: Table) -> None:
+    from django.urls import reverse, set_script_prefix
+
+    roll = _roll(table, 6, 2)
+    player = Membership.objects.get(campaign=table.campaign, user=table.player)
+    ids = [table.campaign.pk, roll.pk]
+    try:
+        for prefix in ("/", "/tabletop/"):
+            set_script_prefix(prefix)
+            card = latest_card(roll, place="result", membership=player)
+            assert card.follow_up_url == reverse("rolls:follow-up", args=ids)
+            assert card.page_url == reverse("rolls:roll", args=ids)
+            assert card.page_url.startswith(prefix)
+    finally:
+        set_script_prefix("/")
