@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection
@@ -147,22 +148,28 @@ def contribution(rolls: Iterable[Mapping[str, Any]], uses: Iterable[Mapping[str,
     return found
 
 
+@lru_cache(maxsize=64)  # a count of rows per statement: a few in all
+def _read_sql(vendor: str, count: int) -> str:
+    """The query of ``read`` for ``count`` rolls: written once per count (and database)."""
+    quote = connection.ops.quote_name
+    rolls_table, uses_table = quote(Roll._meta.db_table), quote(FollowUpUse._meta.db_table)
+    # The names are the columns' own (attribute names; neither model sets a ``db_column``).
+    roll_columns = [f"r.{quote(name)}" for name in ROLL_COLUMNS]
+    use_columns = [f"u.{quote(name)}" for name in USE_COLUMNS]
+    return (
+        f"SELECT {', '.join(roll_columns + use_columns)} FROM {rolls_table} r "
+        f"LEFT JOIN {uses_table} u ON u.{quote('roll_id')} = r.{quote('id')} AND NOT r.{quote('voided')} "
+        f"WHERE r.{quote('id')} IN ({', '.join(['%s'] * count)})"
+    )
+
+
 def read(roll_ids: Sequence[int]) -> Contribution:
     """The contribution of these rolls as their rows stand now: one query for the rolls and
     their follow-ups together, in plain SQL (this runs twice in every follow-up, and the
     ORM's two ``values()`` queries cost some 2 ms of it)."""
     if not roll_ids:
         return {}
-    quote = connection.ops.quote_name
-    rolls_table, uses_table = quote(Roll._meta.db_table), quote(FollowUpUse._meta.db_table)
-    # The names are the columns' own (attribute names; neither model sets a ``db_column``).
-    roll_columns = [f"r.{quote(name)}" for name in ROLL_COLUMNS]
-    use_columns = [f"u.{quote(name)}" for name in USE_COLUMNS]
-    sql = (
-        f"SELECT {', '.join(roll_columns + use_columns)} FROM {rolls_table} r "
-        f"LEFT JOIN {uses_table} u ON u.{quote('roll_id')} = r.{quote('id')} AND NOT r.{quote('voided')} "
-        f"WHERE r.{quote('id')} IN ({', '.join(['%s'] * len(roll_ids))})"
-    )
+    sql = _read_sql(connection.vendor, len(roll_ids))
     with connection.cursor() as cursor:
         cursor.execute(sql, list(roll_ids))
         found = cursor.fetchall()
@@ -217,22 +224,29 @@ def apply(campaign_id: int, before: Contribution, after: Contribution) -> None:
         _upsert(FollowUpTally, USE_KEY, USE_SUMS, campaign_id, deltas["use"])
 
 
-def _upsert(
-    model: Any, key: Sequence[str], sums: Sequence[str], campaign_id: int, rows: list[tuple[Key, list[float]]]
-) -> None:
-    """One INSERT of every row, each adding to the row of its key when there is one. A key
-    appears once (``apply`` merged them), as PostgreSQL requires of one statement."""
+@lru_cache(maxsize=64)  # a count of rows per statement: a few in all
+def _upsert_sql(vendor: str, model: Any, key: tuple[str, ...], sums: tuple[str, ...], count: int) -> str:
+    """The statement of ``_upsert`` for ``count`` rows: written once per count (and database),
+    not on every roll."""
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
     columns = ["campaign_id", *key, *sums]
     unique = ", ".join(quote(name) for name in ["campaign_id", *key])
     added = ", ".join(f"{quote(name)} = {table}.{quote(name)} + excluded.{quote(name)}" for name in sums)
     one = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    sql = (
+    return (
         f"INSERT INTO {table} ({', '.join(quote(name) for name in columns)}) "
-        f"VALUES {', '.join([one] * len(rows))} "
+        f"VALUES {', '.join([one] * count)} "
         f"ON CONFLICT ({unique}) DO UPDATE SET {added}"
     )
+
+
+def _upsert(
+    model: Any, key: Sequence[str], sums: Sequence[str], campaign_id: int, rows: list[tuple[Key, list[float]]]
+) -> None:
+    """One INSERT of every row, each adding to the row of its key when there is one. A key
+    appears once (``apply`` merged them), as PostgreSQL requires of one statement."""
+    sql = _upsert_sql(connection.vendor, model, tuple(key), tuple(sums), len(rows))
     params: list[Any] = []
     for values, delta in rows:
         params += [campaign_id, *values, *delta]
