@@ -26,7 +26,7 @@ path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models.signals import post_migrate
@@ -251,9 +251,14 @@ class Shared:
     tail: str  # the "#last-seq" element, for when the entry ends a batch
     facts: Facts
 
+    def to_data(self) -> dict[str, Any]:
+        """As plain data for a broadcast: what ``asdict`` gives, without its walk through
+        every value (the facts are flat: strings, flags and ids)."""
+        return {"html": self.html, "tail": self.tail, "facts": dict(vars(self.facts))}
+
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Shared:
-        """Back from ``asdict`` (a broadcast's plain data)."""
+        """Back from ``to_data`` (a broadcast's plain data)."""
         return cls(data["html"], data["tail"], Facts(**data["facts"]))
 
 
@@ -295,7 +300,7 @@ def prepare_entry(entry: LogEntry) -> dict[str, Any] | None:
     and when nothing is shared."""
     if entry.action in STATUS_EVENTS or not sharing():
         return None
-    return asdict(_shared(entry))
+    return _shared(entry).to_data()
 
 
 def receive_shared(campaign_id: int, seq: int, data: dict[str, Any]) -> None:

@@ -240,7 +240,8 @@ def test_calls_and_members_redraw_their_panels() -> None:
 )
 def test_shared_markup_survives_the_trip_through_a_broadcast(facts: Facts) -> None:
     shared = Shared(html="<li>card</li>", tail='<span id="last-seq"></span>', facts=facts)
-    assert Shared.from_data(asdict(shared)) == shared
+    assert shared.to_data() == asdict(shared)
+    assert Shared.from_data(shared.to_data()) == shared
 
 
 def test_a_follow_up_leaves_the_panel_as_drawn_unless_it_touches_what_the_panel_shows() -> None:
