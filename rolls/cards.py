@@ -163,9 +163,11 @@ class Card:
         time and link), so that frame is drawn once per entry and process like the body, the
         place and the forms filled in per card: the table's feed card and the roller's result
         card of a new roll are one drawing, and a history page of 25 cards draws none on a
-        second visit (bench/history.py). A card with a form field or a refusal, drawn for a
-        page's own request, is drawn whole."""
-        if self.form_token or self.refusal:
+        second visit (bench/history.py). A card with a refusal is drawn whole; one with a form
+        field only by its page's template, which has the request the field's token comes from."""
+        if self.form_token:
+            raise ValueError("a card with a form field is drawn by its page, with the request")
+        if self.refusal:
             return render_to_string("rolls/_card.html", {"card": self})
         frame = _drawn(_frames, self._key, "rolls/_card.html", _FrameDrawing(self))
         forms = self.follow_ups_markup if self.follow_ups else ""

@@ -254,3 +254,10 @@ def test_a_cards_links_are_what_reverse_gives_under_any_script_prefix(table: Tab
             assert card.page_url.startswith(prefix)
     finally:
         set_script_prefix("/")
+
+
+def test_a_card_with_the_pages_form_field_is_not_drawn_without_its_request(table: Table) -> None:
+    card = latest_card(_roll(table, 6, 2), place="result", membership=table.player.memberships.get())
+    card.form_token = True
+    with pytest.raises(ValueError, match="with the request"):
+        card.markup
