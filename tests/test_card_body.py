@@ -260,4 +260,4 @@ def test_a_card_with_the_pages_form_field_is_not_drawn_without_its_request(table
     card = latest_card(_roll(table, 6, 2), place="result", membership=table.player.memberships.get())
     card.form_token = True
     with pytest.raises(ValueError, match="with the request"):
-        card.markup
+        _ = card.markup

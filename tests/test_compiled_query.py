@@ -581,7 +581,9 @@ def test_it_sends_each_value_as_save_prepares_it(table: Table) -> None:
     )
     obj = Roll(**values)
     plan = roll_services._NEW_ROLL._plan()
-    fields = [f for f in Roll._meta.local_concrete_fields if not f.generated and f is not Roll._meta.auto_field]
+    fields = [
+        f for f in Roll._meta.local_concrete_fields if not f.generated and f is not Roll._meta.auto_field
+    ]
     # The time is taken by pre_save on each call: compared apart.
     for field, value in zip(fields, plan.values, strict=True):
         if field.name != "created":
