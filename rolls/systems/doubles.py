@@ -86,7 +86,7 @@ import argparse
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from math import comb
 from typing import Any
 
@@ -406,6 +406,21 @@ def result_distribution(net: int, extra: int = 0, already: tuple[int, ...] = ())
 
 def chance_to_beat(distribution: Mapping[int, Fraction], dn: int) -> Fraction:
     return sum((chance for value, chance in distribution.items() if beats(value, dn)), Fraction(0))
+
+
+@lru_cache(maxsize=4096)
+def _chance_beating(net: int, dn: int, extra: int, already: tuple[int, ...]) -> Fraction:
+    return chance_to_beat(result_distribution(net, extra, already), dn)
+
+
+def chance_beating(net: int, dn: int, extra: int = 0, already: tuple[int, ...] = ()) -> Fraction:
+    """The chance of beating ``dn`` once ``extra`` dice join a pool of ``net`` with the dice
+    ``already`` on the table: ``chance_to_beat`` of their distribution, kept. A card of a roll
+    with a Difficulty Number asks it for every count of drama dice its picker offers, on every
+    roll; summing the fractions again each time was most of drawing its buttons
+    (bench/roll_cpu.py's way, on the bench's doubles tables)."""
+    # The order the dice were rolled in changes nothing: one entry for every order.
+    return _chance_beating(net, dn, extra, tuple(sorted(already)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -739,7 +754,7 @@ class Doubles(DiceSystem):
         if reading.miracle == "approved":
             return dict.fromkeys(range(1, up_to + 1), Fraction(1))
         return {
-            count: chance_to_beat(result_distribution(request.net, count, reading.dice), request.dn)
+            count: chance_beating(request.net, request.dn, count, reading.dice)
             for count in range(1, up_to + 1)
         }
 
@@ -750,7 +765,7 @@ class Doubles(DiceSystem):
     def chance(self, request: DoublesRequest) -> Fraction | None:
         if request.dn is None:
             return None
-        return chance_to_beat(result_distribution(request.net), request.dn)
+        return chance_beating(request.net, request.dn)
 
     def pool_size(self, request: DoublesRequest) -> int:
         """The net pool: zero and below are negative dice (two or more, keeping the lowest)."""
@@ -768,7 +783,7 @@ class Doubles(DiceSystem):
             return None
         if not 0 <= count <= MAX_DRAMA:
             raise RulesError(f"A roll takes between 0 and {MAX_DRAMA} drama dice.")
-        return chance_to_beat(result_distribution(request.net, count), request.dn)
+        return chance_beating(request.net, request.dn, count)
 
     def chance_of_catastrophe(self, request: DoublesRequest) -> Fraction:
         """DBL-15, DBL-16: a fresh roll's chance of a catastrophe (a result of 1)."""

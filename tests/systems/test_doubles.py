@@ -491,6 +491,20 @@ def test_dbl_10_drama_chances_match_brute_force(dice: list[int], net: int, dn: i
         assert chances[count] == Fraction(wins, 6**count)
 
 
+@pytest.mark.parametrize(("dice", "net", "dn"), [([6, 2, 6], 3, 10), ([1, 5, 3], -1, 2), ([4, 4], 2, 8)])
+def test_dbl_10_drama_chances_are_kept_alike_for_every_order_of_the_dice(
+    dice: list[int], net: int, dn: int
+) -> None:
+    """DBL-10: the drama picker's chances are kept per pool and dice on the table: the same
+    dice rolled in another order get the same figures, each what the distribution gives."""
+    first = system.drama_chances(state_with(dice, net=net, dn=dn), 3)
+    for order in itertools.permutations(dice):
+        assert system.drama_chances(state_with(list(order), net=net, dn=dn), 3) == first
+    for count in (1, 2, 3):
+        fresh = doubles.chance_to_beat(doubles.result_distribution(net, count, tuple(dice)), dn)
+        assert first[count] == fresh
+
+
 @pytest.mark.parametrize(("net", "count"), [(1, 1), (2, 2), (4, 3), (0, 1), (-1, 2), (-3, 3)])
 def test_dbl_10_chance_with_drama_matches_icepool(net: int, count: int) -> None:
     """DBL-10: planning odds for a fresh roll with drama dice bought on top."""
