@@ -338,36 +338,25 @@ def _parameter(field: Any, connection: Any) -> Callable[[Model], Any]:
             raise TypeError(f"{field.name}: a compiled insert takes values, not expressions")
         return field.get_db_prep_save(value, connection=connection)
 
+    def fast(plain: type, send: Callable[[Any], Any]) -> Callable[[Model], Any]:
+        # A None is None all the way; a value of exactly ``plain`` needs only ``send``.
+        def prepared(obj: Model) -> Any:
+            value = getattr(obj, attname)
+            if value is None:
+                return None
+            return send(value) if type(value) is plain else saved(obj)
+
+        return prepared
+
     kind = type(field)
     if kind in _SENT_AS_IS:
-        plain = _SENT_AS_IS[kind]
-
-        def as_is(obj: Model) -> Any:
-            value = getattr(obj, attname)
-            return value if value is None or type(value) is plain else saved(obj)
-
-        return as_is
+        return fast(_SENT_AS_IS[kind], lambda value: value)
     if kind in _INTEGERS:
         adapt, internal = connection.ops.adapt_integerfield_value, field.get_internal_type()
-
-        def integer(obj: Model) -> Any:
-            value = getattr(obj, attname)
-            if value is None:
-                return None
-            return adapt(value, internal) if type(value) is int else saved(obj)
-
-        return integer
+        return fast(int, lambda value: adapt(value, internal))
     if kind is models.ForeignKey and type(field.target_field) in (models.AutoField, models.BigAutoField):
         # An id: the key's own preparation is int() and the backend's check of an id.
-        check = connection.ops.validate_autopk_value
-
-        def key(obj: Model) -> Any:
-            value = getattr(obj, attname)
-            if value is None:
-                return None
-            return check(value) if type(value) is int else saved(obj)
-
-        return key
+        return fast(int, connection.ops.validate_autopk_value)
     return saved
 
 
