@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -174,6 +175,14 @@ def test_what_survives_a_young_collection_is_frozen(survivors: Survivors) -> Non
     assert gc.get_count()[1] == 0  # nothing waits in the middle generation
 
 
+def test_what_grew_since_a_sweep_is_measured_and_a_sweep_starts_again(survivors: Survivors) -> None:
+    survivors.sweep()
+    kept = [[n] for n in range(50_000)]
+    assert survivors.grown() >= len(kept)
+    survivors.sweep()
+    assert abs(survivors.grown()) < 1_000
+
+
 def test_a_frozen_object_is_still_freed_by_its_last_reference(survivors: Survivors) -> None:
     import weakref
 
@@ -202,15 +211,15 @@ def test_a_sweep_waits_for_an_idle_moment_or_for_too_much(survivors: Survivors) 
     from tabletop.serving import gc as policy
 
     now = survivors.now  # type: ignore[attr-defined]
-    survivors.since_sweep = gc.get_freeze_count()
+    survivors.blocks_at_sweep = sys.getallocatedblocks()
     assert not survivors.due()  # nothing new
-    survivors.since_sweep = gc.get_freeze_count() - policy.SWEEP_AFTER
+    survivors.blocks_at_sweep = sys.getallocatedblocks() - policy.SWEEP_AFTER
     survivors.last_collection = now[0]
     assert not survivors.due()  # enough to sweep, but the process is busy
     now[0] += policy.IDLE_SECONDS
     assert survivors.due()  # and now idle
     survivors.last_collection = now[0]
-    survivors.since_sweep = gc.get_freeze_count() - policy.SWEEP_ANYWAY
+    survivors.blocks_at_sweep = sys.getallocatedblocks() - policy.SWEEP_ANYWAY
     assert survivors.due()  # busy, but too much is frozen to wait
 
 
