@@ -72,12 +72,18 @@ class RollCall(models.Model):
 
 
 class Roll(models.Model):
+    # Indexed alone, unlike the session and the character: its index also walks a campaign's
+    # rolls in the order they were made (the exports, the GM's panel).
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
-    session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="rolls")
+    # Not indexed alone: every index of a roll is one more B-tree page written as it is made,
+    # and an index below starts with the session (and one with the character) in id order.
+    session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="rolls", db_index=False)
     # The campaign's Mystery (sixes) or Adventure when the roll was made: Pride, Luck and the
     # other follow-ups paid from a sheet go only on a roll of the Mystery in progress.
     mystery = models.PositiveIntegerField(default=1)
-    character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, related_name="rolls")
+    character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, related_name="rolls", db_index=False
+    )
     # Kept as written at the time, so history reads the same after a rename or a deletion.
     character_name = models.CharField(max_length=60)
     roller = models.ForeignKey(
@@ -235,7 +241,8 @@ class LogEntry(models.Model):
         FOLLOW_UP = "follow-up", "Follow-up"
         EVENT = "event", "Table event"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
+    # Not indexed alone: it leads the unique key and every index below (see Roll.session).
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log", db_index=False)
     seq = models.PositiveBigIntegerField()
     kind = models.CharField(max_length=12, choices=Kind.choices)
     roll = models.ForeignKey(Roll, on_delete=models.CASCADE, null=True, blank=True, related_name="entries")
@@ -314,7 +321,8 @@ class RollTally(models.Model):
     would never conflict there on SQLite), and a character deleted later keeps its rows (the
     pages count them with the rolls without a sheet, as the rolls' own SET_NULL does)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    # Not indexed alone: it leads the unique key, which every upsert writes (see Roll.session).
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
     session_pk = models.IntegerField()
     character_pk = models.IntegerField()
     name = models.CharField(max_length=60)  # ``Roll.character_name``: the page shows the greatest
@@ -354,7 +362,8 @@ class FollowUpTally(models.Model):
     roll, and the action. A character's page counts the follow-ups on its rolls and those its
     sheet paid for, so both are in the key."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    # Not indexed alone: it leads the unique key, which every upsert writes (see Roll.session).
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
     session_pk = models.IntegerField()
     character_pk = models.IntegerField()
     payer_pk = models.IntegerField()
