@@ -19,6 +19,7 @@ from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem
 from rolls.systems.flags import IntRange, OneOf, OneOfEach
 from tabletop.models import Campaign, Character, DiceMode
+from tabletop.serving.fields import CopiedFieldsMetaclass
 from tabletop.text import visible_name
 
 # How the form shows a flag, from the ``action=`` keyword a system passed to add_argument.
@@ -92,7 +93,7 @@ def _cli_flags(system: DiceSystem) -> list[CliFlag]:
     return parser.flags
 
 
-class NpcRollForm(forms.Form):
+class NpcRollForm(forms.Form, metaclass=CopiedFieldsMetaclass):
     name = forms.CharField(label="Who rolls", max_length=60, initial="GM", validators=[visible_name])
     intent = forms.CharField(label="What they try", max_length=200, required=False)
     secret = forms.BooleanField(label="In secret: players see only that you rolled", required=False)

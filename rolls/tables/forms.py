@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 
 from tabletop.models import Character
+from tabletop.serving.fields import CopiedFieldsMetaclass
 from tabletop.text import visible_name
 
 
@@ -30,7 +31,10 @@ class SheetFormBase(forms.Form):
         raise NotImplementedError(f"{cls.__name__} does not say how it reads a sheet.")
 
 
-class RollFormBase(forms.Form):
+class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
+    """Built on every roll: each form copies its class's fields one by one, not by ``deepcopy``
+    (tabletop/serving/fields.py)."""
+
     intent = forms.CharField(label="What do you try?", max_length=200, required=False)
     blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
     call = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
