@@ -33,9 +33,9 @@ frozen waits for a sweep (a socket's close leaves some 90 objects in cycles in u
 websockets and Channels; a roll, since cycles.py, next to none). The sweep (unfreeze,
 collect, freeze again) walks the whole heap, some 250,000 objects and 200-450 ms, so it
 runs at an idle moment (no young collection for ``IDLE_SECONDS``: nothing is being
-allocated, so no one is waiting) once the process took ``SWEEP_AFTER`` memory blocks since the last
-one, and regardless of idleness past ``SWEEP_ANYWAY``, which bounds the memory a server
-under load without a pause can hold.
+allocated, so no one is waiting) once the process took ``SWEEP_AFTER`` memory blocks since
+the last one, and regardless of idleness past ``SWEEP_ANYWAY``, which bounds the memory a
+server under load without a pause can hold.
 """
 
 from __future__ import annotations
