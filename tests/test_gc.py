@@ -220,7 +220,7 @@ def test_a_sweep_waits_for_an_idle_moment_or_for_too_much(survivors: Survivors) 
     assert survivors.due()  # and now idle
     survivors.last_collection = now[0]
     survivors.blocks_at_sweep = sys.getallocatedblocks() - policy.SWEEP_ANYWAY
-    assert survivors.due()  # busy, but too much is frozen to wait
+    assert survivors.due()  # busy, but too much grew to wait
 
 
 def test_the_servers_lifespan_starts_it_and_stops_it(settings: Settings) -> None:
