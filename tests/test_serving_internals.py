@@ -158,3 +158,25 @@ def test_the_switches_turn_all_or_some_pieces_off() -> None:
     assert serving.switches(on=False, off=["gc"]) == dict.fromkeys(serving.PIECES, False)
     some = serving.switches(on=True, off=["gc", "compiled_queries"])
     assert [piece for piece, on in some.items() if not on] == ["compiled_queries", "gc"]
+
+
+def test_djangos_field_copies_copy_what_the_form_copies_repeat() -> None:
+    """tabletop/serving/fields.py makes a form's copies of its fields as these methods do: each
+    still sets exactly the attributes it repeats."""
+    import re
+
+    from django import forms
+    from django.forms.widgets import ChoiceWidget
+
+    revisit = "Django's fields or widgets copy themselves differently: revisit tabletop/serving/fields.py"
+    repeated = {
+        forms.Field.__deepcopy__: {"widget", "error_messages", "validators"},
+        forms.ChoiceField.__deepcopy__: {"_choices"},
+        forms.ModelChoiceField.__deepcopy__: {"queryset"},
+        forms.Widget.__deepcopy__: {"attrs"},
+        ChoiceWidget.__deepcopy__: {"attrs", "choices"},
+    }
+    for method, attributes in repeated.items():
+        source = inspect.getsource(method)
+        assert set(re.findall(r"(?:result|obj)\.(\w+) =", source)) == attributes, (revisit, method)
+    assert "copy.copy(self)" in inspect.getsource(forms.Field.__deepcopy__), revisit

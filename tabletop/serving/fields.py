@@ -60,11 +60,11 @@ def copied_field(field: forms.Field) -> forms.Field:
     new.widget = new_widget
     new.error_messages = field.error_messages.copy()
     new.validators = field.validators[:]
-    if isinstance(field, forms.ModelChoiceField) and isinstance(new, forms.ModelChoiceField):
-        if field.queryset is not None:
-            new.queryset = field.queryset.all()  # a new iterator of choices, as Django makes
-    elif isinstance(field, forms.ChoiceField):
-        choices = field._choices  # type: ignore[attr-defined]
+    if isinstance(new, forms.ModelChoiceField):
+        if new.queryset is not None:
+            new.queryset = new.queryset.all()  # a new iterator of choices, as Django makes
+    elif isinstance(new, forms.ChoiceField):
+        choices = new._choices  # type: ignore[attr-defined]
         new._choices = list(choices) if isinstance(choices, list) else copy.deepcopy(choices)  # type: ignore[attr-defined]
     return new
 
