@@ -237,10 +237,13 @@ def _levels(data: Mapping[str, Any], key: str, label: str) -> tuple[int, ...]:
     return tuple(get_int({key: item}, key, f"Each {label} level", 0, MAX_LEVEL) for item in items)
 
 
+def _dn_message() -> str:
+    choices = ", ".join(f"{name} ({dn})" for name, dn in DIFFICULTIES.items())
+    return f"The Difficulty Number must be one of {choices}, or none for an opposed roll."
+
+
 def parse_dn(raw: Any) -> int | None:
     """A Difficulty Number by number or by name; None (or "none", "opposed") for an opposed roll."""
-    choices = ", ".join(f"{name} ({dn})" for name, dn in DIFFICULTIES.items())
-    message = f"The Difficulty Number must be one of {choices}, or none for an opposed roll."
     if raw is None:
         return None
     if isinstance(raw, str):
@@ -251,16 +254,16 @@ def parse_dn(raw: Any) -> int | None:
         if text in named:
             return named[text]
         if not text.isdecimal():
-            raise RulesError(message)
+            raise RulesError(_dn_message())
         value = int(text)
     elif isinstance(raw, int) and not isinstance(raw, bool):
         value = raw
     elif isinstance(raw, float) and raw.is_integer():
         value = int(raw)
     else:
-        raise RulesError(message)
+        raise RulesError(_dn_message())
     if value not in DN_NAMES:
-        raise RulesError(message)
+        raise RulesError(_dn_message())
     return value
 
 
@@ -423,6 +426,11 @@ def chance_beating(net: int, dn: int, extra: int = 0, already: tuple[int, ...] =
     return _chance_beating(net, dn, extra, tuple(sorted(already)))
 
 
+@lru_cache(maxsize=1024)
+def _stored_request(frozen: tuple[tuple[str, Any], ...]) -> DoublesRequest:
+    return system.parse_request(dict(frozen))
+
+
 # --------------------------------------------------------------------------------------------
 # The system
 
@@ -471,6 +479,16 @@ class Doubles(DiceSystem):
             )
         return request
 
+    def stored_request(self, state: State) -> DoublesRequest:
+        """The request a state was rolled with (written by ``request_dict``, so valid). Drawing
+        a roll's card reads it some twenty times (its outcome, its view, the follow-ups and
+        their odds): parsed once per distinct request, which a table repeats all evening."""
+        frozen = tuple(
+            (key, tuple(value) if isinstance(value, list) else value)
+            for key, value in state["request"].items()
+        )
+        return _stored_request(frozen)
+
     def request_dict(self, request: DoublesRequest) -> dict[str, Any]:
         data = super().request_dict(request)
         # Lists, so that a state read back from JSON compares equal to the one written.
@@ -498,7 +516,7 @@ class Doubles(DiceSystem):
 
     def read(self, state: State) -> Reading:
         """The state's dice read by the rules, with the miracle's minimum applied."""
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         dice = self._all_dice(state)
         dice_result, used, dropped = read_dice(dice, request.net)
         miracle = self._miracle(state)
@@ -509,7 +527,7 @@ class Doubles(DiceSystem):
         return Reading(dice, dice_result, result, catastrophe, miracle, used, dropped)
 
     def evaluate(self, state: State) -> Outcome:
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         reading = self.read(state)
         result, dn = reading.result, request.dn
         amazing = is_amazing(reading.dice_result)
@@ -566,7 +584,7 @@ class Doubles(DiceSystem):
         )
 
     def view(self, state: State) -> tuple[StepView, ...]:
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         reading = self.read(state)
         views = []
         index = 0
@@ -610,7 +628,7 @@ class Doubles(DiceSystem):
         self, state: State, action: str, params: Mapping[str, Any], resources: Mapping[str, Any]
     ) -> int:
         """Raise RulesError unless ``action`` is allowed now; the drama dice count when it is."""
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         miracle = self._miracle(state)
         endurance = _endurance(resources)
         if action in ("drama", "miracle") and not resources.get("latest", True):
@@ -652,7 +670,7 @@ class Doubles(DiceSystem):
         return self._miracle(state) == "pending"
 
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         now = self.evaluate(state)
         before = None if now.success is None else Fraction(int(now.success))
         allowed: list[FollowUp] = []
@@ -722,7 +740,7 @@ class Doubles(DiceSystem):
             return Applied(with_step(state, {"action": "miracle"}))
         if action == "miracle_refuse":
             return Applied(with_step(state, {"action": "miracle_refuse"}))
-        degree = self.parse_request(state["request"]).degree_matters
+        degree = self.stored_request(state).degree_matters
         step = {"action": "miracle_approve", "dice": roll_dice(rng, MIRACLE_DICE if degree else 0)}
         return Applied(with_step(state, step), {"endurance": MIRACLE_COST})
 
@@ -747,7 +765,7 @@ class Doubles(DiceSystem):
     def drama_chances(self, state: State, up_to: int) -> dict[int, Fraction]:
         """The exact chance of success after buying 1..``up_to`` more drama dice on this roll,
         given the dice already on the table (empty for an opposed roll)."""
-        request = self.parse_request(state["request"])
+        request = self.stored_request(state)
         reading = self.read(state)
         if request.dn is None:
             return {}
@@ -1096,7 +1114,7 @@ def _side_distribution(state: State, extra: int = 0) -> dict[int, Fraction]:
     """The exact distribution of a side's dice result once ``extra`` more dice join it: what its
     dice show (a single value) when it has rolled and nothing joins; the distribution of a
     fresh roll of its pool when it has no step yet (not rolled, or sealed from the asker)."""
-    net = system.parse_request(state["request"]).net
+    net = system.stored_request(state).net
     return result_distribution(net, extra, system._all_dice(state))
 
 
@@ -1155,7 +1173,7 @@ def contest_miracle_chance(states: Sequence[State], position: int) -> Fraction |
     mine, theirs = sides
     if system._miracle(mine):
         return None  # asked once per roll
-    degree = system.parse_request(mine["request"]).degree_matters
+    degree = system.stored_request(mine).degree_matters
     against = system._miracle(theirs) == "approved"
     extra = MIRACLE_DICE if degree and against else 0
     return _win(_side_distribution(mine, extra), _side_distribution(theirs), True, against)

@@ -843,3 +843,28 @@ def test_every_follow_up_either_applies_or_raises_a_rules_error(
     except RulesError:
         pass
     assert json.dumps(state) == before
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"abilities": [2, 1], "weaknesses": [1], "bonus": 1, "dn": "challenging", "degree_matters": True},
+        {"dice": -2, "dn": 8},
+        {"dice": 3},  # opposed: no Difficulty Number
+    ],
+)
+def test_a_stored_request_reads_back_as_it_was_parsed(data: dict[str, Any]) -> None:
+    """A card reads its roll's request some twenty times: ``stored_request`` parses it once
+    per distinct request, and gives what parsing the state's request gives (DBL-1..3)."""
+    made = request(**data)
+    state = {"system": "doubles", "request": system.request_dict(made), "steps": []}
+    copy = json.loads(json.dumps(state))  # as read back from the log
+
+    assert system.stored_request(state) == made
+    assert system.stored_request(copy) == made
+    assert system.stored_request(copy) is system.stored_request(state)  # parsed once
+
+
+def test_a_difficulty_number_out_of_the_table_is_refused_with_the_names() -> None:
+    with pytest.raises(RulesError, match=r"one of .*Challenging \(6\).*or none for an opposed roll"):
+        request(dice=2, dn=7)
