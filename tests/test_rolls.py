@@ -16,6 +16,7 @@ from rolls import campaigns as table_services
 from rolls import services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
+from rolls.views import rolling
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in
@@ -911,6 +912,31 @@ def test_roll_views_refuse_get(table: Table, name: str) -> None:
 
     assert response.status_code == 405
     assert everything(table.campaign) == before
+
+
+def test_a_rolls_answer_leaves_the_resources_line_to_the_socket(table: Table, dice: Script) -> None:
+    """A roll spends nothing: its answer is the result panel alone. The line on the page
+    stands; whatever changes it reaches the page over the table's socket."""
+    dice(1, 2, 3)
+
+    answer = text(roll(logged_in(table.player), table))
+
+    assert '<section id="result"' in answer
+    assert f'id="result-roll-{latest_roll().pk}"' in answer
+    assert "resources-" not in answer
+
+
+def test_a_rolls_answer_redraws_the_resources_line_when_the_sheet_changed_meanwhile(table: Table) -> None:
+    """Between the read the roll form is checked against and the roll's locked read, a
+    follow-up from another device or the GM may have spent from the sheet: then the answer
+    redraws the line (rolling._changed compares the two reads)."""
+    before = Character.objects.get(pk=table.character.pk)
+    same = Character.objects.get(pk=table.character.pk)
+    spent = Character.objects.get(pk=table.character.pk)
+    spent.luck -= 1
+
+    assert not rolling._changed(before, same)
+    assert rolling._changed(before, spent)
 
 
 def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice: Script) -> None:

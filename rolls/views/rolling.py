@@ -33,7 +33,7 @@ from tabletop.access import (
     membership_or_404,
 )
 from tabletop.http import HtmxRequest
-from tabletop.models import Campaign, DiceMode, Membership
+from tabletop.models import Campaign, Character, DiceMode, Membership
 
 CHARACTER_PAGE = "rolls/character.html"
 # The hidden field that static/js/table.js fills with 16 random bytes of the browser's
@@ -87,17 +87,31 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     card = latest_card(roll, place="result", membership=membership, latest=True)
     # The roll's character as the service locked and read it: its resources as they are now.
     locked = roll.character
-    return render(
-        request,
+    # Drawn without the request: the result panel holds no form field of the page's (htmx
+    # sends the token as a header), so the page's context processors have nothing to add.
+    answer = render_to_string(
         CHARACTER_PAGE + "#result",
         {
             "result": card,
             "campaign": membership.campaign,
             "answered": call,
             "character": locked,
-            "resources_oob": True,
+            "resources_oob": locked is not None and _changed(character, locked),
             "resources_template": registry.table(membership.campaign.system).resources_template,
         },
+    )
+    return HttpResponse(answer)
+
+
+def _changed(before: Character, after: Character) -> bool:
+    """Whether the character's row changed between the read the form was checked against and
+    the service's locked one (a follow-up from another device, the GM, a moment before): the
+    answer then redraws its resources line. A roll itself spends nothing, and every change
+    to a sheet reaches the page over the table's socket (``Refresh.RESOURCES``), so otherwise
+    the line on the page stands as it is."""
+    return any(
+        field.value_from_object(before) != field.value_from_object(after)
+        for field in Character._meta.concrete_fields
     )
 
 
