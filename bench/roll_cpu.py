@@ -49,7 +49,15 @@ def main() -> None:
     parser.add_argument(
         "--follow-ups", action="store_true", help="follow each roll up as its card offers; time both"
     )
+    parser.add_argument(
+        "--system",
+        default="sixes",
+        choices=("sixes", "doubles", "sets"),
+        help="the tables' system (default sixes; --follow-ups takes sixes)",
+    )
     args = parser.parse_args()
+    if args.follow_ups and args.system != "sixes":
+        parser.error("--follow-ups measures the sixes tables only")
 
     environment = harness.prepare("embedded")
     try:
@@ -59,7 +67,8 @@ def main() -> None:
             print(f"follow-up / roll: {follow_up / roll:.2f} (target 1.2)")
         else:
             print(
-                f"{measure(args.rolls, args.batches, args.profile):.3f} ms of CPU per roll (cheapest batch)"
+                f"{measure(args.rolls, args.batches, args.profile, args.system):.3f} ms of CPU per"
+                f" {args.system} roll (cheapest batch)"
             )
     finally:
         harness.cleanup(environment)
@@ -89,8 +98,8 @@ def measure_follow_ups(count: int) -> tuple[float, float, dict[str, int]]:
             spent = dict.fromkeys(spent, 0.0)
             done = dict.fromkeys(done, 0)
             taken.clear()
-        client, url = phones[n % len(phones)]
-        answer = timed("roll", client, url, ROLL, content_type="application/x-www-form-urlencoded")
+        client, url, data = phones[n % len(phones)]
+        answer = timed("roll", client, url, data, content_type="application/x-www-form-urlencoded")
         chosen = choose_follow_up(answer, n)
         if chosen is None:
             continue
@@ -104,10 +113,12 @@ def measure_follow_ups(count: int) -> tuple[float, float, dict[str, int]]:
     )
 
 
-def _phones() -> list[tuple[Any, str]]:
-    """Each phone of 100 tables of 6 as a test client and the URL of its roll: its session and
-    CSRF cookies, token header and htmx header, as load.py sends. No socket listens: the
-    broadcast is rendered (prepare_entry) but not sent."""
+def _phones(system: str = "sixes") -> list[tuple[Any, str, str]]:
+    """Each phone of 100 tables of 6 as a test client, the URL of its roll and what it posts:
+    its session and CSRF cookies, token header and htmx header, as load.py sends. No socket
+    listens: the broadcast is rendered (prepare_entry) but not sent."""
+    from urllib.parse import urlencode
+
     from django.test import Client
     from django.urls import reverse
 
@@ -115,21 +126,22 @@ def _phones() -> list[tuple[Any, str]]:
 
     live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
     phones = []
-    for table in harness.build_tables(100, 6):
+    for table in harness.build_tables(100, 6, systems=(system,)):
+        data = ROLL if system == "sixes" else urlencode(table.roll_data, doseq=True)
         for phone in table.rollers:
             client = Client(enforce_csrf_checks=True, headers=phone.post_headers("127.0.0.1"))
             url = reverse("rolls:roll-create", args=[table.campaign_id, phone.character_id])
-            phones.append((client, url))
+            phones.append((client, url, data))
     return phones
 
 
-def measure(count: int, batches: int, profile: int | None) -> float:
-    phones = _phones()
+def measure(count: int, batches: int, profile: int | None, system: str = "sixes") -> float:
+    phones = _phones(system)
 
     def roll(n: int) -> None:
-        client, url = phones[n % len(phones)]
+        client, url, data = phones[n % len(phones)]
         response = client.post(
-            url, ROLL, content_type="application/x-www-form-urlencoded", SERVER_NAME="127.0.0.1"
+            url, data, content_type="application/x-www-form-urlencoded", SERVER_NAME="127.0.0.1"
         )
         if response.status_code != 200:
             raise SystemExit(f"a roll answered {response.status_code}: {response.content[:200]!r}")
