@@ -141,8 +141,9 @@ def test_switched_off_the_cycles_stay_for_the_collector(
     def a_roll(_: int) -> None:
         posted(client, path, {"trait": "Body", "need": 1})
 
-    # What the counting above would see without tabletop/serving/cycles.py: it counts them.
-    assert cyclic_objects_per_call(a_roll, 3) > 10 * CYCLIC_OBJECTS_PER_ROLL
+    # What the counting above would see without tabletop/serving/cycles.py: it counts them
+    # (96 a roll since the answer is drawn without the request's context, 133 before).
+    assert cyclic_objects_per_call(a_roll, 3) > 5 * CYCLIC_OBJECTS_PER_ROLL
 
 
 # -- a serving process freezes what survives each collection, and sweeps when idle ------------
