@@ -426,11 +426,6 @@ def chance_beating(net: int, dn: int, extra: int = 0, already: tuple[int, ...] =
     return _chance_beating(net, dn, extra, tuple(sorted(already)))
 
 
-@lru_cache(maxsize=1024)
-def _stored_request(frozen: tuple[tuple[str, Any], ...]) -> DoublesRequest:
-    return system.parse_request(dict(frozen))
-
-
 # --------------------------------------------------------------------------------------------
 # The system
 
@@ -479,15 +474,18 @@ class Doubles(DiceSystem):
             )
         return request
 
-    def stored_request(self, state: State) -> DoublesRequest:
-        """The request a state was rolled with (written by ``request_dict``, so valid). Drawing
-        a roll's card reads it some twenty times (its outcome, its view, the follow-ups and
-        their odds): parsed once per distinct request, which a table repeats all evening."""
-        frozen = tuple(
-            (key, tuple(value) if isinstance(value, list) else value)
-            for key, value in state["request"].items()
+    @staticmethod
+    def stored_request(state: State) -> DoublesRequest:
+        """The request a state was rolled with, as ``request_dict`` wrote it: checked when it
+        was rolled, so built again without parsing (as stars' ``_request`` does), its lists
+        back to tuples. Drawing a roll's card reads it some twenty times (its outcome, its
+        view, the follow-ups and their odds); parsing it each time was a tenth of the roll."""
+        return DoublesRequest(
+            **{
+                key: tuple(value) if isinstance(value, list) else value
+                for key, value in state["request"].items()
+            }
         )
-        return _stored_request(frozen)
 
     def request_dict(self, request: DoublesRequest) -> dict[str, Any]:
         data = super().request_dict(request)
