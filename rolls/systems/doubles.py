@@ -480,12 +480,10 @@ class Doubles(DiceSystem):
         was rolled, so built again without parsing (as stars' ``_request`` does), its lists
         back to tuples. Drawing a roll's card reads it some twenty times (its outcome, its
         view, the follow-ups and their odds); parsing it each time was a tenth of the roll."""
-        return DoublesRequest(
-            **{
-                key: tuple(value) if isinstance(value, list) else value
-                for key, value in state["request"].items()
-            }
-        )
+        fields: dict[str, Any] = {
+            key: tuple(value) if isinstance(value, list) else value for key, value in state["request"].items()
+        }
+        return DoublesRequest(**fields)
 
     def request_dict(self, request: DoublesRequest) -> dict[str, Any]:
         data = super().request_dict(request)
