@@ -172,7 +172,7 @@ def npc_roll_create(
         dice = _entry_dice(rng, session.seed, seed, place.seq, client)
         state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
         outcome = system.evaluate(state)
-        roll = Roll.objects.create(
+        roll = _NEW_ROLL.create(
             campaign=campaign,
             session=session,
             mystery=campaign.mystery,

@@ -8,9 +8,11 @@ import html
 from typing import Any
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from rolls import registry
+from rolls.cards import latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.systems.base import percent
@@ -185,6 +187,25 @@ def test_the_answer_goes_on_the_waiting_panel_only_when_something_is_left_to_do(
         assert waits
     if system in ("sixes", "kinds"):
         assert not waits
+
+
+@pytest.mark.parametrize("system", ["sets", "sixes"])
+def test_the_answer_is_the_card_as_its_template_draws_it_with_no_form_field(
+    db: None, system: str, dice: Script
+) -> None:
+    """The answer is the GM's card from the drawing kept as the roll was published (its frame
+    and its follow-up forms), the same markup ``rolls/_card.html`` gives that card, and no
+    CSRF field: htmx sends the page's token as a header."""
+    dice(5, 5, 2, then=3)
+    table = table_of(system)
+    response = npc_roll(table, {**npc_baseline(table.campaign), "name": "The warden"})
+    assert response.status_code == 200
+    roll = Roll.objects.get(npc=True)
+    membership = table.campaign.memberships.get(user=table.gm)
+    card = latest_card(roll, place="gm", membership=membership)
+    assert bool(card.follow_ups) == (system == "sets")  # sets: the pair waits with its bid
+    assert response.content.decode() == render_to_string("rolls/_card.html", {"card": card})
+    assert "csrfmiddlewaretoken" not in response.content.decode()
 
 
 BAD = [

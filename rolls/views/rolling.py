@@ -177,7 +177,8 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         kept = answers.kept(roll.campaign_id, entry.seq, membership.user_id, roll.character.pk)
         return HttpResponse((kept or answers.draw(roll, entry, membership)).html)
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
-    return render(request, "rolls/_card.html", {"card": card})
+    # Drawn from the frame kept as the entry was published: an htmx answer holds no form field.
+    return HttpResponse(card.markup)
 
 
 @require_GET
@@ -308,7 +309,9 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
     card = latest_card(roll, place="gm", membership=membership)
-    response = render(request, "rolls/_card.html", {"card": card})
+    # The card as the feed's drawing of it, kept as it was published: an htmx answer's card
+    # holds no form field (htmx sends the token as a header), so the request adds nothing.
+    response = HttpResponse(card.markup)
     if not panels.waits_on_gm(roll, card):
         # Nothing is left to do on it: the feed shows it (the socket brings it), and the panel
         # of rolls waiting for the GM stays as it is, whether this answer or the socket's
