@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast
 
 from django import forms
@@ -87,10 +88,14 @@ class _RecordingParser(argparse.ArgumentParser):
         return super().add_mutually_exclusive_group(*args, **kwargs)
 
 
-def _cli_flags(system: DiceSystem) -> list[CliFlag]:
+@cache
+def _cli_flags(system: DiceSystem) -> tuple[CliFlag, ...]:
+    """The system's flags, read once per process: a system's flags are fixed in its code, and
+    building the parser again was a tenth of each quick roll's request (built twice a roll:
+    the form's fields, then the request)."""
     parser = _RecordingParser()
     system.add_cli_arguments(parser)
-    return parser.flags
+    return tuple(parser.flags)
 
 
 class NpcRollForm(forms.Form, metaclass=CopiedFieldsMetaclass):

@@ -92,6 +92,18 @@ def test_stars_offers_training_as_a_select_and_advantage_as_a_checkbox(db: None)
     assert 'type="checkbox" name="flag_advantage"' in page
 
 
+def test_two_forms_share_the_systems_flags_but_not_their_fields(db: None) -> None:
+    """The flags are read from the system once per process; each form still gets fields of
+    its own, so one request's cleaning or choices never show in another's."""
+    table = table_of("sets")
+    first, second = NpcRollForm(campaign=table.campaign), NpcRollForm(campaign=table.campaign)
+    assert first.flag_names == second.flag_names
+    for name in first.flag_names:
+        assert first.fields[name] is not second.fields[name]
+    first.fields["flag_bar_0"].choices = [("", "None")]
+    assert len(second.fields["flag_bar_0"].choices) > 1
+
+
 # -- the odds -------------------------------------------------------------------------------------
 
 
