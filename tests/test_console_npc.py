@@ -174,6 +174,24 @@ def test_sets_a_bar_with_its_size_and_face_rolls(db: None) -> None:
     assert Roll.objects.filter(npc=True).count() == 1
 
 
+def test_a_roll_against_a_character_takes_only_one_of_this_tables(db: None) -> None:
+    """The target is looked up among the campaign's characters: one of another table, a
+    number no character has and a value that is no number are each refused as a choice that
+    does not exist, and write nothing; this table's character is taken."""
+    table = table_of("sixes")
+    elsewhere = factories.campaign(table.outsider, name="Another table")
+    other = factories.character(elsewhere, table.outsider, name="Stranger")
+    before = (Roll.objects.count(), LogEntry.objects.count())
+    for value in (str(other.pk), "999999", "2**63", "x1", str(2**63)):
+        response = npc_roll(table, {**npc_baseline(table.campaign), "target": value})
+        assert response.status_code == 422, value
+        assert "Select a valid choice" in html.unescape(response.content.decode()), value
+        assert (Roll.objects.count(), LogEntry.objects.count()) == before, value
+    response = npc_roll(table, {**npc_baseline(table.campaign), "target": f" {table.character.pk} "})
+    assert response.status_code == 200
+    assert Roll.objects.get(npc=True).target == table.character
+
+
 # -- where the answer goes ----------------------------------------------------------------------
 
 
