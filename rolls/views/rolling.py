@@ -177,7 +177,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         kept = answers.kept(roll.campaign_id, entry.seq, membership.user_id, roll.character.pk)
         return HttpResponse((kept or answers.draw(roll, entry, membership)).html)
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
-    # Drawn from the frame kept as the entry was published: an htmx answer holds no form field.
+    # From the drawing kept per entry and view, as the GM's quick roll answers (``npc_roll``).
     return HttpResponse(card.markup)
 
 
@@ -309,8 +309,10 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
     card = latest_card(roll, place="gm", membership=membership)
-    # The card as the feed's drawing of it, kept as it was published: an htmx answer's card
-    # holds no form field (htmx sends the token as a header), so the request adds nothing.
+    # The card from the drawing kept per entry and view (``Card.markup``): the feed's, made
+    # as the entry was published, or, for the GM's view of a secret roll, made now and kept
+    # for the GM's sockets. An htmx answer holds no form field (htmx sends the token as a
+    # header), so the request and its context processors add nothing.
     response = HttpResponse(card.markup)
     if not panels.waits_on_gm(roll, card):
         # Nothing is left to do on it: the feed shows it (the socket brings it), and the panel
