@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from rolls import registry
-from rolls.cards import latest_card
+from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.npc import NpcRollForm
 from rolls.systems.base import percent
@@ -219,23 +219,36 @@ def test_the_answer_goes_on_the_waiting_panel_only_when_something_is_left_to_do(
         assert not waits
 
 
+@pytest.mark.parametrize("secret", ["", "on"])
 @pytest.mark.parametrize("system", ["sets", "sixes"])
 def test_the_answer_is_the_card_as_its_template_draws_it_with_no_form_field(
-    db: None, system: str, dice: Script
+    db: None, system: str, secret: str, dice: Script
 ) -> None:
-    """The answer is the GM's card from the drawing kept as the roll was published (its frame
-    and its follow-up forms), the same markup ``rolls/_card.html`` gives that card, and no
-    CSRF field: htmx sends the page's token as a header."""
+    """The answer is the GM's card from the drawing kept per entry and view (its frame and its
+    follow-up forms), the same markup ``rolls/_card.html`` gives that card, and no CSRF
+    field: htmx sends the page's token as a header. A secret roll's answer is the GM's view,
+    with the dice, not the table's hidden card drawn as the entry was published."""
     dice(5, 5, 2, then=3)
     table = table_of(system)
-    response = npc_roll(table, {**npc_baseline(table.campaign), "name": "The warden"})
+    response = npc_roll(table, {**npc_baseline(table.campaign), "name": "The warden", "secret": secret})
     assert response.status_code == 200
+    answer = response.content.decode()
     roll = Roll.objects.get(npc=True)
     membership = table.campaign.memberships.get(user=table.gm)
     card = latest_card(roll, place="gm", membership=membership)
     assert bool(card.follow_ups) == (system == "sets")  # sets: the pair waits with its bid
-    assert response.content.decode() == render_to_string("rolls/_card.html", {"card": card})
-    assert "csrfmiddlewaretoken" not in response.content.decode()
+    assert answer == render_to_string("rolls/_card.html", {"card": card})
+    assert "csrfmiddlewaretoken" not in answer
+    assert 'class="dice"' in answer and "hidden-roll" not in answer
+    assert ("The GM rolled in secret" in shared_card(table, roll)) == bool(secret)
+
+
+def shared_card(table: Table, roll: Roll) -> str:
+    """The roll's card as the table's feed draws it (what every other socket gets)."""
+    entry = roll.entries.get(kind=LogEntry.Kind.ROLL)
+    return render_to_string(
+        "rolls/_card.html", {"card": build_card(roll, entry.state or {}, entry.seq, place="feed")}
+    )
 
 
 BAD = [
