@@ -105,7 +105,13 @@ class TargetField(forms.ModelChoiceField):
     field's queryset built and compiled its query on every roll made against someone, an
     eighth of the request; the queryset still lists the choices when the form is drawn."""
 
-    campaign: Campaign | None = None
+    campaign: Campaign | None = None  # None until ``of_campaign``: every value is refused
+
+    def of_campaign(self, campaign: Campaign) -> None:
+        """Offer the campaign's characters and take only those: the list the form shows and
+        the read that checks a choice come from the one campaign."""
+        self.queryset = campaign.characters.all()
+        self.campaign = campaign
 
     def to_python(self, value: Any) -> Character | None:
         if value in self.empty_values:
@@ -134,9 +140,7 @@ class NpcRollForm(forms.Form, metaclass=CopiedFieldsMetaclass):
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.system: DiceSystem = registry.engine(campaign.system)
-        target = cast(TargetField, self.fields["target"])
-        target.queryset = campaign.characters.all()
-        target.campaign = campaign
+        cast(TargetField, self.fields["target"]).of_campaign(campaign)
         if campaign.dice != DiceMode.DIGITAL:
             # The GM may roll real dice too, or leave it empty and let the app roll (a secret
             # roll, say, whose dice nobody at the table should see fall).
