@@ -7,16 +7,18 @@ which renders it for each audience and sends it to the sockets.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils import timezone
 
 from rolls import chain, live
 from rolls.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign
+from tabletop.serving import driver
 from tabletop.serving.compiled_query import CompiledInsert
 
 # Written on every roll and follow-up: compiled once (tabletop/serving/compiled_query.py).
@@ -96,13 +98,7 @@ def _next_seq(campaign_id: int) -> tuple[int, str]:
     and a SELECT on every roll. The hash comes from the campaign row this UPDATE locks, not
     from the previous entry: under PostgreSQL's READ COMMITTED a subquery would read the
     snapshot taken before the lock was granted, and miss an entry committed meanwhile."""
-    table = connection.ops.quote_name(Campaign._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, last_hash",
-            [campaign_id],
-        )
-        row = cursor.fetchone()
+    row = driver.run(DEFAULT_DB_ALIAS, _next_seq_sql(), [campaign_id], driver.one)
     if row is None:
         raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
     return int(row[0]), str(row[1])
@@ -111,9 +107,21 @@ def _next_seq(campaign_id: int) -> tuple[int, str]:
 def _set_last_hash(campaign_id: int, entry_hash: str) -> None:
     # A second statement on the row already locked: the new hash needs the entry's time and
     # sequence number, which only exist once the first statement has answered.
+    driver.run(DEFAULT_DB_ALIAS, _last_hash_sql(), [entry_hash, campaign_id], driver.nothing)
+
+
+# The two statements on the campaign's row, written once per process: sent on every entry,
+# each as the same string (its driver's form is kept per string: tabletop/serving/driver.py).
+@cache
+def _next_seq_sql() -> str:
     table = connection.ops.quote_name(Campaign._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {table} SET last_hash = %s WHERE id = %s", [entry_hash, campaign_id])
+    return f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, last_hash"
+
+
+@cache
+def _last_hash_sql() -> str:
+    table = connection.ops.quote_name(Campaign._meta.db_table)
+    return f"UPDATE {table} SET last_hash = %s WHERE id = %s"
 
 
 def append_event(

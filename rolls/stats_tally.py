@@ -33,11 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import BooleanField, Case, Count, Q, Sum, Value, When
 
 from rolls.models import FollowUpTally, FollowUpUse, Roll, RollTally, Visibility
 from rolls.stats_record import FACE_FIELDS, SPENT_AMOUNTS
+from tabletop.serving import driver
 
 ROLL_KEY = ("session_pk", "character_pk", "name", "seen", "pool", "outcome")
 ROLL_SUMS = (
@@ -250,8 +251,7 @@ def _upsert(
     params: list[Any] = []
     for values, delta in rows:
         params += [campaign_id, *values, *delta]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    driver.run(DEFAULT_DB_ALIAS, sql, params, driver.nothing)
 
 
 def _seen_expression(prefix: str = "") -> Case:

@@ -11,7 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
+from django.utils.functional import cached_property
 
 from tabletop import serving
 
@@ -48,6 +50,36 @@ def test_the_compiled_querys_orm_internals_are_there() -> None:
     updated = inspect.getsource(query.QuerySet._update)
     assert "sql.UpdateQuery" in updated and "add_update_fields(values)" in updated, revisit
     assert _params(UpdateQuery.add_update_fields) == ["self", "values_seq"], revisit
+
+
+def test_the_driver_finds_the_backend_api_djangos_cursor_is_built_from() -> None:
+    revisit = "Django's database backends changed: revisit tabletop/serving/driver.py"
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.backends.sqlite3 import base as sqlite3_base
+
+    assert (
+        sqlite3_base.FORMAT_QMARK_REGEX.sub("?", "a = %s AND b LIKE '1%%s'") == "a = ? AND b LIKE '1%%s'"
+    ), revisit
+    converted = inspect.getsource(sqlite3_base.SQLiteCursorWrapper.convert_query)
+    assert 'FORMAT_QMARK_REGEX.sub("?", query).replace("%%", "%")' in converted, revisit
+    for name in (
+        "close_if_health_check_failed",
+        "ensure_connection",
+        "validate_thread_sharing",
+        "validate_no_broken_transaction",
+        "create_cursor",
+    ):
+        assert callable(getattr(BaseDatabaseWrapper, name, None)), revisit
+    assert isinstance(BaseDatabaseWrapper.queries_logged, property), revisit
+    assert isinstance(BaseDatabaseWrapper.wrap_database_errors, cached_property), revisit
+    # Django's own cursor is those, in this order, and nothing more.
+    cursor = inspect.getsource(BaseDatabaseWrapper._cursor)
+    assert "self.close_if_health_check_failed()" in cursor and "self.ensure_connection()" in cursor, revisit
+    assert "self._prepare_cursor(self.create_cursor(name))" in cursor, revisit
+    executed = inspect.getsource(CursorWrapper._execute)
+    assert "self.db.validate_no_broken_transaction()" in executed, revisit
+    assert "with self.db.wrap_database_errors:" in executed, revisit
+    assert "self.db.execute_wrappers" in inspect.getsource(CursorWrapper._execute_with_wrappers), revisit
 
 
 @pytest.mark.django_db

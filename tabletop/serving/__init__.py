@@ -31,14 +31,20 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     (the signed-in user read the same way) instead of Django's ``ModelBackend``. Saves: a
     character with its campaign took 0.90 ms, of which building the SQL was 0.54 ms and
     SQLite's answer 0.06 ms; a socket's connect and close 3.7 -> 1.7-1.9 ms of CPU with the
-    consumer's changes of 2026-12-02 (bench/connect_cpu.py). Private: ``get_related_populators``,
+    consumer's changes of 2026-12-02 (bench/connect_cpu.py). Those statements, the log's two
+    UPDATEs of the campaign row and the statistics' upsert go to the driver's own cursor
+    (``driver.run``), not through Django's wrapper of it, unless someone watches the
+    statements (debug cursor, execute wrappers): 27 -> 15 µs a statement, ten a roll, a roll
+    2.45-2.69 -> 2.32-2.37 ms in-process (bench/roll_cpu.py). Private: ``get_related_populators``,
     the compiler's ``klass_info``, ``select``, ``col_count``, ``annotation_col_map`` and
     ``get_converters``, ``QuerySet._fetch_mode``, ``Model.from_db(fetch_mode=)``,
     ``InsertQuery`` (with ``on_conflict``) and ``returning_fields``,
     ``Model._prepare_related_fields_for_save``, ``Query.chain(DeleteQuery)`` as
     ``QuerySet._raw_delete`` uses it, ``Query.chain(UpdateQuery)`` and ``add_update_fields``
-    as ``Model._do_update`` builds a save's UPDATE. Off: each call runs the plain ORM
-    (``get()``, ``create()``, ``bulk_create()``, ``delete()``, ``save()``, with their signals), and
+    as ``Model._do_update`` builds a save's UPDATE; SQLite's ``FORMAT_QMARK_REGEX`` and the
+    backend methods Django's cursor is made of (``driver.py``). Off: each call runs the plain ORM
+    (``get()``, ``create()``, ``bulk_create()``, ``delete()``, ``save()``, with their signals),
+    every statement goes through Django's cursor, and
     ``AUTHENTICATION_BACKENDS`` is Django's own. Switching it either way signs everyone out
     once: a session names the backend that signed it in.
 

@@ -60,7 +60,7 @@ from django.db.models.query import get_related_populators
 from django.db.models.sql import DeleteQuery, InsertQuery, UpdateQuery
 from django.db.transaction import TransactionManagementError
 
-from tabletop.serving import enabled
+from tabletop.serving import driver, enabled
 
 # Stand-ins: integers no id or sequence number of ours reaches, inside a positive 32-bit column's
 # range: Django compiles a lookup it can answer from the column's range alone without a
@@ -201,9 +201,7 @@ class CompiledQuery[M: Model](_CompiledOnce[_Plan]):
             # What the ORM says for the same mistake: a lock without a transaction holds nothing.
             raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         values = [params[name] if name is not None else constant for name, constant in plan.params]
-        with connection.cursor() as cursor:
-            cursor.execute(plan.sql, values)
-            rows = cursor.fetchmany(2)
+        rows = driver.run(plan.db, plan.sql, values, driver.first_two)
         if len(rows) > 1:
             raise plan.model.MultipleObjectsReturned(  # type: ignore[attr-defined]
                 f"get() returned more than one {plan.model._meta.object_name}."
@@ -239,10 +237,7 @@ class CompiledList[M: Model](_CompiledOnce[_Plan]):
             return list(self._build(**params))
         plan = self._plan()
         values = [params[name] if name is not None else constant for name, constant in plan.params]
-        with connections[plan.db].cursor() as cursor:
-            cursor.execute(plan.sql, values)
-            rows = cursor.fetchall()
-        return list(_instances(plan, rows))  # type: ignore[arg-type]  # plan.model is M
+        return list(_instances(plan, driver.run(plan.db, plan.sql, values, driver.rows)))  # type: ignore[arg-type]  # plan.model is M
 
     def sql(self) -> str:
         """The SQL each call runs (for tests and for reading)."""
@@ -385,14 +380,11 @@ class CompiledInsert[M: Model](_CompiledOnce[_InsertPlan]):
         obj = self.model(**values)
         obj._prepare_related_fields_for_save(operation_name="save")  # type: ignore[attr-defined]  # as save(): no unsaved relations
         plan = self._plan()
-        connection = connections[plan.db]
         params = [value(obj) for value in plan.values]
-        with connection.cursor() as cursor:
-            cursor.execute(plan.sql, params)
-            if self.ignore_conflicts:
-                return obj  # as bulk_create leaves it: no id read back, a conflict is no error
-            row = cursor.fetchone()
-        obj.pk = row[0]
+        if self.ignore_conflicts:
+            driver.run(plan.db, plan.sql, params, driver.nothing)
+            return obj  # as bulk_create leaves it: no id read back, a conflict is no error
+        obj.pk = driver.run(plan.db, plan.sql, params, driver.one)[0]
         obj._state.adding = False
         obj._state.db = plan.db
         return obj
@@ -463,10 +455,8 @@ class CompiledSave[M: Model]:
             field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in plan.fields
         ]
         params.append(obj.pk)
-        with connection.cursor() as cursor:
-            cursor.execute(plan.sql, params)
-            if cursor.rowcount != 1:
-                raise DatabaseError("Save with update_fields did not affect any rows.")  # as save()
+        if driver.run(plan.db, plan.sql, params, driver.rowcount) != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")  # as save()
 
     def sql(self, obj: M, names: Sequence[str]) -> str | None:
         """The UPDATE of those columns, once compiled (None while it cannot be)."""
@@ -538,9 +528,7 @@ class CompiledDelete[M: Model](_CompiledOnce[_DeletePlan]):
             return deleted
         plan = self._plan()
         values = [params[name] if name is not None else constant for name, constant in plan.params]
-        with connections[plan.db].cursor() as cursor:
-            cursor.execute(plan.sql, values)
-            return cursor.rowcount
+        return driver.run(plan.db, plan.sql, values, driver.rowcount)
 
     def sql(self) -> str:
         return self._plan().sql
