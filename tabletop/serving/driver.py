@@ -9,10 +9,11 @@ loop, 2026-12-05); a roll sends ten such statements. ``run`` keeps what the wrap
 for and drops the rest:
 
 - kept: the connection checked and opened as Django does it (``close_if_health_check_failed``,
-  ``ensure_connection``, which also refuses to run inside an event loop), the check that it is this thread's, the refusal of a
-  statement in a transaction already broken (``validate_no_broken_transaction``), and the
-  driver's errors raised as ``django.db``'s (``wrap_database_errors``): the 503 answer
-  (``tabletop/errors.py``) and Django's health check of the connection rely on both;
+  ``ensure_connection``, which also refuses to run inside an event loop), the check that it
+  is this thread's, the refusal of a statement in a transaction already broken
+  (``validate_no_broken_transaction``), and the driver's errors raised as ``django.db``'s
+  (``wrap_database_errors``): the 503 answer (``tabletop/errors.py``) and Django's health
+  check of the connection rely on both;
 - dropped: the wrapper object and its lookups; on SQLite the rewrite, done once per statement
   and process (``FORMAT_QMARK_REGEX``, the backend's own pattern);
 - and when anyone watches the statements (``DEBUG``, ``assertNumQueries`` and
