@@ -10,6 +10,7 @@ and varies with the machine. Run it before and after a change, alternately.
 
     .venv/bin/python bench/roll_cpu.py                 # ms of CPU per roll
     .venv/bin/python bench/roll_cpu.py --profile 40    # and where it goes (cProfile, slower)
+    .venv/bin/python bench/roll_cpu.py --profile 40 --sort tottime   # by each function's own time
     .venv/bin/python bench/roll_cpu.py --follow-ups    # a follow-up's CPU beside a roll's
 
 With ``--follow-ups`` each roll is followed by the follow-up its answer's card offers, as
@@ -47,6 +48,12 @@ def main() -> None:
         "--profile", type=int, metavar="N", help="then profile the rolls: the N costliest functions"
     )
     parser.add_argument(
+        "--sort",
+        default="cumulative",
+        choices=("cumulative", "tottime"),
+        help="the profile's order: time within each function and its calls, or its own (tottime)",
+    )
+    parser.add_argument(
         "--follow-ups", action="store_true", help="follow each roll up as its card offers; time both"
     )
     parser.add_argument(
@@ -67,7 +74,7 @@ def main() -> None:
             print(f"follow-up / roll: {follow_up / roll:.2f} (target 1.2)")
         else:
             print(
-                f"{measure(args.rolls, args.batches, args.profile, args.system):.3f} ms of CPU per"
+                f"{measure(args.rolls, args.batches, args.profile, args.system, args.sort):.3f} ms of CPU per"
                 f" {args.system} roll (cheapest batch)"
             )
     finally:
@@ -135,7 +142,9 @@ def _phones(system: str = "sixes") -> list[tuple[Any, str, str]]:
     return phones
 
 
-def measure(count: int, batches: int, profile: int | None, system: str = "sixes") -> float:
+def measure(
+    count: int, batches: int, profile: int | None, system: str = "sixes", sort: str = "cumulative"
+) -> float:
     phones = _phones(system)
 
     def roll(n: int) -> None:
@@ -158,7 +167,7 @@ def measure(count: int, batches: int, profile: int | None, system: str = "sixes"
     if profile:
         profiler = cProfile.Profile()
         profiler.runcall(lambda: [roll(n) for n in range(per_batch)])
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(profile)
+        pstats.Stats(profiler).sort_stats(sort).print_stats(profile)
     return cheapest * 1000
 
 
