@@ -9,6 +9,10 @@ from rolls.views import contests, display, history, log, pages, rolling, rules, 
 app_name = "rolls"
 
 urlpatterns = [
+    # First, the requests a table sends all evening (a resolve tries each pattern in order).
+    path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
+    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
+    path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
     path("campaigns/new/", table.campaign_new, name="campaign-new"),
     path("join/<str:token>/", table.join, name="join"),
     path("c/<int:pk>/", pages.campaign_page, name="campaign"),
@@ -49,9 +53,6 @@ urlpatterns = [
     path(
         "c/<int:pk>/characters/<int:character_id>/luck-ability/", table.luck_for_ability, name="luck-ability"
     ),
-    path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
-    path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
-    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
     path("c/<int:pk>/npc-roll/", rolling.npc_roll, name="npc-roll"),
     path("c/<int:pk>/npc-odds/", rolling.npc_odds, name="npc-odds"),
     path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
