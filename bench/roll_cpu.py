@@ -15,13 +15,13 @@ and varies with the machine. Run it before and after a change, alternately.
     .venv/bin/python bench/roll_cpu.py --gap 50 --rolls 600   # each roll after 50 ms of other work
 
 With ``--gap MS`` each roll comes after MS milliseconds of other work (a loop on the clock,
-which keeps the core running and touches little memory), timed alone: a served roll at 20 a
-second comes after the event loop's sockets and whatever else ran, and finds the caches
-holding their work, and pays for every line of code and data
-it touches again. On the 2-vCPU development machine a sixes roll took 2.5-3.1 ms back to back,
-4.1-4.7 after 50 ms of busy work and 5.6-7.7 after 50 ms of sleep (2026-12-06): the same code,
-so what a change saves at 20 rolls a second is what it stops touching, which ``--gap`` shows
-and a warm loop hides. The figure is the median roll's CPU, not the cheapest batch's.
+which keeps the core running and touches little memory) and is timed alone. A served roll at
+20 a second comes after the event loop's sockets and whatever else ran, finds the caches
+holding their work, and pays again for every line of code and data it touches. On the 2-vCPU
+development machine a sixes roll took 2.5-3.1 ms back to back, 4.1-4.7 after 50 ms of busy
+work and 5.6-7.7 after 50 ms of sleep (2026-12-06), the same code: what a change saves at 20
+rolls a second is what it stops touching, which ``--gap`` shows and a warm loop hides. The
+figure is the median roll's CPU, not the cheapest batch's.
 
 With ``--follow-ups`` each roll is followed by the follow-up its answer's card offers, as
 ``bench/mix.py`` takes it (Luck and the push in turn), and both are timed apart: the figures
