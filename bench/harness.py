@@ -477,6 +477,12 @@ class Server:
     def cpu_seconds(self) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids())
 
+    def loop_cpu_seconds(self) -> float:
+        """The CPU time of the serving processes' main threads, which run the event loop
+        (HTTP, sockets, the channel layer); the rest of ``cpu_seconds`` is their other threads
+        (the app's request threads, Django's thread per request in the baseline)."""
+        return sum(cpu_seconds(pid, thread=pid) for pid in self.serving_pids())
+
     def errors(self) -> list[str]:
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
         return [line for line in text.splitlines() if "Traceback" in line or "ERROR" in line]
@@ -510,9 +516,12 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU seconds of process ``pid`` so far (every thread, ended ones included), or of its
+    one thread ``thread``."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        with open(f"/proc/{pid}/stat") as handle:
+        with open(path) as handle:
             fields = handle.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except OSError:
@@ -671,6 +680,7 @@ def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     figures: dict[str, float] = {}
     start = time.monotonic()
     server_start = server.cpu_seconds()
+    loop_start = server.loop_cpu_seconds()
     own_start = time.process_time()
     machine_start = machine_busy_seconds()
     # PostgreSQL and Redis serve the production configuration only (Redis is the machine's).
@@ -682,6 +692,7 @@ def cpu_meter(server: Server) -> Iterator[dict[str, float]]:
     figures["services_s"] = sum(cpu - services_start.get(pid, 0.0) for pid, cpu in services_end.items())
     figures["services"] = 100 * figures["services_s"] / elapsed
     figures["server_s"] = server.cpu_seconds() - server_start
+    figures["loop_s"] = server.loop_cpu_seconds() - loop_start
     figures["server"] = 100 * figures["server_s"] / elapsed
     figures["client"] = 100 * (time.process_time() - own_start) / elapsed
     machine = 100 * (machine_busy_seconds() - machine_start) / elapsed

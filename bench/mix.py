@@ -536,6 +536,21 @@ def costs(phases: list[MixPhase]) -> dict[str, list[float]]:
     return found
 
 
+def thread_costs(phases: list[MixPhase]) -> dict[str, tuple[list[float], list[float]]]:
+    """CPU ms per plain roll of the servers' event loops (their main threads) and of their
+    other threads (the app's request threads; the baseline's thread per request), one figure
+    a round each: where the app's extra CPU over the baseline's is spent."""
+    found: dict[str, tuple[list[float], list[float]]] = {}
+    for phase in phases:
+        if phase.kind != "plain" or not phase.served:
+            continue
+        loop, rest = found.setdefault(f"{phase.target} plain", ([], []))
+        loop_s = phase.cpu.get("loop_s", 0.0)
+        loop.append(1000 * loop_s / phase.served)
+        rest.append(1000 * (phase.cpu.get("server_s", 0.0) - loop_s) / phase.served)
+    return found
+
+
 def ratios(phases: list[MixPhase]) -> dict[str, list[float]]:
     """Each round's follow-up/plain and app/baseline ratios."""
     per_round = defaultdict(list)
@@ -592,6 +607,10 @@ def report(
     for key, label in labels:
         if key in found:
             print(f"    {label:40} {spread(found[key]):>22}")
+    for key, label in (("app plain", "plain roll"), ("baseline plain", "baseline roll")):
+        if key in (split := thread_costs(phases)):
+            loop, rest = split[key]
+            print(f"      {label}: its event loop {spread(loop)}, its other threads {spread(rest)}")
     table_phases = [p for p in phases if p.kind == "table"]
     if table_phases and "app plain" in found:
         median = {key: statistics.median(values) for key, values in found.items()}

@@ -126,3 +126,49 @@ def test_a_socket_counts_an_entry_once_when_the_gms_panel_draws_its_card_again(
     )
     assert (listener.duplicates, listener.out_of_order) == (0, 0)
     assert list(listener.first_seen) == [npc.seq, kid.seq]
+
+
+def test_the_split_charges_the_loop_and_the_other_threads_per_plain_roll() -> None:
+    from collections import Counter
+
+    from bench.mix import MixPhase, thread_costs
+
+    def phase(target: str, kind: str, rolls: int, server_s: float, loop_s: float) -> MixPhase:
+        found = MixPhase(target, kind, 0, 20.0, 20.0, entries=Counter(roll=rolls))
+        found.cpu = {"server_s": server_s, "loop_s": loop_s, "services_s": 0.5}
+        return found
+
+    split = thread_costs(
+        [
+            phase("app", "plain", 400, 2.8, 0.8),
+            phase("baseline", "plain", 400, 1.6, 1.2),
+            phase("app", "follow-up", 400, 9.0, 1.0),  # not a plain roll: left out
+        ]
+    )
+    # PostgreSQL's and Redis's CPU is neither thread of the server's.
+    assert split == {
+        "app plain": ([2.0], [pytest.approx(5.0)]),
+        "baseline plain": ([3.0], [pytest.approx(1.0)]),
+    }
+
+
+def test_a_threads_cpu_is_its_own_part_of_its_process() -> None:
+    import os
+    import threading
+    import time
+
+    def spin() -> None:
+        end = time.thread_time() + 0.3
+        while time.thread_time() < end:
+            pass
+
+    before_main = harness.cpu_seconds(os.getpid(), thread=threading.get_native_id())
+    before_all = harness.cpu_seconds(os.getpid())
+    worker = threading.Thread(target=spin)
+    worker.start()
+    worker.join()
+    main = harness.cpu_seconds(os.getpid(), thread=threading.get_native_id()) - before_main
+    whole = harness.cpu_seconds(os.getpid()) - before_all
+    # The other thread's 0.3 s counts for the process (ended threads included), not the main one.
+    assert whole >= 0.25
+    assert main < 0.1
