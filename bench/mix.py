@@ -607,8 +607,9 @@ def report(
     for key, label in labels:
         if key in found:
             print(f"    {label:40} {spread(found[key]):>22}")
+    split = thread_costs(phases)
     for key, label in (("app plain", "plain roll"), ("baseline plain", "baseline roll")):
-        if key in (split := thread_costs(phases)):
+        if key in split:
             loop, rest = split[key]
             print(f"      {label}: its event loop {spread(loop)}, its other threads {spread(rest)}")
     table_phases = [p for p in phases if p.kind == "table"]

@@ -6,12 +6,17 @@ refusals."""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from collections import Counter
+
 import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from bench import harness
-from bench.mix import choose_follow_up
+from bench.mix import MixPhase, choose_follow_up, thread_costs
 from rolls import campaigns as services
 from rolls import feed, panels
 from rolls.models import LogEntry
@@ -129,10 +134,6 @@ def test_a_socket_counts_an_entry_once_when_the_gms_panel_draws_its_card_again(
 
 
 def test_the_split_charges_the_loop_and_the_other_threads_per_plain_roll() -> None:
-    from collections import Counter
-
-    from bench.mix import MixPhase, thread_costs
-
     def phase(target: str, kind: str, rolls: int, server_s: float, loop_s: float) -> MixPhase:
         found = MixPhase(target, kind, 0, 20.0, 20.0, entries=Counter(roll=rolls))
         found.cpu = {"server_s": server_s, "loop_s": loop_s, "services_s": 0.5}
@@ -153,10 +154,6 @@ def test_the_split_charges_the_loop_and_the_other_threads_per_plain_roll() -> No
 
 
 def test_a_threads_cpu_is_its_own_part_of_its_process() -> None:
-    import os
-    import threading
-    import time
-
     def spin() -> None:
         end = time.thread_time() + 0.3
         while time.thread_time() < end:
