@@ -478,10 +478,11 @@ class Server:
         return sum(cpu_seconds(pid) for pid in self.pids())
 
     def loop_cpu_seconds(self) -> float:
-        """The CPU time of the serving processes' main threads, which run the event loop
-        (HTTP, sockets, the channel layer); the rest of ``cpu_seconds`` is their other threads
-        (the app's request threads, Django's thread per request in the baseline)."""
-        return sum(cpu_seconds(pid, thread=pid) for pid in self.serving_pids())
+        """The CPU time of the main threads of ``pids()``: the serving processes' run the event
+        loop (HTTP, sockets, the channel layer); a supervisor's, with workers, waits. The rest
+        of ``cpu_seconds``, over the same processes, is their other threads (the app's request
+        threads and collector, Django's thread per request in the baseline)."""
+        return sum(cpu_seconds(pid, thread=pid) for pid in self.pids())
 
     def errors(self) -> list[str]:
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -538,8 +538,8 @@ def costs(phases: list[MixPhase]) -> dict[str, list[float]]:
 
 def thread_costs(phases: list[MixPhase]) -> dict[str, tuple[list[float], list[float]]]:
     """CPU ms per plain roll of the servers' event loops (their main threads) and of their
-    other threads (the app's request threads; the baseline's thread per request), one figure
-    a round each: where the app's extra CPU over the baseline's is spent."""
+    other threads (the app's request threads and collector; the baseline's thread per
+    request), one figure a round each: where the app's extra CPU over the baseline's is spent."""
     found: dict[str, tuple[list[float], list[float]]] = {}
     for phase in phases:
         if phase.kind != "plain" or not phase.served:
