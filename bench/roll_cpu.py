@@ -222,7 +222,7 @@ def post_to_floor() -> None:
         membership = membership_or_404(request.user, pk)
         return HttpResponse(str(character_to_act_for(membership, character_id).pk))
 
-    # First in the list, as the roll's own pattern is (tabletop/urls.py).
+    # First in the list, as the roll's own pattern is (rolls/urls.py, included first).
     urls.urlpatterns.insert(0, path("bench-floor/<int:pk>/<int:character_id>/", floor, name="bench-floor"))
     settings.RATE_LIMITS["bench-floor"] = settings.RATE_LIMITS["rolls:roll-create"]
     clear_url_caches()
