@@ -218,9 +218,9 @@ def _filled(args: argparse.Namespace, key: str) -> int:
 
     # Nobody listens: the fill's entries are not broadcast (what is written is the same).
     rolls.live.publish = lambda entry: None
-    import rolls.log
+    import rolls.log.append
 
-    rolls.log.live.publish = rolls.live.publish
+    rolls.log.append.live.publish = rolls.live.publish
     started = time.perf_counter()
     campaign = history_fill.fill(
         rolls=args.rolls,

@@ -11,8 +11,8 @@ played original, with only what must differ changed: new ids (and the foreign ke
 the session numbers (and the "Session N started/ended." lines that name them), the Mystery or
 Adventure counter, the times (moved later by the length of the played part, so the log stays
 in time order and a session's entries stay between its start and the next one's), and the
-sequence numbers and hashes. Each copied entry is chained exactly as ``rolls.log.append_entry``
-chains it (``rolls.chain.content`` / ``digest`` / ``link``, the campaign's ``last_seq`` and
+sequence numbers and hashes. Each copied entry is chained exactly as ``rolls.log.append.append_entry``
+chains it (``rolls.log.chain.content`` / ``digest`` / ``link``, the campaign's ``last_seq`` and
 ``last_hash`` kept in step), so ``verify_log`` checks the whole campaign, and the bench runs
 it at the end of a fill.
 """
@@ -26,7 +26,8 @@ from datetime import timedelta
 
 from django.db import models, transaction
 
-from rolls import chain, demo, stats_tally
+from rolls import demo, stats_tally
+from rolls.log import chain
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall
 from rolls.verify import verify_log
 from tabletop.models import Campaign, PlaySession

@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import harness
 
 ROLL = "trait=skill-0&need=1"
-# The random value a phone's script sends with a follow-up (``rolls.fairdice``).
+# The random value a phone's script sends with a follow-up (``rolls.log.fairdice``).
 CLIENT = {"client_random": "0123456789abcdef" * 2}
 
 

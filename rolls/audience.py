@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
-from rolls.events import Refresh, TableEvent, refreshes
+from rolls.log.events import Refresh, TableEvent, refreshes
 
 if TYPE_CHECKING:
     from rolls.models import LogEntry, Roll

@@ -14,8 +14,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from rolls import registry
-from rolls.events import TableEvent
-from rolls.log import append_event
+from rolls.log.append import append_event
+from rolls.log.events import TableEvent
 from rolls.models import Roll, Visibility
 from rolls.systems import RulesError
 from tabletop.models import Character

@@ -13,10 +13,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from rolls import fairdice, registry
+from rolls import registry
 from rolls.contests import contest_cancel
-from rolls.events import TableEvent
-from rolls.log import append_event
+from rolls.log import fairdice
+from rolls.log.append import append_event
+from rolls.log.events import TableEvent
 from rolls.models import Contest
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
@@ -145,7 +146,7 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
             raise RulesError("A play session is already running.")
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
         # The session's dice seed: secret until the session ends, its hash shown from now on,
-        # and in the log before any die is drawn from it (rolls/fairdice.py).
+        # and in the log before any die is drawn from it (rolls/log/fairdice.py).
         seed, hidden = fairdice.new_seed(), fairdice.new_seed()
         session = PlaySession.objects.create(
             campaign=campaign,

@@ -15,7 +15,7 @@ from django.db.models import Q
 
 from rolls import contests, history
 from rolls.cards import Card, build_card
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry
 from tabletop.models import Membership
 

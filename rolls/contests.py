@@ -42,8 +42,8 @@ from django.db import transaction
 from rolls import registry, stats_tally
 from rolls.contest_reckoning import reckon, reckoning_words
 from rolls.contest_sides import Side
-from rolls.events import TableEvent
-from rolls.log import append_entry
+from rolls.log.append import append_entry
+from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.services import npc_roll_create, roll_create
 from rolls.systems import RulesError
@@ -455,7 +455,7 @@ def _check_roll(character: Character, data: Mapping[str, Any]) -> None:
 
 
 def _locked(contest: Contest) -> Contest:
-    # Only the contest's own row: the campaign is locked last, by the log (``rolls.log``).
+    # Only the contest's own row: the campaign is locked last, by the log (``rolls.log.append``).
     return (
         Contest.objects.select_for_update(no_key=True, of=("self",))
         .select_related("campaign")

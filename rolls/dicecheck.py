@@ -7,7 +7,7 @@ hash from its roll entry and its seed from the GM's reveal. For each entry that 
 a revealed seed, three things must hold:
 
 1. the seed's SHA-256 is the hash the log showed before that entry;
-2. the faces the entry says it drew (``dice.drawn``) are the ones ``rolls.fairdice`` gives for
+2. the faces the entry says it drew (``dice.drawn``) are the ones ``rolls.log.fairdice`` gives for
    the seed, the entry's sequence number and its client value;
 3. those are the faces its step put on the card (the engine's ``DiceSystem.drawn``).
 
@@ -21,8 +21,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolls import fairdice, registry
-from rolls.randomness import ROLL_SEED
+from rolls import registry
+from rolls.log import fairdice
+from rolls.log.randomness import ROLL_SEED
 
 
 @dataclass

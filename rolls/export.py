@@ -4,7 +4,7 @@ that a campaign of years streams in little memory.
 What a member may see decides what is written (``rolls.audience.sight``, as on every page): a
 player's file shows a secret or blind roll as "rolled in secret", without its dice, intent,
 trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
-check the whole chain (``rolls/chain.py``, ``docs/verify.md``).
+check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``).
 
 A play session's part is the run of entries from its start to the last before the next session
 starts (events between two sessions belong to the earlier one, and those before the first
@@ -23,9 +23,10 @@ from typing import Any
 
 from django.db import connection, models
 
-from rolls import chain, registry
+from rolls import registry
 from rolls.audience import Facts, Viewer, sight
 from rolls.history import SessionTimes, session_seqs
+from rolls.log import chain
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
@@ -78,7 +79,7 @@ class Scope:
 
 
 def entry_content(entry: LogEntry) -> dict[str, Any]:
-    """The entry's hashed content (``rolls.chain.content``) from the row."""
+    """The entry's hashed content (``rolls.log.chain.content``) from the row."""
     return chain.content(
         campaign=entry.campaign_id,
         seq=entry.seq,

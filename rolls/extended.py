@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls.contests import contest_event
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, Roll
 from rolls.services import roll_create
 from rolls.systems import RulesError

@@ -36,8 +36,8 @@ from rolls import answers, panels, registry
 from rolls.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
 from rolls.cards import build_card
 from rolls.contest_panels import contest_views
-from rolls.events import Refresh, TableEvent
 from rolls.kept import Kept, sharing
+from rolls.log.events import Refresh, TableEvent
 from rolls.models import LogEntry
 from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership

@@ -29,7 +29,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll, Visibility
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character, Membership, PlaySession

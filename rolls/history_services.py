@@ -20,8 +20,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from rolls import stats_tally
-from rolls.events import TableEvent
-from rolls.log import append_entry
+from rolls.log.append import append_entry
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll, RollNote, Visibility
 from rolls.systems import RulesError
 

@@ -12,9 +12,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import chain, export, history, registry, stats_record, stats_tally
+from rolls import export, history, registry, stats_record, stats_tally
 from rolls.campaigns import player_create
-from rolls.events import TableEvent
+from rolls.log import chain
+from rolls.log.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll
 from tabletop.models import Campaign, Character, Membership, PlaySession
 

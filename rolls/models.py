@@ -137,7 +137,7 @@ class Roll(models.Model):
     face4 = models.PositiveIntegerField(default=0)
     face5 = models.PositiveIntegerField(default=0)
     face6 = models.PositiveIntegerField(default=0)
-    # A secret or blind roll's own dice seed (hex; rolls/fairdice.py): the session's seed is
+    # A secret or blind roll's own dice seed (hex; rolls/log/fairdice.py): the session's seed is
     # revealed when the session ends, this one only when the GM reveals the roll. Never shown
     # or exported before then, to anyone.
     seed = models.CharField(max_length=64, blank=True, default="")
@@ -252,13 +252,13 @@ class LogEntry(models.Model):
     )
     state = models.JSONField(null=True, blank=True)  # the roll's whole state after this entry
     text = models.CharField(max_length=300, blank=True)
-    # Where the dice of this entry came from (rolls/fairdice.py, docs/verify.md): which seed,
+    # Where the dice of this entry came from (rolls/log/fairdice.py, docs/verify.md): which seed,
     # the roller's random value and the faces drawn; a session's commitment or a revealed
     # seed on its events. Null for everything else. In the hashed content only when set.
     dice = models.JSONField(null=True, blank=True)
-    # Set by the log before the entry is written, as its hash covers it (rolls/chain.py).
+    # Set by the log before the entry is written, as its hash covers it (rolls/log/chain.py).
     created = models.DateTimeField(default=timezone.now)
-    # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/chain.py).
+    # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/log/chain.py).
     hash = models.CharField(max_length=64)
 
     class Meta:

@@ -1,5 +1,5 @@
 """Rolls, follow-ups and calls for a roll. Each function is one transaction: it locks what it
-spends, applies the rule, and appends log entries (``rolls.log``), which are published to the
+spends, applies the rule, and appends log entries (``rolls.log.append``), which are published to the
 table once the transaction commits."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import fairdice, registry, stats_record, stats_tally
-from rolls.events import TableEvent
-from rolls.log import append_entry, append_event, reserve
+from rolls import registry, stats_record, stats_tally
+from rolls.log import fairdice
+from rolls.log.append import append_entry, append_event, reserve
+from rolls.log.events import TableEvent
+from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
-from rolls.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step

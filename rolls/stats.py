@@ -24,8 +24,8 @@ from django.core.cache import cache
 from django.db.models import Max, Min, Q, QuerySet, Sum
 
 from rolls import fairness, registry
-from rolls.events import TableEvent
 from rolls.history import SessionTimes, session_events
+from rolls.log.events import TableEvent
 from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
 from rolls.stats_record import FACE_FIELDS
 from rolls.stats_tally import NO_SHEET, ROLL_SUMS, WHOLE_CAMPAIGN

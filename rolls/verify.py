@@ -1,12 +1,12 @@
-"""Checking a campaign's stored log against its hash chain (``rolls/chain.py``): what
+"""Checking a campaign's stored log against its hash chain (``rolls/log/chain.py``): what
 ``manage.py verify_log`` and the history page's button run."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rolls import chain
 from rolls.export import CHUNK, entry_content
+from rolls.log import chain
 from rolls.models import LogEntry
 from tabletop.models import Campaign
 

@@ -42,7 +42,7 @@ class Campaign(models.Model):
     dice = models.CharField(max_length=8, choices=DiceMode.choices, default=DiceMode.DIGITAL)
     # The last sequence number handed to a log entry; bumped under a row lock.
     last_seq = models.PositiveBigIntegerField(default=0)
-    # The hash of that entry (rolls/chain.py): the next entry chains to it.
+    # The hash of that entry (rolls/log/chain.py): the next entry chains to it.
     last_hash = models.CharField(max_length=64, default="0" * 64)
     created = models.DateTimeField(auto_now_add=True)
 
@@ -146,7 +146,7 @@ class PlaySession(models.Model):
     number = models.PositiveIntegerField()
     started = models.DateTimeField(auto_now_add=True)
     ended = models.DateTimeField(null=True, blank=True)
-    # The secret the session's dice are drawn from (rolls/fairdice.py), as hex: its hash is
+    # The secret the session's dice are drawn from (rolls/log/fairdice.py), as hex: its hash is
     # shown from the start, the seed itself only once the session has ended. Empty for a
     # session started before the dice had seeds.
     seed = models.CharField(max_length=64, blank=True, default="")

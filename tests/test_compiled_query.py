@@ -16,9 +16,10 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import feed, log, panels
+from rolls import feed, panels
 from rolls import models as roll_models
 from rolls import services as roll_services
+from rolls.log import append
 from rolls.models import LogEntry, Roll
 from rolls.tables.sets import carried
 from tabletop import access, models, presence
@@ -322,12 +323,12 @@ def test_it_inserts_a_roll_as_create_does(table: Table) -> None:
 
 def test_it_inserts_a_log_entry_with_its_state_as_json(table: Table) -> None:
     state = {"dice": [1, 6, 6], "note": "ä"}
-    entry = log._NEW_ENTRY.create(
+    entry = append._NEW_ENTRY.create(
         campaign_id=table.campaign.pk, seq=999, kind="event", action="call", actor=table.gm, state=state
     )
     assert LogEntry.objects.get(pk=entry.pk).state == state
     with CaptureQueriesContext(connection) as queries:
-        log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
+        append._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=1000, kind="event", action="call")
     assert len(queries) == 1 and "RETURNING" in queries[0]["sql"]
 
 
@@ -354,12 +355,12 @@ def test_a_follow_up_writes_its_use_and_reads_its_seed_compiled(table: Table) ->
 
 def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
     with pytest.raises(ValueError, match="unsaved related object"):
-        log._NEW_ENTRY.create(
+        append._NEW_ENTRY.create(
             campaign_id=table.campaign.pk, seq=5, kind="roll", action="roll", roll=Roll(system="sixes")
         )
     with pytest.raises(IntegrityError), transaction.atomic():  # the (campaign, seq) constraint
         for _ in range(2):
-            log._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
+            append._NEW_ENTRY.create(campaign_id=table.campaign.pk, seq=7, kind="event", action="call")
 
 
 def _presence_row(table: Table, channel_name: str) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from django.db import transaction
 from django.test import Client
 
 from rolls import campaigns as table_services
-from rolls import log, services
+from rolls import services
 from rolls.consumers import _result_for
-from rolls.events import TableEvent
+from rolls.log import append
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.asgi import application
 from tabletop.models import Membership, Presence
@@ -145,7 +146,7 @@ def follow_up(roll: Roll, actor: Any, action: str, *faces: int, **params: Any) -
 def write_note(table: Table, text: str) -> LogEntry:
     """A table event that refreshes nothing but the feed (the GM's note of a correction)."""
     with transaction.atomic():
-        return log.append_event(
+        return append.append_event(
             campaign_id=table.campaign.pk, event=TableEvent.GM_CORRECTION, actor=table.gm, text=text
         )
 

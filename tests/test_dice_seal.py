@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from rolls import fairdice
+from rolls.log import fairdice
 from rolls.models import LogEntry, Roll, Visibility
 from tabletop.models import Campaign, DiceMode, PlaySession
 from tests import factories

@@ -16,8 +16,8 @@ from django.urls import reverse
 
 from rolls import display, registry, services
 from rolls.display_consumer import REPLACED
-from rolls.events import TableEvent
 from rolls.kept import sharing
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.asgi import application
 from tabletop.models import Campaign, Presence

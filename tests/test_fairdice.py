@@ -1,4 +1,4 @@
-"""The dice nobody can steer (rolls/fairdice.py), from plain values: the stream against vectors
+"""The dice nobody can steer (rolls/log/fairdice.py), from plain values: the stream against vectors
 computed here with the hmac module directly, the rejection of the bytes that would bias a die,
 and the client value as the views accept it. No database."""
 
@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from rolls import fairdice
+from rolls.log import fairdice
 from rolls.systems.base import roll_dice
 
 SEED = bytes(range(32))

@@ -14,8 +14,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.urls import reverse
 
-from rolls import chain, services
+from rolls import services
 from rolls.export import entry_content
+from rolls.log import chain
 from rolls.models import LogEntry
 from tabletop.models import Campaign, Character
 from tests import factories

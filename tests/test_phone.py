@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from rolls import campaigns as table_services
 from rolls.audience import Facts, Panel, Viewer, delivery
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import Roll
 from rolls.systems.base import Die
 from rolls.templatetags.dice import bids, dice

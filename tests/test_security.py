@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rolls import fairdice, randomness
+from rolls.log import fairdice, randomness
 from rolls.systems.base import roll_dice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +52,7 @@ def test_pages_carry_a_csp_with_nonces_and_htmx_runs_without_eval(client: Client
 
 def test_the_app_rolls_from_seeds_of_the_operating_systems_random_source() -> None:
     """The views hand the services the app's dice, which draw each entry's from a seed that
-    ``secrets`` makes (rolls/fairdice.py): 32 bytes, a new one each time."""
+    ``secrets`` makes (rolls/log/fairdice.py): 32 bytes, a new one each time."""
     assert isinstance(randomness.RNG, randomness.AppDice)
     seeds = {fairdice.new_seed() for _ in range(100)}
     assert len(seeds) == 100 and {len(seed) for seed in seeds} == {32}

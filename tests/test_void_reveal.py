@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from rolls import history_services
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tests.factories import Table, logged_in
 from tests.test_consumers import frames_until, open_socket, sync, up_to

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import migrations
 
-from rolls import chain
+from rolls.log import chain
 
 
 def fill(apps: Any, schema_editor: Any) -> None:

@@ -17,10 +17,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import contests, extended, randomness, registry
+from rolls import contests, extended, registry
 from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
 from rolls.contest_panels import contest_views
 from rolls.contest_sides import side_data, side_values
+from rolls.log import randomness
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces

@@ -17,7 +17,7 @@ from rolls.audience import Facts, Viewer, sight
 from rolls.bound_helper import check_for_both, shared_choices
 from rolls.cards import Card, build_card
 from rolls.contest_history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
-from rolls.events import TableEvent
+from rolls.log.events import TableEvent
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.systems import RulesError
 from rolls.systems.base import percent

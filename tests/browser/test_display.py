@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import gm_roll, join_with_character, open_table, wait_live
 from tests.dice import ScriptedDice
@@ -54,23 +54,23 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     gm.goto(session_url)
 
     # Ada answers the call in one tap, then rolls blind.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, 5, 3, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, 5, 3, then=1))
     ada.page.get_by_role("button", name="Roll Body").click()
     expect(tv.locator("#display-calls .done")).to_contain_text("Ada Lind")
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(1, 1, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(1, 1, then=1))
     ada.page.get_by_label("Roll blind").check()
     ada.page.get_by_role("button", name="Roll", exact=True).click()
     expect(tv.locator("#feed > .card").first).to_contain_text("Ada Lind rolled blind")
     expect(tv.locator("#feed > .card").first.locator(".die")).to_have_count(0)
 
     # A secret roll first, then a public one: the public one is the latest, and large.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, 6, 6, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, 6, 6, then=1))
     gm_roll(gm, "The warden", SECRET_INTENT, secret=True)
     latest = tv.locator("#feed > .card").first
     expect(latest).to_contain_text("The GM rolled in secret.")
     expect(latest.locator(".die")).to_have_count(0)
 
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, 4, 2, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, 4, 2, then=1))
     gm_roll(gm, "The ferryman", "pulls the boat ashore")
     expect(tv.locator("#feed > .card")).to_have_count(4)
     latest = tv.locator("#feed > .card").first

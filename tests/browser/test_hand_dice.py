@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
 from tests.dice import ScriptedDice
@@ -26,7 +26,7 @@ def tap(page: Page, scope: str, *faces: int) -> None:
 def test_a_phone_enters_a_sixes_roll_pushes_and_enters_only_the_rerolled_dice_SIX_5_SIX_23(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice())  # any die the app rolled would fail
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice())  # any die the app rolled would fail
     gm = browsers.gm()
     link = open_table(gm)
     gm.get_by_label("Real dice: everyone rolls and enters the faces").check()
@@ -130,7 +130,7 @@ def test_at_an_either_way_table_the_keypad_comes_with_the_real_dice_choice(
 
     ada.get_by_label("Real dice: I roll and enter the faces").uncheck()
     expect(pad).to_be_hidden()
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, 6, 6))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, 6, 6))
     ada.locator("#roll-form .roll-button").click()
     expect(ada.locator("#result .card")).not_to_contain_text("rolled by hand")
     expect(ada.locator("#result .card")).to_contain_text("Success")

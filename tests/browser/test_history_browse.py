@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, roll, roll_id
 from tests.dice import ScriptedDice
@@ -19,7 +19,7 @@ def test_a_phone_filters_the_history_opens_a_roll_and_comes_back(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # The first roll has a six (a success); every die after it is a one.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, then=1))
     gm = browsers.gm()
     link = open_table(gm)
     ada = join_with_character(browsers.phone(), link, "Alice", "Ada")
@@ -74,7 +74,7 @@ def test_a_phone_filters_the_history_opens_a_roll_and_comes_back(
 def test_the_gm_voids_a_roll_from_its_page_and_the_phone_sees_it_struck(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(6, then=1))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(6, then=1))
     gm = browsers.gm()
     link = open_table(gm)
     ada = join_with_character(browsers.phone(), link, "Alice", "Ada")

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, roll
 
@@ -18,7 +18,7 @@ from tests.browser.flows import assert_fits_phone, join_with_character, open_tab
 def test_a_phone_checks_the_log_from_the_history(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
-    monkeypatch.setattr(rolls.randomness, "RNG", random.Random(7))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", random.Random(7))
     gm = browsers.gm()
     link = open_table(gm)
     phone = join_with_character(browsers.phone(), link, "Alice", "Ada").page

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers
 from tests.browser.flows import (
     drop_socket,
@@ -30,7 +30,7 @@ def test_a_phone_that_lost_its_socket_catches_up_once(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Seeded so that Ada's second roll has dice to push (not three sixes).
-    monkeypatch.setattr(rolls.randomness, "RNG", random.Random(50))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", random.Random(50))
     # Offline, the page's reconnect attempts fail, and the browser and htmx say so.
     browsers.ignore(r"ERR_INTERNET_DISCONNECTED")
     browsers.ignore(r"^\[object Event\]$")

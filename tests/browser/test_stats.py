@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, join_with_character, open_table, roll
 from tests.dice import ScriptedDice
@@ -19,7 +19,7 @@ def test_a_phone_opens_the_statistics_from_the_history_and_reads_a_chart(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # Every die shows a six: each roll of the evening is a success.
-    monkeypatch.setattr(rolls.randomness, "RNG", ScriptedDice(then=6))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", ScriptedDice(then=6))
     gm = browsers.gm()
     link = open_table(gm)
     ada = join_with_character(browsers.phone(), link, "Alice", "Ada")

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-import rolls.randomness
+import rolls.log.randomness
 from rolls.systems.base import percent
 from rolls.systems.sixes import chance_with_rerolls
 from tests.browser.conftest import Browsers, Shot
@@ -41,7 +41,7 @@ def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:
     # The server runs in this process: the views roll with these dice.
-    monkeypatch.setattr(rolls.randomness, "RNG", random.Random(SEED))
+    monkeypatch.setattr(rolls.log.randomness, "RNG", random.Random(SEED))
 
     # The GM signs up, creates a sixes campaign and lands on the session page.
     gm = browsers.gm()

@@ -14,8 +14,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils import timezone
 
-from rolls import chain, live
-from rolls.events import TableEvent
+from rolls import live
+from rolls.log import chain
+from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign
 from tabletop.serving import driver
@@ -86,7 +87,7 @@ class Place(NamedTuple):
 
 def reserve(campaign_id: int) -> Place:
     """Take the campaign's next sequence number now, for an entry appended later in this
-    transaction: the app's dice are drawn from it (``rolls/fairdice.py``), so a roll takes it
+    transaction: the app's dice are drawn from it (``rolls/log/fairdice.py``), so a roll takes it
     just before rolling. It locks the campaign row until commit, so call it after every other
     lock the write takes (the campaign comes last) and keep what follows short."""
     return Place(*_next_seq(campaign_id))

@@ -2,7 +2,7 @@
 
 Views hand ``RNG`` to the services (which take any ``rolls.systems.base.Rng``), so tests
 script the dice by replacing this one name. Given ``RNG``, a service draws each entry's dice
-from a committed seed (``rolls/fairdice.py``): the play session's, or a secret or blind roll's
+from a committed seed (``rolls/log/fairdice.py``): the play session's, or a secret or blind roll's
 own, with the entry's sequence number and the roller's random value. Given anything else (a
 seeded ``random.Random`` in a test), it rolls with that, and the entry records no seed.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from rolls import fairdice
+from rolls.log import fairdice
 from rolls.systems.base import Rng
 
 _OS = random.SystemRandom()

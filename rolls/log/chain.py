@@ -42,7 +42,7 @@ def content(
     dice: Any = None,
 ) -> dict[str, Any]:
     """An entry's hashed content, as the JSON export shows it. ``dice`` (where an entry's dice
-    came from, ``rolls/fairdice.py``) is there only on the entries that have it, so the
+    came from, ``rolls/log/fairdice.py``) is there only on the entries that have it, so the
     entries written before it existed keep their hashes."""
     written = {
         "campaign": campaign,
