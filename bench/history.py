@@ -137,7 +137,7 @@ STATS_PAGES: list[Page] = [
     ),
     Page("recap, session, GM", lambda w: _url("rolls:recap", w.campaign, w.session)),
     Page("recap, session, player", lambda w: _url("rolls:recap", w.campaign, w.session), "player"),
-    # The figures are kept in the cache until the log moves on (``rolls.stats.summary``): the
+    # The figures are kept in the cache until the log moves on (``rolls.stats.summary.summary``): the
     # same pages with it emptied first (and the sign-in read back, ``measure``) are what the
     # first view after each roll costs.
     Page("stats, campaign, GM, cold", lambda w: _url("rolls:stats", w.campaign), cold=True),

@@ -26,9 +26,10 @@ from datetime import timedelta
 
 from django.db import models, transaction
 
-from rolls import demo, stats_tally
+from rolls import demo
 from rolls.log import chain
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall
+from rolls.stats import tally
 from rolls.verify import verify_log
 from tabletop.models import Campaign, PlaySession
 
@@ -61,7 +62,7 @@ def fill(*, rolls: int, sessions: int, characters: int, played_sessions: int, se
         print(f"  copied {copy + 1}/{copies} ({(copy + 1) * plan.rolls} rolls)", flush=True)
     # The copies' rows went in without the services: their statistics' tallies are counted
     # again from the rows, as the migration that added them did.
-    stats_tally.rebuild(campaign.pk)
+    tally.rebuild(campaign.pk)
     campaign.refresh_from_db()
     found = verify_log(campaign)
     if found is not None:

@@ -39,13 +39,14 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry, stats_tally
+from rolls import registry
 from rolls.contest_reckoning import reckon, reckoning_words
 from rolls.contest_sides import Side
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.services import npc_roll_create, roll_create
+from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
 from rolls.systems.base import Rng
 from tabletop.models import Campaign, Character, Membership

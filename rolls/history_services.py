@@ -19,10 +19,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from rolls import stats_tally
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll, RollNote, Visibility
+from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
 
 NOTE_LENGTH = 2000

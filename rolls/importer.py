@@ -12,11 +12,12 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import export, history, registry, stats_record, stats_tally
+from rolls import export, history, registry
 from rolls.campaigns import player_create
 from rolls.log import chain
 from rolls.log.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll
+from rolls.stats import record, tally
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 BATCH = 1000
@@ -113,9 +114,9 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                 )
             LogEntry.objects.bulk_create(made)
         _marks(campaign, list(rolls.values()))
-        # The statistics' columns, from the entries just written (rolls.stats_record).
-        stats_record.refill(Roll, LogEntry, FollowUpUse, [roll.pk for roll in rolls.values()])
-        stats_tally.rebuild(campaign.pk)
+        # The statistics' columns, from the entries just written (rolls.stats.record).
+        record.refill(Roll, LogEntry, FollowUpUse, [roll.pk for roll in rolls.values()])
+        tally.rebuild(campaign.pk)
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=data["head"]["seq"], last_hash=previous)
         campaign.refresh_from_db()
         return campaign

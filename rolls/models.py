@@ -120,12 +120,12 @@ class Roll(models.Model):
     outcome = models.CharField(max_length=12, blank=True, default="")
     voided = models.BooleanField(default=False)
     revealed = models.BooleanField(default=False)
-    # What the statistics add up (``rolls.stats``), written with the roll and its follow-ups
-    # (``rolls.stats_record``) so a page sums columns instead of reading states: the pool the
+    # What the statistics add up (``rolls.stats.summary``), written with the roll and its follow-ups
+    # (``rolls.stats.record``) so a page sums columns instead of reading states: the pool the
     # system groups by, the engine's exact chance of success of the request (null: nothing to
     # meet), whether the first throw met it, the first throw's mid-rank percentile in the
     # request's exact distribution and that percentile's variance under fair dice
-    # (``rolls.fairness``), and how many of each face every throw of the roll showed.
+    # (``rolls.stats.fairness``), and how many of each face every throw of the roll showed.
     pool = models.SmallIntegerField(default=0)
     chance = models.FloatField(null=True, blank=True)
     first_success = models.BooleanField(null=True, blank=True)
@@ -287,7 +287,7 @@ class LogEntry(models.Model):
 
 
 class FollowUpUse(models.Model):
-    """One follow-up applied to a roll, as the statistics count it (``rolls.stats_record``):
+    """One follow-up applied to a roll, as the statistics count it (``rolls.stats.record``):
     written with its log entry, never edited. ``converted``: the roll had failed before it
     and succeeded after it. What it cost is kept by resource, as ``Character`` keeps them
     (a system that spends something new adds a column here too); ``payer`` is whose sheet
@@ -313,7 +313,7 @@ class FollowUpUse(models.Model):
 
 class RollTally(models.Model):
     """Sums of the statistics' ``Roll`` columns, kept by the services as rolls are made,
-    followed up, voided and revealed (``rolls.stats_tally``), so a page adds up a few hundred
+    followed up, voided and revealed (``rolls.stats.tally``), so a page adds up a few hundred
     of these instead of every roll. One row per group the pages tell apart, at two grains:
     each play session (``session_pk``) and the whole campaign (``session_pk`` 0), so the
     campaign's page reads no row per session. Integers, not foreign keys, for the session and
@@ -326,7 +326,7 @@ class RollTally(models.Model):
     session_pk = models.IntegerField()
     character_pk = models.IntegerField()
     name = models.CharField(max_length=60)  # ``Roll.character_name``: the page shows the greatest
-    seen = models.BooleanField()  # by the whole table (``rolls.stats.seen_by_table``)
+    seen = models.BooleanField()  # by the whole table (``rolls.stats.summary.seen_by_table``)
     pool = models.SmallIntegerField()
     outcome = models.CharField(max_length=12)
     n = models.IntegerField(default=0)

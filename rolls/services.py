@@ -10,12 +10,14 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import registry, stats_record, stats_tally
+from rolls import registry
 from rolls.log import fairdice
 from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.stats import record
+from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
 from rolls.systems.base import Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
@@ -122,7 +124,7 @@ def roll_create(
             target_name=target.name if target is not None else "",
             outcome=outcome.tone,
             by_hand=faces is not None,
-            **stats_record.roll_figures(system, request, state, outcome),
+            **record.roll_figures(system, request, state, outcome),
             seed=seed,
             seed_hash=_commitment(seed),
         )
@@ -188,7 +190,7 @@ def npc_roll_create(
             npc=True,
             outcome=outcome.tone,
             by_hand=faces is not None,
-            **stats_record.roll_figures(system, request, state, outcome),
+            **record.roll_figures(system, request, state, outcome),
             seed=seed,
             seed_hash=_commitment(seed),
         )
@@ -296,10 +298,10 @@ def follow_up_apply(
         # tallies with them.
         tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         after = system.evaluate(applied.state)
-        use, rolled = stats_record.follow_up_figures(
+        use, rolled = record.follow_up_figures(
             system, system.evaluate(state), applied.state, after, applied.costs
         )
-        changed = stats_record.add_faces(locked, rolled)
+        changed = record.add_faces(locked, rolled)
         if after.tone != locked.outcome:
             locked.outcome = after.tone
             changed.append("outcome")

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from rolls import fairness, history_services, registry, stats, stats_record
+from rolls import history_services, registry
 from rolls import services as roll_services
 from rolls.models import FollowUpUse, LogEntry, Roll
+from rolls.stats import fairness, record
+from rolls.stats import summary as stats
 from rolls.systems.base import DiceSystem
 from tabletop.models import DiceMode, Membership
 from tests import factories
@@ -250,14 +252,14 @@ def test_the_recap_tells_the_session(table: Table, evening: dict[str, Roll]) -> 
 
 
 def test_the_backfill_gives_what_the_services_wrote(table: Table, evening: dict[str, Roll]) -> None:
-    columns = ["pool", "chance", "first_success", "percentile", "percentile_var", *stats_record.FACE_FIELDS]
+    columns = ["pool", "chance", "first_success", "percentile", "percentile_var", *record.FACE_FIELDS]
     uses = ["roll_id", "seq", "action", "converted", "payer_id", "luck", "pride", "endurance", "condition"]
     written = list(Roll.objects.order_by("id").values_list(*columns))
     used = list(FollowUpUse.objects.order_by("seq").values_list(*uses))
     Roll.objects.update(pool=0, chance=None, first_success=None, percentile=None, face6=0)
     FollowUpUse.objects.all().delete()
 
-    stats_record.refill(Roll, LogEntry, FollowUpUse)
+    record.refill(Roll, LogEntry, FollowUpUse)
 
     assert list(Roll.objects.order_by("id").values_list(*columns)) == written
     assert list(FollowUpUse.objects.order_by("seq").values_list(*uses)) == used

@@ -1,4 +1,4 @@
-"""The statistics' tallies (``rolls.stats_tally``) kept by the services: random evenings played
+"""The statistics' tallies (``rolls.stats.tally``) kept by the services: random evenings played
 through the real services (rolls, follow-ups, secret and blind rolls, voids, reveals, a
 contest, a rename, a player leaving with their character), after which every page's figures
 from the tallies equal those added up from the rows, for every scope and both readers, and
@@ -13,20 +13,21 @@ from typing import Any
 import pytest
 from django.db.models import Count, Max, Q, Sum
 
-from rolls import campaigns, contests, demo, history_services, stats, stats_tally
+from rolls import campaigns, contests, demo, history_services
 from rolls.contest_sides import Side
 from rolls.models import FollowUpTally, Roll, RollTally, Visibility
-from rolls.stats_record import FACE_FIELDS
+from rolls.stats import summary, tally
+from rolls.stats.record import FACE_FIELDS
 from tabletop.models import Character, Membership, PlaySession
 
 pytestmark = pytest.mark.django_db
 
 
-def from_rows(scope: stats.Scope, membership: Membership) -> stats.Summary:
+def from_rows(scope: summary.Scope, membership: Membership) -> summary.Summary:
     """A page's figures added up from every roll and follow-up row (how the pages counted
     before the tallies): the reference."""
-    rolls = stats.rolls_in(scope, membership)
-    sums = stats_tally.roll_sums_sql()
+    rolls = summary.rolls_in(scope, membership)
+    sums = tally.roll_sums_sql()
     groups = [
         dict(row)
         for row in rolls.values("character_id", "pool", "outcome")
@@ -36,7 +37,7 @@ def from_rows(scope: stats.Scope, membership: Membership) -> stats.Summary:
         )
         .order_by()
     ]
-    uses = stats.uses_in(scope, membership, rolls)
+    uses = summary.uses_in(scope, membership, rolls)
     by_action = [
         dict(row)
         for row in uses.values("action")
@@ -44,11 +45,11 @@ def from_rows(scope: stats.Scope, membership: Membership) -> stats.Summary:
             uses=Count("id"),
             converted=Count("id", filter=Q(converted=True)),
             conditions=Count("id", filter=~Q(condition="")),
-            **{f"{name}_spent": Sum(name) for name, _ in stats.SPENT_NAMES},
+            **{f"{name}_spent": Sum(name) for name, _ in summary.SPENT_NAMES},
         )
         .order_by("-uses", "action")
     ]
-    return stats.assembled(scope, groups, by_action)
+    return summary.assembled(scope, groups, by_action)
 
 
 def rounded(value: Any) -> Any:
@@ -63,14 +64,14 @@ def rounded(value: Any) -> Any:
     return value
 
 
-def scopes(campaign: Any) -> list[stats.Scope]:
+def scopes(campaign: Any) -> list[summary.Scope]:
     sessions = list(PlaySession.objects.filter(campaign=campaign))
     characters = list(Character.objects.filter(campaign=campaign))
-    found = [stats.Scope(campaign)]
-    found += [stats.Scope(campaign, session=session) for session in sessions]
+    found = [summary.Scope(campaign)]
+    found += [summary.Scope(campaign, session=session) for session in sessions]
     for character in characters:
-        found.append(stats.Scope(campaign, character=character))
-        found += [stats.Scope(campaign, session=session, character=character) for session in sessions]
+        found.append(summary.Scope(campaign, character=character))
+        found += [summary.Scope(campaign, session=session, character=character) for session in sessions]
     return found
 
 
@@ -80,8 +81,8 @@ def tally_rows(campaign_id: int) -> dict[tuple[Any, ...], list[Any]]:
     present = set(Character.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
     found: dict[tuple[Any, ...], list[Any]] = {}
     for model, key, sums in (
-        (RollTally, stats_tally.ROLL_KEY, stats_tally.ROLL_SUMS),
-        (FollowUpTally, stats_tally.USE_KEY, stats_tally.USE_SUMS),
+        (RollTally, tally.ROLL_KEY, tally.ROLL_SUMS),
+        (FollowUpTally, tally.USE_KEY, tally.USE_SUMS),
     ):
         for row in model.objects.filter(campaign_id=campaign_id).values(*key, *sums):
             for field in ("character_pk", "payer_pk"):
@@ -100,14 +101,14 @@ def assert_tallies_match_rows(campaign: Any) -> None:
     checked = 0
     for scope in scopes(campaign):
         for membership in readers:
-            kept = stats._summary(scope, membership)
+            kept = summary._summary(scope, membership)
             assert rounded(dataclasses.asdict(kept)) == rounded(
                 dataclasses.asdict(from_rows(scope, membership))
             )
             checked += 1
     assert checked > 10
     kept_rows = tally_rows(campaign.pk)
-    stats_tally.rebuild(campaign.pk)
+    tally.rebuild(campaign.pk)
     assert kept_rows == tally_rows(campaign.pk)
 
 

@@ -6,10 +6,10 @@ from django.db import migrations, models
 
 def fill_statistics(apps, schema_editor):
     """The statistics columns and follow-up rows of every earlier roll, from its log entries
-    through its engine (``rolls.stats_record.refill``)."""
-    from rolls import stats_record
+    through its engine (``rolls.stats.record.refill``)."""
+    from rolls.stats import record
 
-    stats_record.refill(
+    record.refill(
         apps.get_model("rolls", "Roll"),
         apps.get_model("rolls", "LogEntry"),
         apps.get_model("rolls", "FollowUpUse"),

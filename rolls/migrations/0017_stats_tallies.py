@@ -6,12 +6,12 @@ from django.db import migrations, models
 
 def fill_tallies(apps, schema_editor):
     """The statistics' tallies of every campaign, from its rolls and follow-ups by grouped
-    queries (``rolls.stats_tally.rebuild``)."""
-    from rolls import stats_tally
+    queries (``rolls.stats.tally.rebuild``)."""
+    from rolls.stats import tally
 
     roll = apps.get_model("rolls", "Roll")
     for campaign_id in roll.objects.values_list("campaign_id", flat=True).distinct().order_by():
-        stats_tally.rebuild(
+        tally.rebuild(
             campaign_id,
             roll_model=roll,
             use_model=apps.get_model("rolls", "FollowUpUse"),

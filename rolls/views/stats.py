@@ -1,6 +1,6 @@
 """Statistics pages ("are my dice cursed?") for a campaign, a play session and a character,
 and a play session's recap. Members only; a player's figures leave out what they may not see
-(``rolls.stats``)."""
+(``rolls.stats.summary``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from rolls import charts, fairness, registry, stats
+from rolls import registry
 from rolls.models import Roll
+from rolls.stats import charts, fairness
+from rolls.stats import summary as stats
 from rolls.systems.base import dice_count, percent
 from tabletop.access import MAX_ID, character_or_404, membership_or_404
 from tabletop.models import Membership, PlaySession

@@ -1,11 +1,11 @@
 """The statistics of a campaign, a play session or a character, and a session's recap.
 
-A statistics page adds up the sums the services keep as they write (``rolls.stats_tally``):
+A statistics page adds up the sums the services keep as they write (``rolls.stats.tally``):
 a few hundred tally rows for the whole campaign, fewer for a session or a character, never a
 row per roll, so a page costs the same few queries at ten rolls or a hundred thousand. The
 recap lists rolls (the luckiest, the notable), from the columns the services keep on each
-``Roll`` and ``FollowUpUse`` (``rolls.stats_record``), by index. The arithmetic of luck and
-fairness is ``rolls.fairness``.
+``Roll`` and ``FollowUpUse`` (``rolls.stats.record``), by index. The arithmetic of luck and
+fairness is ``rolls.stats.fairness``.
 
 What counts: a voided roll counts nowhere. A roll entered by hand (``Roll.by_hand``) counts in
 the rolls made, the success rates, the follow-ups and what was spent, but not in the fairness
@@ -23,12 +23,13 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Max, Min, Q, QuerySet, Sum
 
-from rolls import fairness, registry
+from rolls import registry
 from rolls.history import SessionTimes, session_events
 from rolls.log.events import TableEvent
 from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
-from rolls.stats_record import FACE_FIELDS
-from rolls.stats_tally import NO_SHEET, ROLL_SUMS, WHOLE_CAMPAIGN
+from rolls.stats import fairness
+from rolls.stats.record import FACE_FIELDS
+from rolls.stats.tally import NO_SHEET, ROLL_SUMS, WHOLE_CAMPAIGN
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 SUCCESS_TONES = ("success", "amazing")
@@ -148,7 +149,7 @@ def summary(scope: Scope, membership: Membership) -> Summary:
 
 
 def _summary(scope: Scope, membership: Membership) -> Summary:
-    """Every figure of a statistics page, from the scope's tallies (``rolls.stats_tally``): the
+    """Every figure of a statistics page, from the scope's tallies (``rolls.stats.tally``): the
     rolls by character, pool and outcome (a few hundred groups at most, added up here), and
     the follow-ups by action."""
     groups = _roll_groups(scope, membership)

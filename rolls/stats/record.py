@@ -1,10 +1,10 @@
 """What the statistics need of a roll, kept when the roll and its follow-ups are written.
 
-The statistics pages (``rolls.stats``) add up columns with the database; nothing there reads
+The statistics pages (``rolls.stats.summary``) add up columns with the database; nothing there reads
 a state. So the services write, with each roll, the figures of its first throw (``roll_figures``:
 the pool, the exact chance, first-throw success, its percentile and variance, its faces), and
 with each follow-up a ``FollowUpUse`` row and the faces it rolled (``follow_up_figures``). The
-odds come from the engine's caches and ``rolls.fairness`` keeps each request's placements, so
+odds come from the engine's caches and ``rolls.stats.fairness`` keeps each request's placements, so
 this costs a roll a few dictionary look-ups.
 
 ``refill`` computes the same from the log for rolls written without them (the migration that
@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rolls import fairness, registry
+from rolls import registry
+from rolls.stats import fairness
 from rolls.systems.base import DiceSystem, Outcome, State, first_throw
 
 FACE_FIELDS = ("face1", "face2", "face3", "face4", "face5", "face6")

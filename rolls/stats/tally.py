@@ -1,6 +1,6 @@
 """The statistics' sums, kept as the log moves on: ``RollTally`` and ``FollowUpTally``.
 
-A statistics page adds up a few hundred tally rows (``rolls.stats``) instead of every roll of
+A statistics page adds up a few hundred tally rows (``rolls.stats.summary``) instead of every roll of
 the campaign. The tallies hold exactly the sums the pages group by, at two grains (each play
 session, and the whole campaign as session 0), and the services keep them in the transaction
 that appends the entry changing them:
@@ -37,7 +37,7 @@ from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import BooleanField, Case, Count, Q, Sum, Value, When
 
 from rolls.models import FollowUpTally, FollowUpUse, Roll, RollTally, Visibility
-from rolls.stats_record import FACE_FIELDS, SPENT_AMOUNTS
+from rolls.stats.record import FACE_FIELDS, SPENT_AMOUNTS
 from tabletop.serving import driver
 
 ROLL_KEY = ("session_pk", "character_pk", "name", "seen", "pool", "outcome")
@@ -86,7 +86,7 @@ def _seen(visibility: str, revealed: bool) -> bool:
 
 
 def _roll_sums(row: Mapping[str, Any]) -> list[float]:
-    """One roll's sums, as ``rolls.stats`` counts them: a roll by hand is left out of the
+    """One roll's sums, as ``rolls.stats.summary`` counts them: a roll by hand is left out of the
     fairness figures (percentiles and faces)."""
     by_hand = bool(row["by_hand"])
     fair = not by_hand and row["percentile"] is not None
