@@ -259,12 +259,12 @@ def bench_sheet(system: str) -> dict[str, Any]:
 
 
 def _forms_data(campaign: Any, character: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A player's roll and the GM's quick roll as their forms start (``rolls.formdata``, as the
+    """A player's roll and the GM's quick roll as their forms start (``rolls.play.formdata``, as the
     demo campaign posts them), the first trait ticked where a roll ticks what applies; both
     checked here by the forms and the engine, so a bench never measures refusals."""
     from rolls import registry
-    from rolls.formdata import form_baseline, npc_baseline, posted
-    from rolls.npc import NpcRollForm
+    from rolls.play.formdata import form_baseline, npc_baseline, posted
+    from rolls.play.npc import NpcRollForm
 
     adapter = registry.table(campaign.system)
     data = form_baseline(adapter.roll_form(character=character, initial=adapter.roll_initial))

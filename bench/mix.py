@@ -14,7 +14,7 @@ Both servers run for the whole run; their tables' groups are numbered apart (the
 from 1,000,000), so with Redis shared a group message never crosses from one to the other.
 
 What is posted, as a phone posts it (htmx's headers, the page's CSRF token, 32 hex digits of
-the browser's random value for the dice), each form's data as it starts (``rolls.formdata``,
+the browser's random value for the dice), each form's data as it starts (``rolls.play.formdata``,
 checked by the forms and the engine when the tables are built):
 
 - a **plain roll**: a player's roll form (``rolls:roll-create``), round-robin over every player

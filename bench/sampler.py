@@ -120,7 +120,7 @@ def start(directory: str, interval: float = 0.002) -> None:
 SECTIONS = [
     "django.core.handlers.base.BaseHandler.get_response",  # a request's middleware and view
     "rolls.views.rolling.roll_create",  # the roll view, within it
-    "rolls.services.roll_create",  # the roll's transaction, with its on-commit work
+    "rolls.play.services.roll_create",  # the roll's transaction, with its on-commit work
     "rolls.live.publish",  # on commit: render the shared card, group-send
     "rolls.feed.prepare_entry",  # the writer's render of the shared card
     "tabletop.access.membership_or_404",

@@ -1,6 +1,6 @@
 """Writes to campaigns, memberships, characters and play sessions. Changes the table should
 see go into the roll log as events, so the history tells the whole evening. Each function is
-one transaction, like the roll services (``rolls.services``)."""
+one transaction, like the roll services (``rolls.play.services``)."""
 
 from __future__ import annotations
 

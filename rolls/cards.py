@@ -304,7 +304,7 @@ def build_card(
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    # A voided roll offers nothing more (``rolls.services.follow_up_apply`` refuses it too).
+    # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
     return card

@@ -2,7 +2,7 @@
 player's challenge on their roll screen, and the challenged player's answer.
 
 Each character's side is chosen with its own roll fields (``rolls.contest_sides``). Someone without a sheet is described by the GM's quick-roll fields, which are
-the system's command-line flags (``rolls.npc``), under the prefix ``npc``.
+the system's command-line flags (``rolls.play.npc``), under the prefix ``npc``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.http import QueryDict
 
 from rolls import registry
 from rolls.contest_sides import Side, SideRow, side_data, side_row
-from rolls.npc import NpcRollForm
+from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
 from rolls.systems.base import INVISIBLE, Param
 from tabletop.access import MAX_ID

@@ -209,7 +209,7 @@ def _request(contest: Contest, side: ContestSide) -> Any:
     if side.character is None:
         raise RulesError(f"{side.name} has left the table.")
     request_data, _ = registry.table(contest.system).pool(side.character, side.data)
-    # The request the roll will be made with (``rolls.services.roll_create``, sealed).
+    # The request the roll will be made with (``rolls.play.services.roll_create``, sealed).
     return system.contest_request(system.parse_request(request_data))
 
 

@@ -18,8 +18,8 @@ from django import forms
 from django.http import QueryDict
 
 from rolls import registry
-from rolls.calls import as_query
 from rolls.models import Contest
+from rolls.play.calls import as_query
 from rolls.systems import RulesError
 from rolls.tables.forms import RollFormBase
 from tabletop.models import Character

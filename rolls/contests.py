@@ -24,7 +24,7 @@ The order of play, which every function here enforces on the server:
    by the GM from step 2: the sides rolled so far are revealed, a side that did not roll
    loses. The GM may also cancel a contest at any point; what was rolled is revealed.
 
-Lock order: the contest's row first, then what a roll locks (``rolls.services``: the
+Lock order: the contest's row first, then what a roll locks (``rolls.play.services``: the
 character, the campaign last), so two sides rolling at the same moment queue on the contest
 and exactly one of them reveals. A follow-up does not lock the contest: it is refused on a
 sealed roll, and the reveal marks the rolls revealed before it commits.
@@ -45,7 +45,7 @@ from rolls.contest_sides import Side
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry, Roll
-from rolls.services import npc_roll_create, roll_create
+from rolls.play.services import npc_roll_create, roll_create
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
 from rolls.systems.base import Rng

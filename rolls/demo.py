@@ -2,8 +2,8 @@
 campaign with a history, and for the bench (``bench/history.py``), which needs a big one.
 
 Everything goes through the functions a request would call (``rolls.campaigns``,
-``rolls.services``, ``rolls.history_services``), with the forms a phone would post
-(``rolls.formdata``), so every row, log entry and hash is the one real play writes. One
+``rolls.play.services``, ``rolls.history_services``), with the forms a phone would post
+(``rolls.play.formdata``), so every row, log entry and hash is the one real play writes. One
 seeded ``random.Random`` makes every choice and rolls every die: the same seed plays the same
 campaign (ids and times aside).
 
@@ -27,10 +27,11 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
-from rolls import campaigns, history_services, registry, services
-from rolls.formdata import form_baseline, npc_baseline, posted
+from rolls import campaigns, history_services, registry
 from rolls.models import Roll, RollCall, Visibility
-from rolls.npc import NpcRollForm
+from rolls.play import services
+from rolls.play.formdata import form_baseline, npc_baseline, posted
+from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character
 

@@ -23,7 +23,7 @@ from django.db import transaction
 from rolls.contests import contest_event
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, Roll
-from rolls.services import roll_create
+from rolls.play.services import roll_create
 from rolls.systems import RulesError
 from rolls.systems.base import Rng
 from rolls.systems.doubles import DN_NAMES, ExtendedAction

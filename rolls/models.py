@@ -150,7 +150,7 @@ class Roll(models.Model):
     # rolls in one query (``rolls.contest_panels``); ``current_state`` returns it then.
     known_state: dict[str, Any] | None = None
     # Not a column: whether it is its character's newest roll, where a service has read it
-    # (``rolls.services.follow_up_apply``); ``is_latest`` returns it then.
+    # (``rolls.play.services.follow_up_apply``); ``is_latest`` returns it then.
     known_latest: bool | None = None
 
     class Meta:

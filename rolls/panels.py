@@ -14,9 +14,9 @@ from django.template.loader import render_to_string
 
 from rolls import registry
 from rolls.audience import GmPanel, Waits
-from rolls.calls import as_query
 from rolls.cards import Card, build_card
 from rolls.models import LogEntry, Roll, RollCall, Visibility
+from rolls.play.calls import as_query
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
 from tabletop.access import may_act_for

@@ -154,7 +154,7 @@ class PlaySession(models.Model):
     # imported session keeps it even when the seed, not revealed yet, stayed behind.
     seed_hash = models.CharField(max_length=64, blank=True, default="")
     # The seed the session's next secret or blind roll will take as its own (hex): drawn, and
-    # its hash logged, before that roll's random value arrives (rolls/services.py).
+    # its hash logged, before that roll's random value arrives (rolls/play/services.py).
     hidden_seed = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:

@@ -15,12 +15,12 @@ from django.test import Client
 
 from rolls import campaigns as services
 from rolls import registry
-from rolls import services as roll_services
-from rolls.formdata import form_baseline as form_baseline
-from rolls.formdata import npc_baseline as npc_baseline
-from rolls.formdata import posted as posted
 from rolls.models import Roll
-from rolls.npc import NpcRollForm
+from rolls.play import services as roll_services
+from rolls.play.formdata import form_baseline as form_baseline
+from rolls.play.formdata import npc_baseline as npc_baseline
+from rolls.play.formdata import posted as posted
+from rolls.play.npc import NpcRollForm
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
 from tabletop.models import Campaign, Character, Membership
 from tests.dice import Script as Script
@@ -122,7 +122,7 @@ def logged_in(user: object) -> Client:
     return client
 
 
-# -- form data: form_baseline, posted and npc_baseline live in rolls/formdata.py (the demo uses them)
+# -- form data: form_baseline, posted and npc_baseline live in rolls/play/formdata.py (the demo uses them)
 
 
 # -- any system: a sheet, a roll and its follow-ups --------------------------------------------------

@@ -16,8 +16,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from rolls import campaigns as table_services
-from rolls import services as roll_services
 from rolls.models import Contest, Roll, RollCall
+from rolls.play import services
 from tabletop.models import Ban, Membership
 from tests import factories
 from tests.factories import ScriptedDice, Table
@@ -62,7 +62,7 @@ def world(table: Table) -> World:
     other = factories.member(table.campaign, name="Kim")
     factories.character(table.campaign, other.user, name="Bea")
     factories.campaign(table.outsider, name="Elsewhere")
-    made = roll_services.roll_create(
+    made = services.roll_create(
         character=table.character,
         roller=table.player,
         data={"attribute": "Body"},
@@ -79,7 +79,7 @@ def world(table: Table) -> World:
     ):
         clients[name] = Client()
         clients[name].force_login(user)
-    call = roll_services.call_create(
+    call = services.call_create(
         campaign=table.campaign, gm=table.gm, characters=[table.character], data=ROLL, label="Body"
     )
     removed = factories.member(table.campaign, name="Rex")

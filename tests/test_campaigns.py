@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as services
-from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
+from rolls.play import services as roll_services
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character, Membership, PlaySession
 from tests import factories

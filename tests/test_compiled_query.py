@@ -18,9 +18,9 @@ from pytest_django.fixtures import Settings
 
 from rolls import feed, panels
 from rolls import models as roll_models
-from rolls import services as roll_services
 from rolls.log import append
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.tables.sets import carried
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence
@@ -103,17 +103,17 @@ def test_it_finds_no_open_session_when_none_is(table: Table) -> None:
 
 def test_it_reads_and_locks_a_character_in_a_transaction(table: Table) -> None:
     with transaction.atomic():
-        compiled = roll_services._LOCKED_CHARACTER.get(pk=table.character.pk)
+        compiled = services._LOCKED_CHARACTER.get(pk=table.character.pk)
     orm = Character.objects.select_related("campaign").get(pk=table.character.pk)
     _same(compiled, orm, related=("campaign",))
     if connection.features.has_select_for_update:
-        assert "FOR NO KEY UPDATE" in roll_services._LOCKED_CHARACTER.sql()
+        assert "FOR NO KEY UPDATE" in services._LOCKED_CHARACTER.sql()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_it_refuses_a_lock_outside_a_transaction(table: Table) -> None:
     with pytest.raises(TransactionManagementError):
-        roll_services._LOCKED_CHARACTER.get(pk=table.character.pk)
+        services._LOCKED_CHARACTER.get(pk=table.character.pk)
 
 
 def test_it_reads_the_signed_in_user(table: Table) -> None:
@@ -136,10 +136,10 @@ def test_it_reads_no_inactive_or_unknown_user(table: Table) -> None:
         (access._MEMBERSHIP, {"campaign_id": 3, "user_id": 4}),
         (access._CHARACTER, {"campaign_id": 3, "character_id": 4}),
         (models._OPEN_SESSION, {"campaign_id": 3}),
-        (roll_services._LOCKED_CHARACTER, {"pk": 3}),
+        (services._LOCKED_CHARACTER, {"pk": 3}),
         (auth_backend._USER, {"pk": 3}),
         (roll_models._ROLL_OF_CAMPAIGN, {"campaign_id": 3, "pk": 4}),
-        (roll_services._RUNNING_SESSION_SEED, {"pk": 3}),
+        (services._RUNNING_SESSION_SEED, {"pk": 3}),
     ],
 )
 def test_it_runs_the_sql_the_orm_would(compiled: CompiledQuery[Any], params: dict[str, int]) -> None:
@@ -269,9 +269,7 @@ def test_a_rolls_newest_state_and_whether_it_is_its_characters_latest_are_read_c
     table: Table,
 ) -> None:
     first = a_roll("sixes", table.character, table.player)
-    roll_services.follow_up_apply(
-        roll=first, actor=table.player, action="luck", params={}, rng=random.Random(1)
-    )
+    services.follow_up_apply(roll=first, actor=table.player, action="luck", params={}, rng=random.Random(1))
     second = a_roll("sixes", table.character, table.player)
     first = Roll.objects.get(pk=first.pk)  # nothing known on the instance: each is read
     newest = first.entries.order_by("-seq").first()
@@ -312,7 +310,7 @@ def test_it_inserts_a_roll_as_create_does(table: Table) -> None:
         intent="climb",
         trait="Body + Force",
     )
-    compiled = roll_services._NEW_ROLL.create(**values)
+    compiled = services._NEW_ROLL.create(**values)
     orm = Roll.objects.create(**values)
     assert compiled.pk is not None and compiled.pk != orm.pk
     assert compiled._state.adding is False and compiled._state.db == orm._state.db
@@ -334,7 +332,7 @@ def test_it_inserts_a_log_entry_with_its_state_as_json(table: Table) -> None:
 
 def test_a_follow_up_writes_its_use_and_reads_its_seed_compiled(table: Table) -> None:
     made = a_roll("sixes", table.character, table.player)
-    entry = roll_services.follow_up_apply(
+    entry = services.follow_up_apply(
         roll=made, actor=table.player, action="luck", params={}, rng=random.Random(1)
     )
     use = roll_models.FollowUpUse.objects.get(roll=made)
@@ -347,10 +345,10 @@ def test_a_follow_up_writes_its_use_and_reads_its_seed_compiled(table: Table) ->
     )
     session = table.campaign.open_session()
     assert session is not None
-    found = roll_services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk)
+    found = services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk)
     assert found is not None and found.seed == session.seed
     models.PlaySession.objects.filter(pk=session.pk).update(ended=session.started)
-    assert roll_services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk) is None  # it ended
+    assert services._RUNNING_SESSION_SEED.get_or_none(pk=session.pk) is None  # it ended
 
 
 def test_an_insert_refuses_what_save_refuses(table: Table) -> None:
@@ -436,11 +434,9 @@ def test_a_save_refuses_what_save_refuses(table: Table) -> None:
 def test_a_follow_up_saves_its_sheet_and_its_roll_compiled(table: Table) -> None:
     made = a_roll("sixes", table.character, table.player)
     before = Character.objects.get(pk=table.character.pk).luck
-    roll_services.follow_up_apply(
-        roll=made, actor=table.player, action="luck", params={}, rng=random.Random(1)
-    )
+    services.follow_up_apply(roll=made, actor=table.player, action="luck", params={}, rng=random.Random(1))
     assert Character.objects.get(pk=table.character.pk).luck == before - 1
-    assert roll_services._SAVE_CHARACTER._plans and roll_services._SAVE_ROLL._plans
+    assert services._SAVE_CHARACTER._plans and services._SAVE_ROLL._plans
     row, rolled = _row(Roll, made.pk), Roll.objects.get(pk=made.pk).current_state() or {}
     # The faces of every step, the first roll's and Luck's reroll, counted on the roll's row.
     assert sum(row[f"face{face}"] for face in range(1, 7)) == sum(
@@ -581,7 +577,7 @@ def test_it_sends_each_value_as_save_prepares_it(table: Table) -> None:
         by_hand=True,
     )
     obj = Roll(**values)
-    plan = roll_services._NEW_ROLL._plan()
+    plan = services._NEW_ROLL._plan()
     fields = [
         f for f in Roll._meta.local_concrete_fields if not f.generated and f is not Roll._meta.auto_field
     ]
@@ -589,7 +585,7 @@ def test_it_sends_each_value_as_save_prepares_it(table: Table) -> None:
     for field, value in zip(fields, plan.values, strict=True):
         if field.name != "created":
             assert value(obj) == field.get_db_prep_save(field.pre_save(obj, add=True), connection=connection)
-    compiled = roll_services._NEW_ROLL.create(**values)
+    compiled = services._NEW_ROLL.create(**values)
     orm = Roll.objects.create(**values)
     assert _row(Roll, compiled.pk) == _row(Roll, orm.pk)
     assert _row(Roll, compiled.pk)["pool"] == 4 and _row(Roll, compiled.pk)["face6"] == 1

@@ -13,8 +13,9 @@ import pytest
 from django.db import connection, transaction
 
 from rolls import campaigns as rolls_campaigns
-from rolls import registry, services
+from rolls import registry
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from rolls.systems.stars import STATS as STARS_STATS
 from tabletop.models import Character

@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 
 from rolls import registry
-from rolls.calls import CallBuilder
 from rolls.models import LogEntry, Roll, RollCall
+from rolls.play.calls import CallBuilder
 from rolls.systems.base import percent
 from tabletop.models import Character
 from tests import factories

@@ -14,7 +14,7 @@ from django.urls import reverse
 from rolls import registry
 from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
-from rolls.npc import NpcRollForm
+from rolls.play.npc import NpcRollForm
 from rolls.systems.base import percent
 from tests import factories
 from tests.factories import Script, Table, logged_in, npc_baseline

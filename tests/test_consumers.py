@@ -18,11 +18,11 @@ from django.db import transaction
 from django.test import Client
 
 from rolls import campaigns as table_services
-from rolls import services
 from rolls.consumers import _result_for
 from rolls.log import append
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from tabletop.asgi import application
 from tabletop.models import Membership, Presence
 from tests import factories

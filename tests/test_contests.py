@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import contests, feed, services
+from rolls import contests, feed
 from rolls.contest_sides import Side
 from rolls.models import Contest, LogEntry, Roll, Visibility
+from rolls.play import services
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories

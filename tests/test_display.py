@@ -14,11 +14,12 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from rolls import display, registry, services
+from rolls import display, registry
 from rolls.display_consumer import REPLACED
 from rolls.kept import sharing
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from tabletop.asgi import application
 from tabletop.models import Campaign, Presence
 from tests.factories import ScriptedDice, Table, logged_in

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import campaigns, contests, extended, feed, services
+from rolls import campaigns, contests, extended, feed
 from rolls.contest_sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories

@@ -430,7 +430,7 @@ def test_under_asgi_the_stream_is_read_a_batch_at_a_time() -> None:
 def test_dice_entered_by_hand_are_marked_in_both_exports_and_kept_by_the_import(table: Table) -> None:
     """Issue 17: faces a player read off real dice are marked, so that a check of the dice's
     fairness can leave them out; the app's own dice are not."""
-    from rolls import services
+    from rolls.play import services
 
     Campaign.objects.filter(pk=table.campaign.pk).update(dice=DiceMode.EITHER)
     table.character.refresh_from_db()

@@ -11,7 +11,7 @@ from django import forms
 from pytest_django.fixtures import Settings
 
 from rolls import registry
-from rolls.npc import NpcRollForm
+from rolls.play.npc import NpcRollForm
 from tabletop.serving.fields import CopiedFields, CopiedFieldsMetaclass, copied_field
 from tests import factories
 from tests.factories import sheet_of

@@ -33,13 +33,14 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolls import campaigns, contests, registry, services
-from rolls.calls import CallBuilder
+from rolls import campaigns, contests, registry
 from rolls.contest_sides import Side
 from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.history import HistoryFilters
 from rolls.models import Contest, ContestSide, Roll, RollCall
-from rolls.npc import NpcRollForm
+from rolls.play import services
+from rolls.play.calls import CallBuilder
+from rolls.play.npc import NpcRollForm
 from tabletop.access import MAX_ID
 from tabletop.forms import ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.models import Ban, Campaign, Character, Membership, PlaySession

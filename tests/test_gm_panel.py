@@ -20,12 +20,12 @@ from django.test.utils import CaptureQueriesContext
 
 from rolls import campaigns as table_services
 from rolls import feed, history_services, panels, registry
-from rolls import services as roll_services
 from rolls.audience import GmPanel, Panel, Viewer, Waits, delivery
 from rolls.cards import ACTIONABLE, Card, _default, latest_card
 from rolls.feed import facts_of, next_viewer
 from rolls.models import LogEntry, Roll, Visibility
-from rolls.npc import NpcRollForm
+from rolls.play import services
+from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories
@@ -101,7 +101,7 @@ class Walk:
         data = factories.roll_data(self.campaign.system, character)
         form = self.adapter.roll_form(factories.posted(data), character=character)
         assert form.is_valid(), form.errors
-        roll_services.roll_create(
+        services.roll_create(
             character=character,
             roller=character.owner,
             data=form.engine_data(),
@@ -115,7 +115,7 @@ class Walk:
         self.campaign.refresh_from_db()
         form = NpcRollForm(factories.posted(factories.npc_baseline(self.campaign)), campaign=self.campaign)
         assert form.is_valid(), form.errors
-        roll_services.npc_roll_create(
+        services.npc_roll_create(
             campaign=self.campaign,
             gm=self.gm,  # type: ignore[arg-type]
             name="Goon",
@@ -150,7 +150,7 @@ class Walk:
         )
         self.applied[button.action] += 1
         params = {param.name: _default(param) for param in button.follow_up.params}
-        roll_services.follow_up_apply(
+        services.follow_up_apply(
             roll=roll,
             actor=membership.user,
             action=button.action,
@@ -314,7 +314,7 @@ def open_roll(walk: Walk, character: Character) -> LogEntry:
     sheet = Character.objects.select_related("campaign").get(pk=character.pk)
     form = walk.adapter.roll_form(factories.posted(factories.roll_data("sets", sheet)), character=sheet)
     assert form.is_valid(), form.errors
-    roll = roll_services.roll_create(
+    roll = services.roll_create(
         character=sheet, roller=sheet.owner, data=form.engine_data(), helper=None, intent="", rng=walk.rng
     )
     return LogEntry.objects.select_related("roll", "roll__character", "roll__target").get(

@@ -10,8 +10,9 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from rolls import registry, services
+from rolls import registry
 from rolls.models import LogEntry, Roll, RollCall, Visibility
+from rolls.play import services
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in
 from tests.test_consumers import frames_until, open_socket, sync, up_to

@@ -14,9 +14,9 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import registry
-from rolls import services as roll_services
 from rolls.cards import _default
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from rolls.systems.base import FollowUp
 from rolls.systems.hand import dice_needed
@@ -186,7 +186,7 @@ def test_the_service_holds_the_policy_without_a_view() -> None:
     data = form.engine_data()
 
     def make(**kwargs: Any) -> Roll:
-        return roll_services.roll_create(
+        return services.roll_create(
             character=table.character,
             roller=table.player,
             data=data,
@@ -413,7 +413,7 @@ def test_a_digital_table_s_quick_roll_has_no_faces_field_and_the_service_refuses
     engine = registry.engine("sixes")
     before = everything()
     with pytest.raises(RulesError, match="digital dice"):
-        roll_services.npc_roll_create(
+        services.npc_roll_create(
             campaign=table.campaign,
             gm=table.gm,
             name="Goon",
@@ -552,7 +552,7 @@ def test_a_call_for_a_roll_is_answered_with_real_dice(dice: Script) -> None:
     """At a real-dice table the call's one-tap form carries a keypad for the call's pool."""
     table = hand_table("sixes")
     data = {"trait": "Body", "need": "1"}
-    call = roll_services.call_create(
+    call = services.call_create(
         campaign=table.campaign, gm=table.gm, characters=[table.character], data=data, label="Body"
     )
     player = logged_in(table.player)

@@ -12,8 +12,9 @@ from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns, registry, services
+from rolls import campaigns, registry
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from tests import factories
 from tests.factories import ScriptedDice, Table, logged_in
 

@@ -14,10 +14,10 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.urls import reverse
 
-from rolls import services
 from rolls.export import entry_content
 from rolls.log import chain
 from rolls.models import LogEntry
+from rolls.play import services
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in

@@ -16,8 +16,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.urls import reverse
 
-from rolls import feed, services
+from rolls import feed
 from rolls.models import LogEntry, Roll, RollCall
+from rolls.play import services
 from tests import factories
 from tests.factories import Script, Table, npc_baseline, sheet_of
 from tests.markup import Page

@@ -19,8 +19,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns, feed, registry, services
+from rolls import campaigns, feed, registry
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character, Membership
 from tests import factories

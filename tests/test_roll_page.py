@@ -8,8 +8,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from rolls import registry, services
+from rolls import registry
 from rolls.models import Roll, RollNote
+from rolls.play import services
 from rolls.systems.base import percent
 from tests.factories import ScriptedDice, Table, logged_in
 from tests.test_history import roll, secret_roll

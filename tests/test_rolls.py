@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as table_services
-from rolls import services
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from rolls.views import rolling
 from tabletop.models import Campaign, Character

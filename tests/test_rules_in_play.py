@@ -16,8 +16,8 @@ from django.urls import reverse
 
 from rolls import campaigns as table_services
 from rolls import registry
-from rolls import services as roll_services
 from rolls.models import LogEntry, Roll, Visibility
+from rolls.play import services
 from rolls.systems.stars import SKILLS, STATS
 from tabletop.models import Campaign, Character
 from tests import factories
@@ -277,7 +277,7 @@ def stars_failure(table: Table, dice: Script) -> Roll:
 
 
 def guard_against(table: Table) -> Roll:
-    return roll_services.npc_roll_create(
+    return services.npc_roll_create(
         campaign=table.campaign,
         gm=table.gm,
         name="The guard",

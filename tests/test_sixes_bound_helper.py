@@ -12,8 +12,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from rolls import bound_helper, services
 from rolls.models import LogEntry, Roll, Visibility
+from rolls.play import bound_helper, services
 from rolls.systems import RulesError
 from tabletop.models import Character
 from tests.dice import ScriptedDice

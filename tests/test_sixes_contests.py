@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import contests, feed, services
+from rolls import contests, feed
 from rolls.contest_sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from rolls.systems.sixes import kid_versus_kid_odds
 from rolls.systems.sixes import system as sixes

@@ -13,8 +13,8 @@ import pytest
 from django.urls import reverse
 
 from rolls import history_services, registry
-from rolls import services as roll_services
 from rolls.models import FollowUpUse, LogEntry, Roll
+from rolls.play import services
 from rolls.stats import fairness, record
 from rolls.stats import summary as stats
 from rolls.systems.base import DiceSystem
@@ -124,7 +124,7 @@ def test_each_system_names_every_die_its_roll_drew(slug: str) -> None:
 
 
 def _roll(table: Table, *faces: int, by_hand: bool = False) -> Roll:
-    return roll_services.roll_create(
+    return services.roll_create(
         character=table.character,
         roller=table.player,
         data=BODY,
@@ -136,7 +136,7 @@ def _roll(table: Table, *faces: int, by_hand: bool = False) -> Roll:
 
 
 def _follow(table: Table, roll: Roll, action: str, *faces: int, **params: str) -> None:
-    roll_services.follow_up_apply(
+    services.follow_up_apply(
         roll=roll, actor=table.player, action=action, params=params, rng=ScriptedDice(*faces)
     )
 
@@ -162,7 +162,7 @@ def evening(table: Table) -> dict[str, Roll]:
     rolls["E"] = _roll(table, 6, 6, 6)
     history_services.roll_void(roll=rolls["E"], gm=table.gm)
     sixes = registry.engine("sixes")
-    rolls["F"] = roll_services.npc_roll_create(
+    rolls["F"] = services.npc_roll_create(
         campaign=table.campaign,
         gm=table.gm,
         name="Goon",

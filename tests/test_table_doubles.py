@@ -18,8 +18,9 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import campaigns as table_services
-from rolls import registry, services
+from rolls import registry
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.models import Campaign, Character

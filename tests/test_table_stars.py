@@ -17,8 +17,8 @@ from django.urls import reverse
 
 from rolls import campaigns as services
 from rolls import registry
-from rolls import services as roll_services
 from rolls.models import LogEntry, Roll
+from rolls.play import services as roll_services
 from rolls.systems import RulesError
 from rolls.systems.stars import EDGES, SKILLS, STATS
 from rolls.tables.stars.forms import key_of

@@ -2,7 +2,7 @@
 
 ``argparse`` converts each word with the flag's ``type``; these types convert exactly as
 ``int`` and ``str`` do (the engine still checks every value and says what is wrong in its own
-words), and they carry what the GM's quick-roll form (``rolls.npc``) shows: the bounds of a
+words), and they carry what the GM's quick-roll form (``rolls.play.npc``) shows: the bounds of a
 number, the choices of a word. The command line and the form thus read one description.
 """
 

@@ -312,7 +312,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
 
     def shared_conditions(self, character: Character) -> list[str]:
         """The Conditions the GM may check for a helper and roller together
-        (``rolls.bound_helper``): none by default."""
+        (``rolls.play.bound_helper``): none by default."""
         return []
 
     def check_can_roll(self, character: Character) -> None:

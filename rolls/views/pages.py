@@ -10,12 +10,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rolls import panels, registry
-from rolls.calls import CallBuilder
 from rolls.cards import Card, build_card, latest_card
 from rolls.contest_forms import ChallengeBuilder, ContestBuilder
 from rolls.contest_panels import contest_views
 from rolls.models import LogEntry, Roll
-from rolls.npc import NpcRollForm
+from rolls.play.calls import CallBuilder
+from rolls.play.npc import NpcRollForm
 from rolls.views.table import confirm_question
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404

@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
-from rolls.npc import NpcRollForm
+from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
 from tabletop.models import Campaign
 
