@@ -125,7 +125,7 @@ SECTIONS = [
     "rolls.feed.prepare_entry",  # the writer's render of the shared card
     "tabletop.access.membership_or_404",
     "tabletop.access.character_to_act_for",
-    "rolls.cards.latest_card",
+    "rolls.sight.cards.latest_card",
     "django.shortcuts.render",
     "django.contrib.sessions.backends.cached_db.SessionStore.load",
     "rolls.feed.render_since",
@@ -208,7 +208,7 @@ def start_sections(directory: str) -> None:
                     if value is original:
                         setattr(module, attribute, timed)
 
-    # More, for one run: BENCH_SECTIONS="rolls.panels.gm_panel,rolls.cards.build_card".
+    # More, for one run: BENCH_SECTIONS="rolls.sight.panels.gm_panel,rolls.sight.cards.build_card".
     extra = [path for path in os.environ.get("BENCH_SECTIONS", "").split(",") if path]
     sections = [*SECTIONS, *(path for path in extra if path not in SECTIONS)]
     if os.environ.get("BENCH_PROFILE_TARGET") == "bench.baseline":

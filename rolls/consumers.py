@@ -28,10 +28,10 @@ from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from redis.exceptions import RedisError
 
-from rolls import answers
 from rolls.coalesce import Throttle, told
 from rolls.feed import Drawn, is_stored, prepare_shared, receive_shared, render_since, shared_since
 from rolls.live import presence_message, table_group
+from rolls.sight import answers
 from tabletop import presence
 from tabletop.access import MAX_ID, membership_or_none
 from tabletop.errors import SERVICE_ERRORS

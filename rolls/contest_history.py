@@ -3,7 +3,7 @@ and a page of its own with every part in the order it happened.
 
 The parts are found from the log itself: the contest's events name it in their state (under
 the entry's hash, ``rolls.contests.contest_event``), and its rolls are its sides'. Each roll
-is drawn for whoever looks, as everywhere (``rolls.audience``): a side still sealed shows its
+is drawn for whoever looks, as everywhere (``rolls.sight.audience``): a side still sealed shows its
 dice to its roller and the GM only.
 """
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from rolls import contests, history
-from rolls.cards import Card, build_card
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry
+from rolls.sight.cards import Card, build_card
 from tabletop.models import Membership
 
 STATES = {

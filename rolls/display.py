@@ -15,13 +15,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.template.loader import render_to_string
 
-from rolls import panels
-from rolls.cards import Card, build_card
 from rolls.contest_panels import contest_views
 from rolls.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
 from rolls.log.append import append_event
 from rolls.log.events import Refresh, TableEvent, refreshes
 from rolls.models import LogEntry
+from rolls.sight import panels
+from rolls.sight.cards import Card, build_card
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign, new_join_token
 

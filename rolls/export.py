@@ -1,7 +1,7 @@
 """A campaign's log, or one play session's part of it, as CSV and as JSON, read in chunks so
 that a campaign of years streams in little memory.
 
-What a member may see decides what is written (``rolls.audience.sight``, as on every page): a
+What a member may see decides what is written (``rolls.sight.audience.sight``, as on every page): a
 player's file shows a secret or blind roll as "rolled in secret", without its dice, intent,
 trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
 check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``).
@@ -24,10 +24,10 @@ from typing import Any
 from django.db import connection, models
 
 from rolls import registry
-from rolls.audience import Facts, Viewer, sight
 from rolls.history import SessionTimes, session_seqs
 from rolls.log import chain
 from rolls.models import LogEntry, Roll
+from rolls.sight.audience import Facts, Viewer, sight
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 CHUNK = 2000  # rows read from the database at a time

@@ -15,10 +15,10 @@ roll screen of its character (it replaces the result card there), a secret or bl
 screen (the dice), and the panels a roll touches (the GM's waiting panel and call status, the
 panel of rolls against a player's character; the GM's own new roll goes on top of the GM's
 panel as that socket drew it, ``next_viewer``). Which member gets what is decided by
-``rolls.audience.delivery``, for both paths: ``render_since`` (the database read) renders
+``rolls.sight.audience.delivery``, for both paths: ``render_since`` (the database read) renders
 what it names and uses the store for the rest; ``shared_since`` answers from the store alone,
 for a member whose delivery is empty, or is the result card and resources line of their own
-follow-up, which the writer drew once for their answer and their sockets (``rolls.answers``).
+follow-up, which the writer drew once for their answer and their sockets (``rolls.sight.answers``).
 With ``FAST_PATH`` "shared_markup" off, nothing is kept and every socket takes the database
 path.
 """
@@ -32,13 +32,14 @@ from typing import Any
 from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
-from rolls import answers, panels, registry
-from rolls.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
-from rolls.cards import build_card
+from rolls import registry
 from rolls.contest_panels import contest_views
-from rolls.kept import Kept, sharing
 from rolls.log.events import Refresh, TableEvent
 from rolls.models import LogEntry
+from rolls.sight import answers, panels
+from rolls.sight.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
+from rolls.sight.cards import build_card
+from rolls.sight.kept import Kept, sharing
 from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership
 from tabletop.serving.compiled_query import CompiledList
@@ -116,7 +117,7 @@ def render_since(
 
 
 def facts_of(entry: LogEntry) -> Facts:
-    """What the audience of an entry depends on (``rolls.audience.Facts``), with whether its
+    """What the audience of an entry depends on (``rolls.sight.audience.Facts``), with whether its
     state may wait for the GM's decision, which its dice system tells (a doubles miracle asked)."""
     roll = entry.roll
     awaits = (
@@ -136,7 +137,7 @@ def next_viewer(
     viewer = viewer.after(facts)
     if not sent.panels & Panel.GM_NEWEST:
         return viewer
-    assert entry.roll is not None  # a new roll (``rolls.audience``)
+    assert entry.roll is not None  # a new roll (``rolls.sight.audience``)
     panel = panels.gm_panel_with_newest(viewer.gm_panel, entry.roll, entry.state or {}, entry.seq, membership)
     return replace(viewer, gm_panel=panel)
 
@@ -342,7 +343,7 @@ def shared_since(
     """What ``render_since`` sends this member for the entries after ``since`` up to
     ``until``, from the rendered store alone, without the database: only when each of them is
     a roll or a follow-up whose ``delivery`` to this member is the shared markup alone, or that
-    and the answer to their own follow-up (``rolls.answers``), and is stored. None otherwise,
+    and the answer to their own follow-up (``rolls.sight.answers``), and is stored. None otherwise,
     and the caller reads the database.
 
     Events take the long way on purpose: a status event shows the session as it is now, and

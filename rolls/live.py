@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
-from rolls import answers
 from rolls.feed import prepare_entry
+from rolls.sight import answers
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.request_threads import serving_loop
 
@@ -94,7 +94,7 @@ def publish(entry: LogEntry) -> None:
     try:
         shared = prepare_entry(entry)
         # Drawn after the shared markup, which it leaves as it is: so the asker's sockets
-        # have it when they hear of the entry, as its answer does (``rolls.answers``).
+        # have it when they hear of the entry, as its answer does (``rolls.sight.answers``).
         answer = answers.prepare(entry) if shared is not None else None
     except Exception:  # the sockets render it themselves; the broadcast must go out
         logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)

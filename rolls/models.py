@@ -144,7 +144,7 @@ class Roll(models.Model):
     seed_hash = models.CharField(max_length=64, blank=True, default="")  # its SHA-256, shown to all
 
     # Not a column: the entry a service wrote for this roll in this request, so the view that
-    # asked for it renders it without reading it back (``rolls.cards.latest_card``).
+    # asked for it renders it without reading it back (``rolls.sight.cards.latest_card``).
     last_entry: LogEntry | None = None
     # Not a column: the roll's newest state, where a page that only reads read those of many
     # rolls in one query (``rolls.contest_panels``); ``current_state`` returns it then.

@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.fixtures import DjangoCaptureOnCommitCallbacks, Settings
 
-from rolls import answers, feed
+from rolls import feed
 from rolls.models import LogEntry, Roll
+from rolls.sight import answers
 from tabletop.models import Membership
 from tests import factories
 from tests.conftest import Script

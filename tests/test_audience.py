@@ -1,4 +1,4 @@
-"""Who sees what of an entry (rolls.audience): the one rule that the pages, the socket's
+"""Who sees what of an entry (rolls.sight.audience): the one rule that the pages, the socket's
 database path and its shared path all follow. Plain facts in, no database."""
 
 from __future__ import annotations
@@ -7,8 +7,19 @@ from dataclasses import asdict
 
 import pytest
 
-from rolls.audience import ALL_WAITS, TABLE, Facts, GmPanel, Panel, Sight, Viewer, Waits, delivery, sight
 from rolls.feed import Shared
+from rolls.sight.audience import (
+    ALL_WAITS,
+    TABLE,
+    Facts,
+    GmPanel,
+    Panel,
+    Sight,
+    Viewer,
+    Waits,
+    delivery,
+    sight,
+)
 
 GM, ROLLER, TARGET, OTHER = 1, 2, 3, 4
 CHARACTER, TARGETED, ANOTHER = 20, 21, 22  # the roll's character, the one it is made against, another

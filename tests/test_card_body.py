@@ -12,11 +12,11 @@ import pytest
 from django.template.loader import render_to_string
 from pytest_django.fixtures import Settings
 
-from rolls import cards
-from rolls.cards import Card, FollowUpButton, build_card, latest_card
-from rolls.kept import Kept
 from rolls.models import Roll
 from rolls.play import services
+from rolls.sight import cards
+from rolls.sight.cards import Card, FollowUpButton, build_card, latest_card
+from rolls.sight.kept import Kept
 from tabletop.models import Membership
 from tests import factories
 from tests.factories import ScriptedDice, Table

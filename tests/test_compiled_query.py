@@ -16,11 +16,12 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import feed, panels
+from rolls import feed
 from rolls import models as roll_models
 from rolls.log import append
 from rolls.models import LogEntry, Roll
 from rolls.play import services
+from rolls.sight import panels
 from rolls.tables.sets import carried
 from tabletop import access, models, presence
 from tabletop.models import Character, Membership, Presence

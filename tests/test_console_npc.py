@@ -12,9 +12,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from rolls import registry
-from rolls.cards import build_card, latest_card
 from rolls.models import LogEntry, Roll
 from rolls.play.npc import NpcRollForm
+from rolls.sight.cards import build_card, latest_card
 from rolls.systems.base import percent
 from tests import factories
 from tests.factories import Script, Table, logged_in, npc_baseline

@@ -499,7 +499,7 @@ def doubles_table_with_a_failed_roll() -> tuple[Table, Roll]:
 def gm_panel_markup(table: Table) -> str:
     from django.template.loader import render_to_string
 
-    from rolls import panels
+    from rolls.sight import panels
 
     gm = Membership.objects.select_related("campaign").get(campaign=table.campaign, is_gm=True)
     return render_to_string("rolls/_gm_panel.html", {"gm_cards": panels.gm_panel(table.campaign.pk, gm)})

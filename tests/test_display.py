@@ -16,10 +16,10 @@ from django.urls import reverse
 
 from rolls import display, registry
 from rolls.display_consumer import REPLACED
-from rolls.kept import sharing
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from rolls.play import services
+from rolls.sight.kept import sharing
 from tabletop.asgi import application
 from tabletop.models import Campaign, Presence
 from tests.factories import ScriptedDice, Table, logged_in

@@ -4,7 +4,7 @@ A seeded walk plays each system's table (players' rolls, open and blind; the GM'
 secret and against a character; every follow-up the cards offer; corrections, a new Mystery or
 Adventure, a voided roll, a new session) and after every step checks that the panel is drawn
 exactly as the card-by-card way drew it, and that whenever it changed, the entries of that step
-told the GM's socket to redraw it (``rolls.audience.delivery``), or to put the GM's new roll on
+told the GM's socket to redraw it (``rolls.sight.audience.delivery``), or to put the GM's new roll on
 top of the panel it drew, which then is the panel drawn afresh."""
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from rolls import campaigns as table_services
-from rolls import feed, history_services, panels, registry
-from rolls.audience import GmPanel, Panel, Viewer, Waits, delivery
-from rolls.cards import ACTIONABLE, Card, _default, latest_card
+from rolls import feed, history_services, registry
 from rolls.feed import facts_of, next_viewer
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.play import services
 from rolls.play.npc import NpcRollForm
+from rolls.sight import panels
+from rolls.sight.audience import GmPanel, Panel, Viewer, Waits, delivery
+from rolls.sight.cards import ACTIONABLE, Card, _default, latest_card
 from rolls.systems import RulesError
 from tabletop.models import Character, Membership
 from tests import factories

@@ -14,9 +14,9 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls import registry
-from rolls.cards import _default
 from rolls.models import LogEntry, Roll
 from rolls.play import services
+from rolls.sight.cards import _default
 from rolls.systems import RulesError
 from rolls.systems.base import FollowUp
 from rolls.systems.hand import dice_needed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rolls.kept import Kept
+from rolls.sight.kept import Kept
 
 
 def test_it_keeps_the_newest_writes_and_drops_the_oldest() -> None:

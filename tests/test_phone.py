@@ -14,9 +14,9 @@ from django.template import Context, Template
 from django.urls import reverse
 
 from rolls import campaigns as table_services
-from rolls.audience import Facts, Panel, Viewer, delivery
 from rolls.log.events import TableEvent
 from rolls.models import Roll
+from rolls.sight.audience import Facts, Panel, Viewer, delivery
 from rolls.systems.base import Die
 from rolls.templatetags.dice import bids, dice
 from tabletop.asgi import application

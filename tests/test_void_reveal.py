@@ -145,8 +145,8 @@ def test_a_void_of_a_secret_roll_tells_a_player_nothing_of_it(table: Table) -> N
 
 @pytest.mark.django_db
 def test_a_voided_roll_takes_no_more_follow_ups_SIX_23(table: Table) -> None:
-    from rolls.cards import latest_card
     from rolls.play import services
+    from rolls.sight.cards import latest_card
     from rolls.systems import RulesError
     from tests.factories import ScriptedDice
 

@@ -2,7 +2,7 @@
 
 Rolls and follow-ups are entries too (``LogEntry.Kind``); their actions are the rules
 engine's ("roll", "push", "luck", ...) and refresh only the cards and panels the audience
-function names (``rolls.audience``). A table event is one of these, written by the services
+function names (``rolls.sight.audience``). A table event is one of these, written by the services
 and read by the live side from this one list.
 """
 

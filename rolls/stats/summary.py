@@ -11,7 +11,7 @@ What counts: a voided roll counts nowhere. A roll entered by hand (``Roll.by_han
 the rolls made, the success rates, the follow-ups and what was spent, but not in the fairness
 figures (percentiles, face counts), since its dice were not the app's. A player's figures
 leave out every roll they may not see (secret and blind rolls before the GM reveals them,
-``rolls.audience``), wholly: not its count, its faces, nor what a follow-up on it spent. The
+``rolls.sight.audience``), wholly: not its count, its faces, nor what a follow-up on it spent. The
 GM's include them.
 """
 

@@ -13,12 +13,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from rolls import history, history_services, registry
-from rolls.audience import Facts, Viewer, sight
-from rolls.cards import Card, build_card
 from rolls.contest_history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.log.events import TableEvent
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.play.bound_helper import check_for_both, shared_choices
+from rolls.sight.audience import Facts, Viewer, sight
+from rolls.sight.cards import Card, build_card
 from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404

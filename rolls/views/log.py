@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from rolls import export, history
-from rolls.audience import Viewer
+from rolls.sight.audience import Viewer
 from rolls.streaming import SyncStreamingResponse
 from rolls.verify import verdict, verify_log
 from tabletop.access import MAX_ID, membership_or_404

@@ -9,13 +9,14 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from rolls import panels, registry
-from rolls.cards import Card, build_card, latest_card
+from rolls import registry
 from rolls.contest_forms import ChallengeBuilder, ContestBuilder
 from rolls.contest_panels import contest_views
 from rolls.models import LogEntry, Roll
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
+from rolls.sight import panels
+from rolls.sight.cards import Card, build_card, latest_card
 from rolls.views.table import confirm_question
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404

@@ -14,14 +14,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import answers, panels, registry
-from rolls.audience import Facts, Viewer, sight
-from rolls.cards import PLACES, build_card, latest_card
+from rolls import registry
 from rolls.log import fairdice, randomness
 from rolls.models import Roll, RollCall
 from rolls.play import services
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
+from rolls.sight import answers, panels
+from rolls.sight.audience import Facts, Viewer, sight
+from rolls.sight.cards import PLACES, build_card, latest_card
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed, parse_faces
 from rolls.views import pages

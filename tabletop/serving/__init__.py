@@ -90,8 +90,8 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     repeats. Off: Django's deep copy.
 
 ``shared_markup``: markup rendered once and shared by the sockets and requests of a process
-    (``rolls/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each
-    rendering its own. Defined here; read by ``rolls.kept.sharing()``.
+    (``rolls/sight/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each
+    rendering its own. Defined here; read by ``rolls.sight.kept.sharing()``.
 """
 
 from __future__ import annotations

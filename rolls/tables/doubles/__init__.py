@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rolls.audience import Waits
+from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system

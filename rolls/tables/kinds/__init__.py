@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rolls.audience import Waits
 from rolls.models import Contest, ContestSide
+from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_choice, get_int, percent
 from rolls.systems.kinds import (

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rolls.audience import Waits
+from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.sets import (

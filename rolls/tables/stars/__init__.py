@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rolls.audience import Waits
+from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_choice, percent
 from rolls.systems.stars import (

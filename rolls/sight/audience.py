@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class Waits(Flag):
     """What can keep a roll waiting on the GM's panel in a dice system (each table adapter
     declares its own, ``TableAdapter.gm_waits``), and so which entries can change that panel.
-    The panel lists the session's latest rolls (``rolls.panels.PANEL_ROLLS``) that the GM has
+    The panel lists the session's latest rolls (``rolls.sight.panels.PANEL_ROLLS``) that the GM has
     something to do on; a system whose rolls never wait there never redraws it. ``AGAINST``
     also keeps a roll on the panel of the player it is made against (they answer it): without
     it, that panel is never drawn or redrawn either."""
@@ -52,7 +52,7 @@ ALL_WAITS = Waits.NPC | Waits.AGAINST | Waits.BLIND | Waits.DECISIONS | Waits.SH
 @dataclass(frozen=True)
 class GmPanel:
     """The GM's waiting panel as a page shows it, as its socket last drew it
-    (``rolls.panels.gm_panel_and_room``); what entries may leave it as it is.
+    (``rolls.sight.panels.gm_panel_and_room``); what entries may leave it as it is.
 
     ``room``: how many new rolls it takes before one pushes a roll it shows out of its window;
     0 also for a panel not known (a page drawn afresh, whose socket has drawn nothing yet),
@@ -334,7 +334,7 @@ def _takes_newest(facts: Facts, viewer: Viewer) -> bool:
 
 
 def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
-    """Whether an entry can change the GM's waiting panel (``rolls.panels.gm_panel``) in a
+    """Whether an entry can change the GM's waiting panel (``rolls.sight.panels.gm_panel``) in a
     system where ``viewer.waits`` can keep a roll there. Nothing waits there in a system that
     declares nothing (sixes: an NPC has no sheet to push or spend Luck from, no follow-up is the
     GM's alone, and every follow-up spends from a sheet, so no blind roll settles from its dice;

@@ -14,9 +14,9 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
-from rolls.audience import Facts, Viewer, sight
-from rolls.kept import Kept, sharing
 from rolls.models import LogEntry, Roll
+from rolls.sight.audience import Facts, Viewer, sight
+from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem, FollowUp, Outcome, Param, StepView, percent
 from rolls.systems.hand import dice_needed
@@ -287,7 +287,7 @@ def build_card(
     roll_seq: int | None = None,
 ) -> Card:
     """A card for ``roll`` as of ``state``, as ``membership`` may see it (None: anyone at the
-    table), as ``rolls.audience.sight`` decides: a secret or blind roll shows no dice to anyone
+    table), as ``rolls.sight.audience.sight`` decides: a secret or blind roll shows no dice to anyone
     but the GM. Follow-up buttons are listed only where a card can be acted on (not in the
     feed or the history), for whoever may ask for each one; callers pass the roll's latest
     state there, so a stale card never offers a button. ``latest``: whether this is its

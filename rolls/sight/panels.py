@@ -13,10 +13,10 @@ from django.forms import BoundField
 from django.template.loader import render_to_string
 
 from rolls import registry
-from rolls.audience import GmPanel, Waits
-from rolls.cards import Card, build_card
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.play.calls import as_query
+from rolls.sight.audience import GmPanel, Waits
+from rolls.sight.cards import Card, build_card
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
 from tabletop.access import may_act_for
@@ -58,7 +58,7 @@ def gm_panel_with_newest(
     drawn: GmPanel, roll: Roll, state: dict[str, Any], seq: int, membership: Membership
 ) -> GmPanel:
     """The panel as a socket drew it (``gm_panel_and_room``), after the GM's new roll ``roll``
-    that changes nothing else on it (``rolls.audience.Panel.GM_NEWEST``): with its card on top
+    that changes nothing else on it (``rolls.sight.audience.Panel.GM_NEWEST``): with its card on top
     when it waits there, as drawing the whole panel again would put it, and as it was
     otherwise."""
     # Nobody's latest roll: a roll for someone without a sheet has no character.
@@ -90,7 +90,7 @@ def _gm_waiting(campaign_id: int, membership: Membership) -> tuple[list[Card], G
     roll, their characters, the campaign and the open session; the cards are drawn from them.
     A system in which nothing waits (``TableAdapter.gm_waits``) reads nothing.
 
-    And the panel as drawn (``GmPanel``), which says what can change it (``rolls.audience``):
+    And the panel as drawn (``GmPanel``), which says what can change it (``rolls.sight.audience``):
     its room, how many new rolls it takes before one pushes a roll it shows out of its window
     of the ``PANEL_ROLLS`` latest (all of them, when it shows none), the rolls it shows and
     their characters and targets."""

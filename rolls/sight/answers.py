@@ -12,7 +12,7 @@ each used to read the entry back and draw both again (a fifth of a follow-up's C
 Only a follow-up asked by the player of the roll's character is drawn so: theirs is the one
 screen with a result panel and buttons on it (the GM acts from the console, a target from the
 panel of rolls against them). With ``FAST_PATH`` "shared_markup" off nothing is kept, and the
-answer and the sockets draw for themselves (``rolls.kept.sharing``).
+answer and the sockets draw for themselves (``rolls.sight.kept.sharing``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from django.template.loader import render_to_string
 
 from rolls import registry
-from rolls.audience import Delivery, Panel
-from rolls.cards import build_card
-from rolls.kept import Kept, sharing
 from rolls.models import LogEntry
+from rolls.sight.audience import Delivery, Panel
+from rolls.sight.cards import build_card
+from rolls.sight.kept import Kept, sharing
 from tabletop.access import membership_or_none
 
 if TYPE_CHECKING:
