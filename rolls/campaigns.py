@@ -14,7 +14,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from rolls import registry
-from rolls.contests import contest_cancel
+from rolls.contests.services import contest_cancel
 from rolls.log import fairdice
 from rolls.log.append import append_event
 from rolls.log.events import TableEvent

@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.template.loader import render_to_string
 
-from rolls.contest_panels import contest_views
+from rolls.contests.panels import contest_views
 from rolls.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
 from rolls.log.append import append_event
 from rolls.log.events import Refresh, TableEvent, refreshes

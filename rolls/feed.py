@@ -33,7 +33,7 @@ from django.db.models.signals import post_migrate
 from django.template.loader import render_to_string
 
 from rolls import registry
-from rolls.contest_panels import contest_views
+from rolls.contests.panels import contest_views
 from rolls.log.events import Refresh, TableEvent
 from rolls.models import LogEntry
 from rolls.sight import answers, panels

@@ -147,7 +147,7 @@ class Roll(models.Model):
     # asked for it renders it without reading it back (``rolls.sight.cards.latest_card``).
     last_entry: LogEntry | None = None
     # Not a column: the roll's newest state, where a page that only reads read those of many
-    # rolls in one query (``rolls.contest_panels``); ``current_state`` returns it then.
+    # rolls in one query (``rolls.contests.panels``); ``current_state`` returns it then.
     known_state: dict[str, Any] | None = None
     # Not a column: whether it is its character's newest roll, where a service has read it
     # (``rolls.play.services.follow_up_apply``); ``is_latest`` returns it then.
@@ -408,7 +408,7 @@ class Contest(models.Model):
     Each side's roll is a ``Roll`` sealed while the contest is open: its roller and the GM
     see its dice, nobody else does, on any page or socket. When the last side has rolled (or
     the GM closes a contest that stalls), every sealed roll is revealed at the same moment,
-    and the follow-ups the rules allow in a contest become possible. ``rolls.contests``
+    and the follow-ups the rules allow in a contest become possible. ``rolls.contests.services``
     holds the services; the engine (``DiceSystem.contest_winner``) says who wins."""
 
     class State(models.TextChoices):

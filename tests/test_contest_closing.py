@@ -1,4 +1,4 @@
-"""The GM closes a contest that stalled (``rolls.contests.contest_close``): before it, the GM
+"""The GM closes a contest that stalled (``rolls.contests.services.contest_close``): before it, the GM
 is asked (the page's dialog, or a page of its own without script) with what closing does to
 that kind of flow (``TableAdapter.contest_closing``), and the verdict then does just that.
 

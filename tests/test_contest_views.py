@@ -15,8 +15,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls.contest_panels import contest_views
-from rolls.contest_reckoning import states_of
+from rolls.contests.panels import contest_views
+from rolls.contests.reckoning import states_of
 from rolls.models import Contest, LogEntry, Roll
 from rolls.systems.base import percent
 from tabletop.models import Membership

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import campaigns, contests, extended, feed
-from rolls.contest_sides import Side
+from rolls import campaigns, feed
+from rolls.contests import extended
+from rolls.contests import services as contests
+from rolls.contests.sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError

@@ -33,8 +33,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolls import campaigns, contests, registry
-from rolls.contest_sides import Side
+from rolls import campaigns, registry
+from rolls.contests import services as contests
+from rolls.contests.sides import Side
 from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.history import HistoryFilters
 from rolls.models import Contest, ContestSide, Roll, RollCall

@@ -15,8 +15,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from rolls import campaigns, contests, feed
-from rolls.contest_sides import Side
+from rolls import campaigns, feed
+from rolls.contests import services
+from rolls.contests.sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.systems import RulesError
 from rolls.systems.base import percent
@@ -60,7 +61,7 @@ def party(db: None) -> Party:
 
 
 def danger(party: Party, *characters: Character, level: str = "Basic", **data: Any) -> Contest:
-    return contests.contest_open(
+    return services.contest_open(
         campaign=party.table.campaign,
         opener=party.table.gm,
         sides=[Side(character, {**CLIMB, **data}) for character in characters],
@@ -77,7 +78,7 @@ def side(contest: Contest, position: int) -> ContestSide:
 def roll(contest: Contest, position: int, *faces: int) -> Roll:
     chosen = side(contest, position)
     assert chosen.character is not None
-    return contests.contest_roll(
+    return services.contest_roll(
         side=chosen, user=chosen.character.owner, rng=ScriptedDice(*faces), is_gm=False
     )
 
@@ -96,11 +97,11 @@ def test_kin_8_each_rolls_their_own_challenge_and_the_results_are_read_together(
     assert first.target_id is None and first.target_name == ""
     roll(contest, 1, 2, 2, 5)  # a pair falls short of Critical: an Accident
     assert Contest.objects.get().state == Contest.State.OPEN  # Cy still to roll: nothing read
-    assert [s.winner for s in contests.standings(contest)] == [False, False, False]
+    assert [s.winner for s in services.standings(contest)] == [False, False, False]
     roll(contest, 2, 1, 2, 3)  # nothing: an Accident
     assert Contest.objects.get().state == Contest.State.REVEALED
-    assert [s.winner for s in contests.standings(contest)] == [True, False, False]
-    closed = contests.contest_close(contest=contest, gm=party.table.gm)
+    assert [s.winner for s in services.standings(contest)] == [True, False, False]
+    closed = services.contest_close(contest=contest, gm=party.table.gm)
     assert closed.verdict == "The Critical Danger: Ada passes; an Accident for Bo and Cy."
 
 
@@ -108,13 +109,13 @@ def test_kin_6_everyone_passing_is_said_so(party: Party) -> None:
     contest = danger(party, party.ada, party.bo)
     roll(contest, 0, 6, 6, 1)
     roll(contest, 1, 3, 3, 3)
-    closed = contests.contest_close(contest=contest, gm=party.table.gm)
+    closed = services.contest_close(contest=contest, gm=party.table.gm)
     assert closed.verdict == "The Basic Danger: everyone passes (Ada and Bo)."
 
 
 def test_kin_8_a_danger_is_opened_by_the_gm_for_two_or_more_with_a_known_level(party: Party) -> None:
     with pytest.raises(RulesError, match="Only the GM opens that"):
-        contests.contest_open(
+        services.contest_open(
             campaign=party.table.campaign,
             opener=party.table.player,
             sides=[Side(party.ada, CLIMB), Side(party.bo, CLIMB)],
@@ -127,7 +128,7 @@ def test_kin_8_a_danger_is_opened_by_the_gm_for_two_or_more_with_a_known_level(p
     with pytest.raises(RulesError, match="Choose the Danger's Challenge"):
         danger(party, party.ada, party.bo, level="Legendary")
     with pytest.raises(RulesError, match="no contested rolls"):
-        contests.contest_open(
+        services.contest_open(
             campaign=party.table.campaign,
             opener=party.table.gm,
             sides=[Side(party.ada, CLIMB), Side(party.bo, CLIMB)],
@@ -139,13 +140,13 @@ def test_kin_8_a_danger_is_opened_by_the_gm_for_two_or_more_with_a_known_level(p
 def test_kin_8_each_rolls_only_their_own_side_once_and_only_while_open(party: Party) -> None:
     contest = danger(party, party.ada, party.bo)
     with pytest.raises(RulesError, match="Only Bo's player rolls Bo's side"):
-        contests.contest_roll(
+        services.contest_roll(
             side=side(contest, 1), user=party.table.player, rng=ScriptedDice(1, 2, 3), is_gm=False
         )
     roll(contest, 0, 1, 2, 3)
     with pytest.raises(RulesError, match="rolled already"):
         roll(contest, 0, 1, 2, 3)
-    contests.contest_close(contest=contest, gm=party.table.gm)
+    services.contest_close(contest=contest, gm=party.table.gm)
     with pytest.raises(RulesError, match="This contest is over"):
         roll(contest, 1, 1, 2, 3)
     assert Roll.objects.count() == 1
@@ -154,7 +155,7 @@ def test_kin_8_each_rolls_only_their_own_side_once_and_only_while_open(party: Pa
 def test_kin_8_a_player_who_went_away_did_not_roll_when_the_gm_closes(party: Party) -> None:
     contest = danger(party, party.ada, party.bo, party.cy)
     roll(contest, 0, 5, 5, 1)
-    closed = contests.contest_close(contest=contest, gm=party.table.gm)
+    closed = services.contest_close(contest=contest, gm=party.table.gm)
     assert closed.verdict == "The Basic Danger: Ada passes; Bo and Cy did not roll."
     assert Roll.objects.get().revealed
 
@@ -174,7 +175,7 @@ def test_kin_8_the_whole_danger_is_one_history_entry(party: Party) -> None:
     contest = danger(party, party.ada, party.bo)
     roll(contest, 0, 6, 6, 2)
     roll(contest, 1, 1, 2, 3)
-    contests.contest_close(contest=contest, gm=party.table.gm)
+    services.contest_close(contest=contest, gm=party.table.gm)
     named = [e for e in LogEntry.objects.order_by("seq") if (e.state or {}).get("contest") == contest.pk]
     assert [e.action for e in named] == ["contest-open", "contest-end"]
     text = html.unescape(

@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls.contest_panels import contest_views
+from rolls.contests.panels import contest_views
 from rolls.models import Contest, LogEntry
 from rolls.systems.base import percent
 from rolls.views.table import CONFIRMED

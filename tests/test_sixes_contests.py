@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import contests, feed
-from rolls.contest_sides import Side
+from rolls import feed
+from rolls.contests import services as contests
+from rolls.contests.sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError
@@ -414,7 +415,7 @@ def test_six_18_after_the_reveal_each_kid_sees_the_chance_to_win_with_a_push_luc
     # Kim, ahead, keeps the lead whatever she rerolls: already more than Olle.
     assert sixes.contest_chance_after(states, 1, "push", 1) == 1
     membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
-    from rolls.contest_panels import contest_views
+    from rolls.contests.panels import contest_views
 
     (view,) = contest_views(kids.table.campaign.pk, membership)
     assert ("Push the roll", "3%") in view.options

@@ -14,8 +14,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from rolls import contests
-from rolls.contest_sides import Side
+from rolls.contests import services
+from rolls.contests.sides import Side
 from rolls.models import Contest, ContestSide, Roll
 from rolls.systems import RulesError
 from rolls.systems.base import percent
@@ -38,7 +38,7 @@ def kids(db: None) -> Kids:
 
 
 def plan(kids: Kids, *characters: Character, parts: str, needed: str = "all") -> Contest:
-    return contests.contest_open(
+    return services.contest_open(
         campaign=kids.table.campaign,
         opener=kids.table.gm,
         sides=[Side(character, BODY) for character in characters],
@@ -53,7 +53,7 @@ def side(contest: Contest, position: int) -> ContestSide:
 
 
 def roll(kids: Kids, contest: Contest, position: int, *faces: int) -> Roll:
-    return contests.contest_roll(
+    return services.contest_roll(
         side=side(contest, position),
         user=kids.owner(position, contest),
         rng=ScriptedDice(*faces),
@@ -72,13 +72,13 @@ def test_six_20_each_kid_rolls_their_part_and_the_engine_decides_the_plan(kids: 
     roll(kids, contest, 2, 1, 2, 3)
     contest.refresh_from_db()
     assert contest.state == Contest.State.REVEALED
-    assert [s.roll.outcome for s in contests.standings(contest) if s.roll] == [
+    assert [s.roll.outcome for s in services.standings(contest) if s.roll] == [
         "success",
         "success",
         "failure",
     ]
-    assert all(s.roll and s.roll.target_id is None for s in contests.standings(contest))
-    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    assert all(s.roll and s.roll.target_id is None for s in services.standings(contest))
+    closed = services.contest_close(contest=contest, gm=kids.table.gm)
     assert closed.verdict == "The plan to get the tablet back: fails (parts that worked: 2 of the 3 needed)."
     # The contest's own page tells the whole plan afterwards.
     response = logged_in(kids.third).get(reverse("rolls:contest", args=[kids.table.campaign.pk, contest.pk]))
@@ -91,7 +91,7 @@ def test_six_20_the_gm_may_ask_for_fewer_parts_than_all(kids: Kids) -> None:
     roll(kids, contest, 0, 6, 1, 1)
     roll(kids, contest, 1, 1, 1, 1)
     roll(kids, contest, 2, 6, 2, 3)
-    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    closed = services.contest_close(contest=contest, gm=kids.table.gm)
     assert (
         closed.verdict == "The plan to get the tablet back: succeeds (parts that worked: 2 of the 2 needed)."
     )
@@ -100,7 +100,7 @@ def test_six_20_the_gm_may_ask_for_fewer_parts_than_all(kids: Kids) -> None:
 def test_six_20_a_stalled_plan_closes_with_its_unrolled_parts_failed(kids: Kids) -> None:
     contest = plan(kids, kids.olle, kids.kim, parts="climb; hold the rope", needed="1")
     roll(kids, contest, 0, 1, 1, 1)
-    closed = contests.contest_close(contest=contest, gm=kids.table.gm)
+    closed = services.contest_close(contest=contest, gm=kids.table.gm)
     assert closed.state == Contest.State.CLOSED
     assert closed.verdict == "The plan to get the tablet back: fails (parts that worked: 0 of the 1 needed)."
     assert Roll.objects.get().revealed
@@ -109,7 +109,7 @@ def test_six_20_a_stalled_plan_closes_with_its_unrolled_parts_failed(kids: Kids)
 def test_six_20_each_kid_rolls_only_their_own_part_once(kids: Kids) -> None:
     contest = plan(kids, kids.olle, kids.kim, parts="climb; hold the rope")
     with pytest.raises(RulesError, match="Only Olle's player"):
-        contests.contest_roll(side=side(contest, 0), user=kids.second, rng=ScriptedDice(6, 6, 6), is_gm=False)
+        services.contest_roll(side=side(contest, 0), user=kids.second, rng=ScriptedDice(6, 6, 6), is_gm=False)
     roll(kids, contest, 0, 1, 1, 1)
     with pytest.raises(RulesError, match="once per contest"):
         roll(kids, contest, 0, 6, 6, 6)
@@ -134,7 +134,7 @@ def test_six_20_a_plan_that_does_not_add_up_is_refused(
     with pytest.raises(RulesError, match=message):
         plan(kids, kids.olle, kids.kim, parts=parts, needed=needed)
     with pytest.raises(RulesError, match="Only the GM opens that"):
-        contests.contest_open(
+        services.contest_open(
             campaign=kids.table.campaign,
             opener=kids.table.player,
             sides=[Side(kids.olle, BODY), Side(kids.kim, BODY)],
@@ -148,7 +148,7 @@ def test_six_20_a_plan_that_does_not_add_up_is_refused(
 def test_six_20_the_gm_cancels_a_plan(kids: Kids) -> None:
     contest = plan(kids, kids.olle, kids.kim, parts="climb; hold the rope")
     roll(kids, contest, 0, 6, 1, 1)
-    cancelled = contests.contest_cancel(contest=contest, gm=kids.table.gm)
+    cancelled = services.contest_cancel(contest=contest, gm=kids.table.gm)
     assert cancelled.state == Contest.State.CANCELLED and Roll.objects.get().revealed
 
 

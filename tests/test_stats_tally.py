@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.db.models import Count, Max, Q, Sum
 
-from rolls import campaigns, contests, demo, history_services
-from rolls.contest_sides import Side
+from rolls import campaigns, demo, history_services
+from rolls.contests import services
+from rolls.contests.sides import Side
 from rolls.models import FollowUpTally, Roll, RollTally, Visibility
 from rolls.stats import summary, tally
 from rolls.stats.record import FACE_FIELDS
@@ -163,7 +164,7 @@ def test_a_contest_reveal_moves_its_rolls_to_the_tables_figures() -> None:
     if campaign.open_session() is None:
         campaigns.session_start(campaign=campaign, actor=gm)
     dave = played.characters[0]
-    contest = contests.contest_open(
+    contest = services.contest_open(
         campaign=campaign,
         opener=gm,
         sides=[
@@ -173,10 +174,10 @@ def test_a_contest_reveal_moves_its_rolls_to_the_tables_figures() -> None:
         intent="sneak past",
     )
     rng = random.Random(2)
-    contests.contest_roll(
+    services.contest_roll(
         side=contest.sides.get(position=0), user=played.players[0].user, rng=rng, is_gm=False
     )
     assert_tallies_match_rows(campaign)  # sealed: the GM's figures count it, the table's not
-    contests.contest_roll(side=contest.sides.get(position=1), user=gm, rng=rng, is_gm=True)
+    services.contest_roll(side=contest.sides.get(position=1), user=gm, rng=rng, is_gm=True)
     assert Roll.objects.filter(contest_side__contest=contest, revealed=True).count() == 2
     assert_tallies_match_rows(campaign)

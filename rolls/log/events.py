@@ -43,7 +43,7 @@ class TableEvent(StrEnum):
     ROLL_VOID = "roll-void"
     ROLL_REVEAL = "roll-reveal"
     DICE_MODE = "dice-mode"  # the GM chose who rolls: the app, real dice, or either
-    # Contests (``rolls.contests``). Each sealed roll's reveal is an entry naming the roll and
+    # Contests (``rolls.contests.services``). Each sealed roll's reveal is an entry naming the roll and
     # carrying its state, like ROLL_REVEAL, so every page draws its card again with its dice.
     CONTEST_OPEN = "contest-open"
     CONTEST_ANSWER = "contest-answer"  # the challenged side accepted or refused

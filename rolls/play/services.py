@@ -71,7 +71,7 @@ def roll_create(
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
     ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
     (``player_dice``); the engine rolls from them instead of ``rng``. ``sealed`` and
-    ``target``: a side of a contest (``rolls.contests``), seen by its roller and the GM until
+    ``target``: a side of a contest (``rolls.contests.services``), seen by its roller and the GM until
     the contest reveals it, and made against the other side's character. ``client``: the
     random value the roller's browser sent (``fairdice.client_value``), mixed into the app's
     dice."""

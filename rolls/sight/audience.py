@@ -205,7 +205,7 @@ def sight(facts: Facts, viewer: Viewer) -> Sight:
     mine = viewer.user_id is not None
     if facts.sealed:
         # A side of a contest before the reveal: its player sees their own dice, and nobody
-        # acts on it until every side's dice are on the table (``rolls.contests``).
+        # acts on it until every side's dice are on the table (``rolls.contests.services``).
         own = mine and facts.owner_id == viewer.user_id
         return Sight(dice=own, acts=False, answers=False)
     return Sight(

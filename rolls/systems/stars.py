@@ -38,7 +38,7 @@ Rules choices where the document leaves room (also on the in-app rules page):
   the better; ``settle_contest`` reads both rolls as they stand, and
   ``contest_chance_after_luck`` gives the exact chance of winning after such a reroll.
 - **Contests at the table.** Each side rolls sealed and nobody spends Luck before both have
-  rolled (``rolls.contests``); between two heroes, a tie goes to the first side, the one who
+  rolled (``rolls.contests.services``); between two heroes, a tie goes to the first side, the one who
   challenged: the natural reading of "ties go to the player" when both sides are players.
 """
 

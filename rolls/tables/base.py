@@ -186,7 +186,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     def odds_context(self, system: E, request: R, label: str) -> dict[str, Any]:
         """The context of ``odds.html`` for a parsed request."""
 
-    # -- contests (rolls.contests) ---------------------------------------------------------------
+    # -- contests (rolls.contests.services) ---------------------------------------------------------------
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
     ) -> list[ContestStep]:
@@ -234,7 +234,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
         raise RulesError("That is not a flow of this system.")
 
     def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
-        """The contests panel's view of a flow of another kind (``rolls.contest_panels``)."""
+        """The contests panel's view of a flow of another kind (``rolls.contests.panels``)."""
         raise RulesError("That is not a flow of this system.")
 
     # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
@@ -276,8 +276,8 @@ class TableAdapter[E: DiceSystem, R](ABC):
 
     def contest_closing(self, kind: str) -> str:
         """The GM's question before closing a flow of ``kind`` that is still being rolled:
-        what ``rolls.contests.contest_close`` does to it then, in words. By default the
-        head-to-head reading (``rolls.contests.verdict``): the rolls made so far are revealed
+        what ``rolls.contests.services.contest_close`` does to it then, in words. By default the
+        head-to-head reading (``rolls.contests.services.verdict``): the rolls made so far are revealed
         and compared, and a side that has not rolled loses."""
         return "Close it now? The rolls made so far are revealed; a side that has not rolled loses."
 
@@ -300,7 +300,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # function of plain values that its adapter calls.
     def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
         """The verdict in the system's own words once every side has rolled, ``states`` being
-        their rolls as they stand, in ``sides`` order (read once, ``rolls.contests.reckon``); ""
+        their rolls as they stand, in ``sides`` order (read once, ``rolls.contests.services.reckon``); ""
         for the table's plain words (the winner and each side's result). RulesError: no
         verdict can be given yet (a miracle waits for the GM)."""
         return ""

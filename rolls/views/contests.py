@@ -1,4 +1,4 @@
-"""Contests from the pages (``rolls.contests`` holds the rules of play): the GM opens one from
+"""Contests from the pages (``rolls.contests.services`` holds the rules of play): the GM opens one from
 the session page, a player challenges from their roll screen, each side rolls from the
 contests panel, the GM settles or calls it off.
 
@@ -17,10 +17,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
-from rolls import contests, extended, registry
-from rolls.contest_forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
-from rolls.contest_panels import contest_views
-from rolls.contest_sides import side_data, side_values
+from rolls import registry
+from rolls.contests import extended, services
+from rolls.contests.forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
+from rolls.contests.panels import contest_views
+from rolls.contests.sides import side_data, side_values
 from rolls.log import randomness
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
@@ -74,7 +75,7 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
         builder = ContestBuilder(membership.campaign)
         kind, setup = builder.flow(request.POST)
         sides, intent = builder.parse(request.POST, kind)
-        contests.contest_open(
+        services.contest_open(
             campaign=membership.campaign,
             opener=membership.user,
             sides=sides,
@@ -97,7 +98,7 @@ def challenge_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
         if character.owner_id != membership.user_id:
             raise RulesError("Challenge with a character of your own.")
         sides, intent = ChallengeBuilder(membership.campaign, character).parse(request.POST)
-        contests.contest_open(
+        services.contest_open(
             campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
         )
     except RulesError as error:
@@ -119,7 +120,7 @@ def contest_answer(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespon
         if side is None or side.character is None or side.character.owner_id != membership.user_id:
             raise RulesError("Only the challenged character's player answers a challenge.")
         data = side_data(side.character, request.POST) if accept else None
-        contests.contest_answer(contest=contest, user=membership.user, accept=accept, data=data)
+        services.contest_answer(contest=contest, user=membership.user, accept=accept, data=data)
     except RulesError as error:
         return _refused(request, membership, error)
     return _panel(request, membership, "Challenge accepted: roll!" if accept else "Challenge refused.")
@@ -136,7 +137,7 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
     try:
         raw = request.POST.get("faces", "").strip()
         faces = parse_faces(raw) if raw else None
-        contests.contest_roll(
+        services.contest_roll(
             side=side,
             user=membership.user,
             rng=randomness.RNG,
@@ -163,7 +164,7 @@ def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespons
     if contest.state == Contest.State.OPEN and request.POST.get("confirmed") != CONFIRMED:
         return _confirm(request, contest, registry.table(contest.system).contest_closing(contest.kind))
     try:
-        closed = contests.contest_close(contest=contest, gm=membership.user)
+        closed = services.contest_close(contest=contest, gm=membership.user)
     except RulesError as error:
         return _refused(request, membership, error)
     return _panel(request, membership, closed.verdict)
@@ -176,7 +177,7 @@ def contest_cancel(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespon
     if request.POST.get("confirmed") != CONFIRMED:
         return _confirm(request, contest, "Call this contest off?")
     try:
-        contests.contest_cancel(contest=contest, gm=membership.user)
+        services.contest_cancel(contest=contest, gm=membership.user)
     except RulesError as error:
         return _refused(request, membership, error)
     return _panel(request, membership, "The contest is called off.")
@@ -213,7 +214,7 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
         for key, value in params.items():
             for each in value if isinstance(value, list) else [value]:
                 visible_line(each, key.replace("_", " ").capitalize())
-        contests.contest_act(
+        services.contest_act(
             side=side,
             user=membership.user,
             action=request.POST.get("action", "")[:40],

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from rolls import history, history_services, registry
-from rolls.contest_history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
+from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.log.events import TableEvent
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.play.bound_helper import check_for_both, shared_choices
@@ -43,7 +43,7 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     for entry in found.entries:
         roll = entry.roll
         if entry.seq in opened:
-            # A contest: one entry, its rolls inside it (``rolls.contest_history``).
+            # A contest: one entry, its rolls inside it (``rolls.contests.history``).
             items.append(opened[entry.seq])
             sessions.append(opened[entry.seq].contest.session)
             continue

@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rolls import registry
-from rolls.contest_forms import ChallengeBuilder, ContestBuilder
-from rolls.contest_panels import contest_views
+from rolls.contests.forms import ChallengeBuilder, ContestBuilder
+from rolls.contests.panels import contest_views
 from rolls.models import LogEntry, Roll
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm

@@ -1,4 +1,4 @@
-"""Doubles in contests (``rolls.contests``): the Complication an Amazing Success lets the winner
+"""Doubles in contests (``rolls.contests.services``): the Complication an Amazing Success lets the winner
 inflict (DBL-9), and the extended action's tracker on the contests panel (DBL-13)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A contested `sets` roll at the table (SET-4, SET-10): sealed bids, revealed together.
 
-The order of play, on top of ``rolls.contests`` (which seals the rolls):
+The order of play, on top of ``rolls.contests.services`` (which seals the rolls):
 
 1. Each side rolls, sealed: its player (the GM for a side without a sheet) and the GM see its
    dice, nobody else.

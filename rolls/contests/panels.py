@@ -3,7 +3,7 @@
 Every page of the table draws it (a phone's roll screen and campaign page, the GM's
 console, the table display), and the socket draws it again whenever an entry touches a
 contest (``audience.Panel.CONTESTS``). What it shows follows the contest's order of play
-(``rolls.contests``): who is in and what each rolls, who has rolled (never what, while the
+(``rolls.contests.services``): who is in and what each rolls, who has rolled (never what, while the
 rolls are sealed), then every result and who is winning; and for whoever has something to do
 now, the button for it, with the exact odds of winning before they roll.
 """
@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from rolls import registry
-from rolls.contest_reckoning import reckon, states_of
-from rolls.contest_sides import SideRow, side_row
+from rolls.contests.reckoning import reckon, states_of
+from rolls.contests.sides import SideRow, side_row
 from rolls.history import newest_states
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError

@@ -1,8 +1,8 @@
 """A head-to-head contest's rolls read once, as they stand: the winner the engine names, and
 the verdict in the system's words (``TableAdapter.contest_verdict``) or the table's plain ones.
 
-Both the contests panel (``rolls.contest_panels``, on every redraw) and the service that
-settles a contest (``rolls.contests.verdict``) ask ``reckon``, so a request reads each roll's
+Both the contests panel (``rolls.contests.panels``, on every redraw) and the service that
+settles a contest (``rolls.contests.services.verdict``) ask ``reckon``, so a request reads each roll's
 state once and asks the engine once. A system's own reading of a flow (``TableAdapter.contest_reading``) comes before this.
 """
 

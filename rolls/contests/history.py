@@ -2,7 +2,7 @@
 and a page of its own with every part in the order it happened.
 
 The parts are found from the log itself: the contest's events name it in their state (under
-the entry's hash, ``rolls.contests.contest_event``), and its rolls are its sides'. Each roll
+the entry's hash, ``rolls.contests.services.contest_event``), and its rolls are its sides'. Each roll
 is drawn for whoever looks, as everywhere (``rolls.sight.audience``): a side still sealed shows its
 dice to its roller and the GM only.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
-from rolls import contests, history
+from rolls import history
+from rolls.contests import services
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry
 from rolls.sight.cards import Card, build_card
@@ -112,4 +113,4 @@ def standing_line(contest: Contest) -> str:
     """Who is winning as the rolls stand, for a contest revealed but not settled."""
     if contest.state != Contest.State.REVEALED:
         return ""
-    return contests.verdict(contest)
+    return services.verdict(contest)

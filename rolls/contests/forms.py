@@ -1,7 +1,7 @@
-"""The forms that open a contest (``rolls.contests``): the GM's on the session page, a
+"""The forms that open a contest (``rolls.contests.services``): the GM's on the session page, a
 player's challenge on their roll screen, and the challenged player's answer.
 
-Each character's side is chosen with its own roll fields (``rolls.contest_sides``). Someone without a sheet is described by the GM's quick-roll fields, which are
+Each character's side is chosen with its own roll fields (``rolls.contests.sides``). Someone without a sheet is described by the GM's quick-roll fields, which are
 the system's command-line flags (``rolls.play.npc``), under the prefix ``npc``.
 """
 
@@ -12,7 +12,7 @@ import unicodedata
 from django.http import QueryDict
 
 from rolls import registry
-from rolls.contest_sides import Side, SideRow, side_data, side_row
+from rolls.contests.sides import Side, SideRow, side_data, side_row
 from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
 from rolls.systems.base import INVISIBLE, Param

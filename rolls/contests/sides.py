@@ -1,5 +1,5 @@
 """One side of a contest as it is chosen: a character and its roll form's values, or someone
-without a sheet. The services take ``Side`` (``rolls.contests``); the pages draw a
+without a sheet. The services take ``Side`` (``rolls.contests.services``); the pages draw a
 character's side with its own roll fields (``side_row``) and read them back (``side_data``).
 
 Each character's roll is chosen with that character's own roll form (its trait fields and

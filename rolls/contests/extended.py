@@ -9,7 +9,7 @@ contest in the order rolled. The tally (``tally``: the engine's ``ExtendedAction
 from those rolls as they stand now, so drama dice or a miracle on a contribution count.
 
 When the tally is won or lost no more rolls are taken and the GM settles it (the contest's
-verdict); the GM may also close it early or call it off (``rolls.contests``).
+verdict); the GM may also close it early or call it off (``rolls.contests.services``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls.contests import contest_event
+from rolls.contests.services import contest_event
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, Roll
 from rolls.play.services import roll_create

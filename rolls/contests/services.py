@@ -40,8 +40,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import registry
-from rolls.contest_reckoning import reckon, reckoning_words
-from rolls.contest_sides import Side
+from rolls.contests.reckoning import reckon, reckoning_words
+from rolls.contests.sides import Side
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry, Roll

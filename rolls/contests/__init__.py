@@ -1,0 +1,1 @@
+"""Contests: rolls that answer one another, from opening to the verdict, with their panels and history."""
