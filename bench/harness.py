@@ -204,7 +204,7 @@ def build_tables(count: int, sockets: int, systems: Sequence[str] = ("sixes",)) 
     a play session open, and a signed-in session cookie per phone. The tables take the
     ``systems`` in turn (table i plays ``systems[i % len(systems)]``)."""
     import rolls.live
-    from rolls import campaigns as services
+    from rolls.campaigns import services
 
     if sockets < 2:
         raise SystemExit("--sockets must be at least 2 (the GM and one player who rolls)")

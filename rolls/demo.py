@@ -1,7 +1,7 @@
 """A demo campaign, played through the table's own services: for a newcomer who wants to see a
 campaign with a history, and for the bench (``bench/history.py``), which needs a big one.
 
-Everything goes through the functions a request would call (``rolls.campaigns``,
+Everything goes through the functions a request would call (``rolls.campaigns.services``,
 ``rolls.play.services``, ``rolls.history_services``), with the forms a phone would post
 (``rolls.play.formdata``), so every row, log entry and hash is the one real play writes. One
 seeded ``random.Random`` makes every choice and rolls every die: the same seed plays the same
@@ -27,7 +27,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
-from rolls import campaigns, history_services, registry
+from rolls import history_services, registry
+from rolls.campaigns import services as campaigns
 from rolls.models import Roll, RollCall, Visibility
 from rolls.play import services
 from rolls.play.formdata import form_baseline, npc_baseline, posted

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from rolls import export, history, registry
-from rolls.campaigns import player_create
+from rolls.campaigns.services import player_create
 from rolls.log import chain
 from rolls.log.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 
-from rolls import campaigns as services
 from rolls import registry
+from rolls.campaigns import services
 from rolls.models import Roll
 from rolls.play import services as roll_services
 from rolls.play.formdata import form_baseline as form_baseline

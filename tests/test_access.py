@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from rolls import campaigns as table_services
+from rolls.campaigns import services as table_services
 from rolls.models import Contest, Roll, RollCall
 from rolls.play import services
 from tabletop.models import Ban, Membership

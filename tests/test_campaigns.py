@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as services
+from rolls.campaigns import services
 from rolls.models import LogEntry, Roll
 from rolls.play import services as roll_services
 from rolls.systems import RulesError

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from rolls import campaigns as rolls_campaigns
 from rolls import registry
+from rolls.campaigns import services as rolls_campaigns
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError

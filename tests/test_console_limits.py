@@ -9,7 +9,7 @@ import html
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as services
+from rolls.campaigns import services
 from rolls.models import LogEntry
 from tabletop.models import Character
 from tests import factories

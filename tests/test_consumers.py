@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.test import Client
 
-from rolls import campaigns as table_services
+from rolls.campaigns import services as table_services
 from rolls.consumers import _result_for
 from rolls.log import append
 from rolls.log.events import TableEvent

@@ -41,7 +41,7 @@ class Pair:
 
 
 def services_character(table: factories.Table, owner: Any, name: str) -> Character:
-    from rolls import campaigns
+    from rolls.campaigns import services as campaigns
 
     return campaigns.character_create(campaign=table.campaign, owner=owner, name=name, sheet=stars_sheet())
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import campaigns
+from rolls.campaigns import services as campaigns
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
 from rolls.models import Contest, LogEntry, Roll

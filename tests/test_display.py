@@ -393,7 +393,7 @@ async def test_rolls_reach_the_socket_from_the_shared_markup_and_events_read_the
     roll = await database_sync_to_async(public_roll)(table)
     if sharing():
         assert f'id="feed-roll-{roll.pk}"' in await bytes_until(communicator, last + 3)
-        from rolls import campaigns
+        from rolls.campaigns import services as campaigns
 
         await database_sync_to_async(campaigns.session_end)(
             campaign=await campaign_now(table), actor=table.gm
@@ -420,7 +420,7 @@ async def test_the_socket_redraws_the_calls_and_the_session_line(table: Table) -
     assert 'id="display-calls"' in called and 'class="waiting">Olle' in called
     assert "<form" not in called and "<button" not in called
 
-    from rolls import campaigns
+    from rolls.campaigns import services as campaigns
 
     await database_sync_to_async(campaigns.session_end)(campaign=await campaign_now(table), actor=table.gm)
     ended = await bytes_until(communicator, last + 2)
@@ -433,7 +433,7 @@ async def test_the_socket_redraws_the_calls_and_the_session_line(table: Table) -
 @pytest.mark.usefixtures("empty_channel_layer")
 async def test_a_new_join_link_is_logged_and_redraws_the_display(table: Table) -> None:
     """The screen shows the join link's QR code: the old one must not stay up."""
-    from rolls import campaigns
+    from rolls.campaigns import services as campaigns
 
     communicator, last = await synced_display(table)
 

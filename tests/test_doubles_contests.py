@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import campaigns, feed
+from rolls import feed
+from rolls.campaigns import services as campaigns
 from rolls.contests import extended
 from rolls.contests import services as contests
 from rolls.contests.sides import Side

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from rolls import campaigns, registry
+from rolls import registry
+from rolls.campaigns import services
 from rolls.models import LogEntry, Roll
 from rolls.systems import RulesError
 from rolls.systems.base import percent
@@ -35,7 +36,7 @@ class Team:
         self.bo = self._character("Bo")
 
     def _character(self, name: str) -> Character:
-        return campaigns.character_create(
+        return services.character_create(
             campaign=self.table.campaign, owner=self.second, name=name, sheet=doubles_sheet()
         )
 
@@ -48,7 +49,7 @@ def elsewhere() -> Character:
     """A character at another table."""
     gm = factories.user("elsewhere")
     other = factories.campaign(gm, name="Elsewhere", system="doubles")
-    return campaigns.character_create(campaign=other, owner=gm, name="Zed", sheet=doubles_sheet())
+    return services.character_create(campaign=other, owner=gm, name="Zed", sheet=doubles_sheet())
 
 
 @pytest.fixture
@@ -172,7 +173,7 @@ def test_dbl_14_the_odds_count_the_named_helpers(team: Team) -> None:
 
 def test_dbl_14_a_long_list_of_names_is_counted_on_the_card(team: Team) -> None:
     names = [
-        campaigns.character_create(
+        services.character_create(
             campaign=team.table.campaign,
             owner=team.second,
             name=f"Helper number {i} the Bold",

@@ -19,7 +19,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as table_services
+from rolls.campaigns import services as table_services
 from rolls.models import LogEntry, Roll, Visibility
 from tabletop.models import Campaign, DiceMode, Membership
 from tests import factories

@@ -33,10 +33,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolls import campaigns, registry
+from rolls import registry
+from rolls.campaigns import services as campaigns
+from rolls.campaigns.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
-from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.history import HistoryFilters
 from rolls.models import Contest, ContestSide, Roll, RollCall
 from rolls.play import services

@@ -18,8 +18,8 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
-from rolls import campaigns as table_services
 from rolls import feed, history_services, registry
+from rolls.campaigns import services as table_services
 from rolls.feed import facts_of, next_viewer
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.play import services

@@ -12,7 +12,8 @@ from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns, registry
+from rolls import registry
+from rolls.campaigns import services as campaigns
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from tests import factories

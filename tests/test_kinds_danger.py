@@ -15,7 +15,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from rolls import campaigns, feed
+from rolls import feed
+from rolls.campaigns import services as campaigns
 from rolls.contests import services
 from rolls.contests.sides import Side
 from rolls.models import Contest, ContestSide, LogEntry, Roll

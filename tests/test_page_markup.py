@@ -19,7 +19,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns, feed, registry
+from rolls import feed, registry
+from rolls.campaigns import services as campaigns
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError

@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.template import Context, Template
 from django.urls import reverse
 
-from rolls import campaigns as table_services
+from rolls.campaigns import services
 from rolls.log.events import TableEvent
 from rolls.models import Roll
 from rolls.sight.audience import Facts, Panel, Viewer, delivery
@@ -45,7 +45,7 @@ def the_form(page: str, form_id: str) -> str:
 
 @pytest.mark.django_db
 def test_a_refused_roll_goes_to_the_refusal_slot_of_the_form_that_sent_it(table: Table) -> None:
-    table_services.session_end(campaign=table.campaign, actor=table.gm)
+    services.session_end(campaign=table.campaign, actor=table.gm)
     player = logged_in(table.player)
 
     response = player.post(roll_url(table), {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true")
@@ -132,7 +132,7 @@ async def test_a_gm_correction_redraws_luck_on_the_players_roll_screen_and_campa
     listing = await socket(table, table.player, "?roster=1")
     elsewhere = await socket(table, table.player)
 
-    await database_sync_to_async(table_services.resources_correct)(
+    await database_sync_to_async(services.resources_correct)(
         character=table.character, gm=table.gm, values={"luck": 1}
     )
     last = await last_seq(table)
@@ -150,13 +150,13 @@ async def test_a_gm_correction_redraws_luck_on_the_players_roll_screen_and_campa
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_layer")
 async def test_a_new_session_refills_luck_on_the_phone_live(table: Table) -> None:
-    await database_sync_to_async(table_services.resources_correct)(
+    await database_sync_to_async(services.resources_correct)(
         character=table.character, gm=table.gm, values={"luck": 0}
     )
     screen = await socket(table, table.player, f"?character={table.character.pk}")
 
-    await database_sync_to_async(table_services.session_end)(campaign=table.campaign, actor=table.gm)
-    await database_sync_to_async(table_services.session_start)(campaign=table.campaign, actor=table.gm)
+    await database_sync_to_async(services.session_end)(campaign=table.campaign, actor=table.gm)
+    await database_sync_to_async(services.session_start)(campaign=table.campaign, actor=table.gm)
     last = await last_seq(table)
 
     line = resources_line(await frames_until(screen, up_to(last)), table.character.pk)
@@ -168,12 +168,12 @@ async def test_a_new_session_refills_luck_on_the_phone_live(table: Table) -> Non
 @pytest.mark.usefixtures("empty_layer")
 async def test_a_long_rest_brings_endurance_back_on_the_phone_live() -> None:
     table = await database_sync_to_async(factories.table)("doubles", sheet=factories.sheet_of("doubles"))
-    await database_sync_to_async(table_services.resources_correct)(
+    await database_sync_to_async(services.resources_correct)(
         character=table.character, gm=table.gm, values={"endurance": 12}
     )
     screen = await socket(table, table.player, f"?character={table.character.pk}")
 
-    await database_sync_to_async(table_services.long_rest)(campaign=table.campaign, actor=table.gm)
+    await database_sync_to_async(services.long_rest)(campaign=table.campaign, actor=table.gm)
     last = await last_seq(table)
 
     line = resources_line(await frames_until(screen, up_to(last)), table.character.pk)
@@ -185,12 +185,12 @@ async def test_a_long_rest_brings_endurance_back_on_the_phone_live() -> None:
 @pytest.mark.usefixtures("empty_layer")
 async def test_luck_spent_on_an_ability_leaves_the_phone_one_less_live_STR_14() -> None:
     table = await database_sync_to_async(factories.table)("stars", sheet=factories.sheet_of("stars"))
-    await database_sync_to_async(table_services.resources_correct)(
+    await database_sync_to_async(services.resources_correct)(
         character=table.character, gm=table.gm, values={"luck": 2}
     )
     screen = await socket(table, table.player, f"?character={table.character.pk}")
 
-    await database_sync_to_async(table_services.luck_for_ability)(
+    await database_sync_to_async(services.luck_for_ability)(
         character=table.character, actor=table.player, ability="Cloak of shadows"
     )
     last = await last_seq(table)

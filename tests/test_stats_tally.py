@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from django.db.models import Count, Max, Q, Sum
 
-from rolls import campaigns, demo, history_services
+from rolls import demo, history_services
+from rolls.campaigns import services as campaigns
 from rolls.contests import services
 from rolls.contests.sides import Side
 from rolls.models import FollowUpTally, Roll, RollTally, Visibility

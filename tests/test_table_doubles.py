@@ -17,8 +17,8 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as table_services
 from rolls import registry
+from rolls.campaigns import services as table_services
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError

@@ -15,8 +15,8 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from rolls import campaigns as services
 from rolls import registry
+from rolls.campaigns import services
 from rolls.models import LogEntry, Roll
 from rolls.play import services as roll_services
 from rolls.systems import RulesError

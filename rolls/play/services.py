@@ -37,7 +37,7 @@ _RUNNING_SESSION_SEED = CompiledQuery(
 )
 _LOCKED_ROLL = CompiledQuery(lambda pk: Roll.objects.select_for_update(no_key=True).filter(pk=pk), "pk")
 # Only the character's row: the campaign it is read with is locked last, by the log's UPDATE
-# of its sequence number, so every write takes its locks in one order (rolls.campaigns).
+# of its sequence number, so every write takes its locks in one order (rolls.campaigns.services).
 _LOCKED_CHARACTER = CompiledQuery(
     lambda pk: (
         Character.objects.select_for_update(no_key=True, of=("self",))

@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from rolls import campaigns as services
 from rolls import registry
-from rolls.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
+from rolls.campaigns import services
+from rolls.campaigns.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.systems import RulesError
 from tabletop.access import (
     MAX_ID,

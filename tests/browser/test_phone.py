@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 from playwright.sync_api import Page, expect
 
-from rolls import campaigns
+from rolls.campaigns import services
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, wait_live
@@ -245,7 +245,7 @@ def test_a_refusal_shows_next_to_the_button_and_goes_once_a_roll_succeeds(
 ) -> None:
     table = _in_thread(_table, "sixes")
     phone = _roll_screen(browsers, table)
-    _in_thread(campaigns.session_end, campaign=table.campaign, actor=table.gm)
+    _in_thread(services.session_end, campaign=table.campaign, actor=table.gm)
     expect(phone.locator("#session-status")).to_contain_text("No session running")
 
     button = phone.locator("#roll-form .roll-button")
@@ -256,7 +256,7 @@ def test_a_refusal_shows_next_to_the_button_and_goes_once_a_roll_succeeds(
     pressed = box_in_view(phone, "#roll-form .roll-button")
     assert 0 <= pressed["y"] - (said["y"] + said["height"]) < 40, (said, pressed)
 
-    _in_thread(campaigns.session_start, campaign=table.campaign, actor=table.gm)
+    _in_thread(services.session_start, campaign=table.campaign, actor=table.gm)
     expect(phone.locator("#session-status")).to_contain_text("Session 2 is on")
     dice(then=6)
     button.click()

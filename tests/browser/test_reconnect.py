@@ -146,7 +146,7 @@ def test_a_phone_too_far_behind_reloads_instead_of_replaying_the_evening(browser
     """A page that missed more than the socket replays (rolls.feed.MAX_CATCH_UP) is told to
     reload, and does: the marker is read as the message arrives (static/js/live.js), since no
     page holds an element for it to land in."""
-    from rolls import campaigns as table_services
+    from rolls.campaigns import services
     from rolls.feed import MAX_CATCH_UP
     from tabletop.models import Campaign
 
@@ -165,8 +165,8 @@ def test_a_phone_too_far_behind_reloads_instead_of_replaying_the_evening(browser
     def long_evening() -> Campaign:
         campaign = Campaign.objects.get()
         for _ in range(MAX_CATCH_UP // 2 + 1):
-            table_services.session_end(campaign=campaign, actor=campaign.gm)
-            table_services.session_start(campaign=campaign, actor=campaign.gm)
+            services.session_end(campaign=campaign, actor=campaign.gm)
+            services.session_start(campaign=campaign, actor=campaign.gm)
         campaign.refresh_from_db()
         return campaign
 

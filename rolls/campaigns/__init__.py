@@ -1,0 +1,1 @@
+"""Campaigns, their members, characters and play sessions: the writes and the forms that make them."""
