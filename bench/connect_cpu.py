@@ -57,7 +57,7 @@ async def run(count: int, batches: int, profile: int | None) -> None:
 
     tables = await asyncio.to_thread(harness.build_tables, 20, 6)
     # One table after another: a table's presence list goes out at once, not at the end of
-    # an interval (``rolls.coalesce``), as after a quiet spell.
+    # an interval (``rolls.live.coalesce``), as after a quiet spell.
     phones = [(table, phone) for n in range(6) for table in tables for phone in table.phones[n : n + 1]]
 
     async def app_cycle(n: int) -> None:
@@ -73,7 +73,7 @@ async def run(count: int, batches: int, profile: int | None) -> None:
 
     async def baseline_cycle(n: int) -> None:
         # Tables the app's campaigns are not: both run on this process's one channel layer, and
-        # a presence list the app tells its table at the end of an interval (``rolls.coalesce``)
+        # a presence list the app tells its table at the end of an interval (``rolls.live.coalesce``)
         # would reach a baseline socket in a group of the same name, which has no handler for it.
         communicator = WebsocketCommunicator(baseline, f"/ws/t/{BASELINE_TABLES + n % 20}/")
         connected, _ = await communicator.connect(timeout=10)

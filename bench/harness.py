@@ -203,14 +203,14 @@ def build_tables(count: int, sockets: int, systems: Sequence[str] = ("sixes",)) 
     """``count`` campaigns with a GM and ``sockets - 1`` players, each player with a character,
     a play session open, and a signed-in session cookie per phone. The tables take the
     ``systems`` in turn (table i plays ``systems[i % len(systems)]``)."""
-    import rolls.live
+    import rolls.live.publish
     from rolls.campaigns import services
 
     if sockets < 2:
         raise SystemExit("--sockets must be at least 2 (the GM and one player who rolls)")
     # Nobody listens yet: skip the broadcasts of setup's own log entries.
-    send = rolls.live._send
-    rolls.live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
+    send = rolls.live.publish._send
+    rolls.live.publish._send = lambda *args, **kwargs: None  # type: ignore[assignment]
     sheets = {system: bench_sheet(system) for system in systems}
     tables = []
     try:
@@ -236,7 +236,7 @@ def build_tables(count: int, sockets: int, systems: Sequence[str] = ("sixes",)) 
             table.roll_data, table.npc_data = _forms_data(campaign, character)
             tables.append(table)
     finally:
-        rolls.live._send = send  # type: ignore[assignment]
+        rolls.live.publish._send = send  # type: ignore[assignment]
     return tables
 
 

@@ -214,13 +214,13 @@ def _filled(args: argparse.Namespace, key: str) -> int:
     if found is not None:
         print(f"  reusing the filled campaign {found} ({name})")
         return int(found)
-    import rolls.live
+    import rolls.live.publish
 
     # Nobody listens: the fill's entries are not broadcast (what is written is the same).
-    rolls.live.publish = lambda entry: None
+    rolls.live.publish.publish = lambda entry: None
     import rolls.log.append
 
-    rolls.log.append.live.publish = rolls.live.publish
+    rolls.log.append.live.publish = rolls.live.publish.publish
     started = time.perf_counter()
     campaign = history_fill.fill(
         rolls=args.rolls,
@@ -430,7 +430,7 @@ def explain(world: World) -> None:
     """The plans of the history's queries (``--explain``): where an index is missing."""
     from django.http import QueryDict
 
-    from rolls import history
+    from rolls.history import browse
     from tabletop.models import Membership
 
     membership = Membership.objects.select_related("campaign").get(campaign_id=world.campaign, user=world.gm)
@@ -442,9 +442,9 @@ def explain(world: World) -> None:
         f"session={world.session}",
         f"since={world.day}&until={world.day}",
     ):
-        filters = history.HistoryFilters(QueryDict(query), membership=membership)
+        filters = browse.HistoryFilters(QueryDict(query), membership=membership)
         assert filters.is_valid(), filters.errors
-        selected = history.entries(filters)
+        selected = browse.entries(filters)
         before = filters.cleaned_data.get("before")
         if before:
             selected = selected.filter(seq__lt=before)

@@ -27,10 +27,10 @@ from datetime import timedelta
 from django.db import models, transaction
 
 from rolls import demo
+from rolls.history.verify import verify_log
 from rolls.log import chain
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall
 from rolls.stats import tally
-from rolls.verify import verify_log
 from tabletop.models import Campaign, PlaySession
 
 BATCH = 2000

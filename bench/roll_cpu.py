@@ -238,9 +238,9 @@ def _phones(system: str = "sixes") -> list[tuple[Any, str, str]]:
     from django.test import Client
     from django.urls import reverse
 
-    from rolls import live
+    from rolls.live import publish
 
-    live._send = lambda *args, **kwargs: None  # type: ignore[assignment]
+    publish._send = lambda *args, **kwargs: None  # type: ignore[assignment]
     phones = []
     for table in harness.build_tables(100, 6, systems=(system,)):
         data = ROLL if system == "sixes" else urlencode(table.roll_data, doseq=True)

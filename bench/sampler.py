@@ -121,17 +121,17 @@ SECTIONS = [
     "django.core.handlers.base.BaseHandler.get_response",  # a request's middleware and view
     "rolls.views.rolling.roll_create",  # the roll view, within it
     "rolls.play.services.roll_create",  # the roll's transaction, with its on-commit work
-    "rolls.live.publish",  # on commit: render the shared card, group-send
-    "rolls.feed.prepare_entry",  # the writer's render of the shared card
+    "rolls.live.publish.publish",  # on commit: render the shared card, group-send
+    "rolls.live.feed.prepare_entry",  # the writer's render of the shared card
     "tabletop.access.membership_or_404",
     "tabletop.access.character_to_act_for",
     "rolls.sight.cards.latest_card",
     "django.shortcuts.render",
     "django.contrib.sessions.backends.cached_db.SessionStore.load",
-    "rolls.feed.render_since",
-    "rolls.feed.prepare_shared",
-    "rolls.feed.shared_since",
-    "rolls.consumers._render_presence",
+    "rolls.live.feed.render_since",
+    "rolls.live.feed.prepare_shared",
+    "rolls.live.feed.shared_since",
+    "rolls.live.consumers._render_presence",
     "django.db.backends.base.base.BaseDatabaseWrapper.connect",
     "django.db.backends.base.base.BaseDatabaseWrapper.close",
 ]
@@ -201,7 +201,7 @@ def start_sections(directory: str) -> None:
                 calls[path] += 1
 
         setattr(owner, name, timed)
-        # Also where it was imported by name (``from rolls.feed import render_since``).
+        # Also where it was imported by name (``from rolls.live.feed import render_since``).
         for module in list(sys.modules.values()):
             if getattr(module, "__name__", "").startswith(("rolls", "tabletop", "django")):
                 for attribute, value in list(vars(module).items()):

@@ -2,7 +2,7 @@
 campaign with a history, and for the bench (``bench/history.py``), which needs a big one.
 
 Everything goes through the functions a request would call (``rolls.campaigns.services``,
-``rolls.play.services``, ``rolls.history_services``), with the forms a phone would post
+``rolls.play.services``, ``rolls.history.marks``), with the forms a phone would post
 (``rolls.play.formdata``), so every row, log entry and hash is the one real play writes. One
 seeded ``random.Random`` makes every choice and rolls every die: the same seed plays the same
 campaign (ids and times aside).
@@ -27,8 +27,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
-from rolls import history_services, registry
+from rolls import registry
 from rolls.campaigns import services as campaigns
+from rolls.history import marks
 from rolls.models import Roll, RollCall, Visibility
 from rolls.play import services
 from rolls.play.formdata import form_baseline, npc_baseline, posted
@@ -467,11 +468,11 @@ class _Session:
     def _marks(self) -> None:
         """Before the session ends: the GM reveals a hidden roll and voids one made by mistake."""
         if self.hidden and self.rng.random() < 0.6:
-            history_services.roll_reveal(roll=self.rng.choice(self.hidden), gm=self.gm)
+            marks.roll_reveal(roll=self.rng.choice(self.hidden), gm=self.gm)
             self.played.reveals += 1
         public = [r for r in self.made if r.visibility == Visibility.PUBLIC]
         if public and self.rng.random() < 0.5:
-            history_services.roll_void(roll=self.rng.choice(public), gm=self.gm)
+            marks.roll_void(roll=self.rng.choice(public), gm=self.gm)
             self.played.voids += 1
 
     def _heal(self) -> None:

@@ -116,7 +116,7 @@ class Roll(models.Model):
     # the service in the transaction that appends the entry they follow from:
     # ``outcome`` is the engine's ``Outcome.tone`` of the newest state ("success", "failure",
     # "catastrophe", "amazing", "neutral"), ``voided`` and ``revealed`` follow the GM's
-    # VOID and REVEAL events (``rolls.history_services``).
+    # VOID and REVEAL events (``rolls.history.marks``).
     outcome = models.CharField(max_length=12, blank=True, default="")
     voided = models.BooleanField(default=False)
     revealed = models.BooleanField(default=False)

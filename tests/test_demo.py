@@ -12,8 +12,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from rolls import registry
+from rolls.history.verify import verify_log
 from rolls.models import LogEntry, Roll, Visibility
-from rolls.verify import verify_log
 from tabletop.models import Campaign, PlaySession
 
 SUMMARY = re.compile(

@@ -10,7 +10,7 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import verify
+from rolls.history import verify
 from rolls.models import LogEntry
 from tabletop.models import Campaign
 from tabletop.serving import driver

@@ -400,7 +400,7 @@ def test_the_docs_lines_check_an_export(played: Table, tmp_path: Path, who: str)
 
 def test_under_asgi_the_stream_is_read_a_batch_at_a_time() -> None:
     """Django reads a synchronous stream whole before sending it under ASGI; ours does not."""
-    from rolls.streaming import BATCH, SyncStreamingResponse
+    from rolls.history.streaming import BATCH, SyncStreamingResponse
 
     made = 0
 
@@ -473,7 +473,7 @@ def test_an_imported_roll_keeps_its_outcome_and_the_gms_void_and_reveal(
 ) -> None:
     """The row's marks are read back from the imported log: what the history and the
     statistics filter on is the same as in the original campaign."""
-    from rolls import history_services
+    from rolls.history import marks as history_services
 
     secret = Roll.objects.filter(campaign=played.campaign, visibility="secret").first()
     assert secret is not None

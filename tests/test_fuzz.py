@@ -38,7 +38,7 @@ from rolls.campaigns import services as campaigns
 from rolls.campaigns.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
-from rolls.history import HistoryFilters
+from rolls.history.browse import HistoryFilters
 from rolls.models import Contest, ContestSide, Roll, RollCall
 from rolls.play import services
 from rolls.play.calls import CallBuilder

@@ -18,9 +18,10 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
-from rolls import feed, history_services, registry
+from rolls import feed, registry
 from rolls.campaigns import services as table_services
 from rolls.feed import facts_of, next_viewer
+from rolls.history import marks
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.play import services
 from rolls.play.npc import NpcRollForm
@@ -180,7 +181,7 @@ class Walk:
         elif choice == 2:
             roll = Roll.objects.filter(campaign=self.campaign, voided=False).order_by("-id").first()
             if roll is not None:
-                history_services.roll_void(roll=roll, gm=self.gm)
+                marks.roll_void(roll=roll, gm=self.gm)
         else:
             self.campaign.refresh_from_db()
             table_services.session_end(campaign=self.campaign, actor=self.gm)  # type: ignore[arg-type]

@@ -156,7 +156,7 @@ def test_a_bad_filter_value_gets_a_clear_message(table: Table) -> None:
 def test_keyset_pages_miss_and_repeat_nothing_while_rolls_arrive(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolls import history
+    from rolls.history import browse as history
 
     monkeypatch.setattr(history, "PAGE_SIZE", 5)
     made = [roll(table, 6, 1, 1, 1).pk for _ in range(12)]
@@ -308,7 +308,7 @@ def test_every_card_links_to_its_rolls_page(table: Table) -> None:
 def test_newer_pages_walk_back_to_the_newest_without_a_gap(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolls import history
+    from rolls.history import browse as history
 
     monkeypatch.setattr(history, "PAGE_SIZE", 4)
     made = [roll(table, 6, 1, 1).pk for _ in range(10)]

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.urls import reverse
 
-from rolls.export import entry_content
+from rolls.history.export import entry_content
 from rolls.log import chain
 from rolls.models import LogEntry
 from rolls.play import services

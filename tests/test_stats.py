@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from rolls import history_services, registry
+from rolls import registry
+from rolls.history import marks
 from rolls.models import FollowUpUse, LogEntry, Roll
 from rolls.play import services
 from rolls.stats import fairness, record
@@ -160,7 +161,7 @@ def evening(table: Table) -> dict[str, Roll]:
     _follow(table, rolls["C"], "push", 1, 1, 2, condition="Scared", description="Runs at the door")
     rolls["D"] = _roll(table, 6, 6, 1, by_hand=True)
     rolls["E"] = _roll(table, 6, 6, 6)
-    history_services.roll_void(roll=rolls["E"], gm=table.gm)
+    marks.roll_void(roll=rolls["E"], gm=table.gm)
     sixes = registry.engine("sixes")
     rolls["F"] = services.npc_roll_create(
         campaign=table.campaign,

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from django.db.models import Count, Max, Q, Sum
 
-from rolls import demo, history_services
+from rolls import demo
 from rolls.campaigns import services as campaigns
 from rolls.contests import services
 from rolls.contests.sides import Side
+from rolls.history import marks
 from rolls.models import FollowUpTally, Roll, RollTally, Visibility
 from rolls.stats import summary, tally
 from rolls.stats.record import FACE_FIELDS
@@ -125,9 +126,9 @@ def play(system: str, seed: int) -> demo.Played:
     for roll in rng.sample(rolls, 8):
         roll.refresh_from_db()
         if roll.visibility != Visibility.PUBLIC and not roll.revealed and rng.random() < 0.6:
-            history_services.roll_reveal(roll=roll, gm=played.gm.user)
+            marks.roll_reveal(roll=roll, gm=played.gm.user)
         elif not roll.voided:
-            history_services.roll_void(roll=roll, gm=played.gm.user)
+            marks.roll_void(roll=roll, gm=played.gm.user)
     return played
 
 
@@ -154,7 +155,7 @@ def test_a_rename_and_a_player_leaving_keep_the_figures_of_the_rows() -> None:
     membership = Membership.objects.get(campaign=campaign, user=played.players[1].user)
     campaigns.member_remove(campaign=campaign, actor=gm, membership=membership)
     assert gone is not None
-    history_services.roll_void(roll=Roll.objects.get(pk=gone.pk), gm=gm)  # after it left
+    marks.roll_void(roll=Roll.objects.get(pk=gone.pk), gm=gm)  # after it left
     assert Roll.objects.filter(campaign=campaign, character_name="Ana Renamed").exists()
     assert_tallies_match_rows(campaign)
 

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils.html import escape
 
-from rolls import history_services
+from rolls.history import marks
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tests.factories import Table, logged_in
@@ -104,7 +104,7 @@ async def test_a_reveal_sends_the_dice_to_a_players_open_page(table: Table) -> N
     before = "".join(await sync(player, 0, last))
     assert f'id="feed-roll-{made.pk}"' in before and not FACE.search(before)
 
-    await database_sync_to_async(history_services.roll_reveal)(roll=made, gm=table.gm)
+    await database_sync_to_async(marks.roll_reveal)(roll=made, gm=table.gm)
     sent = "".join(await frames_until(player, up_to(last + 1)))
 
     # The card replaces the hidden one (same id, no "afterbegin"), with the dice.
@@ -121,7 +121,7 @@ async def test_a_void_sends_the_struck_card_to_every_open_page(table: Table) -> 
     last = await database_sync_to_async(lambda: table.campaign.log.order_by("-seq").first().seq)()
     await sync(player, 0, last)
 
-    await database_sync_to_async(history_services.roll_void)(roll=made, gm=table.gm)
+    await database_sync_to_async(marks.roll_void)(roll=made, gm=table.gm)
     sent = "".join(await frames_until(player, up_to(last + 1)))
 
     assert f'id="feed-roll-{made.pk}"' in sent and '<span class="pill void">voided</span>' in sent
@@ -153,7 +153,7 @@ def test_a_voided_roll_takes_no_more_follow_ups_SIX_23(table: Table) -> None:
     made = roll(table, 1, 2, 3)
     membership = table.campaign.memberships.get(user=table.player)
     assert latest_card(made, place="result", membership=membership).follow_ups  # a push, before
-    history_services.roll_void(roll=made, gm=table.gm)
+    marks.roll_void(roll=made, gm=table.gm)
 
     made.refresh_from_db()
     made.last_entry = None

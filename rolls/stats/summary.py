@@ -24,7 +24,7 @@ from django.core.cache import cache
 from django.db.models import Max, Min, Q, QuerySet, Sum
 
 from rolls import registry
-from rolls.history import SessionTimes, session_events
+from rolls.history.browse import SessionTimes, session_events
 from rolls.log.events import TableEvent
 from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
 from rolls.stats import fairness

@@ -12,8 +12,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from rolls import history, history_services, registry
+from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
+from rolls.history import browse, marks
 from rolls.log.events import TableEvent
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.play.bound_helper import check_for_both, shared_choices
@@ -28,15 +29,15 @@ from tabletop.models import Membership, PlaySession
 def history_page(request: HttpRequest, pk: int) -> HttpResponse:
     """Every roll and table event of the campaign, newest first, filtered, a page at a time."""
     membership = membership_or_404(request.user, pk)
-    filters = history.HistoryFilters(request.GET, membership=membership)
+    filters = browse.HistoryFilters(request.GET, membership=membership)
     context: dict[str, Any] = {"campaign": membership.campaign, "membership": membership, "filters": filters}
     if not filters.is_valid():
         # A clear message beside the form, and no list: what was asked for cannot be read.
-        context["export_options"] = history.export_options(filters.session_numbers)
+        context["export_options"] = browse.export_options(filters.session_numbers)
         return render(request, "rolls/history.html", context, status=400)
-    found = history.page(filters)
+    found = browse.page(filters)
     roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
-    states = history.newest_states([i for i in roll_ids if i is not None])
+    states = browse.newest_states([i for i in roll_ids if i is not None])
     opened = contest_entries(found.entries, membership)
     items: list[Card | LogEntry | ContestEntry] = []
     sessions: list[PlaySession | None] = []
@@ -69,7 +70,7 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
             **context,
             "page": found,
             "groups": _grouped(items, sessions),
-            "export_options": history.export_options(filters.session_numbers),
+            "export_options": browse.export_options(filters.session_numbers),
         },
     )
 
@@ -204,16 +205,16 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
     roll = _roll_or_404(membership, roll_id)
     try:
         if mark == "void":
-            history_services.roll_void(roll=roll, gm=membership.user)
+            marks.roll_void(roll=roll, gm=membership.user)
             messages.success(request, "The roll is voided: struck through everywhere.")
         elif mark == "helper":
             both = check_for_both(roll=roll, gm=membership.user, condition=note)
             messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
         elif mark == "reveal":
-            history_services.roll_reveal(roll=roll, gm=membership.user)
+            marks.roll_reveal(roll=roll, gm=membership.user)
             messages.success(request, "The roll is revealed: the table sees its dice from now on.")
         else:
-            history_services.note_save(roll=roll, text=note)
+            marks.note_save(roll=roll, text=note)
             messages.success(request, "Note kept.")
     except RulesError as error:
         return _render_roll(request, membership, roll, error=str(error), status=422)

@@ -7,10 +7,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from rolls import export, history
+from rolls.history import browse, export
+from rolls.history.streaming import SyncStreamingResponse
+from rolls.history.verify import verdict, verify_log
 from rolls.sight.audience import Viewer
-from rolls.streaming import SyncStreamingResponse
-from rolls.verify import verdict, verify_log
 from tabletop.access import MAX_ID, membership_or_404
 from tabletop.http import HtmxRequest
 from tabletop.models import PlaySession
@@ -53,7 +53,7 @@ def verify(request: HtmxRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "verdict": verdict(found, campaign),
         "intact": found is None,
-        "export_options": history.export_options(history.session_numbers(campaign)),
+        "export_options": browse.export_options(browse.session_numbers(campaign)),
     }
     template = "rolls/_log_tools.html" if request.htmx else "rolls/verify_log.html"
     return render(request, template, context)

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rolls.importer import ImportRefused, import_campaign
+from rolls.history.importer import ImportRefused, import_campaign
 
 
 class Command(BaseCommand):

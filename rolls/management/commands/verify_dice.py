@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rolls.dicecheck import check_export
+from rolls.history.dicecheck import check_export
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rolls.verify import verdict, verify_log
+from rolls.history.verify import verdict, verify_log
 from tabletop.models import Campaign
 
 

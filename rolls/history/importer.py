@@ -1,4 +1,4 @@
-"""A GM's JSON export (``rolls.export``) loaded as a new campaign: new ids everywhere, the
+"""A GM's JSON export (``rolls.history.export``) loaded as a new campaign: new ids everywhere, the
 people it names as new accounts without a password (the GM as an existing account when one is
 given), and its log rewritten entry for entry, chained anew since each entry's hash covers the
 ids it names. A file whose chain does not verify is refused, and nothing is written."""
@@ -12,8 +12,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls import export, history, registry
+from rolls import registry
 from rolls.campaigns.services import player_create
+from rolls.history import browse, export
 from rolls.log import chain
 from rolls.log.events import TableEvent
 from rolls.models import FollowUpUse, LogEntry, Roll
@@ -133,7 +134,7 @@ def _marks(campaign: Campaign, rolls: list[Roll]) -> None:
             "roll_id", flat=True
         )
     )
-    newest = history.newest_states([roll.pk for roll in rolls])
+    newest = browse.newest_states([roll.pk for roll in rolls])
     for roll in rolls:
         state = newest.get(roll.pk, ({}, 0))[0]
         roll.outcome = registry.engine(roll.system).evaluate(state).tone if state else ""

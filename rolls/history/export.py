@@ -24,7 +24,7 @@ from typing import Any
 from django.db import connection, models
 
 from rolls import registry
-from rolls.history import SessionTimes, session_seqs
+from rolls.history.browse import SessionTimes, session_seqs
 from rolls.log import chain
 from rolls.models import LogEntry, Roll
 from rolls.sight.audience import Facts, Viewer, sight

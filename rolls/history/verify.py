@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rolls.export import CHUNK, entry_content
+from rolls.history.export import CHUNK, entry_content
 from rolls.log import chain
 from rolls.models import LogEntry
 from tabletop.models import Campaign

@@ -1,4 +1,4 @@
-"""Recomputing the app's dice from a JSON export (``rolls.export``): what ``manage.py
+"""Recomputing the app's dice from a JSON export (``rolls.history.export``): what ``manage.py
 verify_dice`` runs, and what ``docs/verify.md`` shows in a few lines of plain Python.
 
 Everything is read from the log's own entries, which the hash chain covers: a play session's

@@ -1,0 +1,1 @@
+"""The campaign's history afterwards: browsing, the GM's marks, exports, the checks and imports."""
