@@ -24,7 +24,7 @@ from tabletop.serving.compiled_query import CompiledDelete, CompiledInsert, Comp
 # This process, as its presence rows name it.
 SERVER = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"[:100]
 BEAT_SECONDS = 20.0
-# A table hears who is at it at most once in this many seconds (``rolls.coalesce``).
+# A table hears who is at it at most once in this many seconds (``rolls.live.coalesce``).
 COALESCE_SECONDS = 1.0
 # Three heartbeats missed: the server is gone (a busy one still beats: it is one UPDATE).
 STALE_SECONDS = 3 * BEAT_SECONDS

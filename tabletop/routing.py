@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 from django.urls import path
 
-from rolls.consumers import TableConsumer
-from rolls.display_consumer import DisplayConsumer
+from rolls.live.consumers import TableConsumer
+from rolls.live.display_consumer import DisplayConsumer
 
 if TYPE_CHECKING:
     from channels.routing import URLRouter, _ExtendedURLPattern
@@ -14,6 +14,6 @@ if TYPE_CHECKING:
 # URLRouter wants the patterns typed as its own.
 websocket_urlpatterns: list[_ExtendedURLPattern | URLRouter] = [
     path("ws/c/<int:campaign_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
-    # The table display, by its own link's token (rolls/display_consumer.py).
+    # The table display, by its own link's token (rolls/live/display_consumer.py).
     path("ws/display/<str:token>/", DisplayConsumer.as_asgi()),  # type: ignore[arg-type, list-item]
 ]

@@ -69,7 +69,7 @@ def _fresh_shared_markup() -> None:
     """The markup kept per process is keyed by campaign and sequence number, which never repeat
     in production; a test rolled back leaves its ids to the next one (SQLite reuses them), so
     each test starts with nothing kept, browser tests' server included (same process)."""
-    from rolls import feed
+    from rolls.live import feed
 
     feed._forget_all()
 

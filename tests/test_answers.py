@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.fixtures import DjangoCaptureOnCommitCallbacks, Settings
 
-from rolls import feed
+from rolls.live import feed
 from rolls.models import LogEntry, Roll
 from rolls.sight import answers
 from tabletop.models import Membership

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
-from rolls.feed import Shared
+from rolls.live.feed import Shared
 from rolls.sight.audience import (
     ALL_WAITS,
     TABLE,

@@ -17,8 +17,8 @@ from django.urls import reverse
 
 from bench import harness
 from bench.mix import MixPhase, choose_follow_up, thread_costs
-from rolls import feed
 from rolls.campaigns import services
+from rolls.live import feed
 from rolls.models import LogEntry
 from rolls.sight import panels
 from rolls.systems.sixes import CONDITIONS

@@ -16,8 +16,8 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from rolls import feed
 from rolls import models as roll_models
+from rolls.live import feed
 from rolls.log import append
 from rolls.models import LogEntry, Roll
 from rolls.play import services

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.test import Client
 
 from rolls.campaigns import services as table_services
-from rolls.consumers import _result_for
+from rolls.live.consumers import _result_for
 from rolls.log import append
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
@@ -683,7 +683,7 @@ def test_connecting_reads_the_membership_and_writes_the_presence_row_with_one_qu
     """What the consumer reads and writes for a connect (Channels' middleware has read the
     session and the user before it): the membership with its campaign and last seq, one
     INSERT for the presence row. A page that has everything sends nothing to read."""
-    from rolls.consumers import TableConsumer
+    from rolls.live.consumers import TableConsumer
     from tabletop import presence
 
     consumer = TableConsumer()

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from rolls import feed
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
+from rolls.live import feed
 from rolls.models import Contest, LogEntry, Roll, Visibility
 from rolls.play import services
 from rolls.systems import RulesError

@@ -14,8 +14,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from rolls import display, registry
-from rolls.display_consumer import REPLACED
+from rolls import registry
+from rolls.live import display
+from rolls.live.display_consumer import REPLACED
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from rolls.play import services

@@ -18,10 +18,11 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
-from rolls import feed, registry
+from rolls import registry
 from rolls.campaigns import services as table_services
-from rolls.feed import facts_of, next_viewer
 from rolls.history import marks
+from rolls.live import feed
+from rolls.live.feed import facts_of, next_viewer
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.play import services
 from rolls.play.npc import NpcRollForm
@@ -192,7 +193,7 @@ class Walk:
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_panel_is_drawn_as_before_and_redrawn_whenever_it_changes(system: str, remembered: bool) -> None:
     """``remembered``: the GM's socket knows how many new rolls the panel it drew last takes
-    before it may change (``rolls.feed.Drawn``), and passes over those that cannot."""
+    before it may change (``rolls.live.feed.Drawn``), and passes over those that cannot."""
     walk = Walk(system, seed=SYSTEMS.index(system))
     gm = walk.gm_membership()
     cards, drawn = panels.gm_panel_and_room(walk.campaign.pk, gm)

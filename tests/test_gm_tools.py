@@ -356,8 +356,8 @@ async def test_a_follow_up_on_a_secret_roll_reaches_a_player_as_the_same_card() 
 def test_a_roll_against_a_character_keeps_its_name_after_the_character_is_removed(
     table: Table, fixed_dice: None
 ) -> None:
-    from rolls import feed
     from rolls.campaigns import services as campaigns
+    from rolls.live import feed
     from rolls.sight import cards
 
     npc_roll(logged_in(table.gm), table, target=str(table.character.pk))

@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AbstractBaseUser
 
-from rolls.live import presence_message, table_group
+from rolls.live.publish import presence_message, table_group
 from tabletop import presence
 from tabletop.asgi import application
 from tabletop.management.commands.serve import WS_MAX_SIZE
@@ -211,7 +211,7 @@ async def test_a_handler_that_fails_closes_the_socket_and_the_member_leaves(
     def broken(*args: Any) -> str:
         raise ValueError("a template that fails to render")
 
-    monkeypatch.setattr("rolls.consumers._render_presence", broken)
+    monkeypatch.setattr("rolls.live.consumers._render_presence", broken)
     await _broadcast(table)
 
     await _closed_with(communicator, INTERNAL_ERROR)

@@ -15,10 +15,10 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from rolls import feed
 from rolls.campaigns import services as campaigns
 from rolls.contests import services
 from rolls.contests.sides import Side
+from rolls.live import feed
 from rolls.models import Contest, ContestSide, LogEntry, Roll
 from rolls.systems import RulesError
 from rolls.systems.base import percent

@@ -43,7 +43,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
         for target in targets:
-            # The longest known module the name falls in: "rolls.feed.sharing" -> rolls.feed.
+            # The longest known module the name falls in: "rolls.live.feed.sharing" -> rolls.live.feed.
             while target and target not in known:
                 target = target.rpartition(".")[0]
             if target and target != name:

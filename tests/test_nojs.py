@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.urls import reverse
 
-from rolls import feed
+from rolls.live import feed
 from rolls.models import LogEntry, Roll, RollCall
 from rolls.play import services
 from tests import factories

@@ -19,8 +19,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.urls import reverse
 
-from rolls import feed, registry
+from rolls import registry
 from rolls.campaigns import services as campaigns
+from rolls.live import feed
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError

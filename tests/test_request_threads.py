@@ -18,7 +18,7 @@ from django.urls import path, reverse
 from django.views.decorators.csrf import csrf_exempt
 from pytest_django.fixtures import Settings
 
-from rolls import live
+from rolls.live import publish
 from tabletop.serving.request_threads import RequestThreadsHandler, serving_loop
 from tests import factories
 from tests.test_consumers import (  # noqa: F401  (fixture)
@@ -171,13 +171,13 @@ async def test_sends_handed_to_the_loop_go_out_in_the_order_given(caplog: pytest
     loop = asyncio.get_running_loop()
     layer = UnevenLayer()
     for n in range(6):
-        live._send_in_turn(loop, layer, "table-1", {"n": n})  # type: ignore[arg-type]
-    last = live._last_send[loop]
+        publish._send_in_turn(loop, layer, "table-1", {"n": n})  # type: ignore[arg-type]
+    last = publish._last_send[loop]
     await asyncio.wait([last])
 
     assert layer.sent == [0, 1, 2, 4, 5]  # in order; a failed send holds up none after it
     assert "a broadcast could not be sent" in caplog.text
-    assert loop not in live._last_send  # nothing kept once all are out
+    assert loop not in publish._last_send  # nothing kept once all are out
 
 
 def test_a_receiver_of_request_finished_that_fails_does_not_spoil_the_answer(

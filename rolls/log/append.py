@@ -1,7 +1,7 @@
 """The roll log, append-only: every entry gets the campaign's next sequence number, and is
 published to the table once its transaction commits.
 
-The log does not draw: ``rolls.live.publish`` hands the committed entry to the live side,
+The log does not draw: ``rolls.live.publish.publish`` hands the committed entry to the live side,
 which renders it for each audience and sends it to the sockets.
 """
 
@@ -14,7 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils import timezone
 
-from rolls import live
+from rolls.live import publish
 from rolls.log import chain
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
@@ -74,7 +74,7 @@ def append_entry(
     _set_last_hash(campaign_id, entry.hash)
     if roll is not None:
         roll.last_entry = entry
-    transaction.on_commit(lambda: live.publish(entry))
+    transaction.on_commit(lambda: publish.publish(entry))
     return entry
 
 

@@ -145,7 +145,7 @@ class Facts:
     @classmethod
     def of(cls, entry: LogEntry, *, awaits_gm: bool) -> Facts:
         """``awaits_gm``: whether the entry's state may wait for the GM's decision, which only
-        its dice system can tell (``rolls.feed.facts_of`` asks it; nothing here knows one)."""
+        its dice system can tell (``rolls.live.feed.facts_of`` asks it; nothing here knows one)."""
         from rolls.models import LogEntry
 
         if entry.roll is None:

@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from rolls import display
+from rolls.live import display
 from tabletop import presence
 from tabletop.access import gm_or_403
 from tabletop.http import HtmxRequest

@@ -14,7 +14,7 @@ development machine (docs/architecture.md, "Running hot", and each module's docs
     write cap (``admission.WriteCapMiddleware``, ``MAX_CONCURRENT_WRITES``) is counted there.
     Saves: 200 tables x 6 phones at 100 rolls a second took 62% of a core instead of 70-71%,
     p99 56-61 ms instead of 73-114 (with the broadcast handed to the serving loop,
-    ``serving_loop()``, used by ``rolls/live.py``). Private: ``ASGIHandler``'s
+    ``serving_loop()``, used by ``rolls/live/publish.py``). Private: ``ASGIHandler``'s
     ``read_body``, ``create_request``, ``send_response``, ``listen_for_disconnect``,
     ``chunk_size``, ``get_script_prefix``; asgiref's ``ThreadSensitiveContext(executor=...)``.
     Off: Django's own handler (``get_asgi_application()``), SQLite connections closed after

@@ -22,7 +22,7 @@ streaming) and changes three things:
 
 While it works on a request, the thread knows the event loop that lent it
 (``serving_loop()``): a broadcast is handed to that loop, which sends it in turn, without the
-thread waiting for it (``rolls.live``).
+thread waiting for it (``rolls.live.publish``).
 
 Admission (``MAX_CONCURRENT_WRITES``) is counted here, where requests queue for a thread: a
 POST over the cap gets a thread of its own at once, and ``tabletop.serving.admission`` answers it with

@@ -143,11 +143,11 @@ def test_a_removed_players_page_does_not_reconnect(browsers: Browsers) -> None:
 
 @pytest.mark.browser
 def test_a_phone_too_far_behind_reloads_instead_of_replaying_the_evening(browsers: Browsers) -> None:
-    """A page that missed more than the socket replays (rolls.feed.MAX_CATCH_UP) is told to
+    """A page that missed more than the socket replays (rolls.live.feed.MAX_CATCH_UP) is told to
     reload, and does: the marker is read as the message arrives (static/js/live.js), since no
     page holds an element for it to land in."""
     from rolls.campaigns import services
-    from rolls.feed import MAX_CATCH_UP
+    from rolls.live.feed import MAX_CATCH_UP
     from tabletop.models import Campaign
 
     browsers.ignore(r"ERR_INTERNET_DISCONNECTED")

@@ -1,7 +1,7 @@
 """The table display: the page on the television or projector, opened by its own secret link.
 
 It shows what everyone at the table may see and nothing more: each roll as ``audience.TABLE``
-sees it (the markup the table's sockets share, ``rolls.feed``), so a secret or blind roll is
+sees it (the markup the table's sockets share, ``rolls.live.feed``), so a secret or blind roll is
 "rolled in secret" / "rolled blind" there as on every phone. It may act on nothing, holds no
 membership and is nobody at the table. Its link is a token of its own on the campaign; the GM
 replaces it, and the old one stops at once: pages, sockets and catch-ups all look it up again.
@@ -16,7 +16,7 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from rolls.contests.panels import contest_views
-from rolls.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
+from rolls.live.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
 from rolls.log.append import append_event
 from rolls.log.events import Refresh, TableEvent, refreshes
 from rolls.models import LogEntry

@@ -1,9 +1,9 @@
-"""The table display's socket: the table's socket (``rolls.consumers.TableConsumer``) with
+"""The table display's socket: the table's socket (``rolls.live.consumers.TableConsumer``) with
 ``audience.TABLE`` for its viewer and the display token for its membership.
 
 It joins the table's group, so it hears every entry and every change of who is here, but it
 is nobody at the table: it never enters the presence list. A batch of rolls is sent from the
-markup the table's sockets share (``rolls.display.display_stored``); any other batch is read
+markup the table's sockets share (``rolls.live.display.display_stored``); any other batch is read
 from the database together with its token. Once the GM has replaced the link (which writes an
 event to the log, so every display hears of it at once, and reads) the socket closes with
 ``REPLACED``, which the page knows and does not reconnect on.
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 
-from rolls import consumers
-from rolls.consumers import TableConsumer
-from rolls.display import campaign_for, display_since, display_stored
-from rolls.live import table_group
+from rolls.live import consumers
+from rolls.live.consumers import TableConsumer
+from rolls.live.display import campaign_for, display_since, display_stored
+from rolls.live.publish import table_group
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.consumer import database
 

@@ -1,6 +1,6 @@
 """The live side of the log: a committed entry is published here, rendered once for the
-table (``rolls.feed``) and broadcast to every socket of its campaign, which send it or render
-it for their own member (``rolls.consumers``)."""
+table (``rolls.live.feed``) and broadcast to every socket of its campaign, which send it or render
+it for their own member (``rolls.live.consumers``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
-from rolls.feed import prepare_entry
+from rolls.live.feed import prepare_entry
 from rolls.sight import answers
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.serving.request_threads import serving_loop

@@ -6,7 +6,7 @@ new entry once. Entries are rendered here, for this socket's user, so a roll onl
 the people allowed to see it and follow-up buttons only the people allowed to press them.
 
 A roll reaches every socket of its table at once, and for a plain roll all of them send the
-same markup: the sockets of one process share one rendering of it (``rolls.feed.shared_since``)
+same markup: the sockets of one process share one rendering of it (``rolls.live.feed.shared_since``)
 and one of each presence list, so a plain roll costs the sockets no database read at all; only
 those a follow-up or a panel concerns read and render for themselves.
 """
@@ -28,9 +28,9 @@ from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from redis.exceptions import RedisError
 
-from rolls.coalesce import Throttle, told
-from rolls.feed import Drawn, is_stored, prepare_shared, receive_shared, render_since, shared_since
-from rolls.live import presence_message, table_group
+from rolls.live.coalesce import Throttle, told
+from rolls.live.feed import Drawn, is_stored, prepare_shared, receive_shared, render_since, shared_since
+from rolls.live.publish import presence_message, table_group
 from rolls.sight import answers
 from tabletop import presence
 from tabletop.access import MAX_ID, membership_or_none
@@ -211,7 +211,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """Someone came or went: the list goes to the page at once after a quiet spell,
-        otherwise once at the end of the interval (``rolls.coalesce``), as it is then."""
+        otherwise once at the end of the interval (``rolls.live.coalesce``), as it is then."""
         if self.removed:
             return
         self.presence_id = event.get("id")

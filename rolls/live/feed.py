@@ -400,4 +400,4 @@ def _forget_all(**kwargs: object) -> None:
     answers.forget_all()
 
 
-post_migrate.connect(_forget_all, dispatch_uid="rolls.feed.forget_all")
+post_migrate.connect(_forget_all, dispatch_uid="rolls.live.feed.forget_all")
