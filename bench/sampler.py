@@ -119,7 +119,7 @@ def start(directory: str, interval: float = 0.002) -> None:
 # Sync functions whose CPU time ``start_sections`` adds up (in the thread that runs them).
 SECTIONS = [
     "django.core.handlers.base.BaseHandler.get_response",  # a request's middleware and view
-    "rolls.views.rolling.roll_create",  # the roll view, within it
+    "rolls.views.play.roll_create",  # the roll view, within it
     "rolls.play.services.roll_create",  # the roll's transaction, with its on-commit work
     "rolls.live.publish.publish",  # on commit: render the shared card, group-send
     "rolls.live.feed.prepare_entry",  # the writer's render of the shared card

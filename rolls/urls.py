@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import contests, display, history, log, pages, rolling, rules, stats, table
+from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats
 
 app_name = "rolls"
 
 urlpatterns = [
     # First, the requests a table sends all evening (a resolve tries each pattern in order).
-    path("c/<int:pk>/characters/<int:character_id>/roll/", rolling.roll_create, name="roll-create"),
-    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", rolling.follow_up, name="follow-up"),
-    path("c/<int:pk>/characters/<int:character_id>/odds/", rolling.odds, name="odds"),
-    path("campaigns/new/", table.campaign_new, name="campaign-new"),
-    path("join/<str:token>/", table.join, name="join"),
+    path("c/<int:pk>/characters/<int:character_id>/roll/", play.roll_create, name="roll-create"),
+    path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", play.follow_up, name="follow-up"),
+    path("c/<int:pk>/characters/<int:character_id>/odds/", play.odds, name="odds"),
+    path("campaigns/new/", campaigns.campaign_new, name="campaign-new"),
+    path("join/<str:token>/", campaigns.join, name="join"),
     path("c/<int:pk>/", pages.campaign_page, name="campaign"),
     path("c/<int:pk>/session/", pages.session_page, name="session"),
     path("c/<int:pk>/history/", history.history_page, name="history"),
@@ -31,32 +31,38 @@ urlpatterns = [
     path("c/<int:pk>/stats/sessions/<int:session_id>/", stats.session_stats, name="stats-session"),
     path("c/<int:pk>/stats/characters/<int:character_id>/", stats.character_stats, name="stats-character"),
     path("c/<int:pk>/sessions/<int:session_id>/recap/", stats.session_recap, name="recap"),
-    path("c/<int:pk>/export/", log.export_log, name="export"),
-    path("c/<int:pk>/verify/", log.verify, name="verify-log"),
+    path("c/<int:pk>/export/", export.export_log, name="export"),
+    path("c/<int:pk>/verify/", export.verify, name="verify-log"),
     path("c/<int:pk>/characters/<int:character_id>/", pages.character_page, name="character"),
-    path("c/<int:pk>/session/start/", table.session_start, name="session-start"),
-    path("c/<int:pk>/session/end/", table.session_end, name="session-end"),
-    path("c/<int:pk>/mystery/", table.mystery_start, name="mystery-start"),
-    path("c/<int:pk>/long-rest/", table.long_rest, name="long-rest"),
-    path("c/<int:pk>/join-link/", table.join_link_rotate, name="join-link-rotate"),
-    path("c/<int:pk>/dice/", table.dice_mode, name="dice-mode"),
+    path("c/<int:pk>/session/start/", campaigns.session_start, name="session-start"),
+    path("c/<int:pk>/session/end/", campaigns.session_end, name="session-end"),
+    path("c/<int:pk>/mystery/", campaigns.mystery_start, name="mystery-start"),
+    path("c/<int:pk>/long-rest/", campaigns.long_rest, name="long-rest"),
+    path("c/<int:pk>/join-link/", campaigns.join_link_rotate, name="join-link-rotate"),
+    path("c/<int:pk>/dice/", campaigns.dice_mode, name="dice-mode"),
     path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
     path("display/<str:token>/", display.display_page, name="display"),
-    path("c/<int:pk>/members/<int:member_id>/remove/", table.member_remove, name="member-remove"),
-    path("c/<int:pk>/removed/<int:ban_id>/readmit/", table.member_readmit, name="member-readmit"),
-    path("c/<int:pk>/characters/new/", table.character_new, name="character-new"),
-    path("c/<int:pk>/characters/<int:character_id>/sheet/", table.character_sheet, name="character-sheet"),
-    path("c/<int:pk>/characters/<int:character_id>/edit/", table.character_edit, name="character-edit"),
+    path("c/<int:pk>/members/<int:member_id>/remove/", campaigns.member_remove, name="member-remove"),
+    path("c/<int:pk>/removed/<int:ban_id>/readmit/", campaigns.member_readmit, name="member-readmit"),
+    path("c/<int:pk>/characters/new/", campaigns.character_new, name="character-new"),
     path(
-        "c/<int:pk>/characters/<int:character_id>/correct/", table.character_correct, name="character-correct"
+        "c/<int:pk>/characters/<int:character_id>/sheet/", campaigns.character_sheet, name="character-sheet"
+    ),
+    path("c/<int:pk>/characters/<int:character_id>/edit/", campaigns.character_edit, name="character-edit"),
+    path(
+        "c/<int:pk>/characters/<int:character_id>/correct/",
+        campaigns.character_correct,
+        name="character-correct",
     ),
     path(
-        "c/<int:pk>/characters/<int:character_id>/luck-ability/", table.luck_for_ability, name="luck-ability"
+        "c/<int:pk>/characters/<int:character_id>/luck-ability/",
+        campaigns.luck_for_ability,
+        name="luck-ability",
     ),
-    path("c/<int:pk>/npc-roll/", rolling.npc_roll, name="npc-roll"),
-    path("c/<int:pk>/npc-odds/", rolling.npc_odds, name="npc-odds"),
-    path("c/<int:pk>/characters/<int:character_id>/call/", rolling.call_create, name="call-create"),
-    path("c/<int:pk>/calls/new/", rolling.calls_create, name="calls-create"),
+    path("c/<int:pk>/npc-roll/", play.npc_roll, name="npc-roll"),
+    path("c/<int:pk>/npc-odds/", play.npc_odds, name="npc-odds"),
+    path("c/<int:pk>/characters/<int:character_id>/call/", play.call_create, name="call-create"),
+    path("c/<int:pk>/calls/new/", play.calls_create, name="calls-create"),
     path("c/<int:pk>/contests/new/", contests.contest_create, name="contest-create"),
     path("c/<int:pk>/contests/<int:contest_id>/", history.contest_page, name="contest"),
     path(
@@ -83,7 +89,7 @@ urlpatterns = [
     ),
     path("c/<int:pk>/contests/<int:contest_id>/close/", contests.contest_close, name="contest-close"),
     path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
-    path("c/<int:pk>/calls/<int:call_id>/close/", rolling.call_close, name="call-close"),
+    path("c/<int:pk>/calls/<int:call_id>/close/", play.call_close, name="call-close"),
     path("rules/", rules.rules_index, name="rules"),
     path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),
 ]

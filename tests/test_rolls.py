@@ -16,7 +16,7 @@ from rolls.campaigns import services as table_services
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError
-from rolls.views import rolling
+from rolls.views import play
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.factories import Script, ScriptedDice, Table, logged_in
@@ -929,14 +929,14 @@ def test_a_rolls_answer_leaves_the_resources_line_to_the_socket(table: Table, di
 def test_a_rolls_answer_redraws_the_resources_line_when_the_sheet_changed_meanwhile(table: Table) -> None:
     """Between the read the roll form is checked against and the roll's locked read, a
     follow-up from another device or the GM may have spent from the sheet: then the answer
-    redraws the line (rolling._changed compares the two reads)."""
+    redraws the line (play._changed compares the two reads)."""
     before = Character.objects.get(pk=table.character.pk)
     same = Character.objects.get(pk=table.character.pk)
     spent = Character.objects.get(pk=table.character.pk)
     spent.luck -= 1
 
-    assert not rolling._changed(before, same)
-    assert rolling._changed(before, spent)
+    assert not play._changed(before, same)
+    assert play._changed(before, spent)
 
 
 def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice: Script) -> None:

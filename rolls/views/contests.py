@@ -26,8 +26,8 @@ from rolls.log import randomness
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
-from rolls.views.rolling import client_value
-from rolls.views.table import CONFIRMED
+from rolls.views.campaigns import CONFIRMED
+from rolls.views.play import client_value
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
 from tabletop.http import HtmxRequest
 from tabletop.models import Membership

@@ -17,7 +17,7 @@ from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
 from rolls.sight.cards import Card, build_card, latest_card
-from rolls.views.table import confirm_question
+from rolls.views.campaigns import confirm_question
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
