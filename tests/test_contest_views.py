@@ -322,7 +322,7 @@ def test_a_control_character_in_what_is_at_stake_is_refused_and_opens_nothing(
 
 def test_str_9_the_panel_reads_every_roll_of_its_contests_in_one_query(pair: Pair, dice: Script) -> None:
     """The panel draws again on every entry: each side's newest state comes from one query for
-    all of them (``rolls.history.browse.newest_states``), and the winner, each result and the chances
+    all of them (``rolls.log.reads.newest_states``), and the winner, each result and the chances
     after a follow-up are read from those states, not the log again."""
     open_against_guard(pair)
     dice(6, 5)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from rolls.contests import services
-from rolls.history import browse
 from rolls.log.events import TableEvent
+from rolls.log.reads import newest_states
 from rolls.models import Contest, ContestSide, LogEntry
 from rolls.sight.cards import Card, build_card
 from tabletop.models import Membership
@@ -77,7 +77,7 @@ def contest_entries(entries: list[LogEntry], membership: Membership) -> dict[int
     rolls = [
         side.roll for item in made.values() for side in item.contest.sides.all() if side.roll is not None
     ]
-    states = browse.newest_states([roll.pk for roll in rolls])
+    states = newest_states([roll.pk for roll in rolls])
     for item in made.values():
         for side in item.contest.sides.all():
             card = None

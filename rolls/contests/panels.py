@@ -17,7 +17,7 @@ from typing import Any
 from rolls import registry
 from rolls.contests.reckoning import reckon, states_of
 from rolls.contests.sides import SideRow, side_row
-from rolls.history.browse import newest_states
+from rolls.log.reads import newest_states
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import State, dice_count, percent

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rolls import registry
-from rolls.history.browse import newest_states
+from rolls.log.reads import newest_states
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import State

@@ -24,8 +24,8 @@ from typing import Any
 from django.db import connection, models
 
 from rolls import registry
-from rolls.history.browse import SessionTimes, session_seqs
 from rolls.log import chain
+from rolls.log.reads import SessionTimes, session_seqs
 from rolls.models import LogEntry, Roll
 from rolls.sight.audience import Facts, Viewer, sight
 from tabletop.models import Campaign, Character, Membership, PlaySession

@@ -14,9 +14,10 @@ from django.db import transaction
 
 from rolls import registry
 from rolls.campaigns.services import player_create
-from rolls.history import browse, export
+from rolls.history import export
 from rolls.log import chain
 from rolls.log.events import TableEvent
+from rolls.log.reads import newest_states
 from rolls.models import FollowUpUse, LogEntry, Roll
 from rolls.stats import record, tally
 from tabletop.models import Campaign, Character, Membership, PlaySession
@@ -134,7 +135,7 @@ def _marks(campaign: Campaign, rolls: list[Roll]) -> None:
             "roll_id", flat=True
         )
     )
-    newest = browse.newest_states([roll.pk for roll in rolls])
+    newest = newest_states([roll.pk for roll in rolls])
     for roll in rolls:
         state = newest.get(roll.pk, ({}, 0))[0]
         roll.outcome = registry.engine(roll.system).evaluate(state).tone if state else ""

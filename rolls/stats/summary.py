@@ -24,8 +24,8 @@ from django.core.cache import cache
 from django.db.models import Max, Min, Q, QuerySet, Sum
 
 from rolls import registry
-from rolls.history.browse import SessionTimes, session_events
 from rolls.log.events import TableEvent
+from rolls.log.reads import SessionTimes, session_events
 from rolls.models import FollowUpTally, FollowUpUse, LogEntry, Roll, RollTally, Visibility
 from rolls.stats import fairness
 from rolls.stats.record import FACE_FIELDS

@@ -16,6 +16,7 @@ from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.history import browse, marks
 from rolls.log.events import TableEvent
+from rolls.log.reads import newest_states
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.play.bound_helper import check_for_both, shared_choices
 from rolls.sight.audience import Facts, Viewer, sight
@@ -37,7 +38,7 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "rolls/history.html", context, status=400)
     found = browse.page(filters)
     roll_ids = [entry.roll_id for entry in found.entries if entry.kind == LogEntry.Kind.ROLL]
-    states = browse.newest_states([i for i in roll_ids if i is not None])
+    states = newest_states([i for i in roll_ids if i is not None])
     opened = contest_entries(found.entries, membership)
     items: list[Card | LogEntry | ContestEntry] = []
     sessions: list[PlaySession | None] = []
