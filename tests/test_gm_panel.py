@@ -27,9 +27,10 @@ from rolls.models import LogEntry, Roll, Visibility
 from rolls.play import services
 from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
-from rolls.sight.audience import GmPanel, Panel, Viewer, Waits, delivery
+from rolls.sight.audience import GmPanel, Panel, Viewer, delivery
 from rolls.sight.cards import ACTIONABLE, Card, _default, latest_card
 from rolls.systems import RulesError
+from rolls.tables.waits import Waits
 from tabletop.models import Character, Membership
 from tests import factories
 

@@ -15,10 +15,11 @@ from django.template.loader import render_to_string
 from rolls import registry
 from rolls.models import LogEntry, Roll, RollCall, Visibility
 from rolls.play.calls import as_query
-from rolls.sight.audience import GmPanel, Waits
+from rolls.sight.audience import GmPanel
 from rolls.sight.cards import Card, build_card
 from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed
+from rolls.tables.waits import Waits
 from tabletop.access import may_act_for
 from tabletop.models import Character, Membership
 from tabletop.serving.compiled_query import CompiledList

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rolls.sight.audience import ALL_WAITS, Waits
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem, Param, State
+from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
     from rolls.models import Contest, ContestSide
@@ -128,7 +128,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     rest: ClassVar[Clock | None] = None  # the GM's "long rest", where the system has one
     session_note: ClassVar[str] = ""  # what a new play session refills, for the log
     corrections: ClassVar[tuple[Correction, ...]] = ()
-    # What can keep a roll waiting on the GM's panel (``rolls.sight.audience.Waits``): the entries
+    # What can keep a roll waiting on the GM's panel (``rolls.tables.waits.Waits``): the entries
     # that redraw it on the GM's socket. A system that says nothing redraws it on every one.
     gm_waits: ClassVar[Waits] = ALL_WAITS
     # Whether a point of Luck may fuel an ability of an item or a power, outside a roll (stars,

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
@@ -35,6 +34,7 @@ from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, T
 from rolls.tables.doubles.contest import COMPLICATION, complication_done, complication_steps, extended_board
 from rolls.tables.doubles.contest import verdict as extended_verdict
 from rolls.tables.doubles.forms import DoublesRollForm, DoublesSheetForm, endurance_max
+from rolls.tables.waits import Waits
 from tabletop.models import Character
 
 if TYPE_CHECKING:

@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rolls.models import Contest, ContestSide
-from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_choice, get_int, percent
 from rolls.systems.kinds import (
@@ -41,6 +40,7 @@ from rolls.systems.kinds import (
 from rolls.tables.base import Clock, ContestReading, TableAdapter, unchanged
 from rolls.tables.kinds import danger
 from rolls.tables.kinds.forms import FIELDS, KindsRollForm, KindsSheetForm, step_label
+from rolls.tables.waits import Waits
 from tabletop.models import Character
 
 

@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.sets import (
@@ -40,6 +39,7 @@ from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter,
 from rolls.tables.sets import contest as sealed
 from rolls.tables.sets.carried import carried_for, carried_words
 from rolls.tables.sets.forms import OPPOSED, ROLLED, SetsRollForm, SetsSheetForm
+from rolls.tables.waits import Waits
 from tabletop.models import Character
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rolls.models import Contest, ContestSide
-from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
 from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
@@ -22,6 +21,7 @@ from rolls.tables.base import (
 from rolls.tables.sixes import contest as kids
 from rolls.tables.sixes import group, plan
 from rolls.tables.sixes.forms import SixesRollForm, SixesSheetForm, sixes_luck_max, unchecked_conditions
+from rolls.tables.waits import Waits
 from tabletop.models import Character
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rolls.sight.audience import Waits
 from rolls.systems import RulesError
 from rolls.systems.base import get_choice, percent
 from rolls.systems.stars import (
@@ -40,6 +39,7 @@ from rolls.systems.stars import (
 )
 from rolls.tables.base import Clock, Correction, TableAdapter
 from rolls.tables.stars.forms import ADVANTAGES, DEFAULT_TRAINING, StarsRollForm, StarsSheetForm
+from rolls.tables.waits import Waits
 from tabletop.models import Character
 
 
