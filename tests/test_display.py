@@ -453,7 +453,9 @@ async def test_a_replaced_link_closes_the_open_socket_and_refuses_a_new_one(tabl
     communicator, _ = await synced_display(table)
     old = (await campaign_now(table)).display_token
 
-    await database_sync_to_async(display.display_link_rotate)(campaign=table.campaign, actor=table.gm)
+    from rolls.campaigns import services as campaigns
+
+    await database_sync_to_async(campaigns.display_link_rotate)(campaign=table.campaign, actor=table.gm)
 
     closed = await communicator.receive_output(timeout=3)
     assert (closed["type"], closed["code"]) == ("websocket.close", REPLACED)

@@ -4,6 +4,7 @@ one transaction, like the roll services (``rolls.play.services``)."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any
 
@@ -22,6 +23,8 @@ from rolls.models import Contest
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
 from tabletop.models import Ban, Campaign, Character, DiceMode, Membership, PlaySession, new_join_token
+
+logger = logging.getLogger(__name__)
 
 REMOVED = "The GM removed you from this table. Ask them to let you back in."
 
@@ -135,6 +138,20 @@ def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
             actor=actor,
             text="The GM made a new join link; the old one no longer works.",
         )
+
+
+def display_link_rotate(*, campaign: Campaign, actor: User) -> None:
+    """A new display link; the old one stops at once. The event in the log is also what tells
+    an open display: its socket reads its token again for every entry, finds it gone, closes."""
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(display_token=new_join_token())
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.DISPLAY_LINK,
+            actor=actor,
+            text="The GM made a new table display link; the old one no longer works.",
+        )
+    logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
 
 
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:

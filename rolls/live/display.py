@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 from django.template.loader import render_to_string
 
 from rolls.contests.panels import contest_views
 from rolls.live.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
-from rolls.log.append import append_event
 from rolls.log.events import Refresh, TableEvent, refreshes
 from rolls.models import LogEntry
 from rolls.sight import panels
-from rolls.sight.cards import Card, build_card
 from tabletop.joinlink import looks_like_token
-from tabletop.models import Campaign, new_join_token
+from tabletop.models import Campaign
 
 logger = logging.getLogger(__name__)
 
@@ -39,43 +35,6 @@ def campaign_for(token: str) -> Campaign | None:
     if not looks_like_token(token):
         return None
     return Campaign.objects.filter(display_token=token).first()
-
-
-def display_link_rotate(*, campaign: Campaign, actor: AbstractBaseUser) -> None:
-    """A new display link; the old one stops at once. The event in the log is also what tells
-    an open display: its socket reads its token again for every entry, finds it gone, closes."""
-    with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(display_token=new_join_token())
-        append_event(
-            campaign_id=campaign.pk,
-            event=TableEvent.DISPLAY_LINK,
-            actor=actor,
-            text="The GM made a new table display link; the old one no longer works.",
-        )
-    logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
-
-
-def latest_cards(campaign: Campaign) -> tuple[list[Card], int]:
-    """The newest rolls as the table sees them, newest first, and the last sequence number the
-    page has seen (its socket asks for what came after)."""
-    entries = list(
-        LogEntry.objects.filter(campaign=campaign)
-        .select_related("roll", "roll__character", "roll__target")
-        .order_by("-seq")[:200]
-    )
-    last_seq = entries[0].seq if entries else campaign.last_seq
-    cards: list[Card] = []
-    seen: set[int] = set()
-    for entry in entries:
-        roll = entry.roll
-        if roll is None or roll.pk in seen:
-            continue
-        seen.add(roll.pk)
-        # No membership: ``audience.TABLE``, who sees no hidden dice and no button.
-        cards.append(build_card(roll, entry.state or {}, entry.seq, place="feed"))
-        if len(cards) >= SHOWN:
-            break
-    return cards, last_seq
 
 
 def panels_context(campaign: Campaign) -> dict[str, object]:

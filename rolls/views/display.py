@@ -12,7 +12,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from rolls.campaigns import services as campaigns
 from rolls.live import display
+from rolls.sight.newest import newest_items
 from tabletop import presence
 from tabletop.access import gm_or_403
 from tabletop.http import HtmxRequest
@@ -27,7 +29,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     campaign = display.campaign_for(token)
     if campaign is None:
         raise Http404("No such display.")
-    cards, last_seq = display.latest_cards(campaign)
+    cards, last_seq = newest_items(campaign, membership=None, limit=display.SHOWN, events=False)
     overlay = request.GET.get("overlay") == "1"
     context: dict[str, object] = {
         **display.panels_context(campaign),
@@ -46,7 +48,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def display_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
-    display.display_link_rotate(campaign=membership.campaign, actor=membership.user)
+    campaigns.display_link_rotate(campaign=membership.campaign, actor=membership.user)
     messages.success(request, "New table display link made; the old one no longer works.")
     target = reverse("rolls:session", args=[pk])
     if request.htmx:

@@ -12,16 +12,17 @@ from django.shortcuts import render
 from rolls import registry
 from rolls.contests.forms import ChallengeBuilder, ContestBuilder
 from rolls.contests.panels import contest_views
-from rolls.models import LogEntry, Roll
+from rolls.models import Roll
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
-from rolls.sight.cards import Card, build_card, latest_card
+from rolls.sight.cards import Card, latest_card
+from rolls.sight.newest import newest_items
 from rolls.views.campaigns import confirm_question
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
-from tabletop.models import DiceMode, Membership
+from tabletop.models import DiceMode
 
 FEED_SIZE = 30
 
@@ -55,32 +56,6 @@ def _in_page(request: HttpRequest, refusal: Refusal | None, cards: list[Card | N
         messages.error(request, refusal.message)
 
 
-def _feed(membership: Membership, *, limit: int = FEED_SIZE) -> tuple[list[object], int]:
-    """The newest feed items (cards and events), newest first, and the last sequence number
-    they include: the page's socket asks for what came after it."""
-    campaign = membership.campaign
-    entries = list(
-        LogEntry.objects.filter(campaign=campaign)
-        .select_related("roll", "roll__character", "roll__target")
-        .order_by("-seq")[:200]
-    )
-    last_seq = entries[0].seq if entries else campaign.last_seq
-    items: list[object] = []
-    seen: set[int] = set()
-    for entry in entries:
-        if entry.kind == LogEntry.Kind.EVENT:
-            # A table event, or the GM's mark on a roll (voided, revealed): its line, and the
-            # roll's card below it as it is now.
-            items.append(entry)
-        if entry.roll_id is not None and entry.roll_id not in seen:
-            seen.add(entry.roll_id)
-            card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed", membership=membership)  # type: ignore[arg-type]
-            items.append(card)
-        if len(items) >= limit:
-            break
-    return items, last_seq
-
-
 def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A member's view of the table: their characters, everyone else's, and the live feed."""
     membership = membership_or_404(request.user, pk)
@@ -88,7 +63,7 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
     characters = list(campaign.characters.select_related("owner"))
     mine = [c for c in characters if may_act_for(membership, c)]
     others = [c for c in characters if c not in mine]
-    feed, last_seq = _feed(membership)
+    feed, last_seq = newest_items(membership.campaign, membership=membership, limit=FEED_SIZE, events=True)
     return render(
         request,
         "rolls/campaign.html",
@@ -116,7 +91,7 @@ def session_page(
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     url = join_url(request, campaign)
-    feed, last_seq = _feed(membership)
+    feed, last_seq = newest_items(membership.campaign, membership=membership, limit=FEED_SIZE, events=True)
     gm_cards = panels.gm_panel(campaign.pk, membership)
     _in_page(request, refusal, list(gm_cards))
     return render(
@@ -169,7 +144,7 @@ def character_page(
     form = adapter.roll_form(character=character, initial={**adapter.roll_initial, **(sent or {})})
     last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
     result = latest_card(last, place="result", membership=membership) if last else None
-    feed, last_seq = _feed(membership, limit=10)
+    feed, last_seq = newest_items(membership.campaign, membership=membership, limit=10, events=True)
     against_cards = panels.against_panel(campaign.pk, membership)
     _in_page(request, refusal, [result, *against_cards])
     challenge = ChallengeBuilder(campaign, character)
