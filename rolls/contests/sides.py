@@ -21,7 +21,6 @@ from rolls import registry
 from rolls.models import Contest
 from rolls.play.calls import as_query
 from rolls.systems import RulesError
-from rolls.tables.forms import RollFormBase
 from tabletop.models import Character
 
 CONTEST = Contest.Kind.CONTEST.value
@@ -39,15 +38,6 @@ class Side:
 
 def side_prefix(character: Character) -> str:
     return f"s{character.pk}"
-
-
-def _compact(form: RollFormBase) -> RollFormBase:
-    """Radio buttons become a select: one line per side on a phone."""
-    for field in form.fields.values():
-        if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
-            field.widget = forms.Select()
-            field.choices = field.choices  # the setter hands the choices to the new widget
-    return form
 
 
 @dataclass(frozen=True)
@@ -68,9 +58,9 @@ def side_row(character: Character, kinds: Sequence[str] = (CONTEST,)) -> SideRow
     choices): a field that every one of them fixes (``TableAdapter.contest_fixed``) is left
     out, one that only some fix is marked ``data-unused-in`` with those kinds."""
     adapter = registry.table(character.campaign.system)
-    form = _compact(
-        adapter.roll_form(character=character, initial=adapter.roll_initial, prefix=side_prefix(character))
-    )
+    form = adapter.roll_form(
+        character=character, initial=adapter.roll_initial, prefix=side_prefix(character)
+    ).compacted()
     fixed = {kind: adapter.contest_fixed(kind) for kind in kinds}
     names = [
         name

@@ -19,20 +19,10 @@ from django.http import QueryDict
 
 from rolls import registry
 from rolls.systems import RulesError
-from rolls.tables.forms import RollFormBase
 from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character
 
 INTENT_MAX = 200
-
-
-def _compact(form: RollFormBase) -> RollFormBase:
-    """Radio buttons become a select: one line per character on a phone held by the GM."""
-    for field in form.fields.values():
-        if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
-            field.widget = forms.Select()
-            field.choices = field.choices  # the setter hands the choices to the new widget
-    return form
 
 
 def prefix_of(character: Character) -> str:
@@ -58,11 +48,9 @@ class CallBuilder:
     def rows(self) -> list[CallRow]:
         rows = []
         for character in self.characters:
-            form = _compact(
-                self.adapter.roll_form(
-                    character=character, initial=self.adapter.roll_initial, prefix=prefix_of(character)
-                )
-            )
+            form = self.adapter.roll_form(
+                character=character, initial=self.adapter.roll_initial, prefix=prefix_of(character)
+            ).compacted()
             traits = [name for name in self.adapter.call_traits if name in form.fields]
             for name in traits:
                 # Read out alone, "Roll" would not say whose: "Ada's roll".
@@ -74,9 +62,9 @@ class CallBuilder:
         """The fields that say what is needed, the same for everyone asked."""
         if not self.characters:
             return []
-        form = _compact(
-            self.adapter.roll_form(character=self.characters[0], initial=self.adapter.roll_initial)
-        )
+        form = self.adapter.roll_form(
+            character=self.characters[0], initial=self.adapter.roll_initial
+        ).compacted()
         return [form[name] for name in self.adapter.call_needs if name in form.fields]
 
     def parse(self, post: QueryDict) -> Parsed:

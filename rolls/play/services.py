@@ -19,7 +19,7 @@ from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
-from rolls.systems.base import Rng, dice_count
+from rolls.systems.base import DiceSystem, Rng, dice_count
 from rolls.systems.hand import dice_needed, entered_step
 from tabletop.models import Campaign, Character, DiceMode, PlaySession
 from tabletop.serving.compiled_query import CompiledInsert, CompiledQuery, CompiledSave
@@ -100,46 +100,26 @@ def roll_create(
             request = system.contest_request(request)
         # A sealed roll draws from the session's seed: the contest reveals its dice long before
         # the session's end reveals the seed (and the end calls off any contest still open).
-        seed, following = _hidden_seed(session, rng, hidden=blind, by_hand=faces is not None)
-        place = reserve(campaign.pk)  # the dice need the entry's number: the campaign, last
-        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
-        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
-        outcome = system.evaluate(state)
-        visibility = Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC
-        roll = _NEW_ROLL.create(
+        return _roll_written(
+            system=system,
+            request=request,
             campaign=campaign,
             session=session,
-            mystery=campaign.mystery,
+            roller=roller,
+            rng=rng,
+            faces=faces,
+            client=client,
+            hidden=blind,
             character=character,
             character_name=character.name,
-            roller=roller,
             helper=helper,
             helper_name=helper.name if helper else "",
-            system=system.slug,
-            intent=intent.strip()[:200],
+            intent=intent,
             trait=trait[:80],
-            visibility=visibility,
+            visibility=Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
             target=target,
-            target_name=target.name if target is not None else "",
-            outcome=outcome.tone,
-            by_hand=faces is not None,
-            **record.roll_figures(system, request, state, outcome),
-            seed=seed,
-            seed_hash=_commitment(seed),
         )
-        append_entry(
-            campaign_id=campaign.pk,
-            kind=LogEntry.Kind.ROLL,
-            action="roll",
-            actor=roller,
-            roll=roll,
-            state=state,
-            dice=_roll_record(dice, seed, following),
-            place=place,
-        )
-        stats_tally.new_roll(roll)
-        return roll
 
 
 def npc_roll_create(
@@ -170,42 +150,78 @@ def npc_roll_create(
             raise RulesError("Start a play session before rolling.")
         if target is not None and target.campaign_id != campaign.pk:
             raise RulesError("That character is not at this table.")
-        seed, following = _hidden_seed(session, rng, hidden=secret, by_hand=faces is not None)
-        place = reserve(campaign.pk)
-        dice = _entry_dice(rng, session.seed, seed, place.seq, client)
-        state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
-        outcome = system.evaluate(state)
-        roll = _NEW_ROLL.create(
+        return _roll_written(
+            system=system,
+            request=request,
             campaign=campaign,
             session=session,
-            mystery=campaign.mystery,
+            roller=gm,
+            rng=rng,
+            faces=faces,
+            client=client,
+            hidden=secret,
             character=None,
             character_name=name.strip()[:60] or "GM",
-            roller=gm,
-            system=system.slug,
-            intent=intent.strip()[:200],
+            intent=intent,
             visibility=Visibility.SEALED if sealed else Visibility.SECRET if secret else Visibility.PUBLIC,
             target=target,
-            target_name=target.name if target is not None else "",
             npc=True,
-            outcome=outcome.tone,
-            by_hand=faces is not None,
-            **record.roll_figures(system, request, state, outcome),
-            seed=seed,
-            seed_hash=_commitment(seed),
         )
-        append_entry(
-            campaign_id=campaign.pk,
-            kind=LogEntry.Kind.ROLL,
-            action="roll",
-            actor=gm,
-            roll=roll,
-            state=state,
-            dice=_roll_record(dice, seed, following),
-            place=place,
-        )
-        stats_tally.new_roll(roll)
-        return roll
+
+
+def _roll_written(
+    *,
+    system: DiceSystem,
+    request: Any,
+    campaign: Campaign,
+    session: PlaySession,
+    roller: User,
+    rng: Rng,
+    faces: list[int] | None,
+    client: str | None,
+    hidden: bool,
+    intent: str,
+    target: Character | None,
+    **who: Any,
+) -> Roll:
+    """The part of a roll that a player's and the GM's share, once the table has allowed it:
+    the dice drawn for the entry's number (or entered by hand), the roll and its entry
+    written, and the statistics' sums moved on. ``hidden``: a blind or secret roll, whose
+    dice come from a seed of its own until it is revealed. ``who``: the ``Roll`` fields that
+    say who rolled, for whom, and who may see it. Call inside the transaction that allowed it."""
+    seed, following = _hidden_seed(session, rng, hidden=hidden, by_hand=faces is not None)
+    place = reserve(campaign.pk)  # the dice need the entry's number: the campaign, last
+    dice = _entry_dice(rng, session.seed, seed, place.seq, client)
+    state = _rolled(lambda source: system.roll(request, source), faces, dice.rng)
+    outcome = system.evaluate(state)
+    roll = _NEW_ROLL.create(
+        campaign=campaign,
+        session=session,
+        mystery=campaign.mystery,
+        roller=roller,
+        system=system.slug,
+        intent=intent.strip()[:200],
+        target=target,
+        target_name=target.name if target is not None else "",
+        outcome=outcome.tone,
+        by_hand=faces is not None,
+        **who,
+        **record.roll_figures(system, request, state, outcome),
+        seed=seed,
+        seed_hash=_commitment(seed),
+    )
+    append_entry(
+        campaign_id=campaign.pk,
+        kind=LogEntry.Kind.ROLL,
+        action="roll",
+        actor=roller,
+        roll=roll,
+        state=state,
+        dice=_roll_record(dice, seed, following),
+        place=place,
+    )
+    stats_tally.new_roll(roll)
+    return roll
 
 
 def payer_of(roll: Roll, action: str) -> Character | None:

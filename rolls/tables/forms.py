@@ -50,3 +50,12 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
 
     def errors_text(self) -> str:
         return " ".join(str(error) for errors in self.errors.values() for error in errors)
+
+    def compacted(self) -> RollFormBase:
+        """This form with its radio buttons drawn as selects: one line per character where a
+        form of several characters stands on a phone (the GM's call, a contest's sides)."""
+        for field in self.fields.values():
+            if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
+                field.widget = forms.Select()
+                field.choices = field.choices  # the setter hands the choices to the new widget
+        return self
