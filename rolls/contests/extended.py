@@ -20,7 +20,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from rolls.contests.services import contest_event
+from rolls.contests.services import contest_event, write_open_contest
 from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, Roll
 from rolls.play.services import roll_create
@@ -43,28 +43,21 @@ def extended_open(
         raise RulesError("Only the GM opens an extended action.")
     ExtendedAction(dn, successes, failures)  # refuses what the rules cannot hold
     intent = intent.strip()[:INTENT_LENGTH]
+    about = f" ({intent})" if intent else ""
+    text = (
+        f"The GM opened an extended action{about}: {successes} "
+        f"{'success' if successes == 1 else 'successes'} against {DN_NAMES[dn]} ({dn}) "
+        f"before {failures} {'failure' if failures == 1 else 'failures'}."
+    )
     with transaction.atomic():
-        session = campaign.open_session()
-        if session is None:
-            raise RulesError("The GM has not started a play session yet.")
-        contest = Contest.objects.create(
+        return write_open_contest(
             campaign=campaign,
-            session=session,
-            system=campaign.system,
+            opener=gm,
             kind=Contest.Kind.EXTENDED,
             intent=intent,
-            state=Contest.State.OPEN,
             setup={"dn": dn, "successes": successes, "failures": failures},
-            opened_by=gm,
+            text=text,
         )
-        about = f" ({intent})" if intent else ""
-        text = (
-            f"The GM opened an extended action{about}: {successes} "
-            f"{'success' if successes == 1 else 'successes'} against {DN_NAMES[dn]} ({dn}) "
-            f"before {failures} {'failure' if failures == 1 else 'failures'}."
-        )
-        contest_event(contest, TableEvent.CONTEST_OPEN, gm, text)
-        return contest
 
 
 def extended_roll(

@@ -136,39 +136,68 @@ def contest_open(
                 _check_roll(side.character, side.data)
         names.append(name)
     intent = intent.strip()[:INTENT_LENGTH]
+    about = f" ({intent})" if intent else ""
+    if challenge:
+        text = f"{names[0]} challenges {names[1]}{about}."
+    elif kind != Contest.Kind.CONTEST:
+        text = f"The GM opened {Contest.Kind(kind).label}: {', '.join(names)}{about}."
+    else:
+        text = f"The GM opened a contest: {' against '.join(names)}{about}."
     with transaction.atomic():
-        session = campaign.open_session()
-        if session is None:
-            raise RulesError("The GM has not started a play session yet.")
-        contest = Contest.objects.create(
+        return write_open_contest(
             campaign=campaign,
-            session=session,
-            system=system.slug,
-            intent=intent,
-            state=Contest.State.ASKED if challenge else Contest.State.OPEN,
-            opened_by=opener,
+            opener=opener,
             kind=kind,
+            intent=intent,
             setup=flow,
+            asked=challenge,
+            text=text,
+            sides=[
+                {
+                    "character": side.character,
+                    "name": name,
+                    "npc": side.character is None,
+                    "data": dict(side.data),
+                    "accepted": not (challenge and position == 1),
+                }
+                for position, (side, name) in enumerate(zip(sides, names, strict=True))
+            ],
         )
-        for position, (side, name) in enumerate(zip(sides, names, strict=True)):
-            ContestSide.objects.create(
-                contest=contest,
-                position=position,
-                character=side.character,
-                name=name,
-                npc=side.character is None,
-                data=dict(side.data),
-                accepted=not (challenge and position == 1),
-            )
-        about = f" ({intent})" if intent else ""
-        if challenge:
-            text = f"{names[0]} challenges {names[1]}{about}."
-        elif kind != Contest.Kind.CONTEST:
-            text = f"The GM opened {Contest.Kind(kind).label}: {', '.join(names)}{about}."
-        else:
-            text = f"The GM opened a contest: {' against '.join(names)}{about}."
-        contest_event(contest, TableEvent.CONTEST_OPEN, opener, text)
-        return contest
+
+
+def write_open_contest(
+    *,
+    campaign: Campaign,
+    opener: User,
+    kind: str,
+    intent: str,
+    setup: dict[str, Any],
+    text: str,
+    sides: Sequence[Mapping[str, Any]] = (),
+    asked: bool = False,
+) -> Contest:
+    """Write a contest whose opening the rules have allowed (``contest_open``, or a flow of
+    one system's own such as ``rolls.contests.extended``): in the open play session, with its
+    ``sides`` in order (each a ``ContestSide``'s fields), and ``text`` in the log as the
+    event that opens it. ``asked``: a challenge, waiting for the other side to accept. Call
+    inside a transaction; refused when no play session is open."""
+    session = campaign.open_session()
+    if session is None:
+        raise RulesError("The GM has not started a play session yet.")
+    contest = Contest.objects.create(
+        campaign=campaign,
+        session=session,
+        system=campaign.system,
+        intent=intent,
+        state=Contest.State.ASKED if asked else Contest.State.OPEN,
+        opened_by=opener,
+        kind=kind,
+        setup=setup,
+    )
+    for position, side in enumerate(sides):
+        ContestSide.objects.create(contest=contest, position=position, **side)
+    contest_event(contest, TableEvent.CONTEST_OPEN, opener, text)
+    return contest
 
 
 def contest_answer(
