@@ -214,13 +214,11 @@ def _filled(args: argparse.Namespace, key: str) -> int:
     if found is not None:
         print(f"  reusing the filled campaign {found} ({name})")
         return int(found)
-    import rolls.live.publish
+    from rolls.apps import LIVE_RECEIVER
+    from rolls.log.append import entry_committed
 
     # Nobody listens: the fill's entries are not broadcast (what is written is the same).
-    rolls.live.publish.publish = lambda entry: None
-    import rolls.log.append
-
-    rolls.log.append.live.publish = rolls.live.publish.publish
+    entry_committed.disconnect(dispatch_uid=LIVE_RECEIVER)
     started = time.perf_counter()
     campaign = history_fill.fill(
         rolls=args.rolls,

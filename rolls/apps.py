@@ -5,11 +5,22 @@ import sys
 
 from django.apps import AppConfig
 
+# The live side's receiver of a committed entry, by name: a bench that fills a campaign
+# without sockets disconnects it (bench/history.py).
+LIVE_RECEIVER = "rolls.live.publish"
+
 
 class RollsConfig(AppConfig):
     name = "rolls"
 
     def ready(self) -> None:
+        # The log announces each committed entry and the live side publishes it: connected
+        # here, so the writes never import the side that draws.
+        from rolls.live.publish import on_entry_committed
+        from rolls.log.append import entry_committed
+
+        entry_committed.connect(on_entry_committed, dispatch_uid=LIVE_RECEIVER)
+
         # Only a serving process fills the odds caches; tests and management commands that
         # compute a few odds do not pay for all of them.
         serving = "uvicorn" in sys.modules or os.environ.get("TABLETOP_WARM_ODDS") == "1"

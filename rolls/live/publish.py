@@ -108,6 +108,11 @@ def publish(entry: LogEntry) -> None:
     _send(entry.campaign_id, message)
 
 
+def on_entry_committed(sender: object, *, entry: LogEntry, **kwargs: object) -> None:
+    """The receiver of ``rolls.log.append.entry_committed``, connected by ``RollsConfig.ready``."""
+    publish(entry)
+
+
 def presence_message() -> dict[str, object]:
     """Someone came or went. The id lets the sockets of one process render the list once."""
     return {"type": "table.presence", "id": f"{os.getpid()}-{next(_presence_ids)}"}

@@ -1,8 +1,9 @@
 """The roll log, append-only: every entry gets the campaign's next sequence number, and is
 published to the table once its transaction commits.
 
-The log does not draw: ``rolls.live.publish.publish`` hands the committed entry to the live side,
-which renders it for each audience and sends it to the sockets.
+The log does not draw: it announces each committed entry (``entry_committed``), and the live
+side, which listens from start-up (``RollsConfig.ready``), renders it for each audience and
+sends it to the sockets. Importing a write never loads the renderer.
 """
 
 from __future__ import annotations
@@ -12,15 +13,19 @@ from typing import Any, NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
-from rolls.live import publish
 from rolls.log import chain
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign
 from tabletop.serving import driver
 from tabletop.serving.compiled_query import CompiledInsert
+
+# Sent with ``entry`` once the transaction that wrote it has committed, never before: a socket
+# must not hear of an entry that a rollback could still take away.
+entry_committed = Signal(use_caching=True)
 
 # Written on every roll and follow-up: compiled once (tabletop/serving/compiled_query.py).
 _NEW_ENTRY = CompiledInsert(LogEntry)
@@ -74,7 +79,7 @@ def append_entry(
     _set_last_hash(campaign_id, entry.hash)
     if roll is not None:
         roll.last_entry = entry
-    transaction.on_commit(lambda: publish.publish(entry))
+    transaction.on_commit(lambda: entry_committed.send(sender=LogEntry, entry=entry))
     return entry
 
 
