@@ -164,7 +164,7 @@ TEMPLATES = [
                     "django.template.loaders.cached.Loader",
                     [
                         "django.template.loaders.filesystem.Loader",
-                        "rolls.tables.templates.Loader",
+                        "rolls.table_templates.Loader",
                         "django.template.loaders.app_directories.Loader",
                     ],
                 )

@@ -6,7 +6,7 @@ character has (``resources``) and spends what a follow-up costs. Views and servi
 adapter and never which system they serve.
 
 A table package (``rolls/tables/<slug>/``) holds the adapter, its forms and its templates,
-under ``templates/tables/<slug>/``, found by ``rolls.tables.templates.Loader``:
+under ``templates/tables/<slug>/``, found by ``rolls.table_templates.Loader``:
 
 ``sheet_form.html``  the sheet form's fields, included by rolls/character_form.html
 ``sheet.html``       the sheet, read-only, included by rolls/sheet.html
