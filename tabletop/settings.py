@@ -204,7 +204,7 @@ if database_url := env("DATABASE_URL"):
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         # Every query here is a short index walk (a history page, a roll): starting parallel
         # workers for one cost 8 ms of a 12 ms deep history page at 100,000 rolls and never
-        # saved any (docs/deploy.md, "History at scale").
+        # saved any (bench/history.py measures the history at scale).
         DATABASES["default"]["OPTIONS"].setdefault("options", "-c max_parallel_workers_per_gather=0")
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)

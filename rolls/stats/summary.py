@@ -136,7 +136,7 @@ def summary(scope: Scope, membership: Membership) -> Summary:
     (``seen_by_table``). Why keep it now that the figures come from the tallies: the first
     view after a roll (cold) costs some 30 ms at 100,000 rolls on SQLite, where it took 400
     ms from the rows; the cached page still saves about half of that between two rolls, for
-    one cache read (``docs/deploy.md``, "History at scale")."""
+    one cache read (``bench/history.py``, its "cold" pages)."""
     session = scope.session.pk if scope.session is not None else 0
     character = scope.character.pk if scope.character is not None else 0
     reader = "gm" if membership.is_gm else "table"
