@@ -46,10 +46,13 @@ def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
     return script
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _static_files() -> None:
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers in this same hook
+def pytest_sessionstart(session: pytest.Session) -> None:
     """Pages name their static files through the manifest (``{% static %}`` with debug off):
-    a fresh clone has none until the files are collected."""
+    a fresh clone has none until the files are collected. Once, by the process that starts
+    the run: workers collecting at the same time overwrite each other's manifest."""
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller did it
+        return
     from django.core.management import call_command
 
     call_command("collectstatic", interactive=False, verbosity=0)
