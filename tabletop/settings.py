@@ -238,7 +238,17 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- channels -----------------------------------------------------------------------------------
-if redis_url := env("REDIS_URL"):
+redis_url = env("REDIS_URL")
+if redis_url and (test_worker := os.environ.get("PYTEST_XDIST_WORKER", "")).startswith("gw"):
+    # The test suite on several cores (pytest-xdist): each worker its own Redis database
+    # (gw0 -> 1, gw1 -> 2, ...), since a test's cache.clear() is a FLUSHDB and would empty the
+    # other worker's cache and channel layer under its running test.
+    from urllib.parse import urlsplit
+
+    redis_url = urlsplit(redis_url)._replace(path=f"/{int(test_worker[2:]) + 1}").geturl()
+# The address the cache and the channel layer use (the tests' server processes are given it).
+REDIS_URL = redis_url
+if redis_url:
     from redis.asyncio.retry import Retry as AsyncRetry
     from redis.backoff import NoBackoff
     from redis.retry import Retry

@@ -4,9 +4,11 @@ build with live in tests/factories.py."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
@@ -44,10 +46,13 @@ def dice(monkeypatch: pytest.MonkeyPatch) -> Script:
     return script
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _static_files() -> None:
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers in this same hook
+def pytest_sessionstart(session: pytest.Session) -> None:
     """Pages name their static files through the manifest (``{% static %}`` with debug off):
-    a fresh clone has none until the files are collected."""
+    a fresh clone has none until the files are collected. Once, by the process that starts
+    the run: workers collecting at the same time overwrite each other's manifest."""
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller did it
+        return
     from django.core.management import call_command
 
     call_command("collectstatic", interactive=False, verbosity=0)
@@ -94,6 +99,97 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+# -- which pass runs which test ----------------------------------------------------------------
+# `manage.py runtests` under CI=true runs every test once on the embedded default, then
+# `-m production` on PostgreSQL + Redis and `-m serving` with FAST_PATH=off. The markers are
+# given here, at collection, so a new test lands in the right passes without anyone
+# remembering to mark it.
+
+# The fixtures through which a test reaches the database (pytest-django blocks every other
+# way in): `db` and its kin, the live servers, and the fixture the `django_db` mark asks for.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "_django_db_helper",
+        "live_server",
+        "asgi_server",
+        "live_url",
+    }
+)
+
+# What each serving piece replaces, as the test files that exercise that stock part: with
+# FAST_PATH=off those tests run on the stock pieces. A piece that leaves
+# `tabletop.serving.PIECES` takes its files out of that pass with it.
+SERVING_TESTS: dict[str, tuple[str, ...]] = {
+    # Django's ASGIHandler: the request path over the ASGI application, the write cap.
+    "request_threads": ("test_request_threads.py", "test_overload.py", "test_origin.py", "test_outages.py"),
+    # The ORM's get/create/delete/save on the roll path and a socket's connect, the session
+    # store's read, the auth backend.
+    "compiled_queries": (
+        "test_compiled_query.py",
+        "test_driver.py",
+        "test_sessions.py",
+        "test_rolls.py",
+        "test_presence.py",
+        "test_access.py",
+        "test_concurrency.py",
+    ),
+    # Channels' in-memory layer.
+    "channel_layer": ("test_channel_layer.py", "test_consumers.py", "test_presence.py"),
+    # Python's collector as it ships.
+    "gc": ("test_gc.py",),
+    # Channels' database_sync_to_async and dispatch.
+    "consumer": ("test_consumers.py", "test_hostile_sockets.py", "test_presence.py", "test_origin.py"),
+    # Each socket and request drawing its own markup.
+    "shared_markup": ("test_kept.py", "test_card_body.py", "test_answers.py"),
+    # Django's Redis cache backend.
+    "redis_cache": ("test_redis_cache.py", "test_ratelimit.py"),
+    # Django's deep copy of a form's fields: the roll forms.
+    "form_copies": ("test_form_copies.py", "test_phone.py"),
+}
+# The switches themselves and the internals the pieces read, whichever pieces are left.
+SERVING_ALWAYS = ("test_serving_internals.py", "test_serving_switches.py")
+
+
+def serving_test_files() -> set[str]:
+    try:
+        from tabletop.serving import PIECES
+    except ImportError:  # no serving piece left at all
+        return set()
+    files = {name for piece in PIECES for name in SERVING_TESTS.get(piece, ())}
+    return files | set(SERVING_ALWAYS) if files else set()
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def touches_database(item: pytest.Item) -> bool:
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
+        getattr(item, "fixturenames", ())
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``production``: every test that reaches the database (the channel layer and the cache
+    are checked as each test runs, by ``_stays_in_its_passes``), and the browser smoke tests.
+    The other browser tests run in the first pass only: their flows all go through the same
+    views, sockets and layer that the tests marked here cover in the later passes.
+    ``serving``: the tests of what a serving piece replaces (SERVING_TESTS), and the smoke
+    tests."""
+    serving_files = serving_test_files()
+    for item in items:
+        smoke = item.get_closest_marker("smoke") is not None
+        browser = item.get_closest_marker("browser") is not None
+        if smoke or (not browser and touches_database(item)):
+            item.add_marker(pytest.mark.production)
+        if smoke or (item.path.parent == TESTS and item.path.name in serving_files):
+            item.add_marker(pytest.mark.serving)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _fast_passwords() -> Iterator[list[str]]:
     """Django's PBKDF2 costs about half a second a password, and the tests make thousands of
@@ -112,3 +208,64 @@ def _real_passwords(request: pytest.FixtureRequest, _fast_passwords: list[str]) 
     if request.node.get_closest_marker("real_passwords") is not None:
         settings: Settings = request.getfixturevalue("settings")
         settings.PASSWORD_HASHERS = _fast_passwords
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    """pytest-django's test database, and at its end the sockets' database thread's connection
+    closed before the database is dropped: the consumer keeps that thread's connection open
+    between messages (tabletop/serving/consumer.py), and PostgreSQL refuses to drop a database
+    a session is still connected to. That thread is asgiref's one for thread-sensitive calls
+    made outside any request, which ``sync_to_async`` reaches from a fresh event loop."""
+    yield
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    asyncio.run(sync_to_async(connections.close_all)())
+
+
+# Keys the cache made during the current test: Django builds one through KEY_FUNCTION (a
+# documented setting) for every get, set, incr and delete, so this sees every use but a clear.
+_cache_keys_made: list[str] = []
+
+
+def _recording_key(key: str, key_prefix: str, version: int) -> str:
+    _cache_keys_made.append(key)
+    return f"{key_prefix}:{version}:{key}"  # Django's own default_key_func
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _watched_cache() -> Iterator[None]:
+    """The cache as configured, but noting each key it makes, for ``_stays_in_its_passes``."""
+    watched = {
+        alias: {**options, "KEY_FUNCTION": _recording_key}
+        for alias, options in django_settings.CACHES.items()
+    }
+    with override_settings(CACHES=watched):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _stays_in_its_passes(
+    request: pytest.FixtureRequest, _fresh_channel_layer: None, _fresh_rate_limits: None
+) -> Iterator[None]:
+    """A test that used the cache or the channel layer behaves differently on Redis, so it
+    belongs in the production pass: fails one that is not marked for it. The database needs
+    no such watch: pytest-django lets only the tests the collection marks reach it."""
+    _cache_keys_made.clear()
+    yield
+    node = request.node
+    if node.get_closest_marker("production") or node.get_closest_marker("browser"):
+        return
+    from channels.layers import channel_layers
+
+    used = [
+        name
+        for name, kept in (("the channel layer", channel_layers.backends), ("the cache", _cache_keys_made))
+        if kept
+    ]
+    if used:
+        pytest.fail(
+            f"{node.nodeid} uses {' and '.join(used)} but does not run on PostgreSQL + Redis: "
+            "mark it @pytest.mark.production (tests/conftest.py, 'which pass runs which test')."
+        )

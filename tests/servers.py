@@ -38,7 +38,7 @@ def database_env() -> dict[str, str]:
     """What points a server process at this test run's database: PostgreSQL by URL (with the
     Redis layer the run uses), or the embedded default's SQLite file (one process)."""
     if connection.vendor == "postgresql":
-        return {"DATABASE_URL": database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
+        return {"DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
     return {"SQLITE_PATH": str(connection.settings_dict["NAME"])}
 
 

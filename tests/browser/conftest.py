@@ -25,7 +25,6 @@ from typing import Protocol
 
 import pytest
 import uvicorn
-from django.core.management import call_command
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, expect, sync_playwright
 from pytest_django.fixtures import Settings
 
@@ -66,9 +65,9 @@ expect.set_options(timeout=EXPECT_TIMEOUT)
 
 # -- the server --------------------------------------------------------------------------------
 def _application() -> object:
-    """``tabletop.asgi:application``, built after the static files are collected: whitenoise
-    lists STATIC_ROOT once, when the app is built, and ``{% static %}`` needs the manifest."""
-    call_command("collectstatic", interactive=False, verbosity=0)
+    """``tabletop.asgi:application``, built after the static files are collected (at the
+    session's start, tests/conftest.py): whitenoise lists STATIC_ROOT once, when the app is
+    built, and ``{% static %}`` needs the manifest."""
     module = sys.modules.get("tabletop.asgi")
     if module is not None:
         # Built earlier in this run (a consumer test imported it), maybe before the files

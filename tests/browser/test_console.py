@@ -40,6 +40,7 @@ def small_buttons(page: Page) -> list[str]:
 
 
 @pytest.mark.browser
+@pytest.mark.smoke  # also on PostgreSQL + Redis and with FAST_PATH=off
 def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, shot: Shot) -> None:
     gm = browsers.phone()
     link = open_table(gm)

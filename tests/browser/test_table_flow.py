@@ -37,6 +37,7 @@ def odds(dice: int, need: int) -> str:
 
 
 @pytest.mark.browser
+@pytest.mark.smoke  # also on PostgreSQL + Redis and with FAST_PATH=off
 def test_two_phones_join_roll_and_push_live_on_the_gm_screen(
     browsers: Browsers, monkeypatch: pytest.MonkeyPatch, shot: Shot
 ) -> None:

@@ -50,6 +50,7 @@ def display_card(tv: Page, text: str) -> Locator:
 
 
 @pytest.mark.browser
+@pytest.mark.smoke  # also on PostgreSQL + Redis and with FAST_PATH=off
 def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     browsers: Browsers, dice: Script, shot: Shot, docs_shot: Shot
 ) -> None:

@@ -1,13 +1,17 @@
 """``./manage.py runtests [--lint] [--production] [pytest args]``: set up and run the tests.
 
 Installs Debian's chromium for the browser tests when it is missing (apt-get, as root or
-through sudo), then runs pytest on the embedded default (SQLite + in-memory layer).
+through sudo), then runs every test once on the embedded default (SQLite + in-memory layer),
+on every core (pytest-xdist ``-n auto --dist loadfile``, unless the arguments name ``-n``).
 
 With ``--lint`` it first runs ``ruff check .``, ``ruff format --check .`` and ``mypy`` and
-stops on any error. With ``--production`` it also runs pytest on PostgreSQL + Redis
-(TEST_DATABASE_URL / TEST_REDIS_URL, default 127.0.0.1), where those tests must run rather
-than skip. CI=true means both, plus a third pytest run on the embedded default with
-FAST_PATH=off, since the suite must pass without the fast path too.
+stops on any error. With ``--production`` it then runs the tests marked ``production`` (every
+test that reaches the database, the cache or the channel layer, and a few browser tests; the
+markers are given at collection, tests/conftest.py) on PostgreSQL + Redis (TEST_DATABASE_URL /
+TEST_REDIS_URL, default 127.0.0.1), where they must run rather than skip. CI=true means both,
+plus the tests marked ``serving`` (what a serving piece replaces) on the embedded default with
+FAST_PATH=off, since the app must work without the fast path too; that pass is left out when
+no serving piece is left to switch off. A pass that fails or collects no test fails the command.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +38,41 @@ LINTERS: list[tuple[str, list[str]]] = [
 ]
 # pytest's exit code when it collected no test: a run that tested nothing has not passed.
 NO_TESTS_COLLECTED = 5
+# Both cores of CI's machine (every core elsewhere), one test file per worker at a time: a
+# file's tests share their module's set-up, and the browser tests their server and browser.
+PARALLEL = ["-n", "auto", "--dist", "loadfile"]
+
+
+def parallel_args(pytest_args: list[str]) -> list[str]:
+    """PARALLEL, unless the arguments choose for themselves (``-n 0`` runs in one process)."""
+    chosen = any(
+        arg in ("-n", "--numprocesses", "--dist") or arg.startswith(("-n", "--numprocesses=", "--dist="))
+        for arg in pytest_args
+    )
+    return [] if chosen or "no:xdist" in pytest_args else PARALLEL
+
+
+def selected(pytest_args: list[str], marker: str) -> list[str]:
+    """``pytest_args`` narrowed to the tests marked ``marker``, and to the caller's own ``-m``."""
+    args, expression = [], marker
+    words = iter(pytest_args)
+    for arg in words:
+        if arg == "-m":
+            expression = f"({next(words, '')}) and {marker}"
+        elif arg.startswith("-m") and len(arg) > 2:
+            expression = f"({arg[2:]}) and {marker}"
+        else:
+            args.append(arg)
+    return [*args, "-m", expression]
+
+
+def serving_pieces() -> tuple[str, ...]:
+    """The serving pieces FAST_PATH=off switches off: none left, no pass for them."""
+    try:
+        from tabletop.serving import PIECES
+    except ImportError:
+        return ()
+    return tuple(PIECES)
 
 
 def ensure_chromium() -> None:
@@ -63,9 +103,10 @@ def run_linters() -> None:
 
 class Command(BaseCommand):
     help = (
-        "Run every test (installs Debian's chromium for the browser tests when missing). "
-        "Arguments go to pytest as they are; --lint first runs ruff and mypy, --production also "
-        "runs on PostgreSQL + Redis; CI=true means both and a run with FAST_PATH=off."
+        "Run every test once, on every core (installs Debian's chromium for the browser tests "
+        "when missing). Arguments go to pytest as they are; --lint first runs ruff and mypy, "
+        "--production then runs the tests marked production on PostgreSQL + Redis; CI=true "
+        "means both and the tests marked serving with FAST_PATH=off."
     )
 
     def run_from_argv(self, argv: list[str]) -> None:
@@ -94,12 +135,16 @@ class Command(BaseCommand):
         if lint:
             run_linters()
         ensure_chromium()
-        base = [sys.executable, "-m", "pytest", *pytest_args]
-        runs: list[tuple[str, dict[str, str]]] = [("embedded default (SQLite + in-memory channel layer)", {})]
+        base = [sys.executable, "-m", "pytest", *parallel_args(pytest_args)]
+        # (name, pytest's arguments, extra environment)
+        runs: list[tuple[str, list[str], dict[str, str]]] = [
+            ("embedded default (SQLite + in-memory channel layer)", pytest_args, {})
+        ]
         if production:
             runs.append(
                 (
                     "production configuration (PostgreSQL + Redis)",
+                    selected(pytest_args, "production"),
                     {
                         "TEST_PRODUCTION": "1",
                         "DATABASE_URL": os.environ.get("TEST_DATABASE_URL", PRODUCTION_DATABASE),
@@ -107,11 +152,19 @@ class Command(BaseCommand):
                     },
                 )
             )
-        if fast_path_off:
-            runs.append(("embedded default with the fast path off (FAST_PATH=off)", {"FAST_PATH": "off"}))
-        for name, extra in runs:
+        if fast_path_off and serving_pieces():
+            runs.append(
+                (
+                    "embedded default with the fast path off (FAST_PATH=off)",
+                    selected(pytest_args, "serving"),
+                    {"FAST_PATH": "off"},
+                )
+            )
+        for name, arguments, extra in runs:
             print(f"== Tests on the {name}", flush=True)
-            result = subprocess.run(base, env={**os.environ, **extra}, check=False)
+            started = time.monotonic()
+            result = subprocess.run([*base, *arguments], env={**os.environ, **extra}, check=False)
+            print(f"== {name}: {(time.monotonic() - started) / 60:.1f} minutes", flush=True)
             if result.returncode == NO_TESTS_COLLECTED:
                 print(
                     f"No tests ran on the {name} (pytest collected none): that is a failure.", file=sys.stderr
