@@ -105,18 +105,49 @@ def pytest_configure(config: pytest.Config) -> None:
 # given here, at collection, so a new test lands in the right passes without anyone
 # remembering to mark it.
 
-# The fixtures through which a test reaches the database (pytest-django blocks every other
-# way in): `db` and its kin, the live servers, and the fixture the `django_db` mark asks for.
-DATABASE_FIXTURES = frozenset(
+# The fixtures through which a test commits to the database (pytest-django blocks every other
+# way in): what it commits runs its on-commit work (the broadcast), takes and waits on real
+# locks, and is what the two engines answer differently; the live servers commit too.
+COMMITTING_FIXTURES = frozenset(
     {
-        "db",
         "transactional_db",
         "django_db_reset_sequences",
         "django_db_serialized_rollback",
-        "_django_db_helper",
         "live_server",
         "asgi_server",
         "live_url",
+    }
+)
+
+# The parts that speak to the database, the cache or the channel layer in their own words:
+# SQL written by hand, locks, keyset and date queries, aggregates and upserts, the session
+# store and the rate limits, and the hostile ids and values the engines refuse differently.
+# Their own tests run on PostgreSQL + Redis too. A view test that only reads and writes
+# through these parts runs once, on the embedded default: what it checks does not depend on
+# the engine, and these files check what does.
+ENGINE_TESTS = frozenset(
+    {
+        "test_rolls.py",  # the roll's transaction: row locks, the log's UPDATE ... RETURNING
+        "test_compiled_query.py",
+        "test_driver.py",
+        "test_log_chain.py",
+        "test_concurrency.py",
+        "test_outages.py",
+        "test_production.py",
+        "test_history.py",  # keyset pages, dates in the site's time zone
+        "test_export.py",
+        "test_stats.py",  # aggregates, the cached figures
+        "test_stats_tally.py",  # upserts
+        "test_sessions.py",
+        "test_ratelimit.py",
+        "test_redis_cache.py",
+        "test_presence.py",
+        "test_answers.py",  # an answer broadcast to the sockets of another process
+        "test_void_reveal.py",
+        "test_campaigns.py",  # a session's start and end lock every sheet
+        "test_contests.py",  # the contest row locked first
+        "test_demo.py",  # every system played through the services
+        "test_fuzz.py",  # out-of-range ids and values
     }
 )
 
@@ -134,6 +165,7 @@ SERVING_TESTS: dict[str, tuple[str, ...]] = {
         "test_sessions.py",
         "test_rolls.py",
         "test_presence.py",
+        "test_answers.py",  # an answer broadcast to the sockets of another process
         "test_access.py",
         "test_concurrency.py",
     ),
@@ -166,25 +198,28 @@ def serving_test_files() -> set[str]:
 TESTS = Path(__file__).resolve().parent
 
 
-def touches_database(item: pytest.Item) -> bool:
-    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
-        getattr(item, "fixturenames", ())
-    )
+def commits(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    return bool(
+        marker is not None and marker.kwargs.get("transaction")
+    ) or not COMMITTING_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``production``: every test that reaches the database (the channel layer and the cache
-    are checked as each test runs, by ``_stays_in_its_passes``), and the browser smoke tests.
-    The other browser tests run in the first pass only: their flows all go through the same
-    views, sockets and layer that the tests marked here cover in the later passes.
+    """``production``: every test that commits, the tests of the parts that speak to the
+    database, the cache or the layer themselves (ENGINE_TESTS), and the browser smoke tests;
+    a test that uses the channel layer, or the cache beyond what those files test on Redis, is
+    held to it as it runs (``_stays_in_its_passes``). The other browser tests run in
+    the first pass only: their flows go through the views, sockets and layer that the tests
+    marked here cover in the later passes.
     ``serving``: the tests of what a serving piece replaces (SERVING_TESTS), and the smoke
     tests."""
     serving_files = serving_test_files()
     for item in items:
         smoke = item.get_closest_marker("smoke") is not None
         browser = item.get_closest_marker("browser") is not None
-        if smoke or (not browser and touches_database(item)):
+        if smoke or (not browser and (commits(item) or item.path.name in ENGINE_TESTS)):
             item.add_marker(pytest.mark.production)
         if smoke or (item.path.parent == TESTS and item.path.name in serving_files):
             item.add_marker(pytest.mark.serving)
@@ -227,6 +262,11 @@ def django_db_setup(django_db_setup: None) -> Iterator[None]:
 # Keys the cache made during the current test: Django builds one through KEY_FUNCTION (a
 # documented setting) for every get, set, incr and delete, so this sees every use but a clear.
 _cache_keys_made: list[str] = []
+# The cache's uses whose own tests run on Redis (ENGINE_TESTS): the session store
+# (test_sessions.py), the rate limits every request counts (test_ratelimit.py) and the
+# statistics' figures (test_stats.py). A view test that only passes through them need not run
+# twice; any other key is a use of the cache that the test itself depends on.
+KEYS_TESTED_ON_REDIS = ("django.contrib.sessions.", "ratelimit:", "stats:")
 
 
 def _recording_key(key: str, key_prefix: str, version: int) -> str:
@@ -261,7 +301,10 @@ def _stays_in_its_passes(
 
     used = [
         name
-        for name, kept in (("the channel layer", channel_layers.backends), ("the cache", _cache_keys_made))
+        for name, kept in (
+            ("the channel layer", channel_layers.backends),
+            ("the cache", [key for key in _cache_keys_made if not key.startswith(KEYS_TESTED_ON_REDIS)]),
+        )
         if kept
     ]
     if used:
