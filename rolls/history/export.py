@@ -4,7 +4,8 @@ that a campaign of years streams in little memory.
 What a member may see decides what is written (``rolls.sight.audience.sight``, as on every page): a
 player's file shows a secret or blind roll as "rolled in secret", without its dice, intent,
 trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
-check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``).
+check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``); the digest is salted
+(version 2), so it says nothing of the dice. A version 1 entry's digest is left out.
 
 A play session's part is the run of entries from its start to the last before the next session
 starts (events between two sessions belong to the earlier one, and those before the first
@@ -25,6 +26,7 @@ from django.db import connection, models
 
 from rolls import registry
 from rolls.log import chain
+from rolls.log.content import entry_content
 from rolls.log.reads import SessionTimes, session_seqs
 from rolls.models import LogEntry, Roll
 from rolls.sight.audience import Facts, Viewer, sight
@@ -76,22 +78,6 @@ class Scope:
 
     def sees(self, roll: Roll | None) -> bool:
         return roll is None or sight(Facts.of_roll(roll), self.viewer).dice
-
-
-def entry_content(entry: LogEntry) -> dict[str, Any]:
-    """The entry's hashed content (``rolls.log.chain.content``) from the row."""
-    return chain.content(
-        campaign=entry.campaign_id,
-        seq=entry.seq,
-        kind=entry.kind,
-        action=entry.action,
-        roll=entry.roll_id,
-        actor=entry.actor_id,
-        state=entry.state,
-        text=entry.text,
-        created=chain.timestamp(entry.created),
-        dice=entry.dice,
-    )
 
 
 def filename(scope: Scope, extension: str) -> str:
@@ -229,6 +215,10 @@ def _entry(entry: LogEntry, scope: Scope) -> dict[str, Any]:
     content = entry_content(entry)
     digest = chain.digest(content)
     if not scope.sees(entry.roll):
+        if not entry.salt:
+            # A version 1 entry has nothing unguessable in it: its digest would give away dice
+            # entered by hand to anyone trying every face. The check takes its hash as given.
+            return {"seq": entry.seq, "withheld": WITHHELD, "hash": entry.hash}
         return {"seq": entry.seq, "withheld": WITHHELD, "digest": digest, "hash": entry.hash}
     return {**content, "digest": digest, "hash": entry.hash}
 

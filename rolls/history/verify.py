@@ -1,26 +1,153 @@
 """Checking a campaign's stored log against its hash chain (``rolls/log/chain.py``): what
-``manage.py verify_log`` and the history page's button run."""
+``manage.py verify_log`` and the history page's button run.
+
+Two checks, one for each place:
+
+- ``verify_log`` (the command) reads the whole log: every entry's content, with each version
+  2 roll entry's facts read from the roll's row, chained from the first; then each roll's
+  row against what the log derives for it (its outcome from its newest state, voided and
+  revealed from the GM's and the contests' events).
+- ``check_since`` (the button, on the request thread, any member) reads only what was written
+  since the last press that found the log intact (``LogCheck``): it confirms the entry
+  checked last still carries the hash it had, and chains on from it. A press costs the
+  entries written since, not the whole log. A change to an entry checked before is the
+  command's to find.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from rolls.history.export import CHUNK, entry_content
+from django.db import transaction
+from django.utils import timezone
+
+from rolls import registry
 from rolls.log import chain
-from rolls.models import LogEntry
+from rolls.log.content import entry_content
+from rolls.log.events import TableEvent
+from rolls.log.reads import newest_states
+from rolls.models import LogCheck, LogEntry, Roll
 from tabletop.models import Campaign
+
+CHUNK = 2000  # rows read at a time
+
+_VOIDS = (TableEvent.ROLL_VOID,)
+_REVEALS = (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A check's answer: the first entry that does not match (or None), and the entries read."""
+
+    found: chain.Break | None
+    first: int
+    last: int
+
+    @property
+    def intact(self) -> bool:
+        return self.found is None
 
 
 def verify_log(campaign: Campaign) -> chain.Break | None:
     """The first entry that does not match, or None when the whole log is intact."""
-    campaign = Campaign.objects.only("last_seq", "last_hash").get(pk=campaign.pk)
-    return chain.check(_links(campaign), head=(campaign.last_seq, campaign.last_hash))
+    return _check(campaign, start=1, previous=chain.GENESIS).found
 
 
-def _links(campaign: Campaign) -> Iterator[chain.Link]:
-    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq").iterator(chunk_size=CHUNK)
+def check_since(campaign: Campaign) -> Outcome:
+    """The button's check: the entries written since the last check that found the log intact,
+    and the rolls they touch. Remembers how far it got when it finds nothing wrong."""
+    mark = LogCheck.objects.filter(campaign=campaign).first()
+    start, previous = 1, chain.GENESIS
+    if mark is not None and mark.seq > 0:
+        stored = (
+            LogEntry.objects.filter(campaign=campaign, seq=mark.seq).values_list("hash", flat=True).first()
+        )
+        if stored != mark.hash:
+            found = chain.Break(
+                mark.seq, "it is not the entry checked before: it was changed or deleted since"
+            )
+            return Outcome(found, mark.seq, mark.seq)
+        start, previous = mark.seq + 1, mark.hash
+    outcome = _check(campaign, start=start, previous=previous)
+    if outcome.intact and outcome.last >= start:
+        last_hash = LogEntry.objects.filter(campaign=campaign, seq=outcome.last).values_list(
+            "hash", flat=True
+        )
+        with transaction.atomic():
+            LogCheck.objects.update_or_create(
+                campaign=campaign,
+                defaults={"seq": outcome.last, "hash": last_hash.get(), "checked": timezone.now()},
+            )
+    return outcome
+
+
+def _check(campaign: Campaign, *, start: int, previous: str) -> Outcome:
+    # The head first: entries written while the check reads belong to the next check.
+    head = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", "last_hash").get()
+    touched: dict[int, int] = {}  # roll id -> the seq of its first entry read (or its newest)
+    found = chain.check(
+        _links(campaign, start, head[0], touched), first_seq=start, previous=previous, head=head
+    )
+    if found is None:
+        found = _rows_against_log(campaign, touched, whole=start == 1)
+    return Outcome(found, start, head[0])
+
+
+def _links(campaign: Campaign, start: int, last: int, touched: dict[int, int]) -> Iterator[chain.Link]:
+    entries = (
+        LogEntry.objects.filter(campaign=campaign, seq__gte=start, seq__lte=last)
+        .select_related("roll__session")
+        .order_by("seq")
+        .iterator(chunk_size=CHUNK)
+    )
     for entry in entries:
+        if entry.roll_id is not None:
+            touched.setdefault(entry.roll_id, entry.seq)
         yield chain.Link(seq=entry.seq, digest=chain.digest(entry_content(entry)), hash=entry.hash)
+
+
+def _rows_against_log(campaign: Campaign, touched: dict[int, int], *, whole: bool) -> chain.Break | None:
+    """What each roll's row repeats of the log (``outcome``, ``voided``, ``revealed``), against
+    the log. ``whole``: every roll of the campaign, else the rolls in ``touched``."""
+    marks = LogEntry.objects.filter(campaign=campaign, roll__isnull=False)
+    if not whole:
+        marks = marks.filter(roll_id__in=list(touched))
+    voided = set(marks.filter(action__in=_VOIDS).values_list("roll_id", flat=True))
+    revealed = set(marks.filter(action__in=_REVEALS).values_list("roll_id", flat=True))
+    rows = Roll.objects.filter(campaign=campaign)
+    if not whole:
+        rows = rows.filter(pk__in=list(touched))
+    columns = rows.order_by("pk").values_list("pk", "system", "outcome", "voided", "revealed")
+    for batch in _batches(columns.iterator(chunk_size=CHUNK)):
+        newest = newest_states([row[0] for row in batch])
+        for pk, system, outcome, is_voided, is_revealed in batch:
+            state, seq = newest.get(pk, ({}, touched.get(pk, 0)))
+            first = touched.get(pk, seq)
+            if is_voided != (pk in voided):
+                said = "voided" if is_voided else "not voided"
+                return chain.Break(first, f"roll {pk} reads {said}, which its log does not say")
+            if is_revealed != (pk in revealed):
+                said = "revealed" if is_revealed else "not revealed"
+                return chain.Break(first, f"roll {pk} reads {said}, which its log does not say")
+            try:
+                derived = registry.engine(system).evaluate(state).tone if state else ""
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                return chain.Break(seq, f"roll {pk}'s newest state is not one its dice system reads")
+            if outcome != derived:
+                return chain.Break(seq, f"roll {pk} reads {outcome!r}, its newest state says {derived!r}")
+    return None
+
+
+def _batches[T](rows: Iterable[T]) -> Iterator[list[T]]:
+    batch: list[T] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == CHUNK:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def verdict(found: chain.Break | None, campaign: Campaign) -> str:
