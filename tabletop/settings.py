@@ -316,6 +316,20 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
     "rolls:roll-create": (60, 60),
     "rolls:follow-up": (60, 60),
     "tabletop:account": (10, 60),
+    # The costly actions besides a roll, per member: checking the log reads entries, a GM's
+    # roll and a contest's steps write to the log and reach every screen at the table.
+    # A long log's first check takes a press per 2,000 entries (rolls.history.verify.STEP).
+    "rolls:verify-log": (30, 60),
+    "rolls:npc-roll": (60, 60),
+    "rolls:contest-create": (30, 60),
+    "rolls:challenge-create": (30, 60),
+    "rolls:contest-answer": (60, 60),
+    "rolls:contest-roll": (60, 60),
+    "rolls:contest-act": (60, 60),
+    "rolls:extended-create": (30, 60),
+    "rolls:extended-roll": (60, 60),
+    "rolls:contest-close": (30, 60),
+    "rolls:contest-cancel": (30, 60),
 }
 
 # -- auth and sessions --------------------------------------------------------------------------

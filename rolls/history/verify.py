@@ -24,13 +24,17 @@ from django.utils import timezone
 
 from rolls import registry
 from rolls.log import chain
-from rolls.log.content import entry_content
+from rolls.log.content import abouts
 from rolls.log.events import TableEvent
 from rolls.log.reads import newest_states
 from rolls.models import LogCheck, LogEntry, Roll
 from tabletop.models import Campaign
 
 CHUNK = 2000  # rows read at a time
+# Entries one press of the button checks at most: a long log that was never checked takes
+# several presses (the page sends the next by itself), each a short piece of the request
+# thread that a roll of another table waits behind at most (bench/logcheck.py measures it).
+STEP = 2_000
 
 _VOIDS = (TableEvent.ROLL_VOID,)
 _REVEALS = (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
@@ -38,15 +42,21 @@ _REVEALS = (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
 
 @dataclass(frozen=True)
 class Outcome:
-    """A check's answer: the first entry that does not match (or None), and the entries read."""
+    """A check's answer: the first entry that does not match (or None), the entries read, and
+    the newest entry of the log (``last < head``: more to check on the next press)."""
 
     found: chain.Break | None
     first: int
     last: int
+    head: int
 
     @property
     def intact(self) -> bool:
         return self.found is None
+
+    @property
+    def finished(self) -> bool:
+        return self.last >= self.head
 
 
 def verify_log(campaign: Campaign) -> chain.Break | None:
@@ -67,9 +77,9 @@ def check_since(campaign: Campaign) -> Outcome:
             found = chain.Break(
                 mark.seq, "it is not the entry checked before: it was changed or deleted since"
             )
-            return Outcome(found, mark.seq, mark.seq)
+            return Outcome(found, mark.seq, mark.seq, mark.seq)
         start, previous = mark.seq + 1, mark.hash
-    outcome = _check(campaign, start=start, previous=previous)
+    outcome = _check(campaign, start=start, previous=previous, step=STEP)
     if outcome.intact and outcome.last >= start:
         last_hash = LogEntry.objects.filter(campaign=campaign, seq=outcome.last).values_list(
             "hash", flat=True
@@ -82,29 +92,67 @@ def check_since(campaign: Campaign) -> Outcome:
     return outcome
 
 
-def _check(campaign: Campaign, *, start: int, previous: str) -> Outcome:
+def _check(campaign: Campaign, *, start: int, previous: str, step: int | None = None) -> Outcome:
     # The head first: entries written while the check reads belong to the next check.
     head = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", "last_hash").get()
+    last = head[0] if step is None else min(head[0], start + step - 1)
     touched: dict[int, int] = {}  # roll id -> the seq of its first entry read (or its newest)
     found = chain.check(
-        _links(campaign, start, head[0], touched), first_seq=start, previous=previous, head=head
+        _links(campaign, start, last, touched),
+        first_seq=start,
+        previous=previous,
+        # A piece of the log ends at ``last``: its hash is the next press's to follow on from.
+        head=head if last == head[0] else (last, None),
     )
     if found is None:
-        found = _rows_against_log(campaign, touched, whole=start == 1)
-    return Outcome(found, start, head[0])
+        found = _rows_against_log(campaign, touched, whole=start == 1 and last == head[0])
+    return Outcome(found, start, last, head[0])
+
+
+# An entry's columns, in the order ``_links`` reads them: plain values, no model built per entry.
+_COLUMNS = (
+    "seq",
+    "kind",
+    "action",
+    "roll_id",
+    "actor_id",
+    "state",
+    "text",
+    "created",
+    "dice",
+    "salt",
+    "hash",
+)
 
 
 def _links(campaign: Campaign, start: int, last: int, touched: dict[int, int]) -> Iterator[chain.Link]:
-    entries = (
+    rows = (
         LogEntry.objects.filter(campaign=campaign, seq__gte=start, seq__lte=last)
-        .select_related("roll__session")
         .order_by("seq")
+        .values_list(*_COLUMNS)
         .iterator(chunk_size=CHUNK)
     )
-    for entry in entries:
-        if entry.roll_id is not None:
-            touched.setdefault(entry.roll_id, entry.seq)
-        yield chain.Link(seq=entry.seq, digest=chain.digest(entry_content(entry)), hash=entry.hash)
+    for batch in _batches(rows):
+        # Each version 2 roll entry's content holds its roll's facts: read for the batch at once.
+        facts = abouts([row[3] for row in batch if row[9] and row[1] == LogEntry.Kind.ROLL and row[3]])
+        for seq, kind, action, roll, actor, state, text, created, dice, salt, hash_ in batch:
+            if roll is not None:
+                touched.setdefault(roll, seq)
+            content = chain.content(
+                campaign=campaign.pk,
+                seq=seq,
+                kind=kind,
+                action=action,
+                roll=roll,
+                actor=actor,
+                state=state,
+                text=text,
+                created=chain.timestamp(created),
+                dice=dice,
+                salt=salt,
+                about=facts.get(roll) if salt and kind == LogEntry.Kind.ROLL else None,
+            )
+            yield chain.Link(seq=seq, digest=chain.digest(content), hash=hash_)
 
 
 def _rows_against_log(campaign: Campaign, touched: dict[int, int], *, whole: bool) -> chain.Break | None:
@@ -148,6 +196,16 @@ def _batches[T](rows: Iterable[T]) -> Iterator[list[T]]:
             batch = []
     if batch:
         yield batch
+
+
+def said(outcome: Outcome, campaign: Campaign) -> str:
+    """The button's answer in words."""
+    if outcome.intact and not outcome.finished:
+        return (
+            f"Entries 1 to {outcome.last} of the log of {campaign.name} match their hashes; "
+            f"{outcome.head - outcome.last} more to check: press again to go on."
+        )
+    return verdict(outcome.found, campaign)
 
 
 def verdict(found: chain.Break | None, campaign: Campaign) -> str:

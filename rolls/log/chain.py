@@ -145,12 +145,16 @@ class Break:
 
 
 def check(
-    links: Iterable[Link], *, first_seq: int = 1, previous: str = GENESIS, head: tuple[int, str] | None = None
+    links: Iterable[Link],
+    *,
+    first_seq: int = 1,
+    previous: str = GENESIS,
+    head: tuple[int, str | None] | None = None,
 ) -> Break | None:
     """The first entry that breaks the chain, or None. Entries come in the order stored; a
     gap in the sequence is a deletion, a hash that does not follow is a change or a move.
     ``head``: the last sequence number and hash the campaign handed out, so that deleting
-    the newest entries shows too."""
+    the newest entries shows too (its hash None: a piece of the log, checked up to there)."""
     expected = first_seq
     for each in links:
         if each.seq > expected:
@@ -167,6 +171,6 @@ def check(
             return Break(expected, f"it is missing (the log was written up to entry {last_seq}): deleted")
         if last_seq < expected - 1:
             return Break(last_seq + 1, "the log never wrote it: it was added")
-        if last_seq > 0 and last_hash != previous:
+        if last_seq > 0 and last_hash is not None and last_hash != previous:
             return Break(last_seq, "it is not the entry the log last wrote: replaced")
     return None
