@@ -299,7 +299,12 @@ def revealed_seeds(data: dict[str, Any]) -> tuple[dict[int, str], dict[int, str]
     the file choose dice still to come (an open session's rolls, a hidden roll's follow-ups)."""
     sessions: dict[int, str] = {}
     rolls: dict[int, str] = {}
-    hashes = {s["number"]: s.get("seed_hash") for s in data["sessions"]}
+    # The hash each session's start showed, from the chained log (not the file's list).
+    hashes = {
+        (entry.get("dice") or {}).get("session"): (entry.get("dice") or {}).get("commit")
+        for entry in data["entries"]
+        if entry["action"] == TableEvent.SESSION_START and entry.get("dice")
+    }
     ended = {s["number"] for s in data["sessions"] if s.get("ended") is not None}
     roll_hashes = {r["id"]: r.get("seed_hash") for r in data["rolls"]}
     for entry in data["entries"]:
