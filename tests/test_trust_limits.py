@@ -118,7 +118,8 @@ def test_an_entry_checked_before_and_changed_since_is_found(table: Table, dice: 
 def test_a_long_log_is_checked_a_piece_at_a_time(
     table: Table, dice: Script, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(verify, "STEP", 3)
+    monkeypatch.setattr(verify, "BUDGET", 0.0)  # one batch a press
+    monkeypatch.setattr(verify, "BATCH", 3)
     play(table, dice, 4)
     table.campaign.refresh_from_db()
     last = table.campaign.last_seq

@@ -16,8 +16,10 @@ Two checks, one for each place:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -31,10 +33,12 @@ from rolls.models import LogCheck, LogEntry, Roll
 from tabletop.models import Campaign
 
 CHUNK = 2000  # rows read at a time
-# Entries one press of the button checks at most: a long log that was never checked takes
-# several presses (the page sends the next by itself), each a short piece of the request
-# thread that a roll of another table waits behind at most (bench/logcheck.py measures it).
-STEP = 2_000
+# The request thread's time one press of the button spends at most (seconds), a batch of
+# entries at a time: a long log that was never checked takes several presses (the page sends
+# the next by itself), each a short piece that a roll of another table waits behind at most
+# (bench/logcheck.py measures it). A batch is the unit: the budget is checked between batches.
+BUDGET = 0.1
+BATCH = 250
 
 _VOIDS = (TableEvent.ROLL_VOID,)
 _REVEALS = (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
@@ -61,12 +65,13 @@ class Outcome:
 
 def verify_log(campaign: Campaign) -> chain.Break | None:
     """The first entry that does not match, or None when the whole log is intact."""
-    return _check(campaign, start=1, previous=chain.GENESIS).found
+    return _check(campaign, start=1, previous=chain.GENESIS)[0].found
 
 
 def check_since(campaign: Campaign) -> Outcome:
     """The button's check: the entries written since the last check that found the log intact,
-    and the rolls they touch. Remembers how far it got when it finds nothing wrong."""
+    and the rolls they touch, for at most ``BUDGET`` seconds. Remembers how far it got when it
+    finds nothing wrong."""
     mark = LogCheck.objects.filter(campaign=campaign).first()
     start, previous = 1, chain.GENESIS
     if mark is not None and mark.seq > 0:
@@ -79,37 +84,35 @@ def check_since(campaign: Campaign) -> Outcome:
             )
             return Outcome(found, mark.seq, mark.seq, mark.seq)
         start, previous = mark.seq + 1, mark.hash
-    outcome = _check(campaign, start=start, previous=previous, step=STEP)
+    outcome, last_hash = _check(campaign, start=start, previous=previous, budget=BUDGET)
     if outcome.intact and outcome.last >= start:
-        last_hash = LogEntry.objects.filter(campaign=campaign, seq=outcome.last).values_list(
-            "hash", flat=True
-        )
         with transaction.atomic():
             LogCheck.objects.update_or_create(
                 campaign=campaign,
-                defaults={"seq": outcome.last, "hash": last_hash.get(), "checked": timezone.now()},
+                defaults={"seq": outcome.last, "hash": last_hash, "checked": timezone.now()},
             )
     return outcome
 
 
-def _check(campaign: Campaign, *, start: int, previous: str, step: int | None = None) -> Outcome:
+def _check(
+    campaign: Campaign, *, start: int, previous: str, budget: float | None = None
+) -> tuple[Outcome, str]:
+    """The entries from ``start`` on (for ``budget`` seconds at most), then each roll they
+    touch against its row; the outcome and the hash of the last entry read."""
     # The head first: entries written while the check reads belong to the next check.
     head = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", "last_hash").get()
-    last = head[0] if step is None else min(head[0], start + step - 1)
-    touched: dict[int, int] = {}  # roll id -> the seq of its first entry read (or its newest)
-    found = chain.check(
-        _links(campaign, start, last, touched),
-        first_seq=start,
-        previous=previous,
-        # A piece of the log ends at ``last``: its hash is the next press's to follow on from.
-        head=head if last == head[0] else (last, None),
-    )
+    reader = _Reader(campaign, start, head[0], budget)
+    found = chain.check(reader.links(), first_seq=start, previous=previous)
+    if found is None and not reader.stopped:
+        # Read to the end: the last entry must be the one the log last wrote.
+        found = chain.check([], first_seq=reader.last + 1, previous=reader.last_hash or previous, head=head)
     if found is None:
-        found = _rows_against_log(campaign, touched, whole=start == 1 and last == head[0])
-    return Outcome(found, start, last, head[0])
+        whole = start == 1 and not reader.stopped
+        found = _rows_against_log(campaign, reader.touched, whole=whole)
+    return Outcome(found, start, reader.last, head[0]), reader.last_hash or previous
 
 
-# An entry's columns, in the order ``_links`` reads them: plain values, no model built per entry.
+# An entry's columns, in the order ``_Reader`` reads them: plain values, no model built per entry.
 _COLUMNS = (
     "seq",
     "kind",
@@ -125,21 +128,37 @@ _COLUMNS = (
 )
 
 
-def _links(campaign: Campaign, start: int, last: int, touched: dict[int, int]) -> Iterator[chain.Link]:
-    rows = (
-        LogEntry.objects.filter(campaign=campaign, seq__gte=start, seq__lte=last)
-        .order_by("seq")
-        .values_list(*_COLUMNS)
-        .iterator(chunk_size=CHUNK)
-    )
-    for batch in _batches(rows):
+class _Reader:
+    """The entries from ``start`` to ``last`` as chain links, a batch at a time, until the
+    budget is spent (``stopped``); what it read: the last entry, its hash, the rolls touched."""
+
+    def __init__(self, campaign: Campaign, start: int, last: int, budget: float | None) -> None:
+        self.campaign, self.start, self.end, self.budget = campaign, start, last, budget
+        self.last, self.last_hash, self.stopped = start - 1, "", False
+        self.touched: dict[int, int] = {}  # roll id -> the seq of its first entry read
+
+    def links(self) -> Iterator[chain.Link]:
+        began = time.perf_counter()
+        rows = (
+            LogEntry.objects.filter(campaign=self.campaign, seq__gte=self.start, seq__lte=self.end)
+            .order_by("seq")
+            .values_list(*_COLUMNS)
+            .iterator(chunk_size=BATCH)
+        )
+        for batch in _batches(rows, BATCH):
+            yield from self._batch(batch)
+            if self.budget is not None and time.perf_counter() - began > self.budget and self.last < self.end:
+                self.stopped = True
+                return
+
+    def _batch(self, batch: list[tuple[Any, ...]]) -> Iterator[chain.Link]:
         # Each version 2 roll entry's content holds its roll's facts: read for the batch at once.
         facts = abouts([row[3] for row in batch if row[9] and row[1] == LogEntry.Kind.ROLL and row[3]])
         for seq, kind, action, roll, actor, state, text, created, dice, salt, hash_ in batch:
             if roll is not None:
-                touched.setdefault(roll, seq)
+                self.touched.setdefault(roll, seq)
             content = chain.content(
-                campaign=campaign.pk,
+                campaign=self.campaign.pk,
                 seq=seq,
                 kind=kind,
                 action=action,
@@ -152,6 +171,7 @@ def _links(campaign: Campaign, start: int, last: int, touched: dict[int, int]) -
                 salt=salt,
                 about=facts.get(roll) if salt and kind == LogEntry.Kind.ROLL else None,
             )
+            self.last, self.last_hash = seq, hash_
             yield chain.Link(seq=seq, digest=chain.digest(content), hash=hash_)
 
 
@@ -187,11 +207,11 @@ def _rows_against_log(campaign: Campaign, touched: dict[int, int], *, whole: boo
     return None
 
 
-def _batches[T](rows: Iterable[T]) -> Iterator[list[T]]:
+def _batches[T](rows: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
     batch: list[T] = []
     for row in rows:
         batch.append(row)
-        if len(batch) == CHUNK:
+        if len(batch) == size:
             yield batch
             batch = []
     if batch:
