@@ -198,7 +198,17 @@ if database_url := env("DATABASE_URL"):
         # A request waits 3 s at most for a connection, then gets the 503 "try again" page:
         # with the database down, a longer wait held up every request queued behind it on
         # the worker (an anonymous home page among them), for no better answer.
-        DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 3})
+        # ``check``: each connection is tried before it is handed out, so one broken by a
+        # blip of the server (a restart, a network hiccup) is replaced, not given to a request
+        # that would answer 503 with it (psycopg_pool's documented check).
+        from psycopg_pool import ConnectionPool
+
+        DATABASES["default"]["OPTIONS"].setdefault(
+            "pool", {"min_size": 2, "max_size": 10, "timeout": 3, "check": ConnectionPool.check_connection}
+        )
+    # And a connection a request thread keeps between requests (REQUEST_THREADS) is tried
+    # before a request reuses it, for the same reason.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A server that does not answer (a network gone) is given up on as quickly.
     DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
