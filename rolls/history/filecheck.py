@@ -108,7 +108,7 @@ def _chain(data: dict[str, Any]) -> chain.Break | None:
 
 def _facts(data: dict[str, Any]) -> str | None:
     listed = {roll["id"]: roll for roll in data["rolls"] if "withheld" not in roll}
-    firsts = {}
+    firsts: dict[Any, dict[str, Any]] = {}
     for entry in data["entries"]:
         if "withheld" not in entry and entry["kind"] == "roll" and entry["roll"] is not None:
             firsts.setdefault(entry["roll"], entry)
