@@ -330,7 +330,7 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
     # roll and a contest's steps write to the log and reach every screen at the table.
     # A long log's first check takes a press per 2,000 entries (rolls.history.verify.STEP).
     "rolls:verify-log": (30, 60),
-    "rolls:npc-roll": (60, 60),
+    "rolls:npc-roll": (120, 60),  # the GM rolls for everyone without a sheet
     "rolls:contest-create": (30, 60),
     "rolls:challenge-create": (30, 60),
     "rolls:contest-answer": (60, 60),

@@ -58,7 +58,7 @@ COSTLY = (
 @pytest.mark.parametrize("name", COSTLY)
 def test_each_costly_action_has_a_limit_per_member(name: str) -> None:
     count, seconds = settings.RATE_LIMITS[name]
-    assert 0 < count <= 60 and seconds == 60
+    assert 0 < count <= 120 and seconds == 60
 
 
 def test_checking_the_log_is_limited_per_member_and_another_member_still_may(table: Table) -> None:
