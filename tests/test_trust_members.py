@@ -34,7 +34,7 @@ def test_a_removed_person_cannot_rejoin_from_a_fresh_browser_once_the_link_is_re
 
     said = remove(table, renew="on")
 
-    assert "Player was removed, and the join link is new." in said
+    assert "Player was removed. The join link is new: the old one no longer works." in said
     fresh = Client()  # another browser: no account, no cookie the ban would know
     assert fresh.get(old).status_code == 404
     assert fresh.post(old, {"display_name": "Player again"}).status_code == 404

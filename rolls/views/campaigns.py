@@ -150,7 +150,10 @@ def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse
             campaign=membership.campaign, actor=membership.user, membership=target, renew_link=renew
         )
         if renew:
-            messages.success(request, f"{target.display_name} was removed, and the join link is new.")
+            messages.success(
+                request,
+                f"{target.display_name} was removed. The join link is new: the old one no longer works.",
+            )
         else:
             messages.success(
                 request,
