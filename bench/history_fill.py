@@ -29,12 +29,17 @@ from django.db import models, transaction
 from rolls import demo
 from rolls.history.verify import verify_log
 from rolls.log import chain
+from rolls.log.content import covers_roll, roll_about
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall
 from rolls.stats import tally
 from tabletop.models import Campaign, PlaySession
 
 BATCH = 2000
 SESSION_LINE = re.compile(r"^Session (\d+)\b")
+
+
+def _about(roll: Roll, numbers: int, mysteries: int) -> dict[str, object]:
+    return {**roll_about(roll), "session": roll.session.number + numbers, "mystery": roll.mystery + mysteries}
 
 
 def fill(*, rolls: int, sessions: int, characters: int, played_sessions: int, seed: int) -> Campaign:
@@ -101,7 +106,7 @@ class _Template:
         self.sessions = list(PlaySession.objects.filter(campaign=campaign).order_by("number"))
         self.calls = list(RollCall.objects.filter(campaign=campaign).order_by("pk"))
         self.asked = {call.pk: list(call.characters.values_list("pk", flat=True)) for call in self.calls}
-        self.rolls = list(Roll.objects.filter(campaign=campaign).order_by("pk"))
+        self.rolls = list(Roll.objects.filter(campaign=campaign).select_related("session").order_by("pk"))
         self.uses = list(FollowUpUse.objects.filter(roll__campaign=campaign).order_by("pk"))
         first = self.sessions[0]
         # What came before the first session (members joining, characters made) is not copied.
@@ -167,7 +172,7 @@ class _Template:
             FollowUpUse.objects.bulk_create(
                 FollowUpUse(**_columns(u, roll_id=roll_of[u.roll_id], seq=u.seq + shift)) for u in self.uses
             )
-        self._entries(roll_of, moved, numbers)
+        self._entries(roll_of, moved, numbers, mysteries)
         Campaign.objects.filter(pk=self.campaign.pk).update(mystery=self.mystery + mysteries)
 
     @staticmethod
@@ -186,7 +191,8 @@ class _Template:
             )
         )
 
-    def _entries(self, roll_of: dict[int, int], moved: timedelta, numbers: int) -> None:
+    def _entries(self, roll_of: dict[int, int], moved: timedelta, numbers: int, mysteries: int) -> None:
+        originals = {r.pk: r for r in self.rolls}
         campaign = Campaign.objects.select_for_update().get(pk=self.campaign.pk)
         seq, previous = campaign.last_seq, campaign.last_hash
         shift = seq - self.first_seq + 1
@@ -209,6 +215,9 @@ class _Template:
                 text=text,
                 created=chain.timestamp(created),
                 dice=e.dice,
+                salt=e.salt,
+                # A copied roll's facts: its own session and Mystery numbers (as ``_roll`` moves them).
+                about=_about(originals[e.roll_id], numbers, mysteries) if covers_roll(e) else None,
             )
             previous = chain.link(previous, chain.digest(content))
             batch.append(
@@ -223,6 +232,7 @@ class _Template:
                     text=text,
                     created=created,
                     dice=e.dice,
+                    salt=e.salt,
                     hash=previous,
                 )
             )

@@ -256,6 +256,10 @@ class LogEntry(models.Model):
     # the roller's random value and the faces drawn; a session's commitment or a revealed
     # seed on its events. Null for everything else. In the hashed content only when set.
     dice = models.JSONField(null=True, blank=True)
+    # 16 random bytes (hex) the log drew for the entry, in its hashed content (rolls/log/chain.py,
+    # version 2): a withheld entry's digest cannot be matched by trying every face it might
+    # hold. Empty on the entries written before (version 1).
+    salt = models.CharField(max_length=32, blank=True, default="")
     # Set by the log before the entry is written, as its hash covers it (rolls/log/chain.py).
     created = models.DateTimeField(default=timezone.now)
     # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/log/chain.py).
@@ -486,3 +490,17 @@ class ContestSide(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} in contest {self.contest_id}"
+
+
+class LogCheck(models.Model):
+    """How far a campaign's log was last found intact by the history page's button: the next
+    press checks only the entries after ``seq`` (``rolls.history.verify.check_since``), from
+    ``hash``, which the entry ``seq`` must still carry. ``manage.py verify_log`` checks all."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    seq = models.PositiveBigIntegerField(default=0)
+    hash = models.CharField(max_length=64)
+    checked = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} checked up to #{self.seq}"

@@ -25,6 +25,64 @@ BUSY_RETRY = 5
 BUSY_MESSAGE = (
     "The table is very busy right now and could not take that. Nothing changed: try again in a few seconds."
 )
+# Not a busy table but a service gone: said apart, so nobody waits out an outage as a rush, and
+# whoever runs the server knows which it is.
+OUTAGE_MESSAGE = (
+    "The server cannot reach the table's database or its message service right now. Nothing "
+    "changed: try again in a moment, and if it lasts, tell whoever runs the server."
+)
+OUTAGE_TITLE = "Out of reach"
+
+
+def is_outage(error: BaseException | None) -> bool:
+    """Whether a refused request met a service that is gone (the database down or unreachable,
+    Redis gone), rather than one too busy to take it (SQLite's write lock waited out, every
+    pooled PostgreSQL connection in use while the server still answers)."""
+    if error is None:
+        return False  # the admission limit: too many requests at once
+    if isinstance(error, RedisError):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    text = str(error).lower()
+    if "database is locked" in text or "database table is locked" in text:
+        return False  # SQLite: another write held the lock past the timeout
+    if _pool_timeout(error):
+        return not _database_answers()
+    return True
+
+
+def _pool_timeout(error: BaseException) -> bool:
+    """Whether the pool waited out its timeout for a connection (psycopg_pool's PoolTimeout)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        text = str(cause).lower()
+        if (
+            type(cause).__name__ == "PoolTimeout"
+            or "couldn't get a connection" in text
+            or "pool timed out" in text
+        ):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _database_answers() -> bool:
+    """Whether PostgreSQL takes a new connection within a second: the pool waited out its
+    timeout either way, and only this tells a full pool (overload) from a server gone."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return True  # no server to ask: a pool's wait is the only sign, and it says busy
+    try:
+        import psycopg
+
+        params = connection.get_connection_params()
+        params["connect_timeout"] = 1
+        psycopg.connect(**params).close()
+    except Exception:  # refused, timed out, or no PostgreSQL here at all
+        return False
+    return True
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -58,7 +116,9 @@ def busy(request: HttpRequest) -> HttpResponse:
     written, or the request's transaction rolled back: the client may simply retry."""
     reason = sys.exc_info()[1] or "too many requests at once"
     logger.warning("busy: %s %s refused: %s", request.method, request.path, reason)
-    context: dict[str, object] = {"message": BUSY_MESSAGE}
+    outage = is_outage(reason if isinstance(reason, BaseException) else None)
+    title = OUTAGE_TITLE if outage else "Too busy"
+    context: dict[str, object] = {"message": OUTAGE_MESSAGE if outage else BUSY_MESSAGE}
     if isinstance(reason, SERVICE_ERRORS):
         # The page is drawn without the signed-in user and the flash messages: both read the
         # session, and with the database gone that is one more wait for a connection (3 s)
@@ -69,8 +129,8 @@ def busy(request: HttpRequest) -> HttpResponse:
             response = render(request, "rolls/_refusal.html", context, status=503)
             response = reswap(retarget(response, "#notice"), "innerHTML")
         else:
-            response = render(request, "error.html", {"title": "Too busy", **context}, status=503)
+            response = render(request, "error.html", {"title": title, **context}, status=503)
     except Exception:  # the page itself needs the database (the signed-in user, say)
-        response = HttpResponse(BUSY_MESSAGE, content_type="text/plain; charset=utf-8", status=503)
+        response = HttpResponse(str(context["message"]), content_type="text/plain; charset=utf-8", status=503)
     response["Retry-After"] = str(BUSY_RETRY)
     return response

@@ -198,7 +198,17 @@ if database_url := env("DATABASE_URL"):
         # A request waits 3 s at most for a connection, then gets the 503 "try again" page:
         # with the database down, a longer wait held up every request queued behind it on
         # the worker (an anonymous home page among them), for no better answer.
-        DATABASES["default"]["OPTIONS"].setdefault("pool", {"min_size": 2, "max_size": 10, "timeout": 3})
+        # ``check``: each connection is tried before it is handed out, so one broken by a
+        # blip of the server (a restart, a network hiccup) is replaced, not given to a request
+        # that would answer 503 with it (psycopg_pool's documented check).
+        from psycopg_pool import ConnectionPool
+
+        DATABASES["default"]["OPTIONS"].setdefault(
+            "pool", {"min_size": 2, "max_size": 10, "timeout": 3, "check": ConnectionPool.check_connection}
+        )
+    # And a connection a request thread keeps between requests (REQUEST_THREADS) is tried
+    # before a request reuses it, for the same reason.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A server that does not answer (a network gone) is given up on as quickly.
     DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
@@ -326,6 +336,20 @@ RATE_LIMITS: dict[str, tuple[int, int]] = {
     "rolls:roll-create": (60, 60),
     "rolls:follow-up": (60, 60),
     "tabletop:account": (10, 60),
+    # The costly actions besides a roll, per member: checking the log reads entries, a GM's
+    # roll and a contest's steps write to the log and reach every screen at the table.
+    # A long log's first check takes a press per 2,000 entries (rolls.history.verify.STEP).
+    "rolls:verify-log": (30, 60),
+    "rolls:npc-roll": (120, 60),  # the GM rolls for everyone without a sheet
+    "rolls:contest-create": (30, 60),
+    "rolls:challenge-create": (30, 60),
+    "rolls:contest-answer": (60, 60),
+    "rolls:contest-roll": (60, 60),
+    "rolls:contest-act": (60, 60),
+    "rolls:extended-create": (30, 60),
+    "rolls:extended-roll": (60, 60),
+    "rolls:contest-close": (30, 60),
+    "rolls:contest-cancel": (30, 60),
 }
 
 # -- auth and sessions --------------------------------------------------------------------------

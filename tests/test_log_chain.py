@@ -58,6 +58,23 @@ def test_every_entry_is_chained_to_the_one_before(table: Table, dice: Script) ->
     assert [e.seq for e in entries] == list(range(1, len(entries) + 1))
     assert sum(e.kind == LogEntry.Kind.ROLL for e in entries) == 3
     for entry in entries:
+        assert len(entry.salt) == 32  # version 2: every entry has its salt
+        about = None
+        if entry.kind == LogEntry.Kind.ROLL and entry.roll is not None:
+            roll = entry.roll
+            about = {
+                "session": roll.session.number,
+                "system": roll.system,
+                "character_name": roll.character_name,
+                "helper_name": roll.helper_name,
+                "target_name": roll.target_name,
+                "intent": roll.intent,
+                "trait": roll.trait,
+                "visibility": roll.visibility,
+                "npc": roll.npc,
+                "mystery": roll.mystery,
+                "by_hand": roll.by_hand,
+            }
         content = chain.content(
             campaign=table.campaign.pk,
             seq=entry.seq,
@@ -69,6 +86,8 @@ def test_every_entry_is_chained_to_the_one_before(table: Table, dice: Script) ->
             text=entry.text,
             created=chain.timestamp(entry.created),
             dice=entry.dice,  # where the dice came from: the session's seal on its start
+            salt=entry.salt,
+            about=about,  # what the pages show of the roll, on its first entry
         )
         assert entry.hash == chain.link(previous, chain.digest(content))
         previous = entry.hash
@@ -168,7 +187,7 @@ def test_the_data_migration_chains_the_entries_written_before_hashes(table: Tabl
     play(table, dice)
     # The entries as they were before the dice had seeds (the migration that adds "dice" comes
     # after this one): chained anew by the migration as the log would chain them.
-    LogEntry.objects.update(dice=None)
+    LogEntry.objects.update(dice=None, salt="")
     expected, previous = [], chain.GENESIS
     for entry in LogEntry.objects.order_by("seq"):
         previous = chain.link(previous, chain.digest(entry_content(entry)))

@@ -93,7 +93,11 @@ def member_join(*, campaign: Campaign, user: User, display_name: str) -> Members
         return membership
 
 
-def member_remove(*, campaign: Campaign, actor: User, membership: Membership) -> None:
+def member_remove(
+    *, campaign: Campaign, actor: User, membership: Membership, renew_link: bool = False
+) -> None:
+    """Remove a member and ban the account. ``renew_link``: also replace the join link, so the
+    same person cannot come back as someone new from a fresh browser with the old one."""
     if membership.is_gm:
         raise RulesError("The GM cannot be removed from their own campaign.")
     with transaction.atomic():
@@ -110,6 +114,8 @@ def member_remove(*, campaign: Campaign, actor: User, membership: Membership) ->
             actor=actor,
             text=f"{membership.display_name} was removed from the table.",
         )
+        if renew_link:
+            join_link_rotate(campaign=campaign, actor=actor)
 
 
 def member_readmit(*, campaign: Campaign, actor: User, ban: Ban) -> None:

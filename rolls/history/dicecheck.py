@@ -40,6 +40,8 @@ class DiceReport:
     failure: str | None = None  # the first entry whose dice do not match, in words
     failed_seq: int | None = None
     waiting: Counter[str] = field(default_factory=Counter)  # seeds not revealed: entries each
+    # Seeds whose hash only an entry withheld from this file announced: entries each.
+    announced_unseen: Counter[str] = field(default_factory=Counter)
     unseeded: int = 0  # entries of the app's dice drawn without a seed (before seeds, scripted)
     withheld: int = 0
 
@@ -56,6 +58,11 @@ class DiceReport:
         ]
         for seed, count in sorted(self.waiting.items()):
             said.append(f"Not checkable yet: {seed}'s seed is not revealed ({count} with dice).")
+        for seed, count in sorted(self.announced_unseen.items()):
+            said.append(
+                f"Not checkable from this file: {seed}'s seed was announced in an entry withheld "
+                f"from it ({count} with dice)."
+            )
         if self.unseeded:
             said.append(f"{self.unseeded} entries drew dice without a seed: they cannot be checked.")
         if self.withheld:
@@ -67,7 +74,8 @@ def check_export(data: dict[str, Any]) -> DiceReport:
     """Check every die of an export whose seed is revealed; stops at the first that fails."""
     entries = [entry for entry in data["entries"] if "withheld" not in entry]
     report = DiceReport(withheld=len(data["entries"]) - len(entries))
-    session_of = {roll["id"]: roll["session"] for roll in data["rolls"]}
+    # Each roll's session as the log says it (the file's list of rolls could say another).
+    session_of = {roll["id"]: roll["session"] for roll in data["rolls"]} | sessions_of(data["entries"])
     by_hand = {roll["id"] for roll in data["rolls"] if roll.get("by_hand")}
     sessions, rolls = _seals(entries)
     for entry in entries:
@@ -88,7 +96,7 @@ def check_export(data: dict[str, Any]) -> DiceReport:
             continue
         if seal.commit_seq is None and report.withheld:
             # Announced by a hidden roll this export withholds: not checkable from this file.
-            report.waiting[f"{name} (its seed was announced in a withheld entry)"] += 1
+            report.announced_unseen[name] += 1
             continue
         wrong = _wrong(entry, dice, seal)
         if wrong:
@@ -98,6 +106,23 @@ def check_export(data: dict[str, Any]) -> DiceReport:
         report.dice += len(dice["drawn"])
         report.entries += 1
     return report
+
+
+def sessions_of(entries: list[dict[str, Any]]) -> dict[Any, Any]:
+    """Each roll's play session, read from the log: the session whose start (with its seal)
+    came last before the roll's first entry. Rolls written before sessions had seals, or
+    whose first entry this file withholds, are not in it."""
+    found: dict[Any, Any] = {}
+    current = None
+    for entry in entries:
+        if "withheld" in entry:
+            continue
+        dice = entry.get("dice") or {}
+        if entry["kind"] == "event" and "session" in dice and "commit" in dice:
+            current = dice["session"]
+        elif entry["kind"] == "roll" and entry["roll"] is not None and current is not None:
+            found.setdefault(entry["roll"], current)
+    return found
 
 
 def _seals(entries: list[dict[str, Any]]) -> tuple[dict[Any, Seal], dict[Any, Seal]]:

@@ -4,7 +4,8 @@ that a campaign of years streams in little memory.
 What a member may see decides what is written (``rolls.sight.audience.sight``, as on every page): a
 player's file shows a secret or blind roll as "rolled in secret", without its dice, intent,
 trait or outcome. Its JSON still carries each withheld entry's digest and hash, so anyone can
-check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``).
+check the whole chain (``rolls/log/chain.py``, ``docs/verify.md``); the digest is salted
+(version 2), so it says nothing of the dice. A version 1 entry's digest is left out.
 
 A play session's part is the run of entries from its start to the last before the next session
 starts (events between two sessions belong to the earlier one, and those before the first
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,6 +26,7 @@ from django.db import connection, models
 
 from rolls import registry
 from rolls.log import chain
+from rolls.log.content import entry_content
 from rolls.log.reads import SessionTimes, session_seqs
 from rolls.models import LogEntry, Roll
 from rolls.sight.audience import Facts, Viewer, sight
@@ -78,22 +80,6 @@ class Scope:
         return roll is None or sight(Facts.of_roll(roll), self.viewer).dice
 
 
-def entry_content(entry: LogEntry) -> dict[str, Any]:
-    """The entry's hashed content (``rolls.log.chain.content``) from the row."""
-    return chain.content(
-        campaign=entry.campaign_id,
-        seq=entry.seq,
-        kind=entry.kind,
-        action=entry.action,
-        roll=entry.roll_id,
-        actor=entry.actor_id,
-        state=entry.state,
-        text=entry.text,
-        created=chain.timestamp(entry.created),
-        dice=entry.dice,
-    )
-
-
 def filename(scope: Scope, extension: str) -> str:
     part = f"-session-{scope.session.number}" if scope.session is not None else ""
     return f"campaign-{scope.campaign.pk}{part}.{extension}"
@@ -115,7 +101,37 @@ CSV_HEADER = (
     "dropped",
     "note",
     "by_hand",  # 1: faces a player entered from real dice (rolls/systems/hand.py), not the app's
+    "player",  # who rolled: their name at the table
+    "trait",
+    "difficulty",  # what the roll had to meet, in its system's words
+    "outcome",  # what the roll came to after this step: success, failure, amazing...
 )
+
+# A cell a spreadsheet would read as a formula starts with one of these (OWASP's list):
+# such a cell is written with a leading apostrophe, which the spreadsheet shows as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A CSV cell as written: text that a spreadsheet would run as a formula, neutralised."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def difficulty(request: dict[str, Any]) -> str:
+    """What a roll had to meet, from its engine's request, in its system's words."""
+    if request.get("dn") is not None:
+        return f"DN {request['dn']}"
+    if request.get("bar_size") and not request.get("opposed"):
+        return f"Bar {request['bar_size']}x{request.get('bar_face') or '?'}"
+    if request.get("difficulty") is not None:
+        return f"Difficulty {request['difficulty']}"
+    if request.get("need"):
+        return f"{request['need']} six{'es' if request['need'] > 1 else ''}"
+    if request.get("level") not in (None, "", "none"):
+        return str(request["level"]).capitalize()
+    return ""
 
 
 class _Line:
@@ -125,18 +141,48 @@ class _Line:
         return line
 
 
+class _SafeWriter:
+    """csv.writer whose every text cell goes through ``cell``: a name, an intent or an event's
+    words a player typed never reach a spreadsheet as a formula."""
+
+    def __init__(self) -> None:
+        self._writer = csv.writer(_Line())
+
+    def writerow(self, row: Iterable[object]) -> str:
+        return str(self._writer.writerow([cell(value) for value in row]))
+
+
 def csv_lines(scope: Scope) -> Iterator[str]:
     """One line per die of each roll and follow-up (the dice of the step it added, each with
     whether it counts, was rolled in that step, or was dropped), one line per table event and
     per withheld entry, with the die columns empty."""
-    writer = csv.writer(_Line())
+    writer = _SafeWriter()
     yield writer.writerow(CSV_HEADER)
+    players = _player_names(scope.campaign)
     for entry in scope.entries():
         roll = entry.roll
         time = chain.timestamp(entry.created)
         if roll is None:
             yield writer.writerow(
-                (entry.seq, time, "", "", "", entry.action, "", "", "", "", "", entry.text, "")
+                (
+                    entry.seq,
+                    time,
+                    "",
+                    "",
+                    "",
+                    entry.action,
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    entry.text,
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                )
             )
             continue
         if not scope.sees(roll):
@@ -155,15 +201,27 @@ def csv_lines(scope: Scope) -> Iterator[str]:
                     "",
                     WITHHELD,
                     "",
+                    "",
+                    "",
+                    "",
+                    "",
                 )
             )
             continue
         head = (entry.seq, time, roll.session.number, roll.character_name, roll.pk)
-        steps = registry.engine(roll.system).view(entry.state or {})
+        engine = registry.engine(roll.system)
+        state = entry.state or {}
+        steps = engine.view(state)
         dice = steps[-1].dice if steps else ()
+        tail = (
+            players.get(roll.roller_id, "") if roll.roller_id is not None else "",
+            roll.trait,
+            difficulty(state.get("request") or {}),
+            engine.evaluate(state).tone if state else "",
+        )
         if not dice:
             title = steps[-1].title if steps else ""
-            yield writer.writerow((*head, entry.action, "", "", "", "", "", title, int(roll.by_hand)))
+            yield writer.writerow((*head, entry.action, "", "", "", "", "", title, int(roll.by_hand), *tail))
         for index, die in enumerate(dice, start=1):
             yield writer.writerow(
                 (
@@ -176,6 +234,7 @@ def csv_lines(scope: Scope) -> Iterator[str]:
                     int(die.dropped),
                     die.label,
                     int(roll.by_hand),
+                    *tail,
                 )
             )
 
@@ -229,6 +288,10 @@ def _entry(entry: LogEntry, scope: Scope) -> dict[str, Any]:
     content = entry_content(entry)
     digest = chain.digest(content)
     if not scope.sees(entry.roll):
+        if not entry.salt:
+            # A version 1 entry has nothing unguessable in it: its digest would give away dice
+            # entered by hand to anyone trying every face. The check takes its hash as given.
+            return {"seq": entry.seq, "withheld": WITHHELD, "hash": entry.hash}
         return {"seq": entry.seq, "withheld": WITHHELD, "digest": digest, "hash": entry.hash}
     return {**content, "digest": digest, "hash": entry.hash}
 
@@ -260,6 +323,11 @@ def _roll(roll: Roll, scope: Scope) -> dict[str, Any]:
         "created": _time(roll.created),
         **seal,
     }
+
+
+def _player_names(campaign: Campaign) -> dict[int, str]:
+    """Each person the log names by the name the JSON's ``members`` gives them."""
+    return {member["id"]: member["name"] for member in _members(campaign)}
 
 
 def _members(campaign: Campaign) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """A GM's JSON export (``rolls.history.export``) loaded as a new campaign: new ids everywhere, the
 people it names as new accounts without a password (the GM as an existing account when one is
 given), and its log rewritten entry for entry, chained anew since each entry's hash covers the
-ids it names. A file whose chain does not verify is refused, and nothing is written."""
+ids it names. A file whose chain does not verify, or whose shape or values the app's forms would
+not take, is refused, and nothing is written (``rolls.history.importcheck``)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from django.db import transaction
 
 from rolls import registry
 from rolls.campaigns.services import player_create
-from rolls.history import export
+from rolls.history.importcheck import ImportRefused as ImportRefused
+from rolls.history.importcheck import check_file, revealed_seeds
 from rolls.log import chain
+from rolls.log.content import covers_roll, roll_about
 from rolls.log.events import TableEvent
 from rolls.log.reads import newest_states
 from rolls.models import FollowUpUse, LogEntry, Roll
@@ -25,48 +28,12 @@ from tabletop.models import Campaign, Character, Membership, PlaySession
 BATCH = 1000
 
 
-class ImportRefused(ValueError):
-    """A file that cannot be imported; ``str()`` says why, in a sentence."""
-
-
-def check_file(data: Any) -> None:
-    """Refuse anything but a whole campaign's GM export whose chain verifies."""
-    if not isinstance(data, dict) or data.get("format") != export.FORMAT:
-        raise ImportRefused("This is not a campaign export of this app.")
-    if data.get("version") != export.VERSION:
-        raise ImportRefused(
-            f"This export is version {data.get('version')}; this app reads version {export.VERSION}."
-        )
-    if data.get("viewer") != "gm" or data.get("session") is not None:
-        raise ImportRefused(
-            "Only the GM's export of a whole campaign can be imported (this one leaves entries out)."
-        )
-    if data["campaign"]["system"] not in registry.slugs():
-        raise ImportRefused(f"The dice system {data['campaign']['system']!r} is not at this table.")
-    try:
-        links = [_link(entry) for entry in data["entries"]]
-        head = data["head"]
-        found = chain.check(
-            links, first_seq=data["first_seq"], previous=data["previous"], head=(head["seq"], head["hash"])
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise ImportRefused(f"This export is incomplete or damaged ({error!r}).") from None
-    if found is not None:
-        raise ImportRefused(f"This export's chain does not verify: {found}.")
-
-
-def _link(entry: dict[str, Any]) -> chain.Link:
-    if "withheld" in entry:
-        raise ImportRefused("This export withholds secret rolls: only the GM's export can be imported.")
-    content = chain.content(**{key: entry[key] for key in _CONTENT_KEYS}, dice=entry.get("dice"))
-    return chain.Link(seq=entry["seq"], digest=chain.digest(content), hash=entry["hash"])
-
-
 _CONTENT_KEYS = ("campaign", "seq", "kind", "action", "roll", "actor", "state", "text", "created")
 
 
 def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
     check_file(data)
+    session_seeds, roll_seeds = revealed_seeds(data)
     with transaction.atomic():
         users = _people(data["members"], gm)
         gm_id = next(m["id"] for m in data["members"] if m.get("gm"))
@@ -79,9 +46,9 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
             for m in data["members"]
             if not m.get("left")
         )
-        sessions = _sessions(campaign, data["sessions"])
+        sessions = _sessions(campaign, data["sessions"], session_seeds)
         characters = _characters(campaign, data["characters"], users)
-        rolls = _rolls(campaign, data["rolls"], users, sessions, characters)
+        rolls = _rolls(campaign, data["rolls"], users, sessions, characters, roll_seeds)
         previous = chain.GENESIS
         for batch in _batches(data["entries"]):
             made = []
@@ -89,6 +56,8 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                 roll = rolls.get(entry["roll"]) if entry["roll"] is not None else None
                 actor = users.get(entry["actor"]) if entry["actor"] is not None else None
                 dice = _dice_with_new_ids(entry.get("dice"), rolls)
+                salt = entry.get("salt") or ""
+                made_entry = LogEntry(kind=entry["kind"], roll=roll, salt=salt)
                 content = chain.content(
                     **{
                         **{key: entry[key] for key in _CONTENT_KEYS},
@@ -96,6 +65,10 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                         "roll": roll.pk if roll is not None else None,
                         "actor": actor.pk if actor is not None else None,
                         "dice": dice,
+                        "salt": salt,
+                        # The roll's facts as its new row holds them (the check compared the
+                        # file's list of rolls with its chained facts).
+                        "about": roll_about(roll) if roll is not None and covers_roll(made_entry) else None,
                     }
                 )
                 previous = chain.link(previous, chain.digest(content))
@@ -110,6 +83,7 @@ def import_campaign(*, data: Any, gm: User | None = None) -> Campaign:
                         state=entry["state"],
                         text=entry["text"],
                         dice=dice,
+                        salt=salt,
                         created=_moment(entry["created"]),
                         hash=previous,
                     )
@@ -169,16 +143,20 @@ def _maybe_moment(text: str | None) -> datetime | None:
     return _moment(text) if text is not None else None
 
 
-def _sessions(campaign: Campaign, sessions: list[dict[str, Any]]) -> dict[int, PlaySession]:
+def _sessions(
+    campaign: Campaign, sessions: list[dict[str, Any]], seeds: dict[int, str]
+) -> dict[int, PlaySession]:
     made = {}
     for s in sessions:
+        open_ = s["ended"] is None
         session = PlaySession.objects.create(
             campaign=campaign,
             number=s["number"],
             ended=_maybe_moment(s["ended"]),
-            # Only a revealed seed travels: an imported open session rolls without one.
-            seed=s.get("seed") or "",
-            seed_hash=s.get("seed_hash") or "",
+            # Only a seed the log revealed travels (an ended session's): an open session rolls
+            # on without one, or the file would have chosen its next dice.
+            seed=seeds.get(s["number"], ""),
+            seed_hash="" if open_ else s.get("seed_hash") or "",
         )
         # ``started`` is set on creation: the export's time replaces it.
         PlaySession.objects.filter(pk=session.pk).update(started=_moment(s["started"]))
@@ -211,6 +189,7 @@ def _rolls(
     users: dict[int, User],
     sessions: dict[int, PlaySession],
     characters: dict[int, Character],
+    seeds: dict[int, str],
 ) -> dict[int, Roll]:
     made: dict[int, Roll] = {}
     for batch in _batches(rolls):
@@ -231,7 +210,9 @@ def _rolls(
                 # Exports made before these were written hold neither.
                 mystery=r.get("mystery", 1),
                 by_hand=r.get("by_hand", False),
-                seed=r.get("seed") or "",
+                # Only a seed the GM's reveal put in the log: a hidden roll not revealed draws
+                # its follow-ups from its own seed, which a file must not choose.
+                seed=seeds.get(r["id"], ""),
                 seed_hash=r.get("seed_hash") or "",
                 target=characters.get(r["target"]) if r["target"] is not None else None,
                 target_name=r["target_name"],

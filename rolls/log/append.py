@@ -17,6 +17,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from rolls.log import chain
+from rolls.log.content import roll_about
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll
 from tabletop.models import Campaign
@@ -49,6 +50,10 @@ def append_entry(
     number taken by ``reserve`` in this transaction, when the dice needed it first."""
     seq, previous = place if place is not None else reserve(campaign_id)
     created = timezone.now()
+    # Every entry gets its salt (a hidden one is not told apart by having one), and a roll's
+    # first entry the roll's facts, so what a page shows of the roll is chained with it.
+    salt = chain.new_salt()
+    about = roll_about(roll) if roll is not None and kind == LogEntry.Kind.ROLL else None
     digest = chain.digest(
         chain.content(
             campaign=campaign_id,
@@ -61,6 +66,8 @@ def append_entry(
             text=text,
             created=chain.timestamp(created),
             dice=dice,
+            salt=salt,
+            about=about,
         )
     )
     entry = _NEW_ENTRY.create(
@@ -74,6 +81,7 @@ def append_entry(
         text=text,
         created=created,
         dice=dice,
+        salt=salt,
         hash=chain.link(previous, digest),
     )
     _set_last_hash(campaign_id, entry.hash)

@@ -9,12 +9,27 @@ followed by its digest, both as hex text. The first entry of a campaign follows 
 
 Chaining the digest rather than the content lets an export withhold a secret roll's content
 from a player and still be checked: the player's file carries the hidden entry's digest.
+
+Two versions of the content live in one chain, and each entry says which it is:
+
+- **Version 1** (entries written before 2026-12): the keys above. A hidden roll entered by
+  hand had nothing unguessable in it, so its digest gave its dice away to anyone who tried
+  every face; a player's export now leaves such an entry's digest out.
+- **Version 2** (every entry since): also ``v`` (2), ``salt`` (16 random bytes the server
+  drew for the entry, as hex: a withheld entry's digest cannot be guessed from the dice it
+  might hold) and, on a roll's first entry, ``about``: what the pages show of the roll beyond
+  its dice (``roll_facts``). What else a page shows of a roll is derived from the chain: its
+  outcome from its newest state, voided and revealed from the GM's events.
+
+An entry's version is not a column anyone could flip: writing the content without its salt
+gives another digest, and the chain breaks there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,10 +55,13 @@ def content(
     text: str,
     created: str,
     dice: Any = None,
+    salt: str = "",
+    about: Any = None,
 ) -> dict[str, Any]:
     """An entry's hashed content, as the JSON export shows it. ``dice`` (where an entry's dice
     came from, ``rolls/log/fairdice.py``) is there only on the entries that have it, so the
-    entries written before it existed keep their hashes."""
+    entries written before it existed keep their hashes. ``salt``: a version 2 entry's (with
+    ``v``), and ``about`` its roll's facts when it is the roll's first entry."""
     written = {
         "campaign": campaign,
         "seq": seq,
@@ -57,7 +75,43 @@ def content(
     }
     if dice is not None:
         written["dice"] = dice
+    if salt:
+        written["v"] = VERSION
+        written["salt"] = salt
+        if about is not None:
+            written["about"] = about
     return written
+
+
+VERSION = 2
+SALT_BYTES = 16
+
+
+def new_salt() -> str:
+    return secrets.token_hex(SALT_BYTES)
+
+
+# What the pages show of a roll beyond its dice, in the order the content lists them. Ids of
+# people and characters are left out: a deleted account or character empties them, and the
+# names are kept as written at the time.
+ROLL_FACTS = (
+    "session",
+    "system",
+    "character_name",
+    "helper_name",
+    "target_name",
+    "intent",
+    "trait",
+    "visibility",
+    "npc",
+    "mystery",
+    "by_hand",
+)
+
+
+def roll_facts(**facts: Any) -> dict[str, Any]:
+    """A roll's ``about``: exactly the ``ROLL_FACTS``, each as given."""
+    return {key: facts[key] for key in ROLL_FACTS}
 
 
 def digest(entry_content: dict[str, Any]) -> str:
@@ -73,10 +127,11 @@ def link(previous: str, entry_digest: str) -> str:
 @dataclass(frozen=True)
 class Link:
     """One entry as the check reads it: its sequence number, its digest recomputed from its
-    content (or, for a withheld entry, as given), and the hash it claims."""
+    content (or, for a withheld entry, as given; None where an export leaves it out, and then
+    the check takes the entry's hash as given), and the hash it claims."""
 
     seq: int
-    digest: str
+    digest: str | None
     hash: str
 
 
@@ -90,19 +145,23 @@ class Break:
 
 
 def check(
-    links: Iterable[Link], *, first_seq: int = 1, previous: str = GENESIS, head: tuple[int, str] | None = None
+    links: Iterable[Link],
+    *,
+    first_seq: int = 1,
+    previous: str = GENESIS,
+    head: tuple[int, str | None] | None = None,
 ) -> Break | None:
     """The first entry that breaks the chain, or None. Entries come in the order stored; a
     gap in the sequence is a deletion, a hash that does not follow is a change or a move.
     ``head``: the last sequence number and hash the campaign handed out, so that deleting
-    the newest entries shows too."""
+    the newest entries shows too (its hash None: a piece of the log, checked up to there)."""
     expected = first_seq
     for each in links:
         if each.seq > expected:
             return Break(expected, f"it is missing (the next entry is {each.seq}): an entry was deleted")
         if each.seq < expected:
             return Break(each.seq, f"it comes again after entry {expected - 1}: entries were moved")
-        if link(previous, each.digest) != each.hash:
+        if each.digest is not None and link(previous, each.digest) != each.hash:
             return Break(each.seq, "its content or its place was changed since it was written")
         previous = each.hash
         expected += 1
@@ -112,6 +171,6 @@ def check(
             return Break(expected, f"it is missing (the log was written up to entry {last_seq}): deleted")
         if last_seq < expected - 1:
             return Break(last_seq + 1, "the log never wrote it: it was added")
-        if last_seq > 0 and last_hash != previous:
+        if last_seq > 0 and last_hash is not None and last_hash != previous:
             return Break(last_seq, "it is not the entry the log last wrote: replaced")
     return None

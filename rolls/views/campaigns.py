@@ -145,8 +145,21 @@ def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse
     membership = gm_or_403(request.user, pk)
     target = get_object_or_404(Membership, campaign=membership.campaign, pk=member_id)
     try:
-        services.member_remove(campaign=membership.campaign, actor=membership.user, membership=target)
-        messages.success(request, f"{target.display_name} was removed.")
+        renew = request.POST.get("renew") == "on"
+        services.member_remove(
+            campaign=membership.campaign, actor=membership.user, membership=target, renew_link=renew
+        )
+        if renew:
+            messages.success(
+                request,
+                f"{target.display_name} was removed. The join link is new: the old one no longer works.",
+            )
+        else:
+            messages.success(
+                request,
+                f"{target.display_name} was removed. The old join link still lets anyone join: "
+                "make a new one if they have it.",
+            )
     except RulesError as error:
         messages.error(request, str(error))
     if request.htmx:  # the button of a list the socket sent: htmx posted it

@@ -36,9 +36,15 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {options['file']}: {error.strerror}.") from None
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise CommandError(f"{options['file']} is not JSON: {error}.") from None
+        except RecursionError:
+            raise CommandError(f"{options['file']} nests deeper than any export: refused.") from None
         try:
             campaign = import_campaign(data=data, gm=gm)
         except ImportRefused as error:
             raise CommandError(f"Refused: {error}") from None
+        except RecursionError:
+            raise CommandError(
+                "Refused: the file nests deeper than any export. Nothing was imported."
+            ) from None
         self.stdout.write(f"Imported {campaign.name!r} with {campaign.last_seq} log entries.")
         self.stdout.write(str(campaign.pk))
