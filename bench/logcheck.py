@@ -6,7 +6,7 @@ a thread of its own, as a second table served by the same process. The figures:
 
 - ``verify_log`` (the command: the whole log, every roll's row) at that length;
 - each press of the history page's "Check the log" on the never-checked log: a piece of at most
-  ``rolls.history.verify.BUDGET`` seconds a press, then a press that finds nothing new;
+  ``rolls.history.verify.BUDGET`` seconds a press (its rolls' rows checked within it), then a press that finds nothing new;
 - the other table's roll time (median, p95) with nobody pressing, and while one member presses
   as fast as the answers come for the same seconds (the rate limit refuses what passes its count).
 
