@@ -332,3 +332,29 @@ def test_newer_pages_walk_back_to_the_newest_without_a_gap(
         up = [int(found) for found in ROLL_ID.findall(html)] + up
     assert up + pages[-1] == made[::-1]
     assert 'rel="prev"' not in html and ">Newest<" not in html
+
+
+@pytest.mark.django_db
+def test_a_reveal_in_a_later_session_goes_under_that_session_with_its_end(table: Table) -> None:
+    """A secret roll of session 1 revealed in session 2: the reveal happened in session 2, and
+    the end of session 2 after it is session 2's, not drawn under a "Session 1" heading."""
+    from rolls.history import marks
+
+    hidden = secret_roll(table, 6, 6, 6)
+    campaigns.session_end(campaign=table.campaign, actor=table.gm)
+    campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    made = roll(table, 6, 1, 1, 1)
+    marks.roll_reveal(roll=hidden, gm=table.gm)
+    campaigns.session_end(campaign=table.campaign, actor=table.gm)
+
+    html = page_html(logged_in(table.gm), table)
+    heads = re.findall(r'<h2 class="session-head">(Session \d+) ', html)
+    assert heads == ["Session 2", "Session 1"]
+    second = html.split('<h2 class="session-head">Session 2 ', 1)[1].split("<h2", 1)[0]
+    first = html.split('<h2 class="session-head">Session 1 ', 1)[1]
+    assert (
+        "Session 2 ended." in second and "The GM revealed" in second and f"history-roll-{made.pk}" in second
+    )
+    assert "Session 2 started" in second
+    assert "Session 1 ended." in first and f"history-roll-{hidden.pk}" in first
+    assert "Session 2 ended." not in first and "The GM revealed" not in first

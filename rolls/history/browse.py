@@ -307,8 +307,8 @@ class Page:
     older: str = ""  # the query string of the next page back in time, or ""
     newer: str = ""
     newest: bool = True  # the first page: nothing newer to show
-    # The session each "session started" event of the page starts, by the event's seq.
-    started: dict[int, PlaySession] = field(default_factory=dict)
+    # The session each event of the page happened in, by the event's seq.
+    happened: dict[int, PlaySession] = field(default_factory=dict)
 
 
 def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
@@ -328,7 +328,7 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
         more_older = len(rows) > size
         rows = rows[:size]
         more_newer = before is not None and _any(selected.filter(seq__gte=before), "seq")
-    result = Page(rows, newest=not more_newer, started=_relate(rows, filters))
+    result = Page(rows, newest=not more_newer, happened=_relate(rows, filters))
     if rows and more_older:
         result.older = filters.query(before=rows[-1].seq)
     if rows and more_newer:
@@ -339,21 +339,26 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
 
 
 def _relate(rows: list[LogEntry], filters: HistoryFilters) -> dict[int, PlaySession]:
-    """The rolls' sessions and the sessions the page's "session started" events start (a
-    page spans one or two: one query), and the rolls' characters (from the filter form's
-    rows, with the owner the cards' audience asks for), set on each roll rather than joined:
-    three more tables in the page's query took PostgreSQL longer to plan than to run, and a
-    session and two characters per row more to build (bench/history.py). Returns the started
-    sessions by their event's seq."""
+    """The rolls' sessions and the sessions the page's events happened in (a page spans one
+    or two: one query), and the rolls' characters (from the filter form's rows, with the owner
+    the cards' audience asks for), set on each roll rather than joined: three more tables in
+    the page's query took PostgreSQL longer to plan than to run, and a session and two
+    characters per row more to build (bench/history.py). Returns the events' sessions by
+    their seq."""
     rolls = [entry.roll for entry in rows if entry.roll is not None]
-    # The session started last at or before the event: the form's rows are newest first.
-    starts = {
-        entry.seq: next((pk for pk, _, started in filters.sessions if started <= entry.created), None)
+    # An event belongs to the session it happened in, by its time, as the session filter has
+    # it (``SessionTimes``): the session started last at or before it (the form's rows are
+    # newest first), or the first one for what came before it. Not its roll's session: a roll
+    # of session 1 revealed in session 2 was revealed in session 2, and the events after the
+    # reveal ("Session 2 ended") took its heading.
+    oldest = filters.sessions[-1][0] if filters.sessions else None
+    happened = {
+        entry.seq: next((pk for pk, _, started in filters.sessions if started <= entry.created), oldest)
         for entry in rows
-        if entry.roll is None and entry.action == TableEvent.SESSION_START
+        if entry.kind == LogEntry.Kind.EVENT
     }
     sessions = PlaySession.objects.in_bulk(
-        {roll.session_id for roll in rolls} | {pk for pk in starts.values() if pk is not None}
+        {roll.session_id for roll in rolls} | {pk for pk in happened.values() if pk is not None}
     )
     campaign_id = filters.membership.campaign_id
     characters = {
@@ -366,7 +371,7 @@ def _relate(rows: list[LogEntry], filters: HistoryFilters) -> dict[int, PlaySess
             known = characters.get(getattr(roll, f"{name}_id"))
             if known is not None:
                 setattr(roll, name, known)
-    return {seq: sessions[pk] for seq, pk in starts.items() if pk is not None}
+    return {seq: sessions[pk] for seq, pk in happened.items() if pk is not None}
 
 
 # What the page's characters are built with; any other field of theirs is read when asked for.
