@@ -348,7 +348,10 @@ class Recap:
     unluckiest: list[Roll]
     notable: list[Roll]  # catastrophes and Amazing Successes (botches, Breathtaking...)
     conditions: list[tuple[str, str]]  # (who, what): pushes' Conditions and the GM's checks
-    spent_by: list[dict[str, Any]]  # per payer: Luck, Pride, Endurance
+    spent_by: list[dict[str, Any]]  # per payer: ``<resource>_spent`` and ``amounts`` in order
+    # The system's own (``TableAdapter.spent``, ``takes_conditions``): what the recap names.
+    spent_names: tuple[tuple[str, str], ...] = ()
+    takes_conditions: bool = False
 
 
 RECAP_ROLLS = 3
@@ -361,27 +364,36 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     rolls = rolls_in(scope, membership)
     fair = rolls.filter(FAIR)
     uses = uses_in(scope, membership, rolls)
-    conditions = [
-        (row["payer_name"], f"{row['condition']} (pushing)")
-        for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
-    ]
-    checked = (
-        LogEntry.objects.filter(
-            campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+    # Each system's own resources, or none: Luck, Pride and Conditions are the sixes table's.
+    adapter = registry.table(scope.campaign.system)
+    conditions: list[tuple[str, str]] = []
+    if adapter.takes_conditions:
+        conditions = [
+            (row["payer_name"], f"{row['condition']} (pushing)")
+            for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
+        ]
+        checked = (
+            LogEntry.objects.filter(
+                campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+            )
+            .filter(session_events(SessionTimes.of(scope.session)), text__contains="checked")
+            .order_by("seq")
+            .values_list("text", flat=True)[:50]
         )
-        .filter(session_events(SessionTimes.of(scope.session)), text__contains="checked")
-        .order_by("seq")
-        .values_list("text", flat=True)[:50]
-    )
-    conditions += [("", text) for text in checked]
-    spent_by = [
-        dict(row)
-        for row in uses.exclude(payer_name="")
-        .values("payer_name")
-        .annotate(**{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES})
-        .filter(Q(luck_spent__gt=0) | Q(pride_spent__gt=0) | Q(endurance_spent__gt=0))
-        .order_by("payer_name")
-    ]
+        conditions += [("", text) for text in checked]
+    spent_by: list[dict[str, Any]] = []
+    if adapter.spent:
+        some = Q()
+        for name, _ in adapter.spent:
+            some |= Q(**{f"{name}_spent__gt": 0})
+        rows: Any = (  # the stubs type these rows by literal keys; the names here are the adapter's
+            uses.exclude(payer_name="")
+            .values("payer_name")
+            .annotate(**{f"{name}_spent": Sum(name) for name, _ in adapter.spent})
+            .filter(some)
+            .order_by("payer_name")
+        )
+        spent_by = [{**row, "amounts": [row[f"{name}_spent"] for name, _ in adapter.spent]} for row in rows]
     # What the recap names of a roll: its link, its roller, its trait and where it lies.
     fair = fair.only(*RECAP_FIELDS)
     luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
@@ -398,4 +410,6 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         ),
         conditions=conditions,
         spent_by=spent_by,
+        spent_names=adapter.spent,
+        takes_conditions=adapter.takes_conditions,
     )
