@@ -331,3 +331,30 @@ def test_a_sets_recap_names_no_resource_the_system_does_not_have() -> None:
 def test_every_tables_spent_resources_are_columns_the_statistics_keep() -> None:
     for slug in registry.slugs():
         assert {name for name, _ in registry.table(slug).spent} <= set(record.SPENT_AMOUNTS), slug
+
+
+@pytest.mark.django_db
+def test_the_recap_numbers_a_roll_as_its_card_does() -> None:
+    """The recap said "#7" (the row's id) of the roll whose card says "#19" (its entry's place
+    in the campaign's log): one number, the log's."""
+    from tests.test_table_doubles import doubles_sheet
+
+    table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+    from rolls.campaigns import services as campaigns
+
+    for _ in range(3):  # the log runs ahead of the rolls' ids
+        campaigns.session_end(campaign=table.campaign, actor=table.gm)
+        campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    plain = {"abilities": [], "weaknesses": [], "bonus": 0, "penalty": 0, "helpers": 0, "dn": "6"}
+    botched = services.roll_create(
+        character=table.character, roller=table.player, data=plain, helper=None, intent="",
+        rng=ScriptedDice(1, 1),
+    )  # fmt: skip
+    assert botched.outcome == "catastrophe"
+    seq = LogEntry.objects.get(roll=botched, kind=LogEntry.Kind.ROLL).seq
+    assert seq != botched.pk
+    history = factories.logged_in(table.player).get(reverse("rolls:history", args=[table.campaign.pk]))
+    assert f'aria-label="Roll #{seq}: its page">#{seq}</a>' in history.content.decode()
+
+    notable = _recap_page(table).split('id="notable-heading"', 1)[1].split("</section>", 1)[0]
+    assert f"#{seq} Mara" in notable and f"#{botched.pk} " not in notable

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Max, Min, Q, QuerySet, Sum
+from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -394,8 +394,14 @@ def recap(scope: Scope, membership: Membership) -> Recap:
             .order_by("payer_name")
         )
         spent_by = [{**row, "amounts": [row[f"{name}_spent"] for name, _ in adapter.spent]} for row in rows]
-    # What the recap names of a roll: its link, its roller, its trait and where it lies.
-    fair = fair.only(*RECAP_FIELDS)
+    # What the recap names of a roll: its link, its number, its roller, its trait and where it
+    # lies. Its number is the card's: its own entry's place in the campaign's log (``seq``),
+    # which the roll's page, the history and the exports give it too; never the row's id, which
+    # counts every campaign's rolls.
+    number = Subquery(
+        LogEntry.objects.filter(roll_id=OuterRef("pk"), kind=LogEntry.Kind.ROLL).values("seq")[:1]
+    )
+    fair = fair.only(*RECAP_FIELDS).annotate(number=number)
     luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
     # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
     unluckiest = list(
@@ -406,7 +412,10 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         luckiest=luckiest,
         unluckiest=unluckiest,
         notable=list(
-            rolls.filter(outcome__in=("catastrophe", "amazing")).only(*RECAP_FIELDS).order_by("id")[:20]
+            rolls.filter(outcome__in=("catastrophe", "amazing"))
+            .only(*RECAP_FIELDS)
+            .annotate(number=number)
+            .order_by("id")[:20]
         ),
         conditions=conditions,
         spent_by=spent_by,
