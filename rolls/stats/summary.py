@@ -401,7 +401,7 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     number = Subquery(
         LogEntry.objects.filter(roll_id=OuterRef("pk"), kind=LogEntry.Kind.ROLL).values("seq")[:1]
     )
-    fair = fair.only(*RECAP_FIELDS).annotate(number=number)
+    fair = fair.only(*RECAP_FIELDS)
     luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
     # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
     unluckiest = list(
