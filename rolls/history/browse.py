@@ -8,7 +8,8 @@ page 1, and a roll made while someone reads never shifts what the next page hold
 Filters on what only a roll has (character, player, outcome, follow-up, secret) leave the
 events out; play session and date keep both. What a player may not see decides the query as
 well as the cards: a player's filter on an outcome or a follow-up never matches a hidden roll
-(whose outcome would show through the match), and a player asking for secret rolls gets none.
+(whose outcome would show through the match). The secret filter asks only what every card shows
+(that a roll was rolled out of sight), so it answers a player as it answers the GM.
 """
 
 from __future__ import annotations
@@ -193,9 +194,9 @@ class HistoryFilters(forms.Form):
         """How many filters are set (for the summary of the folded form)."""
         if not self.is_valid():
             return 0
+        # The secret filter too for a player, whose form does not offer it: a link the GM
+        # shared may hold it, and the list then says why it is shorter.
         shown = [name for name in self.fields if name not in ("before", "after")]
-        if not self.membership.is_gm:
-            shown.remove("secret")
         return sum(1 for name in shown if self.cleaned_data.get(name) not in (None, "", "both"))
 
     @property
@@ -207,8 +208,6 @@ class HistoryFilters(forms.Form):
         for name, each in self.fields.items():
             value = self.cleaned_data.get(name)
             if name in ("before", "after", "kind") or value in (None, ""):
-                continue
-            if name == "secret" and not self.membership.is_gm:
                 continue
             choices = dict(getattr(each, "choices", ()))
             said.append(f"{each.label}: {choices.get(value, value)}")
@@ -283,11 +282,18 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     if not membership.is_gm and (data.get("outcome") or data.get("follow_up")):
         # A match would tell the player what the hidden roll came to.
         rolls &= ~hidden
+    # "Secret or blind": what was rolled out of the table's sight, the same rolls for the GM
+    # and a player (each card then shows each member what they may see): secret and blind
+    # rolls, revealed since or not, and a contest's side while it is sealed. A side once its
+    # contest reveals it is an open roll: sealed only until every side had rolled, not hidden.
+    out_of_sight = Q(roll__visibility__in=(Visibility.SECRET, Visibility.BLIND)) | Q(
+        roll__visibility=Visibility.SEALED, roll__revealed=False
+    )
     secret = data.get("secret")
     if secret == "yes":
-        rolls &= ~Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else Q(pk__in=[])
+        rolls &= out_of_sight
     elif secret == "no":
-        rolls &= Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else ~hidden
+        rolls &= ~out_of_sight
     kind = data.get("kind") or "both"
     if kind != "rolls" and not any(data.get(name) for name in ROLL_ONLY):
         rolls &= Q(roll__contest_side__isnull=True)
