@@ -365,3 +365,46 @@ def test_the_docs_lines_recompute_the_dice(seeded: Table, tmp_path: Path) -> Non
     path.write_text(json.dumps(data))
     with pytest.raises(AssertionError, match=f"entry {entry['seq']}: its dice are not the seed's"):
         exec(code, {})
+
+
+@pytest.mark.django_db
+def test_verify_dice_says_in_plain_words_what_a_players_file_cannot_check(
+    seeded: Table, tmp_path: Path
+) -> None:
+    """Before the reveal a hidden roll's seed is "not revealed"; after it, in a player's file that
+    withholds the GM's secret roll which announced that seed, the line says so in words of its
+    own. It read "roll 7 (its seed was announced in a withheld entry)'s seed is not revealed", and
+    "1 entries are withheld"."""
+    player, gm = logged_in(seeded.player), logged_in(seeded.gm)
+    npc_url = reverse("rolls:npc-roll", args=[seeded.campaign.pk])
+    secret = {"name": "Warden", "flag_dice": "5", "flag_need": "1", "secret": "on", "client_random": GM_PHONE}
+    assert gm.post(npc_url, secret, HTTP_HX_REQUEST="true").status_code == 200
+    blind = {"trait": "Body", "need": 1, "blind": "on", "client_random": PHONE}
+    assert player.post(roll_url(seeded), blind, HTTP_HX_REQUEST="true").status_code == 200
+    warden, blind_roll = (
+        Roll.objects.get(visibility=Visibility.SECRET),
+        Roll.objects.get(visibility=Visibility.BLIND),
+    )
+    checked_none = "Checked 0 dice in 0 entries: each is the die its revealed seed gives."
+
+    code, said = verify_dice(tmp_path, export_json(gm, seeded.campaign))
+    assert code == 0, said
+    *lines, chain = said.splitlines()
+    assert lines[0] == checked_none and chain.startswith("The file's chain is intact: ")
+    assert sorted(lines[1:]) == sorted(
+        f"Not checkable yet: roll {roll.pk}'s seed is not revealed (1 with dice)."
+        for roll in (warden, blind_roll)
+    )
+
+    reveal = reverse("rolls:roll-reveal", args=[seeded.campaign.pk, blind_roll.pk])
+    assert gm.post(reveal, {"confirmed": "yes"}).status_code in (200, 302)
+    code, said = verify_dice(tmp_path, export_json(player, seeded.campaign))
+    assert code == 0, said
+    *lines, chain = said.splitlines()
+    assert lines == [
+        checked_none,
+        f"Not checkable from this file: roll {blind_roll.pk}'s seed was announced in an entry withheld "
+        "from it (1 with dice).",
+        "1 entry is withheld from this export (a secret roll).",
+    ]
+    assert chain.startswith("The file's chain is intact: ")

@@ -372,6 +372,33 @@ def test_dbl_13_drama_dice_on_a_contribution_count_in_the_tally(duel: Duel) -> N
     assert extended.tally(contest).status == "won"  # a pair of fives: 10
 
 
+def cancel_text(contest: Contest) -> str:
+    return LogEntry.objects.get(action="contest-cancel", campaign_id=contest.campaign_id).text
+
+
+def test_a_cancelled_extended_action_is_named_in_the_log_not_an_empty_contest(duel: Duel) -> None:
+    untried = an_action(duel)
+    contests.contest_cancel(contest=untried, gm=duel.table.gm)
+    assert cancel_text(untried) == "The GM called it off: the extended action (Climb) ends undecided."
+
+
+def test_an_extended_action_the_session_ends_names_each_roller_once(duel: Duel) -> None:
+    contest = an_action(duel, successes=3)
+    contribute(duel, contest, "mara", 3, 2)
+    contribute(duel, contest, "bram", 4, 4)
+    contribute(duel, contest, "mara", 4, 4)
+    campaigns.session_end(campaign=duel.table.campaign, actor=duel.table.gm)
+    assert cancel_text(contest) == (
+        "The session ended: the extended action (Climb) of Mara and Bram ends undecided."
+    )
+
+
+def test_a_cancelled_contest_still_names_its_sides(duel: Duel) -> None:
+    contest = opposed(duel)
+    contests.contest_cancel(contest=contest, gm=duel.table.gm)
+    assert cancel_text(contest) == "The GM called it off: no contest between Mara and Bram."
+
+
 def test_dbl_13_only_a_players_own_character_rolls_for_it(duel: Duel) -> None:
     contest = an_action(duel)
     with pytest.raises(RulesError, match="Only Bram's player"):

@@ -266,11 +266,11 @@ def test_a_player_never_finds_a_secret_roll_through_the_filters(table: Table) ->
     open_roll = roll(table, 6, 1, 1, 1)
     player, gm = logged_in(table.player), logged_in(table.gm)
 
-    # The list shows that the GM rolled, as every page does, but no filter matches it for a
-    # player: a match would say what it came to.
+    # The list shows that the GM rolled, as every page does, but no filter on what it came to
+    # matches it for a player: a match would say it. That it was secret its card says already.
     assert hidden.pk in shown(player, table)
     assert shown(player, table, outcome="success") == [open_roll.pk]
-    assert shown(player, table, secret="yes") == []
+    assert shown(player, table, secret="yes") == [hidden.pk]
     assert shown(player, table, secret="yes", outcome="success") == []
     assert shown(player, table, secret="no") == [open_roll.pk]
     html = page_html(player, table, "?secret=yes")
@@ -332,3 +332,76 @@ def test_newer_pages_walk_back_to_the_newest_without_a_gap(
         up = [int(found) for found in ROLL_ID.findall(html)] + up
     assert up + pages[-1] == made[::-1]
     assert 'rel="prev"' not in html and ">Newest<" not in html
+
+
+@pytest.mark.django_db
+def test_a_reveal_in_a_later_session_goes_under_that_session_with_its_end(table: Table) -> None:
+    """A secret roll of session 1 revealed in session 2: the reveal happened in session 2, and
+    the end of session 2 after it is session 2's, not drawn under a "Session 1" heading."""
+    from rolls.history import marks
+
+    hidden = secret_roll(table, 6, 6, 6)
+    campaigns.session_end(campaign=table.campaign, actor=table.gm)
+    campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    made = roll(table, 6, 1, 1, 1)
+    marks.roll_reveal(roll=hidden, gm=table.gm)
+    campaigns.session_end(campaign=table.campaign, actor=table.gm)
+
+    html = page_html(logged_in(table.gm), table)
+    heads = re.findall(r'<h2 class="session-head">(Session \d+) ', html)
+    assert heads == ["Session 2", "Session 1"]
+    second = html.split('<h2 class="session-head">Session 2 ', 1)[1].split("<h2", 1)[0]
+    first = html.split('<h2 class="session-head">Session 1 ', 1)[1]
+    assert (
+        "Session 2 ended." in second and "The GM revealed" in second and f"history-roll-{made.pk}" in second
+    )
+    assert "Session 2 started" in second
+    assert "Session 1 ended." in first and f"history-roll-{hidden.pk}" in first
+    assert "Session 2 ended." not in first and "The GM revealed" not in first
+
+
+@pytest.mark.django_db
+def test_secret_or_blind_means_hidden_from_the_table_for_the_gm_and_a_player_alike() -> None:
+    """The filter lists what was rolled out of the table's sight: secret and blind rolls (still
+    hidden or revealed since) and a contest's side while it is still sealed. A contest's sides
+    once revealed are open rolls. The GM's list listed them; a player's listed nothing at all."""
+    from rolls.contests import services as contests
+    from rolls.history import marks
+    from tests.test_doubles_contests import GUARD, Duel, opposed, roll_both, side
+
+    duel = Duel()
+    table = duel.table
+    settled = opposed(duel)
+    open_sides = roll_both(duel, settled, (5, 2), (3, 1))
+    pending = opposed(duel)
+    sealed = contests.contest_roll(
+        side=side(pending, 0), user=table.player, rng=ScriptedDice(4, 4), is_gm=False
+    )
+    doubles = registry.engine("doubles")
+
+    def npc(name: str) -> Roll:
+        return services.npc_roll_create(
+            campaign=table.campaign, gm=table.gm, name=name, request=doubles.parse_request(GUARD),
+            secret=True, target=None, intent="", rng=ScriptedDice(6, 6),
+        )  # fmt: skip
+
+    ghost, shown_later = npc("Ghost"), npc("Shade")
+    marks.roll_reveal(roll=shown_later, gm=table.gm)
+    plain = {"abilities": [], "weaknesses": [], "bonus": 0, "penalty": 0, "helpers": 0, "dn": "6"}
+    open_roll = services.roll_create(
+        character=table.character, roller=table.player, data=plain, helper=None, intent="",
+        rng=ScriptedDice(3, 3),
+    )  # fmt: skip
+    hidden_then = [shown_later.pk, ghost.pk, sealed.pk]  # newest first
+    open_now = [open_roll.pk, *(roll.pk for roll in reversed(open_sides))]
+
+    for who in (table.gm, table.player):
+        client = logged_in(who)
+        assert shown(client, table, secret="yes") == hidden_then, who
+        assert shown(client, table, secret="no") == open_now, who
+    # What the player may not see stays unseen in the list: the GM's secret roll is a card
+    # without dice, and the other player's sealed side too.
+    player_page = page_html(logged_in(duel.second), table, "?secret=yes")
+    assert "Ghost" not in player_page
+    ghost_card = player_page.split(f'id="history-roll-{ghost.pk}"', 1)[1].split("</li>", 1)[0]
+    assert "data-face" not in ghost_card

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -277,3 +278,83 @@ def test_the_campaign_statistics_say_the_verdict_in_words(table: Table) -> None:
     p = math.erfc(abs(z) / math.sqrt(2))
     assert p < 0.05 and p > fairness.P_UNUSUAL
     assert f"Olle&#x27;s dice: 29th percentile, p = {p:.2f}: nothing unusual." in text
+
+
+def _recap_page(table: Table) -> str:
+    session = table.campaign.open_session()
+    assert session is not None
+    page = factories.logged_in(table.gm).get(reverse("rolls:recap", args=[table.campaign.pk, session.pk]))
+    assert page.status_code == 200
+    return str(page.content.decode())
+
+
+def _spent_heads(page: str) -> list[str]:
+    table = page.split('id="spent-table"', 1)[1].split("</thead>", 1)[0]
+    return re.findall(r'<th scope="col">([^<]*)</th>', table)
+
+
+@pytest.mark.django_db
+def test_a_doubles_recap_shows_endurance_spent_and_nothing_of_sixes() -> None:
+    from tests.test_table_doubles import doubles_sheet
+
+    table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+    plain = {"abilities": [], "weaknesses": [], "bonus": 0, "penalty": 0, "helpers": 0, "dn": "6"}
+    made = services.roll_create(
+        character=table.character, roller=table.player, data=plain, helper=None, intent="",
+        rng=ScriptedDice(3, 2),
+    )  # fmt: skip
+    services.follow_up_apply(
+        roll=made, actor=table.player, action="drama", params={"count": "1"}, rng=ScriptedDice(4)
+    )
+    page = _recap_page(table)
+    assert _spent_heads(page) == ["Who", "Endurance"]
+    assert "<td>5</td>" in page.split('id="spent-table"', 1)[1]
+    assert "Pride" not in page and "Condition" not in page
+
+
+@pytest.mark.django_db
+def test_a_sets_recap_names_no_resource_the_system_does_not_have() -> None:
+    from tests.test_table_sets import sets_sheet
+
+    table = factories.table("sets", character_name="Wilcott", sheet=sets_sheet())
+    services.roll_create(
+        character=table.character, roller=table.player, data={"stat": "Insight", "bar": "2", "face": "3"},
+        helper=None, intent="", rng=ScriptedDice(5, 5, 1),
+    )  # fmt: skip
+    page = _recap_page(table)
+    assert 'id="spent-table"' not in page
+    for sixes_word in ("Pride", "Condition", "Endurance", "resources spent", "from a sheet"):
+        assert sixes_word not in page, sixes_word
+
+
+@pytest.mark.django_db
+def test_every_tables_spent_resources_are_columns_the_statistics_keep() -> None:
+    for slug in registry.slugs():
+        assert {name for name, _ in registry.table(slug).spent} <= set(record.SPENT_AMOUNTS), slug
+
+
+@pytest.mark.django_db
+def test_the_recap_numbers_a_roll_as_its_card_does() -> None:
+    """The recap said "#7" (the row's id) of the roll whose card says "#19" (its entry's place
+    in the campaign's log): one number, the log's."""
+    from tests.test_table_doubles import doubles_sheet
+
+    table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+    from rolls.campaigns import services as campaigns
+
+    for _ in range(3):  # the log runs ahead of the rolls' ids
+        campaigns.session_end(campaign=table.campaign, actor=table.gm)
+        campaigns.session_start(campaign=table.campaign, actor=table.gm)
+    plain = {"abilities": [], "weaknesses": [], "bonus": 0, "penalty": 0, "helpers": 0, "dn": "6"}
+    botched = services.roll_create(
+        character=table.character, roller=table.player, data=plain, helper=None, intent="",
+        rng=ScriptedDice(1, 1),
+    )  # fmt: skip
+    assert botched.outcome == "catastrophe"
+    seq = LogEntry.objects.get(roll=botched, kind=LogEntry.Kind.ROLL).seq
+    assert seq != botched.pk
+    history = factories.logged_in(table.player).get(reverse("rolls:history", args=[table.campaign.pk]))
+    assert f'aria-label="Roll #{seq}: its page">#{seq}</a>' in history.content.decode()
+
+    notable = _recap_page(table).split('id="notable-heading"', 1)[1].split("</section>", 1)[0]
+    assert f"#{seq} Mara" in notable and f"#{botched.pk} " not in notable

@@ -322,9 +322,31 @@ def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called 
         _reveal(contest, gm)
         contest.state = Contest.State.CANCELLED
         contest.save(update_fields=["state"])
-        names = " and ".join(side.name for side in contest.sides.all())
-        contest_event(contest, TableEvent.CONTEST_CANCEL, gm, f"{because}: no contest between {names}.")
+        contest_event(contest, TableEvent.CONTEST_CANCEL, gm, f"{because}: {_called_off(contest)}.")
         return contest
+
+
+# What the log calls each kind that is not a contest between sides, when it is called off.
+CALLED_OFF_NAMES = {
+    Contest.Kind.EXTENDED: "extended action",
+    Contest.Kind.GROUP: "Group Trouble",
+    Contest.Kind.PLAN: "Extended Trouble",
+    Contest.Kind.DANGER: "Danger",
+}
+
+
+def _called_off(contest: Contest) -> str:
+    """The contest called off, in words: its sides for a contest; for a flow, the flow and its
+    intent and who rolled for it, each once. An extended action's sides are its rolls, none
+    until someone rolls: "no contest between ." was all the log said of one."""
+    names = list(dict.fromkeys(side.name for side in contest.sides.order_by("position")))
+    listed = " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+    if contest.kind == Contest.Kind.CONTEST and names:
+        return f"no contest between {listed}"
+    name = CALLED_OFF_NAMES.get(Contest.Kind(contest.kind), "contest")
+    about = f" ({contest.intent})" if contest.intent else ""
+    by = f" of {listed}" if names else ""
+    return f"the {name}{about}{by} ends undecided"
 
 
 def contest_act(

@@ -8,7 +8,8 @@ page 1, and a roll made while someone reads never shifts what the next page hold
 Filters on what only a roll has (character, player, outcome, follow-up, secret) leave the
 events out; play session and date keep both. What a player may not see decides the query as
 well as the cards: a player's filter on an outcome or a follow-up never matches a hidden roll
-(whose outcome would show through the match), and a player asking for secret rolls gets none.
+(whose outcome would show through the match). The secret filter asks only what every card shows
+(that a roll was rolled out of sight), so it answers a player as it answers the GM.
 """
 
 from __future__ import annotations
@@ -193,9 +194,9 @@ class HistoryFilters(forms.Form):
         """How many filters are set (for the summary of the folded form)."""
         if not self.is_valid():
             return 0
+        # The secret filter too for a player, whose form does not offer it: a link the GM
+        # shared may hold it, and the list then says why it is shorter.
         shown = [name for name in self.fields if name not in ("before", "after")]
-        if not self.membership.is_gm:
-            shown.remove("secret")
         return sum(1 for name in shown if self.cleaned_data.get(name) not in (None, "", "both"))
 
     @property
@@ -207,8 +208,6 @@ class HistoryFilters(forms.Form):
         for name, each in self.fields.items():
             value = self.cleaned_data.get(name)
             if name in ("before", "after", "kind") or value in (None, ""):
-                continue
-            if name == "secret" and not self.membership.is_gm:
                 continue
             choices = dict(getattr(each, "choices", ()))
             said.append(f"{each.label}: {choices.get(value, value)}")
@@ -283,11 +282,18 @@ def entries(filters: HistoryFilters) -> QuerySet[LogEntry]:
     if not membership.is_gm and (data.get("outcome") or data.get("follow_up")):
         # A match would tell the player what the hidden roll came to.
         rolls &= ~hidden
+    # "Secret or blind": what was rolled out of the table's sight, the same rolls for the GM
+    # and a player (each card then shows each member what they may see): secret and blind
+    # rolls, revealed since or not, and a contest's side while it is sealed. A side once its
+    # contest reveals it is an open roll: sealed only until every side had rolled, not hidden.
+    out_of_sight = Q(roll__visibility__in=(Visibility.SECRET, Visibility.BLIND)) | Q(
+        roll__visibility=Visibility.SEALED, roll__revealed=False
+    )
     secret = data.get("secret")
     if secret == "yes":
-        rolls &= ~Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else Q(pk__in=[])
+        rolls &= out_of_sight
     elif secret == "no":
-        rolls &= Q(roll__visibility=Visibility.PUBLIC) if membership.is_gm else ~hidden
+        rolls &= ~out_of_sight
     kind = data.get("kind") or "both"
     if kind != "rolls" and not any(data.get(name) for name in ROLL_ONLY):
         rolls &= Q(roll__contest_side__isnull=True)
@@ -307,8 +313,8 @@ class Page:
     older: str = ""  # the query string of the next page back in time, or ""
     newer: str = ""
     newest: bool = True  # the first page: nothing newer to show
-    # The session each "session started" event of the page starts, by the event's seq.
-    started: dict[int, PlaySession] = field(default_factory=dict)
+    # The session each event of the page happened in, by the event's seq.
+    happened: dict[int, PlaySession] = field(default_factory=dict)
 
 
 def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
@@ -328,7 +334,7 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
         more_older = len(rows) > size
         rows = rows[:size]
         more_newer = before is not None and _any(selected.filter(seq__gte=before), "seq")
-    result = Page(rows, newest=not more_newer, started=_relate(rows, filters))
+    result = Page(rows, newest=not more_newer, happened=_relate(rows, filters))
     if rows and more_older:
         result.older = filters.query(before=rows[-1].seq)
     if rows and more_newer:
@@ -339,21 +345,26 @@ def page(filters: HistoryFilters, *, size: int | None = None) -> Page:
 
 
 def _relate(rows: list[LogEntry], filters: HistoryFilters) -> dict[int, PlaySession]:
-    """The rolls' sessions and the sessions the page's "session started" events start (a
-    page spans one or two: one query), and the rolls' characters (from the filter form's
-    rows, with the owner the cards' audience asks for), set on each roll rather than joined:
-    three more tables in the page's query took PostgreSQL longer to plan than to run, and a
-    session and two characters per row more to build (bench/history.py). Returns the started
-    sessions by their event's seq."""
+    """The rolls' sessions and the sessions the page's events happened in (a page spans one
+    or two: one query), and the rolls' characters (from the filter form's rows, with the owner
+    the cards' audience asks for), set on each roll rather than joined: three more tables in
+    the page's query took PostgreSQL longer to plan than to run, and a session and two
+    characters per row more to build (bench/history.py). Returns the events' sessions by
+    their seq."""
     rolls = [entry.roll for entry in rows if entry.roll is not None]
-    # The session started last at or before the event: the form's rows are newest first.
-    starts = {
-        entry.seq: next((pk for pk, _, started in filters.sessions if started <= entry.created), None)
+    # An event belongs to the session it happened in, by its time, as the session filter has
+    # it (``SessionTimes``): the session started last at or before it (the form's rows are
+    # newest first), or the first one for what came before it. Not its roll's session: a roll
+    # of session 1 revealed in session 2 was revealed in session 2, and the events after the
+    # reveal ("Session 2 ended") took its heading.
+    oldest = filters.sessions[-1][0] if filters.sessions else None
+    happened = {
+        entry.seq: next((pk for pk, _, started in filters.sessions if started <= entry.created), oldest)
         for entry in rows
-        if entry.roll is None and entry.action == TableEvent.SESSION_START
+        if entry.kind == LogEntry.Kind.EVENT
     }
     sessions = PlaySession.objects.in_bulk(
-        {roll.session_id for roll in rolls} | {pk for pk in starts.values() if pk is not None}
+        {roll.session_id for roll in rolls} | {pk for pk in happened.values() if pk is not None}
     )
     campaign_id = filters.membership.campaign_id
     characters = {
@@ -366,7 +377,7 @@ def _relate(rows: list[LogEntry], filters: HistoryFilters) -> dict[int, PlaySess
             known = characters.get(getattr(roll, f"{name}_id"))
             if known is not None:
                 setattr(roll, name, known)
-    return {seq: sessions[pk] for seq, pk in starts.items() if pk is not None}
+    return {seq: sessions[pk] for seq, pk in happened.items() if pk is not None}
 
 
 # What the page's characters are built with; any other field of theirs is read when asked for.

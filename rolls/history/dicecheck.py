@@ -63,9 +63,13 @@ class DiceReport:
                 f"Not checkable from this file: {seed}'s seed was announced in an entry withheld "
                 f"from it ({count} with dice)."
             )
-        if self.unseeded:
+        if self.unseeded == 1:
+            said.append("1 entry drew dice without a seed: it cannot be checked.")
+        elif self.unseeded:
             said.append(f"{self.unseeded} entries drew dice without a seed: they cannot be checked.")
-        if self.withheld:
+        if self.withheld == 1:
+            said.append("1 entry is withheld from this export (a secret roll).")
+        elif self.withheld:
             said.append(f"{self.withheld} entries are withheld from this export (secret rolls).")
         return said
 

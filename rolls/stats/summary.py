@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Max, Min, Q, QuerySet, Sum
+from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -348,7 +348,10 @@ class Recap:
     unluckiest: list[Roll]
     notable: list[Roll]  # catastrophes and Amazing Successes (botches, Breathtaking...)
     conditions: list[tuple[str, str]]  # (who, what): pushes' Conditions and the GM's checks
-    spent_by: list[dict[str, Any]]  # per payer: Luck, Pride, Endurance
+    spent_by: list[dict[str, Any]]  # per payer: ``<resource>_spent`` and ``amounts`` in order
+    # The system's own (``TableAdapter.spent``, ``takes_conditions``): what the recap names.
+    spent_names: tuple[tuple[str, str], ...] = ()
+    takes_conditions: bool = False
 
 
 RECAP_ROLLS = 3
@@ -361,28 +364,43 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     rolls = rolls_in(scope, membership)
     fair = rolls.filter(FAIR)
     uses = uses_in(scope, membership, rolls)
-    conditions = [
-        (row["payer_name"], f"{row['condition']} (pushing)")
-        for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
-    ]
-    checked = (
-        LogEntry.objects.filter(
-            campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+    # Each system's own resources, or none: Luck, Pride and Conditions are the sixes table's.
+    adapter = registry.table(scope.campaign.system)
+    conditions: list[tuple[str, str]] = []
+    if adapter.takes_conditions:
+        conditions = [
+            (row["payer_name"], f"{row['condition']} (pushing)")
+            for row in uses.exclude(condition="").values("payer_name", "condition").order_by("seq")
+        ]
+        checked = (
+            LogEntry.objects.filter(
+                campaign=scope.campaign, kind=LogEntry.Kind.EVENT, action=TableEvent.SHEET_CHANGE
+            )
+            .filter(session_events(SessionTimes.of(scope.session)), text__contains="checked")
+            .order_by("seq")
+            .values_list("text", flat=True)[:50]
         )
-        .filter(session_events(SessionTimes.of(scope.session)), text__contains="checked")
-        .order_by("seq")
-        .values_list("text", flat=True)[:50]
+        conditions += [("", text) for text in checked]
+    spent_by: list[dict[str, Any]] = []
+    if adapter.spent:
+        some = Q()
+        for name, _ in adapter.spent:
+            some |= Q(**{f"{name}_spent__gt": 0})
+        rows: Any = (  # the stubs type these rows by literal keys; the names here are the adapter's
+            uses.exclude(payer_name="")
+            .values("payer_name")
+            .annotate(**{f"{name}_spent": Sum(name) for name, _ in adapter.spent})
+            .filter(some)
+            .order_by("payer_name")
+        )
+        spent_by = [{**row, "amounts": [row[f"{name}_spent"] for name, _ in adapter.spent]} for row in rows]
+    # What the recap names of a roll: its link, its number, its roller, its trait and where it
+    # lies. Its number is the card's: its own entry's place in the campaign's log (``seq``),
+    # which the roll's page, the history and the exports give it too; never the row's id, which
+    # counts every campaign's rolls.
+    number = Subquery(
+        LogEntry.objects.filter(roll_id=OuterRef("pk"), kind=LogEntry.Kind.ROLL).values("seq")[:1]
     )
-    conditions += [("", text) for text in checked]
-    spent_by = [
-        dict(row)
-        for row in uses.exclude(payer_name="")
-        .values("payer_name")
-        .annotate(**{f"{name}_spent": Sum(name) for name, _ in SPENT_NAMES})
-        .filter(Q(luck_spent__gt=0) | Q(pride_spent__gt=0) | Q(endurance_spent__gt=0))
-        .order_by("payer_name")
-    ]
-    # What the recap names of a roll: its link, its roller, its trait and where it lies.
     fair = fair.only(*RECAP_FIELDS)
     luckiest = list(fair.order_by("-percentile", "id")[:RECAP_ROLLS])
     # A short evening has fewer than six rolls: none is both the luckiest and the unluckiest.
@@ -394,8 +412,13 @@ def recap(scope: Scope, membership: Membership) -> Recap:
         luckiest=luckiest,
         unluckiest=unluckiest,
         notable=list(
-            rolls.filter(outcome__in=("catastrophe", "amazing")).only(*RECAP_FIELDS).order_by("id")[:20]
+            rolls.filter(outcome__in=("catastrophe", "amazing"))
+            .only(*RECAP_FIELDS)
+            .annotate(number=number)
+            .order_by("id")[:20]
         ),
         conditions=conditions,
         spent_by=spent_by,
+        spent_names=adapter.spent,
+        takes_conditions=adapter.takes_conditions,
     )

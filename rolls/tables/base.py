@@ -134,6 +134,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # Whether a point of Luck may fuel an ability of an item or a power, outside a roll (stars,
     # STR-14): ``spend({"luck": 1})`` pays for it.
     luck_for_abilities: ClassVar[bool] = False
+    # What the recap says a session cost: the resources its follow-ups spend, as the columns
+    # the statistics keep of each (``rolls.stats.record.SPENT_AMOUNTS``) with their names on
+    # the sheet, and whether they (and the GM's checks) give Conditions. A system that spends
+    # nothing says nothing: no empty column of another system's resource.
+    spent: ClassVar[tuple[tuple[str, str], ...]] = ()
+    takes_conditions: ClassVar[bool] = False
     # The GM's call for a roll from the session page, in the roll form's field names: what the
     # GM picks for each character from that character's sheet (``call_traits``), what is
     # needed, the same for everyone (``call_needs``), and what the player may still add when

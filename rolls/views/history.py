@@ -15,7 +15,6 @@ from django.views.decorators.http import require_POST
 from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.history import browse, marks
-from rolls.log.events import TableEvent
 from rolls.log.reads import newest_states
 from rolls.models import Contest, LogEntry, Roll, RollNote
 from rolls.play.bound_helper import check_for_both, shared_choices
@@ -56,12 +55,12 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
             )
         else:
             items.append(entry)
-        # An event on a roll (voided, revealed) belongs to the roll's session, a session's
-        # start to the session it starts.
-        if roll is not None:
+        # A roll goes under its session; an event (a void or a reveal too) under the session
+        # it happened in (``browse._relate``).
+        if entry.kind == LogEntry.Kind.EVENT:
+            sessions.append(found.happened.get(entry.seq))
+        elif roll is not None:
             sessions.append(roll.session)
-        elif entry.action == TableEvent.SESSION_START:
-            sessions.append(found.started.get(entry.seq))
         else:
             sessions.append(None)
     return render(
@@ -79,9 +78,9 @@ def history_page(request: HttpRequest, pk: int) -> HttpResponse:
 def _grouped(
     items: list[Card | LogEntry | ContestEntry], sessions: list[PlaySession | None]
 ) -> list[dict[str, Any]]:
-    """The page's items under their play session's heading. An event takes the session of the
-    roll before it in time (below it: what the GM did between two evenings goes with the one
-    before, as the session filter has it), or, at the bottom of the page, of the roll above."""
+    """The page's items under their play session's heading. An item without one (an event of
+    a campaign with no session yet) takes the session of the item below it, or, at the bottom
+    of the page, of the one above."""
     resolved: list[PlaySession | None] = []
     current = next((s for s in reversed(sessions) if s is not None), None)
     for session in reversed(sessions):

@@ -132,6 +132,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     # A miracle waits for the GM, who may approve it while its character has the Endurance.
     gm_waits = Waits.DECISIONS | Waits.SHEETS
     slug = "doubles"
+    spent = (("endurance", "Endurance"),)  # drama dice and miracles (DBL-10, DBL-11)
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm
     call_traits = ("abilities", "weaknesses")

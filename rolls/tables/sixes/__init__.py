@@ -35,6 +35,8 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     # every follow-up spends from a sheet, so no blind roll settles from its own dice.
     gm_waits = Waits.NOTHING
     slug = "sixes"
+    spent = (("luck", "Luck"), ("pride", "Pride"))
+    takes_conditions = True  # a push checks one (SIX-12), and so does the GM
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm
     call_traits = ("trait",)

@@ -74,6 +74,7 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
     # A roll made against a character offers the GM its Luck against, while it has Luck.
     gm_waits = Waits.AGAINST | Waits.SHEETS
     slug = "stars"
+    spent = (("luck", "Luck"),)
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm
     call_traits = ("stat", "skill")
