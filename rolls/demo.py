@@ -278,7 +278,9 @@ class _Session:
                 return self._npc()
         helper = None
         others = [c for c in ready if c.pk != character.pk]
-        if others and self.rng.random() < 0.1:
+        # Only a system whose roll form names a helper takes one (sixes); the others count
+        # their helpers on the form, and a named one would print sixes' rule on their cards.
+        if self.adapter.names_helper() and others and self.rng.random() < 0.1:
             helper = self.rng.choice(others)
         try:
             roll = services.roll_create(
@@ -295,6 +297,7 @@ class _Session:
             self._refused(error)
             return self._npc()
         self._made(roll)
+        self._settle(roll, roller=self.owners[character.pk], unseen=blind)
         if not blind:
             self._follow_ups(roll)
         return 1
@@ -339,6 +342,7 @@ class _Session:
             rng=self.rng,
         )
         self._made(roll)
+        self._settle(roll, roller=self.gm, unseen=False)  # the GM sees a secret roll's dice
         self.played.npc_rolls += 1
         if secret:
             self.played.secret_rolls += 1
@@ -392,6 +396,29 @@ class _Session:
         self.played.rolls += 1
 
     # -- follow-ups -------------------------------------------------------------------------------
+
+    def _settle(self, roll: Roll, *, roller: User, unseen: bool) -> None:
+        """What a roll waits for before it has a result (a sets bid), taken at once as a table
+        does, secret and blind rolls too: the GM for the GM's rolls, else the roller (unseen on
+        a blind roll)."""
+        step = self.adapter.waiting_step(roll.current_state(), unseen=unseen)
+        if step is None:
+            return
+        action, params = step
+        try:
+            services.follow_up_apply(
+                roll=roll,
+                actor=roller,
+                action=action,
+                params=params,
+                rng=self.rng,
+                by_gm=roll.npc,
+                unseen=unseen,
+            )
+        except RulesError as error:
+            self._refused(error)
+            return
+        self.played.follow_ups += 1
 
     def _follow_ups(self, roll: Roll) -> None:
         """Up to three follow-ups the rules offer, more likely after a failure."""

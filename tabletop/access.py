@@ -1,7 +1,7 @@
 """Who may see and do what. Views and the consumer call these before anything else.
 
-A campaign is visible to its members only (404 for everyone else, so its existence does not
-leak); a character is acted for by its player or the GM (403 for the other members).
+A campaign is visible to its members only (404 for everyone else signed in, so its existence
+does not leak; a signed-out visitor is sent to sign in, whatever the campaign's id); a character is acted for by its player or the GM (403 for the other members).
 """
 
 from __future__ import annotations
@@ -44,7 +44,17 @@ def membership_or_none(user: User | AnonymousUser, campaign_id: int) -> Membersh
     return membership
 
 
+class SignInFirst(PermissionDenied):
+    """Nobody is signed in: a member who opened a shared link on a signed-out device is asked
+    to sign in and comes back to it (``tabletop.errors.forbidden``). Raised before the campaign
+    is read, for any campaign id, so it says nothing of whether the campaign exists."""
+
+
 def membership_or_404(user: User | AnonymousUser, campaign_id: int) -> Membership:
+    """The signed-in user's membership of the campaign; 404 for anyone else signed in
+    (its existence does not leak), SignInFirst when nobody is signed in."""
+    if not user.is_authenticated:
+        raise SignInFirst("Sign in to see this campaign.")
     membership = membership_or_none(user, campaign_id)
     if membership is None:
         raise Http404("No such campaign.")

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import logging
 import sys
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.views import redirect_to_login
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django_htmx.http import reswap, retarget
+from django.shortcuts import redirect, render, resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from redis.exceptions import RedisError
+
+from tabletop.access import SignInFirst
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +98,29 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if isinstance(exception, SignInFirst):
+        return _sign_in_first(request)
     message = str(exception) if exception and str(exception) else "You may not do that."
     return render(request, "error.html", {"title": "Not allowed", "message": message}, status=403)
+
+
+def _sign_in_first(request: HttpRequest) -> HttpResponse:
+    """To the sign-in page, which comes back here afterwards: to the page itself for a GET;
+    for a form sent or an htmx request, to the page it was sent from (a POST's URL cannot be
+    opened), when that page is ours."""
+    if request.method in ("GET", "HEAD") and not request.headers.get("HX-Request"):
+        return redirect_to_login(request.get_full_path())
+    came_from = request.headers.get("HX-Current-URL") or request.headers.get("Referer") or ""
+    safe = url_has_allowed_host_and_scheme(
+        came_from, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    login = resolve_url(settings.LOGIN_URL)
+    if safe and came_from:
+        parts = urlsplit(came_from)
+        login = redirect_to_login(parts.path + (f"?{parts.query}" if parts.query else ""))["Location"]
+    if request.headers.get("HX-Request"):
+        return HttpResponseClientRedirect(login)
+    return redirect(login)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

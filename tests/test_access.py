@@ -1,7 +1,8 @@
 """Who may open what: every URL of the app, as the GM, the player, another player of the same
 campaign, a member of another campaign and an anonymous visitor.
 
-A campaign's pages are 404 for anyone outside it (its existence does not leak), 403 for a member
+A campaign's pages are 404 for anyone signed in outside it (its existence does not leak), a
+redirect to the sign-in page for anyone signed out, 403 for a member
 acting on someone else's character or using a GM control, and 200/302 for everyone allowed.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -101,11 +103,12 @@ def logged_in_only(status: int) -> dict[str, int]:
     return {**everyone(status), "anonymous": 302}
 
 
-MEMBERS = {"gm": 200, "player": 200, "other_player": 200, "outsider": 404, "anonymous": 404}
-OWN_CHARACTER = {"gm": 200, "player": 200, "other_player": 403, "outsider": 404, "anonymous": 404}
+# Signed out, every campaign URL sends to the sign-in page (302), whatever the campaign.
+MEMBERS = {"gm": 200, "player": 200, "other_player": 200, "outsider": 404, "anonymous": 302}
+OWN_CHARACTER = {"gm": 200, "player": 200, "other_player": 403, "outsider": 404, "anonymous": 302}
 # A plain POST (no htmx) that acts goes on to the page that shows what it did.
 ACT_FOR_CHARACTER = {**OWN_CHARACTER, "gm": 302, "player": 302}
-GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 404}
+GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 302}
 
 ROLL = {"trait": "Body", "need": "1"}
 CONFIRMED = {"confirmed": "yes"}  # the controls that ask first, confirmed
@@ -237,7 +240,7 @@ def test_each_persona_gets_the_expected_status(world: World, name: str, persona:
     response = client.post(path, data) if method == "POST" else client.get(path, data)
 
     assert response.status_code == expected[persona], f"{persona} {method} {path}"
-    if persona == "anonymous" and name in ("tabletop:account", "rolls:campaign-new"):
+    if persona == "anonymous" and expected[persona] == 302 and name != "tabletop:logout":
         assert response["Location"].startswith(reverse("tabletop:login"))
 
 
@@ -256,7 +259,7 @@ def test_a_character_of_another_campaign_is_not_found_through_this_one(
     assert response.status_code == 404
 
 
-@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("persona", [p for p in PERSONAS if p != "anonymous"])
 def test_huge_and_unknown_ids_are_not_found(world: World, persona: str) -> None:
     client = world.clients[persona]
     campaign = world.table.campaign.pk
@@ -359,3 +362,72 @@ def test_a_refused_request_is_logged_in_one_line_without_a_traceback(
     line = record.getMessage()
     assert says in line and reverse(url_name, args=[table.campaign.pk]) in line
     assert "\n" not in caplog.text.strip()
+
+
+# -- signed out: a shared link asks to sign in, then comes back -------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rolls:recap", "rolls:history", "rolls:stats"])
+def test_a_signed_out_member_opening_a_shared_link_signs_in_and_comes_back_to_it(
+    world: World, name: str
+) -> None:
+    path = reverse(name, args=world.args("play_session" if name == "rolls:recap" else "campaign"))
+    player = world.table.player
+    player.set_password("a long table password")
+    player.save()
+    client = Client()
+
+    asked = client.get(path)
+
+    assert asked.status_code == 302
+    assert asked["Location"] == f"{reverse('tabletop:login')}?next={quote(path)}"
+    form = client.get(asked["Location"])
+    assert form.status_code == 200
+    assert f'name="next" value="{path}"' in form.content.decode()
+    signed_in = client.post(
+        asked["Location"], {"username": player.username, "password": "a long table password", "next": path}
+    )
+    assert signed_in.status_code == 302
+    assert signed_in["Location"] == path
+    assert client.get(path).status_code == 200
+
+
+def test_signed_out_a_campaign_that_does_not_exist_asks_the_same(world: World) -> None:
+    client = world.clients["anonymous"]
+    real = client.get(reverse("rolls:history", args=[world.table.campaign.pk]))
+    missing = client.get("/c/987654/history/")
+
+    assert real.status_code == missing.status_code == 302
+    assert real["Location"].split("?next=")[0] == missing["Location"].split("?next=")[0]
+    assert "The Loop" not in client.get(real["Location"]).content.decode()
+
+
+@pytest.mark.parametrize("name", ["rolls:recap", "rolls:history", "rolls:stats"])
+def test_a_signed_in_outsider_still_finds_nothing_and_no_sign_in_hint(world: World, name: str) -> None:
+    path = reverse(name, args=world.args("play_session" if name == "rolls:recap" else "campaign"))
+
+    response = world.clients["outsider"].get(path)
+
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "There is nothing here for you." in page
+    assert "The Loop" not in page and "?next=" not in page
+
+
+def test_a_signed_out_form_goes_to_sign_in_and_back_to_the_page_it_was_sent_from(world: World) -> None:
+    campaign = world.table.campaign.pk
+    page = reverse("rolls:campaign", args=[campaign])
+    action = reverse("rolls:roll-create", args=[campaign, world.table.character.pk])
+    client = world.clients["anonymous"]
+
+    plain = client.post(action, ROLL, headers={"Referer": f"http://testserver{page}"})
+    htmx = client.post(
+        action, ROLL, headers={"HX-Request": "true", "HX-Current-URL": f"http://testserver{page}"}
+    )
+    elsewhere = client.post(action, ROLL, headers={"Referer": "https://evil.example/c/1/"})
+
+    login = f"{reverse('tabletop:login')}?next={quote(page)}"
+    assert (plain.status_code, plain["Location"]) == (302, login)
+    assert (htmx.status_code, htmx["HX-Redirect"]) == (200, login)
+    assert (elsewhere.status_code, elsewhere["Location"]) == (302, reverse("tabletop:login"))
+    assert not Roll.objects.exclude(pk=world.roll.pk).exists()

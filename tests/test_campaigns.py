@@ -100,7 +100,10 @@ def test_logout_ends_the_session(table: Table) -> None:
     response = client.post(reverse("tabletop:logout"))
 
     assert response.status_code == 302
-    assert client.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 404
+    # Signed out now: the campaign's page asks to sign in again.
+    after = client.get(reverse("rolls:campaign", args=[table.campaign.pk]))
+    assert after.status_code == 302
+    assert after["Location"].startswith(reverse("tabletop:login"))
 
 
 def test_home_lists_the_users_campaigns_and_nobody_elses(table: Table) -> None:
@@ -309,6 +312,25 @@ def test_a_player_who_joined_by_link_claims_an_account_and_logs_in_with_it_elsew
     login = laptop.post(reverse("tabletop:login"), {"username": "kim", "password": NEW_PASSWORD})
     assert login.status_code == 302
     assert laptop.get(reverse("rolls:campaign", args=[table.campaign.pk])).status_code == 200
+
+
+@pytest.mark.real_passwords
+def test_a_player_who_joined_by_link_is_shown_where_to_set_a_password_until_they_have(
+    table: Table, client: Client
+) -> None:
+    client.post(join_path(table.campaign), {"display_name": "Kim"})
+    account = reverse("tabletop:account")
+    pages = [reverse("tabletop:home"), reverse("rolls:campaign", args=[table.campaign.pk])]
+    for page in pages:
+        assert f'<a href="{account}">Set a user name and password</a>' in text(client.get(page)), page
+
+    client.post(account, {"username": "kim", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+
+    for page in pages:
+        assert "Set a user name and password" not in text(client.get(page)), page
+    # The GM signed up with a password: nothing to point them to.
+    gm = logged_in(table.gm)
+    assert "Set a user name and password" not in text(gm.get(pages[1]))
 
 
 def test_claiming_a_username_that_is_taken_is_refused(table: Table, client: Client) -> None:

@@ -4,6 +4,7 @@ its log holds together, its counts are those it prints, and its last line is its
 from __future__ import annotations
 
 import io
+import random
 import re
 
 import pytest
@@ -11,10 +12,19 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
+from rolls import demo as rolls_demo
 from rolls import registry
+from rolls.campaigns import services
 from rolls.history.verify import verify_log
 from rolls.models import LogEntry, Roll, Visibility
+from rolls.play import services as play_services
+from rolls.systems import RulesError
+from rolls.systems.base import steps_of
+from rolls.systems.sets import best_bid
+from rolls.systems.sets import system as sets_engine
 from tabletop.models import Campaign, PlaySession
+from tests import factories
+from tests.factories import logged_in
 
 SUMMARY = re.compile(
     r"(?P<sessions>\d+) sessions, (?P<rolls>\d+) rolls \((?P<npc>\d+) by the GM, (?P<secret>\d+) secret, "
@@ -113,3 +123,50 @@ def test_it_refuses_what_it_cannot_play(args: list[str]) -> None:
     with pytest.raises(CommandError):
         demo(*args)
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_sets_demo_bids_every_roll_that_can_bid_and_names_no_helper() -> None:
+    """SET-5: an unbid roll has no result, so a table bids every roll with a set, the GM's
+    secret ones and blind ones (unseen) too. sets counts helpers on the form (SET-11): a named
+    helper would print sixes' "shares the outcome" rule on the card."""
+    played = rolls_demo.create(rolls_demo.Plan(system="sets", rolls=90, sessions=3, seed=4, passwords=False))
+    rolls = list(Roll.objects.filter(campaign=played.campaign))
+    assert len(rolls) == 90
+    can_bid = [roll for roll in rolls if best_bid(roll.current_state()["steps"][0]["dice"]) is not None]
+    unbid = [roll.pk for roll in can_bid if not steps_of(roll.current_state(), "bid")]
+    assert can_bid and unbid == []
+    assert {roll.visibility for roll in can_bid} >= {Visibility.PUBLIC, Visibility.SECRET, Visibility.BLIND}
+    # Against a Bar the usual bid meets it whenever the dice can: the record's results after the
+    # follow-ups are those of the first throws.
+    for roll in can_bid:
+        state = roll.current_state()
+        bar = state["request"]["bar_size"]
+        if bar is not None and not roll.voided:
+            assert roll.outcome == ("success" if sets_engine.evaluate(state).success else "failure")
+    assert not any(roll.helper_name for roll in rolls)
+    gm = logged_in(played.gm.user)
+    page = gm.get(f"/c/{played.campaign.pk}/history/").content.decode()
+    assert "shares the outcome" not in page
+
+
+@pytest.mark.django_db
+def test_a_sets_roll_refuses_a_named_helper() -> None:
+    table = factories.table("sets", sheet=factories.sheet_of("sets"))
+    friend = services.character_create(
+        campaign=table.campaign, owner=table.player, name="Bo", sheet=factories.sheet_of("sets", "Bo")
+    )
+    form = registry.table("sets").roll_form(
+        factories.posted(factories.roll_data("sets", table.character)), character=table.character
+    )
+    assert form.is_valid()
+    with pytest.raises(RulesError, match="counted on the roll form"):
+        play_services.roll_create(
+            character=table.character,
+            roller=table.player,
+            data=form.engine_data(),
+            helper=friend,
+            intent="",
+            rng=random.Random(1),
+        )
+    assert not Roll.objects.exists()

@@ -90,6 +90,8 @@ def roll_create(
         campaign.known_open_session = session
         player_dice(campaign, faces, blind=blind)
         adapter.check_can_roll(character)
+        if helper is not None and not adapter.names_helper():
+            raise RulesError("In this system helpers are counted on the roll form; name no helper.")
         if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
             raise RulesError("A character cannot help themself; choose another character at this table.")
         if call is not None and (call.closed or not call.characters.filter(pk=character.pk).exists()):

@@ -20,6 +20,15 @@ BAR_X = LABEL_WIDTH + 4
 BAR_WIDTH = 190
 ROW = 26
 BAR_HEIGHT = 14
+# A label wider than its column ("The GM's rolls (no sheet)", "-2 (negative dice)") would run
+# off the chart's left edge: then every label goes on a line of its own above its bar. Widths
+# are guessed from the length, at a generous 0.66 em a character (the fonts a phone may pick
+# differ), and a label too long for the whole width is cut with an ellipsis: the table beside
+# the chart holds it in full.
+CHAR_WIDTH = 12 * 0.66
+STACKED_BAR_X = 4
+STACKED_LABEL = 14  # the label's line above the bar
+MAX_LABEL_CHARS = int((WIDTH - 2 * STACKED_BAR_X) / CHAR_WIDTH)
 
 
 @dataclass(frozen=True)
@@ -44,38 +53,55 @@ def _share(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
+def _fits(label: str, width: float) -> bool:
+    return len(label) * CHAR_WIDTH <= width
+
+
+def _cut(label: str) -> str:
+    return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1].rstrip() + "…"
+
+
 def bars(title: str, rows: Sequence[Bar], *, centre: float | None = None) -> SafeString:
     """Horizontal bars, one per row, each with its value printed after it and, when given,
     a tick where fair dice would put it. ``centre``: a dashed line across every row (the
-    50th percentile of a luck chart)."""
-    height = ROW * len(rows) + 8
-    body: list[str] = [
-        f'<rect class="chart-track" x="{BAR_X}" y="{4 + ROW * i + (ROW - BAR_HEIGHT) // 2}" '
-        f'width="{BAR_WIDTH}" height="{BAR_HEIGHT}" rx="3"/>'
-        for i in range(len(rows))
-    ]
+    50th percentile of a luck chart). Labels stand left of their bars when each fits there,
+    else on a line above each bar."""
+    stacked = not all(_fits(row.label, LABEL_WIDTH - 4) for row in rows)
+    bar_x = STACKED_BAR_X if stacked else BAR_X
+    bar_width = BAR_WIDTH + (BAR_X - STACKED_BAR_X if stacked else 0)
+    row_height = ROW + (STACKED_LABEL if stacked else 0)
+    height = row_height * len(rows) + 8
+    body: list[str] = []
     for i, row in enumerate(rows):
-        top = 4 + ROW * i + (ROW - BAR_HEIGHT) // 2
+        top = 4 + row_height * i + (row_height - BAR_HEIGHT) // 2 + (STACKED_LABEL // 2 if stacked else 0)
         middle = top + BAR_HEIGHT / 2
-        width = round(BAR_WIDTH * _share(row.value), 1)
+        width = round(bar_width * _share(row.value), 1)
         body.append(
-            f'<text class="chart-label" x="{LABEL_WIDTH}" y="{middle}" text-anchor="end" '
-            f'dominant-baseline="central">{escape(row.label)}</text>'
+            f'<rect class="chart-track" x="{bar_x}" y="{top}" width="{bar_width}" height="{BAR_HEIGHT}" rx="3"/>'
         )
+        if stacked:
+            body.append(
+                f'<text class="chart-label" x="{bar_x}" y="{top - 4}">{escape(_cut(row.label))}</text>'
+            )
+        else:
+            body.append(
+                f'<text class="chart-label" x="{LABEL_WIDTH}" y="{middle}" text-anchor="end" '
+                f'dominant-baseline="central">{escape(row.label)}</text>'
+            )
         body.append(
-            f'<rect class="chart-bar" x="{BAR_X}" y="{top}" width="{width}" height="{BAR_HEIGHT}" rx="3"/>'
+            f'<rect class="chart-bar" x="{bar_x}" y="{top}" width="{width}" height="{BAR_HEIGHT}" rx="3"/>'
         )
         if row.marker is not None:
-            x = round(BAR_X + BAR_WIDTH * _share(row.marker), 1)
+            x = round(bar_x + bar_width * _share(row.marker), 1)
             body.append(
                 f'<line class="chart-marker" x1="{x}" x2="{x}" y1="{top - 4}" y2="{top + BAR_HEIGHT + 4}"/>'
             )
         body.append(
-            f'<text class="chart-value" x="{BAR_X + BAR_WIDTH + 6}" y="{middle}" '
+            f'<text class="chart-value" x="{bar_x + bar_width + 6}" y="{middle}" '
             f'dominant-baseline="central">{escape(row.text)}</text>'
         )
     if centre is not None:
-        x = round(BAR_X + BAR_WIDTH * _share(centre), 1)
+        x = round(bar_x + bar_width * _share(centre), 1)
         body.append(f'<line class="chart-centre" x1="{x}" x2="{x}" y1="0" y2="{height}"/>')
     return _svg(height, title, body)
 

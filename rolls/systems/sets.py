@@ -406,6 +406,35 @@ def bid_options(faces: Sequence[int]) -> tuple[Bid, ...]:
     return tuple(sorted(options))
 
 
+def usual_bid(state: State) -> list[int]:
+    """The dice a player usually bids on a roll not bid yet: against a Bar, the weakest bid
+    that meets it, so the sets left over can buy criticals (SET-7, SET-8); otherwise, or when
+    no bid meets the Bar, every set together, the strongest bid (SET-6). Empty: no set."""
+    dice = list(state["steps"][0]["dice"])
+    by_face: dict[int, list[int]] = defaultdict(list)
+    for index, face in enumerate(dice):
+        by_face[face].append(index)
+    sets = {face: indices for face, indices in by_face.items() if len(indices) >= 2}
+    strongest = sorted(index for indices in sets.values() for index in indices)
+    bar = Sets._bar(state)
+    if bar is None or not strongest:
+        return strongest
+    # One face's set, whole or in part, or every set together: the weakest that meets the Bar.
+    picks: list[list[int]] = [
+        indices[:size] for indices in sets.values() for size in range(2, len(indices) + 1)
+    ]
+    picks.append(strongest)
+    meeting: list[list[int]] = [pick for pick in picks if meets_bar(score_bid(dice[i] for i in pick), bar)]
+    if not meeting:
+        return strongest
+
+    def weight(pick: list[int]) -> tuple[Bid, int]:
+        return score_bid([dice[i] for i in pick]), len(pick)
+
+    weakest: list[int] = min(meeting, key=weight)
+    return sorted(weakest)
+
+
 def bid_win_chance(bid: Bid | None, other_dice: int, *, attacker: bool) -> Fraction:
     """SET-4: the exact chance that ``bid`` wins against a side rolling ``other_dice`` fresh
     dice (still sealed) that bids its best set; ties go to the attacker."""

@@ -316,6 +316,18 @@ class TableAdapter[E: DiceSystem, R](ABC):
         the roller (sixes SIX-16: a failure). Never, by default."""
         return False
 
+    def names_helper(self) -> bool:
+        """Whether a roll may name one friend who helps (``Roll.helper``: sixes SIX-16, who then
+        shares the outcome). Other systems count their helpers on the roll form instead."""
+        return "helper" in self.roll_form.base_fields
+
+    def waiting_step(self, state: Mapping[str, Any], *, unseen: bool) -> tuple[str, dict[str, Any]] | None:
+        """The follow-up a roll waits for before it has a result, as a table always takes it,
+        with the choice a player usually makes: ``(action, params)``, or None when the roll
+        waits for nothing. ``unseen``: asked by a blind roll's roller, who does not see the
+        dice. The demo campaign plays it (``rolls.demo``). Nothing waits, by default."""
+        return None
+
     def shared_conditions(self, character: Character) -> list[str]:
         """The Conditions the GM may check for a helper and roller together
         (``rolls.play.bound_helper``): none by default."""

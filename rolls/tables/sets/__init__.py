@@ -33,6 +33,7 @@ from rolls.systems.sets import (
     chance_against_bar,
     extra_bid,
     system,
+    usual_bid,
     with_carried,
 )
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter, unchanged
@@ -106,6 +107,16 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
             taken["opposed"] = opposed
             return taken, f"{name}, {carried_words(dice)}"
         return request, name
+
+    def waiting_step(self, state: Mapping[str, Any], *, unseen: bool) -> tuple[str, dict[str, Any]] | None:
+        """A roll with a set waits for its bid, and a table always bids (SET-5: an unbid roll
+        has no result): the usual bid, or on a blind roll its roller's unseen best bid."""
+        if unseen:
+            offered = {each.action for each in system.blind_follow_ups(dict(state), {})}
+            return ("bid_best", {}) if "bid_best" in offered else None
+        if "bid" not in {each.action for each in system.follow_ups(dict(state), {})}:
+            return None
+        return "bid", {"dice": [str(index) for index in usual_bid(dict(state))]}
 
     def odds_context(self, system: Sets, request: SetsRequest, label: str) -> dict[str, Any]:
         """The roll form's odds: the chance to meet the Bar, and of any set at all."""
