@@ -42,6 +42,7 @@ _LOCKED_CHARACTER = CompiledQuery(
         .filter(pk=pk)
     ),
     "pk",
+    related=("campaign",),
 )
 
 
