@@ -96,7 +96,7 @@ def test_every_socket_and_request_reads_sessions_through_one_backend() -> None:
 
     async def backends() -> set[int]:
         async def one() -> int:
-            return id(SessionStore()._cache.cache)
+            return id(SessionStore().cache.cache)
 
         return set(await asyncio.gather(*(one() for _ in range(3))))
 
