@@ -4,20 +4,16 @@ stock piece. Each case starts a fresh interpreter, since the settings are read o
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
 from typing import Any
 
-import channels.consumer
 import pytest
-from channels.consumer import AsyncConsumer
-from channels.db import DatabaseSyncToAsync
 from pytest_django.fixtures import Settings
 
-from tabletop.serving import PIECES, consumer, enabled
+from tabletop.serving import PIECES, enabled, switches
 
 PROBE = """
 import json, sys
@@ -96,78 +92,20 @@ def test_a_bad_value_stops_the_settings_by_name(env: dict[str, str], message: st
     assert "ValueError" in done.stderr and message in done.stderr
 
 
-@pytest.mark.django_db  # both look at the database thread's connection after the call
-@pytest.mark.parametrize("on", [True, False])
-def test_the_sockets_database_calls_follow_the_consumer_switch(settings: Settings, on: bool) -> None:
-    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
-    wrapped = consumer.database(len)
-    assert isinstance(wrapped, DatabaseSyncToAsync) is not on  # Channels' own closes around each
-    assert isinstance(wrapped, consumer._Database) is on
-    assert asyncio.run(wrapped("abc")) == 3
+def test_a_switch_names_a_known_piece() -> None:
+    with pytest.raises(ValueError, match="no serving piece 'fast'"):
+        enabled("fast")
+    with pytest.raises(ValueError, match="FAST_PATH_OFF names no piece gcc"):
+        switches(on=True, off=["gc", "gcc"])
+    with pytest.raises(ValueError, match="FAST_PATH_OFF names no piece consumer"):
+        switches(on=True, off=["consumer"])  # gone on 2026-12-06: Channels' own serves
 
 
-@pytest.mark.parametrize("on", [True, False])
-def test_the_consumers_dispatch_follows_the_consumer_switch(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
-) -> None:
-    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
-    closed: list[bool] = []
-
-    async def close_old_connections() -> None:
-        closed.append(True)
-
-    monkeypatch.setattr(channels.consumer, "aclose_old_connections", close_old_connections)
-
-    class Consumer(consumer.KeptConnectionDispatch, AsyncConsumer):
-        async def table_entry(self, message: dict[str, Any]) -> None:
-            self.seen = message["seq"]
-
-    handled = Consumer()
-    asyncio.run(handled.dispatch({"type": "table.entry", "seq": 4}))
-    assert handled.seen == 4
-    assert closed == ([] if on else [True])
-    with pytest.raises(ValueError, match="No handler for message type"):
-        asyncio.run(handled.dispatch({"type": "table.nothing"}))
-
-
-@pytest.mark.parametrize("on", [True, False])
-def test_a_sockets_disconnect_follows_the_consumer_switch(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
-) -> None:
-    """Channels' closes old connections once more after ``disconnect()``; the mixin's keeps
-    them (a trip to the database thread per closing socket), and does the rest the same."""
-    import channels.generic.websocket
-    from channels.exceptions import StopConsumer
-    from channels.generic.websocket import AsyncWebsocketConsumer
-
-    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
-    closed: list[bool] = []
-
-    async def close_old_connections() -> None:
-        closed.append(True)
-
-    monkeypatch.setattr(channels.generic.websocket, "aclose_old_connections", close_old_connections)
-
-    class Layer:
-        left: list[tuple[str, str]] = []
-
-        async def group_discard(self, group: str, channel: str) -> None:
-            self.left.append((group, channel))
-
-    class Consumer(consumer.KeptConnectionDispatch, AsyncWebsocketConsumer):
-        groups = ["a-group"]
-
-        async def disconnect(self, code: int) -> None:
-            self.code = code
-
-    handled = Consumer()
-    handled.channel_layer = Layer()
-    handled.channel_name = "socket.1"
-    with pytest.raises(StopConsumer):
-        asyncio.run(handled.websocket_disconnect({"type": "websocket.disconnect", "code": 1001}))
-    assert handled.code == 1001
-    assert Layer.left == [("a-group", "socket.1")]
-    assert closed == ([] if on else [True])
+def test_the_switches_turn_all_or_some_pieces_off() -> None:
+    assert switches(on=True) == dict.fromkeys(PIECES, True)
+    assert switches(on=False, off=["gc"]) == dict.fromkeys(PIECES, False)
+    some = switches(on=True, off=["gc", "compiled_queries"])
+    assert [piece for piece, on in some.items() if not on] == ["compiled_queries", "gc"]
 
 
 def test_a_switch_follows_an_override_of_the_setting(settings: Settings) -> None:
