@@ -23,7 +23,6 @@ from typing import Any, cast
 from urllib.parse import parse_qs
 
 from asgiref.typing import ASGISendEvent
-from channels.db import database_sync_to_async as database
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
@@ -37,6 +36,7 @@ from tabletop import presence
 from tabletop.access import MAX_ID, membership_or_none
 from tabletop.errors import SERVICE_ERRORS
 from tabletop.models import Membership
+from tabletop.serving.consumer import KeptConnectionDispatch, database
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ INTERNAL_ERROR = 1011
 MAX_FRAME = 256
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     membership: Membership | None = None
     result_for: int | None = None  # the character whose roll screen this is (its result panel)
     roster: bool = False  # the campaign page: it lists the member's characters and their resources

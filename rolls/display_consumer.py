@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import logging
 
-from channels.db import database_sync_to_async as database
-
 from rolls import consumers
 from rolls.consumers import TableConsumer
 from rolls.display import campaign_for, display_since, display_stored
 from rolls.live import table_group
 from tabletop.errors import SERVICE_ERRORS
+from tabletop.serving.consumer import database
 
 logger = logging.getLogger(__name__)
 

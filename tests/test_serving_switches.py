@@ -4,18 +4,24 @@ stock piece. Each case starts a fresh interpreter, since the settings are read o
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import subprocess
 import sys
 from typing import Any
 
+import channels.consumer
 import pytest
+from channels.consumer import AsyncConsumer
 from pytest_django.fixtures import Settings
 
-from tabletop.serving import PIECES, enabled, switches
+from tabletop.serving import PIECES, consumer, enabled, switches
 
 PROBE = """
+import asyncio
+import inspect
 import json, sys
 import django
 from django.conf import settings
@@ -97,8 +103,6 @@ def test_a_switch_names_a_known_piece() -> None:
         enabled("fast")
     with pytest.raises(ValueError, match="FAST_PATH_OFF names no piece gcc"):
         switches(on=True, off=["gc", "gcc"])
-    with pytest.raises(ValueError, match="FAST_PATH_OFF names no piece consumer"):
-        switches(on=True, off=["consumer"])  # gone on 2026-12-06: Channels' own serves
 
 
 def test_the_switches_turn_all_or_some_pieces_off() -> None:
@@ -113,3 +117,98 @@ def test_a_switch_follows_an_override_of_the_setting(settings: Settings) -> None
     assert enabled("gc") is True
     settings.FAST_PATH = {**settings.FAST_PATH, "gc": False}
     assert enabled("gc") is False
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_consumers_dispatch_follows_the_consumer_switch(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
+) -> None:
+    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
+    closed: list[bool] = []
+
+    async def close_old_connections() -> None:
+        closed.append(True)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", close_old_connections)
+
+    class Consumer(consumer.KeptConnectionDispatch, AsyncConsumer):
+        async def table_entry(self, message: dict[str, Any]) -> None:
+            self.seen = message["seq"]
+
+    handled = Consumer()
+    asyncio.run(handled.dispatch({"type": "table.entry", "seq": 4}))
+    assert handled.seen == 4
+    assert closed == ([] if on else [True])
+    with pytest.raises(ValueError, match="No handler for message type"):
+        asyncio.run(handled.dispatch({"type": "table.nothing"}))
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_sockets_disconnect_follows_the_consumer_switch(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, on: bool
+) -> None:
+    """Channels' closes old connections once more after ``disconnect()``; the mixin's keeps
+    them (a trip to the database thread per closing socket), and does the rest the same."""
+    import channels.generic.websocket
+    from channels.exceptions import StopConsumer
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    settings.FAST_PATH = {**settings.FAST_PATH, "consumer": on}
+    closed: list[bool] = []
+
+    async def close_old_connections() -> None:
+        closed.append(True)
+
+    monkeypatch.setattr(channels.generic.websocket, "aclose_old_connections", close_old_connections)
+
+    class Layer:
+        left: list[tuple[str, str]] = []
+
+        async def group_discard(self, group: str, channel: str) -> None:
+            self.left.append((group, channel))
+
+    class Consumer(consumer.KeptConnectionDispatch, AsyncWebsocketConsumer):
+        groups = ["a-group"]
+
+        async def disconnect(self, code: int) -> None:
+            self.code = code
+
+    handled = Consumer()
+    handled.channel_layer = Layer()
+    handled.channel_name = "socket.1"
+    with pytest.raises(StopConsumer):
+        asyncio.run(handled.websocket_disconnect({"type": "websocket.disconnect", "code": 1001}))
+    assert handled.code == 1001
+    assert Layer.left == [("a-group", "socket.1")]
+    assert closed == ([] if on else [True])
+
+
+def test_channels_dispatch_does_what_the_consumer_mixin_replaces() -> None:
+    """The app's one private reliance (tabletop/serving/consumer.py): fails on the Channels
+    whose dispatch does anything but find the handler, close old connections and call it."""
+    revisit = "Channels' AsyncConsumer.dispatch changed: revisit tabletop/serving/consumer.py"
+    from channels.consumer import get_handler_name
+
+    assert get_handler_name({"type": "table.entry"}) == "table_entry", revisit
+    source = inspect.getsource(AsyncConsumer.dispatch)
+    assert "get_handler_name" in source and "aclose_old_connections" in source, revisit
+    assert source.count("await ") == 2, revisit
+
+
+def test_channels_websocket_disconnect_does_what_the_consumer_mixin_replaces() -> None:
+    revisit = (
+        "Channels' AsyncWebsocketConsumer.websocket_disconnect changed: revisit tabletop/serving/consumer.py"
+    )
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    source = inspect.getsource(AsyncWebsocketConsumer.websocket_disconnect)
+    for step in (
+        "self.groups",
+        "group_discard",
+        "self.disconnect(",
+        "aclose_old_connections",
+        "StopConsumer",
+    ):
+        assert step in source, revisit
+    # Nothing else: these steps and their comments, no call the mixin would leave out.
+    assert source.count("await ") == 3, revisit

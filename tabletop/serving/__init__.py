@@ -2,7 +2,8 @@
 
 Each piece here does what a stock piece does, faster, on the libraries' documented APIs: no
 private name of Django, asgiref, Channels or the standard library is read here or anywhere in
-the app (``tests/test_serving_public_ground.py`` searches for those this room once read). They
+the app (``tests/test_serving_public_ground.py`` searches for those this room once read), but
+one, kept for its measured gain: what Channels' consumer ``dispatch`` does (``consumer``). They
 live in this one package so that what replaces what is in one place, and each can be switched
 off: ``settings.FAST_PATH`` maps a piece to on or off (``FAST_PATH=off`` in the environment
 turns all of them off, ``FAST_PATH_OFF=gc,compiled_queries`` the ones listed). With a piece
@@ -73,9 +74,14 @@ bench/ on the 2-core development machine (bench/README.md, and each module's doc
     (``rolls/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each
     rendering its own. Defined here; read by ``rolls.kept.sharing()``.
 
-Gone on 2026-12-06: ``consumer`` (Channels' ``dispatch`` and ``websocket_disconnect``
-without their close of old connections): the sockets' database calls go through Channels'
-``database_sync_to_async``, which keeps the connection as ``CONN_MAX_AGE`` says.
+``consumer``: ``consumer.KeptConnectionDispatch``, instead of Channels' ``dispatch`` and
+    ``websocket_disconnect``: without their close of old connections before every message and
+    after ``disconnect()`` (a trip to the sockets' database thread each), which our
+    consumers' database calls (``consumer.database``, Channels' ``database_sync_to_async``)
+    do themselves. Saves: a socket's connect 1.84 -> 1.48-1.50 ms of CPU
+    (``bench/connect_cpu.py --connects 600 --batches 3``). Private: the one place the app
+    relies on a library's internals (what those two methods of Channels do; its docstring
+    says what, and a test checks the installed Channels). Off: Channels' own.
 """
 
 from __future__ import annotations
@@ -93,6 +99,7 @@ PIECES = (
     "compiled_queries",
     "channel_layer",
     "gc",
+    "consumer",
     "shared_markup",
     "redis_cache",
     "form_copies",
