@@ -127,7 +127,7 @@ SECTIONS = [
     "tabletop.access.character_to_act_for",
     "rolls.cards.latest_card",
     "django.shortcuts.render",
-    "django.contrib.sessions.backends.cached_db.SessionStore.load",
+    "tabletop.sessions.SessionStore.load",
     "rolls.feed.render_since",
     "rolls.feed.prepare_shared",
     "rolls.feed.shared_since",
