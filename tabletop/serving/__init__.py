@@ -74,14 +74,18 @@ bench/ on the 2-core development machine (bench/README.md, and each module's doc
     (``rolls/kept.py`` and the feed's shared entries, in ``rolls/``), instead of each
     rendering its own. Defined here; read by ``rolls.kept.sharing()``.
 
-``consumer``: ``consumer.KeptConnectionDispatch``, instead of Channels' ``dispatch`` and
-    ``websocket_disconnect``: without their close of old connections before every message and
-    after ``disconnect()`` (a trip to the sockets' database thread each), which our
-    consumers' database calls (``consumer.database``, Channels' ``database_sync_to_async``)
-    do themselves. Saves: a socket's connect 1.84 -> 1.48-1.50 ms of CPU
-    (``bench/connect_cpu.py --connects 600 --batches 3``). Private: the one place the app
-    relies on a library's internals (what those two methods of Channels do; its docstring
-    says what, and a test checks the installed Channels). Off: Channels' own.
+``consumer``: ``consumer.database()`` and ``consumer.KeptConnectionDispatch``, instead of
+    Channels' ``database_sync_to_async`` and its consumers' ``dispatch`` and
+    ``websocket_disconnect``. The sockets' database thread keeps its connection
+    (``sync_to_async``, the connection closed after a call that leaves a transaction open or
+    fails), where Channels' closes it around every call (with psycopg's pool: taken, checked
+    and given back for every read a socket makes; ``bench/load.py --config production``, 68%
+    -> 58% of a core), and the consumers skip the close of old connections before every
+    message and after ``disconnect()`` (a trip to that thread each: a socket's connect 1.84
+    -> 1.48-1.50 ms of CPU, ``bench/connect_cpu.py --connects 600 --batches 3``). Private:
+    the one place the app relies on a library's internals, what those two methods of Channels
+    do (the module's docstring says what; a test checks the installed Channels). Off:
+    Channels' own.
 """
 
 from __future__ import annotations
