@@ -127,7 +127,7 @@ SECTIONS = [
     "tabletop.access.character_to_act_for",
     "rolls.sight.cards.latest_card",
     "django.shortcuts.render",
-    "django.contrib.sessions.backends.cached_db.SessionStore.load",
+    "tabletop.sessions.SessionStore.load",
     "rolls.live.feed.render_since",
     "rolls.live.feed.prepare_shared",
     "rolls.live.feed.shared_since",

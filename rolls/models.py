@@ -232,6 +232,7 @@ _ROLL_OF_CAMPAIGN = CompiledQuery(
     ),
     "campaign_id",
     "pk",
+    related=("character", "target"),
 )
 
 

@@ -24,6 +24,7 @@ _MEMBERSHIP = CompiledQuery(
     ),
     "campaign_id",
     "user_id",
+    related=("campaign",),
 )
 _CHARACTER = CompiledQuery(
     lambda campaign_id, character_id: Character.objects.filter(campaign_id=campaign_id, pk=character_id),

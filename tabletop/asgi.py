@@ -10,11 +10,11 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabletop.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from django.core.handlers.asgi import ASGIHandler  # noqa: E402
+from typing import Any  # noqa: E402
 
 from tabletop.serving import enabled  # noqa: E402  (needs the settings)
 
-django_asgi_app: ASGIHandler
+django_asgi_app: Any  # an ASGI application
 if enabled("request_threads"):
     from tabletop.serving.request_threads import RequestThreadsHandler  # (needs the apps loaded)
 

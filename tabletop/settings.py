@@ -180,8 +180,8 @@ TEMPLATES = [
     }
 ]
 
-# Django's form renderer, whose bound fields keep their form by a weak reference (FAST_PATH gc:
-# tabletop/serving/cycles.py).
+# Django's form renderer, whose bound fields note their form for the end of the request
+# (FAST_PATH gc: tabletop/serving/cycles.py).
 FORM_RENDERER = "tabletop.serving.cycles.FormRenderer"
 
 # -- database -----------------------------------------------------------------------------------
@@ -235,10 +235,12 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
                 ),
             },
-            # Kept open by each request thread (tabletop/serving/request_threads.py): opening one costs
-            # a connect, the PRAGMAs and Django's SQL functions, closing one a WAL checkpoint.
-            # Django's own handler runs each request on a new thread, where a kept connection
-            # would only be left behind: closed after each request, as Django advises.
+            # Kept open by each request thread (tabletop/serving/request_threads.py) and by the
+            # sockets' database thread (Channels' database_sync_to_async closes a connection only
+            # past CONN_MAX_AGE): opening one costs a connect, the PRAGMAs and Django's SQL
+            # functions, closing one a WAL checkpoint. Django's own handler runs each request on
+            # a new thread, where a kept connection would only be left behind: closed after each
+            # request, as Django advises.
             "CONN_MAX_AGE": None if FAST_PATH["request_threads"] else 0,
             "CONN_HEALTH_CHECKS": True,
             # A file, not memory: the browser tests' server thread must see the same database.

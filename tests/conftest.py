@@ -185,7 +185,7 @@ SERVING_TESTS: dict[str, tuple[str, ...]] = {
     "form_copies": ("test_form_copies.py", "test_phone.py"),
 }
 # The switches themselves and the internals the pieces read, whichever pieces are left.
-SERVING_ALWAYS = ("test_serving_internals.py", "test_serving_switches.py")
+SERVING_ALWAYS = ("test_serving_public_ground.py", "test_serving_switches.py")
 
 
 def serving_test_files() -> set[str]:

@@ -39,11 +39,9 @@ def test_backends_of_one_configuration_share_one_client_and_pool(own_redis: OwnR
     first, second = backend(own_redis.url), backend(own_redis.url)
     first.set("greeting", "hej")
     assert second.get("greeting") == "hej"
-    assert first._cache is second._cache
-    client = first._cache.get_client(write=True)
-    assert isinstance(client, redis.Redis)
-    assert second._cache.get_client(write=True) is client  # not a new redis.Redis per call
-    assert client.connection_pool is first._cache._pools[0]
+    assert isinstance(first.client, redis.Redis)
+    assert second.client is first.client  # one client and pool, not one per backend or call
+    assert first.client.connection_pool is second.client.connection_pool
 
 
 def test_another_server_gets_a_client_of_its_own(own_redis: OwnRedis, tmp_path: Path) -> None:
@@ -54,7 +52,7 @@ def test_another_server_gets_a_client_of_its_own(own_redis: OwnRedis, tmp_path: 
         mine, theirs = backend(own_redis.url), backend(other.url)
         mine.set("where", "mine")
         assert theirs.get("where") is None
-        assert mine._cache is not theirs._cache
+        assert mine.client is not theirs.client
     finally:
         other.stop()
 
@@ -98,7 +96,7 @@ def test_every_socket_and_request_reads_sessions_through_one_backend() -> None:
 
     async def backends() -> set[int]:
         async def one() -> int:
-            return id(SessionStore()._cache.cache)
+            return id(SessionStore().cache.cache)
 
         return set(await asyncio.gather(*(one() for _ in range(3))))
 

@@ -42,9 +42,7 @@ def test_a_session_the_cache_lost_is_read_from_the_database_as_djangos_store_rea
     assert len(read) == 1
     assert store.load() == DatabaseStore(key).load() == {"_auth_user_id": "7", "seat": "north"}
     assert store.session_key == key
-    # Compiled, read through tabletop.sessions' own read (the database's clock), which a Django
-    # that renamed the private method it replaces would pass by: revisit tabletop/sessions.py
-    # (and the pin) when this fails.
+    # Compiled, read through tabletop.sessions' own read (the database's clock).
     by_database_clock = any(now in read[0]["sql"] for now in ("STRFTIME", "STATEMENT_TIMESTAMP"))
     assert by_database_clock == compiled
     # Read once, it is cached: the next request of this phone reads no database.

@@ -108,14 +108,19 @@ class PickField(forms.ChoiceField):
     widget = QuickSelect
 
     def _get_choices(self) -> Any:
-        return self._choices
+        return self._pairs
 
     def _set_choices(self, value: Any) -> None:
-        # ``ChoiceField.__deepcopy__`` copies ``_choices``: the same name.
-        self._choices = self.widget.choices = list(value)
-        self._values = {str(choice) for choice, _ in self._choices}
+        self._pairs = self.widget.choices = list(value)
+        self._values = {str(choice) for choice, _ in self._pairs}
 
     choices = property(_get_choices, _set_choices)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        # Field's copy (widget, messages, validators), then the pairs through the property.
+        result = forms.Field.__deepcopy__(self, memo)
+        result.choices = self._pairs
+        return result
 
     def valid_value(self, value: Any) -> bool:
         return str(value) in self._values

@@ -62,6 +62,7 @@ _SINCE = CompiledList(
     ),
     "campaign_id",
     "since",
+    related=("roll", "roll__character", "roll__character__campaign", "roll__target"),
 )
 
 

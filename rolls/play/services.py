@@ -45,6 +45,7 @@ _LOCKED_CHARACTER = CompiledQuery(
         .filter(pk=pk)
     ),
     "pk",
+    related=("campaign",),
 )
 
 

@@ -154,8 +154,15 @@ def _recent(campaign_id: int, *, against: bool) -> QuerySet[Roll]:
 
 
 # Read after every roll a panel may show: compiled once (tabletop/serving/compiled_query.py).
-_RECENT = CompiledList(lambda campaign_id: _recent(campaign_id, against=False), "campaign_id")
-_RECENT_AGAINST = CompiledList(lambda campaign_id: _recent(campaign_id, against=True), "campaign_id")
+_RECENT, _RECENT_AGAINST = (
+    CompiledList(
+        lambda campaign_id, against=against: _recent(campaign_id, against=against),
+        "campaign_id",
+        related=("character", "target", "campaign", "session"),
+        annotations={"newest_seq": None, "newest_state": JSONField(), "newest_of_character": None},
+    )
+    for against in (False, True)
+)
 
 
 def _recent_with_state(campaign_id: int, *, against: bool = False) -> list[WithAnnotations[Roll, _Newest]]:

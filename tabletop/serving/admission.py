@@ -8,7 +8,7 @@ cap, a request over it is answered at once with the 503 "busy, try again" page
 speed. Reads are not capped: they are cheap and take no lock.
 
 The count is kept where requests queue, in the ASGI handler (``tabletop.serving.request_threads``),
-which marks a request over the cap in its scope; this middleware gives it its answer. With
+which marks a request over the cap in its environ (``request.META``); this middleware gives it its answer. With
 ``FAST_PATH["request_threads"]`` off, Django's own handler serves and marks nothing: the cap
 is not enforced and this middleware passes every request on.
 """
@@ -28,6 +28,6 @@ class WriteCapMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if getattr(request, "scope", {}).get(OVER_CAPACITY):
+        if request.META.get(OVER_CAPACITY):
             return busy(request)
         return self.get_response(request)

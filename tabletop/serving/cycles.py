@@ -8,35 +8,41 @@ needs it any more, and reference counting frees the rest at once:
 - the request: ``request.htmx`` (django-htmx's details keep the request), the message
   storages (each keeps the request), ``request.user`` (a lazy object whose function closes
   over the request), ``request.auser`` (a partial of the request) and a multipart POST's upload
-  handlers (each keeps the request). Cut when the response
-  is closed (after its body has gone out): ``BreakRequestCyclesMiddleware``.
+  handlers (each keeps the request). Cut when the response is closed (``request_finished``,
+  which Django sends from ``close()`` on the thread that ran the request, after the body has
+  gone out or, on ``request_threads``, once it is in memory): ``BreakRequestCyclesMiddleware``.
 - a form: each ``BoundField`` keeps its form and the form keeps its bound fields (a cache).
   The bound fields of a request's forms (``FormRenderer.bound_field_class``, Django's own
   hook) note their form, and the form's cache is emptied when the response is closed; a bound
   field a template still holds keeps its form, and the form fills its cache again if asked.
   (A weak reference from the field to its form would not do: templates are handed a single
   bound field of a form nobody else keeps.)
-- a template context: every ``ContextDict`` (what ``context.push()`` adds) keeps its context.
-  Cut after the template has rendered: ``DjangoTemplates`` below.
+- a template context: every ``ContextDict`` (what ``context.push()`` and ``update()`` add)
+  keeps its context. After the template has rendered, the context is popped down to its
+  builtins (``Context.pop()`` until ``ContextPopException``, as documented for templates
+  driven from Python): ``DjangoTemplates`` below.
 
-Part of the ``gc`` piece of ``FAST_PATH``: with it off, none of this runs. Private: the
-response's ``_resource_closers`` (Django calls them in ``close()``) and ``ContextDict.context``.
+Part of the ``gc`` piece of ``FAST_PATH``: with it off, none of this runs. No private name:
+the signal and the context's stack are Django's documented API.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
+from django.core.signals import request_finished
+from django.dispatch import receiver
 from django.forms import BaseForm, Field
 from django.forms.boundfield import BoundField
 from django.forms.renderers import DjangoTemplates as DjangoTemplatesRenderer
 from django.http import HttpRequest, HttpResponseBase
 from django.template import Context
 from django.template.backends import django as django_backend
-from django.template.context import ContextDict, make_context
+from django.template.context import ContextPopException, make_context
 from django.template.exceptions import TemplateDoesNotExist
 from django.utils.functional import empty
 
@@ -58,8 +64,22 @@ class BreakRequestCyclesMiddleware:
             response = self.get_response(request)
         finally:
             _forms_of_this_request.reset(noted)
-        response._resource_closers.append(partial(break_request_cycles, request, forms))  # type: ignore[attr-defined]
+        # For this thread's request_finished; a response never closed leaves its request to
+        # the collector, and the thread's next request takes the place.
+        _closing.cut = partial(break_request_cycles, request, forms)
         return response
+
+
+# The request whose cycles this thread cuts when its response is closed.
+_closing = threading.local()
+
+
+@receiver(request_finished)
+def _response_closed(**kwargs: Any) -> None:
+    cut = getattr(_closing, "cut", None)
+    if cut is not None:
+        _closing.cut = None
+        cut()
 
 
 def break_request_cycles(request: HttpRequest, forms: list[BaseForm]) -> None:
@@ -104,9 +124,11 @@ class FormRenderer(DjangoTemplatesRenderer):
 
 
 def break_context_cycles(context: Context) -> None:
-    for each in context.dicts:
-        if isinstance(each, ContextDict):
-            each.__dict__.pop("context", None)
+    try:
+        while True:
+            context.pop()  # each pushed dict keeps the context; popped, nothing keeps it
+    except ContextPopException:
+        pass  # down to the builtins
 
 
 class Template(django_backend.Template):

@@ -10,13 +10,14 @@ process, 2026-12-04); the same copies made directly, with ``copy.deepcopy``'s me
 
 What is copied is what Django copies, one level deep: the field, its widget, the widget's
 ``attrs``, ``error_messages``, ``validators`` and a choice widget's ``choices``; a choice
-field's ``_choices`` as a new list of the same (immutable) pairs, where Django copies them
-deep; a model choice field's queryset as ``queryset.all()``, as Django does. A field or
+field's choices as a new list of the same (immutable) pairs, set through its documented
+``choices`` property, where Django copies them deep; a model choice field's queryset as ``queryset.all()``, as Django does. A field or
 widget of any other kind (one with its own ``__deepcopy__``: a multi-value field, a
 multi-widget) is deep-copied as Django would.
 
-The ``form_copies`` piece of ``FAST_PATH``: off, every field is deep-copied. Private:
-``ChoiceField._choices``, and the ``__deepcopy__`` of the classes below, which this repeats.
+The ``form_copies`` piece of ``FAST_PATH``: off, every field is deep-copied. No private name:
+it repeats what the ``__deepcopy__`` of the classes below does, and copies a field or widget
+whose class brings another ``__deepcopy__`` as Django would.
 """
 
 from __future__ import annotations
@@ -64,8 +65,10 @@ def copied_field(field: forms.Field) -> forms.Field:
         if new.queryset is not None:
             new.queryset = new.queryset.all()  # a new iterator of choices, as Django makes
     elif isinstance(new, forms.ChoiceField):
-        choices = new._choices  # type: ignore[attr-defined]
-        new._choices = list(choices) if isinstance(choices, list) else copy.deepcopy(choices)  # type: ignore[attr-defined]
+        # Through the documented property: its setter gives the field and its widget a new
+        # list of the same (immutable) pairs; a lazy or callable source is copied deep.
+        choices = new.choices  # the shallow copy still shares the class field's
+        new.choices = list(choices) if isinstance(choices, list) else copy.deepcopy(choices)
     return new
 
 

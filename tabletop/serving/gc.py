@@ -36,6 +36,11 @@ runs at an idle moment (no young collection for ``IDLE_SECONDS``: nothing is bei
 allocated, so no one is waiting) once the process took ``SWEEP_AFTER`` memory blocks since
 the last one, and regardless of idleness past ``SWEEP_ANYWAY``, which bounds the memory a
 server under load without a pause can hold.
+
+Python 3.14's collector is incremental, with two generations: it has no full collection to
+space out (``tune()`` changes only the young threshold there), and its pauses are bounded by
+design. Freezing and the sweep are the gc module's documented ``freeze()``, ``unfreeze()`` and
+``callbacks``, the same on every version. The figures above are from 3.13.
 """
 
 from __future__ import annotations
@@ -58,6 +63,27 @@ FULL_EVERY = 100
 YOUNG = 1000
 
 
+def generational() -> bool:
+    """Whether this Python's collector has three generations (3.12, 3.13, and 3.15, which went
+    back to them), rather than 3.14's incremental one: two generations, the old one scanned a
+    slice at a time, whose ``get_threshold()`` "returns a three-tuple for backwards
+    compatibility" with a third value that "is meaningless and is always zero", and whose
+    ``set_threshold()`` ignores it (the gc module's documentation, 3.14)."""
+    return gc.get_threshold()[2] != 0
+
+
+def tune() -> None:
+    """Young collections at ``YOUNG`` allocations; with three generations, full collections
+    every ``FULL_EVERY`` middle ones. The incremental collector has no full collection to
+    space out (each of its collections takes an increment of the old generation, at the pace
+    of the second value, which stays Python's), so there only the first value changes."""
+    middle = gc.get_threshold()[1]
+    if generational():
+        gc.set_threshold(YOUNG, middle, FULL_EVERY)
+    else:
+        gc.set_threshold(YOUNG, middle)
+
+
 def freeze_startup_heap() -> None:
     """Collect once, then keep everything alive now out of every later collection; nothing
     with ``FAST_PATH["gc"]`` off."""
@@ -65,8 +91,7 @@ def freeze_startup_heap() -> None:
         return
     gc.collect()
     gc.freeze()
-    _, middle, _ = gc.get_threshold()
-    gc.set_threshold(YOUNG, middle, FULL_EVERY)
+    tune()
 
 
 # Seconds without a young collection (nothing allocated) that make a moment idle.

@@ -47,7 +47,9 @@ def _effects_since_last_roll(
 
 # Read by every sets roll, twice (its form's label and the roll): compiled once, one query
 # (tabletop/serving/compiled_query.py).
-_EFFECTS = CompiledList(_effects_since_last_roll, "campaign_id", "character_id", "rolled_by", "made_against")
+_EFFECTS = CompiledList(
+    _effects_since_last_roll, "campaign_id", "character_id", "rolled_by", "made_against", related=("roll",)
+)
 
 
 def carried_for(character: Character) -> tuple[CarriedDie, ...]:
