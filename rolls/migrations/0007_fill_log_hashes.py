@@ -1,4 +1,4 @@
-"""The hash chain of the entries written before entries had one (rolls/chain.py)."""
+"""The hash chain of the entries written before entries had one (rolls/log/chain.py)."""
 
 from __future__ import annotations
 
