@@ -38,6 +38,10 @@ now = time.time
 fallback = LocMemCache("ratelimit-fallback", {"OPTIONS": {"MAX_ENTRIES": 20000}})
 
 
+# Every count's key starts so (the suite's check of who uses the cache reads it).
+CACHE_PREFIX = "ratelimit:"
+
+
 def client_key(request: HttpRequest) -> str:
     """The signed-in user when there is one (a whole table may share one public address),
     else the address the request came from (uvicorn puts the proxy's forwarded address there
@@ -62,7 +66,7 @@ class RateLimitMiddleware(MiddlewareMixin):
         count, seconds = limit
         moment = now()
         window = int(moment // seconds)
-        key = f"ratelimit:{name}:{client_key(request)}:{window}"
+        key = f"{CACHE_PREFIX}{name}:{client_key(request)}:{window}"
         try:
             used = _count(cache, key, seconds)
         except SERVICE_ERRORS as error:

@@ -552,3 +552,15 @@ def test_manage_py_odds_against_bad_flags_exit_2_like_argparse(words: list[str],
     assert message in result.stderr
     assert "usage: manage.py odds sixes [flags] --against" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_str9_odds_against_give_the_tie_to_the_player_in_either_order() -> None:
+    """STR-9: ``--npc`` marks the GM's side; listed first or second, the player keeps the ties,
+    so the two views of one contest are each other's mirror."""
+    player_first = odds_json("stars", "--dice", "1", "--against", "--dice", "2", "--npc")
+    guard_first = odds_json("stars", "--dice", "2", "--npc", "--against", "--dice", "1")
+    assert player_first["contest_exact"]["win"] == guard_first["contest_exact"]["lose"]
+    assert player_first["contest_exact"]["lose"] == guard_first["contest_exact"]["win"]
+    # Unmarked, the first side is the one that keeps ties: the guard would steal them.
+    unmarked = odds_json("stars", "--dice", "2", "--against", "--dice", "1")
+    assert unmarked["contest_exact"]["win"] != guard_first["contest_exact"]["win"]

@@ -136,6 +136,47 @@ def test_str_9_sealed_then_revealed_then_settled_through_the_pages(pair: Pair, d
     )
 
 
+def test_str9_a_tie_goes_to_the_player_even_when_the_guard_is_listed_first(pair: Pair, dice: Script) -> None:
+    """STR-9: the GM lists the guard first; Dave's phone shows his chance with the ties his,
+    and one Star each goes to Dave in the panel, the verdict and the log."""
+    data = {
+        "first": "npc",
+        "second": str(pair.dave.pk),
+        f"s{pair.dave.pk}-stat": "Agility",
+        f"s{pair.dave.pk}-skill": "",
+        f"s{pair.dave.pk}-advantage": "none",
+        "npc-name": "The guard",
+        "npc-flag_dice": "1",
+        "intent": "Sneak past",
+    }
+    gm = logged_in(pair.table.gm)
+    assert (
+        gm.post(reverse("rolls:contest-create", args=[pair.table.campaign.pk]), data, **HX).status_code == 200
+    )
+    phone = panel_of(
+        page(logged_in(pair.table.player), "rolls:character", pair.table.campaign.pk, pair.dave.pk)
+    )
+    expected = chance_to_win(2, 1)
+    assert f"Dave's chance to win: <b>{percent(expected)}</b>" in phone
+    dice(5)
+    assert roll_side(pair, pair.table.gm, 0).status_code == 200
+    dice(5, 2)
+    assert roll_side(pair, pair.table.player, 1).status_code == 200
+    assert "Revealed: Dave is winning" in panel_of(
+        page(logged_in(pair.second), "rolls:campaign", pair.table.campaign.pk)
+    )
+    contest = Contest.objects.get()
+    assert (
+        gm.post(
+            reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk]), {}, **HX
+        ).status_code
+        == 200
+    )
+    verdict = "Dave wins, 1 Star to 1 Star (a tie goes to Dave)."
+    assert Contest.objects.get().verdict == verdict
+    assert verdict in page(logged_in(pair.second), "rolls:campaign", pair.table.campaign.pk)
+
+
 def test_a_player_challenges_another_who_accepts_with_their_own_roll(pair: Pair, dice: Script) -> None:
     campaign = pair.table.campaign.pk
     url = reverse("rolls:challenge-create", args=[campaign, pair.dave.pk])

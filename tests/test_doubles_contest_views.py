@@ -14,6 +14,7 @@ from django.urls import reverse
 from rolls.models import Contest, LogEntry, Roll
 from rolls.systems import doubles
 from rolls.systems.base import percent
+from tabletop.models import Character
 from tests.dice import Script
 from tests.factories import logged_in
 from tests.test_contest_views import FACE, HX, page, panel_of
@@ -113,13 +114,19 @@ def test_dbl_7_dbl_10_dbl_11_after_the_reveal_the_phone_shows_the_chance_to_win_
     assert "Buy 5 drama dice" in mine and "Buy 6 drama dice" not in mine
 
 
-def test_dbl_9_the_winner_inflicts_a_complication_from_the_panel(duel: Duel, dice: Script) -> None:
+def test_dbl_9_the_amazing_pc_inflicts_a_complication_from_the_panel_once_nothing_can_change(
+    duel: Duel, dice: Script
+) -> None:
     open_duel(duel, **{f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"]})
     dice(5, 5, 5, 2, 1)
     roll_side(duel, duel.table.player, 0)
     dice(6, 1)
     roll_side(duel, duel.second, 1)
     contest = Contest.objects.get()
+    # DBL-9: while Bram's Endurance could still buy drama dice, the Complication waits.
+    mine = page(logged_in(duel.table.player), "rolls:campaign", duel.table.campaign.pk)
+    assert "Inflict a Complication" not in panel_of(mine)
+    Character.objects.filter(pk__in=[duel.mara.pk, duel.bram.pk]).update(endurance=0)
     mine = page(logged_in(duel.table.player), "rolls:campaign", duel.table.campaign.pk)
     assert "Inflict a Complication" in panel_of(mine)
     assert "Inflict a Complication" not in panel_of(

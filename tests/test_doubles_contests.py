@@ -151,7 +151,9 @@ def test_dbl_9_the_winner_with_an_amazing_success_inflicts_a_complication_record
     # Four dice, three fives: 15, an Amazing Success; Bram's 6 is not.
     roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
     contest.refresh_from_db()
-    # Only the winner, only their own side: the loser and the other player are refused.
+    # Nobody has Endurance left for drama dice or a miracle: nothing can change either roll.
+    Character.objects.filter(pk__in=[duel.mara.pk, duel.bram.pk]).update(endurance=0)
+    # Only the amazing PC, only their own side: the other side and the other player are refused.
     with pytest.raises(RulesError, match="not a step this side may take"):
         contests.contest_act(
             side=side(contest, 1),
@@ -205,6 +207,100 @@ def test_dbl_9_the_winner_with_an_amazing_success_inflicts_a_complication_record
             params={"complication": "x"},
             is_gm=False,
         )
+
+
+def complicate(duel: Duel, contest: Contest, position: int, text: str = "a sprained wrist") -> None:
+    contests.contest_act(
+        side=side(contest, position),
+        user=duel.table.player if position == 0 else duel.second,
+        action="complication",
+        params={"complication": text},
+        is_gm=False,
+    )
+
+
+def amazing_mara(duel: Duel, second: Side | None = None) -> Contest:
+    """Mara with Fighting 2 (four dice) against Bram, or ``second``."""
+    sheet = doubles_sheet(abilities=[{"name": "Fighting", "level": 2}])
+    Character.objects.filter(pk=duel.mara.pk).update(sheet=sheet)
+    return contests.contest_open(
+        campaign=duel.table.campaign,
+        opener=duel.table.gm,
+        sides=[Side(duel.mara, {**PLAIN, "abilities": ["Fighting"]}), second or Side(duel.bram, PLAIN)],
+        intent="duel",
+    )
+
+
+def test_dbl9_the_complication_waits_while_a_follow_up_can_still_change_either_roll(duel: Duel) -> None:
+    """DBL-9: Bram still has Endurance for drama dice that could make his roll amazing too, so
+    Mara cannot name the Complication yet; the verdict says she may, nothing more."""
+    contest = amazing_mara(duel)
+    roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    contest.refresh_from_db()
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        complicate(duel, contest, 0)
+    assert not LogEntry.objects.filter(text__contains="inflicts a Complication").exists()
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == "Mara wins, 15 to 6. Amazing Success: Mara may inflict a Complication on Bram."
+
+
+def test_dbl9_the_amazing_pc_who_loses_to_a_miracle_still_inflicts_the_complication(duel: Duel) -> None:
+    """DBL-9: the Complication belongs to the PC whose dice were amazing, not to the winner."""
+    contest = amazing_mara(duel)
+    _, bram = roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    services.follow_up_apply(roll=bram, actor=duel.second, action="miracle", params={}, rng=ScriptedDice())
+    services.follow_up_apply(
+        roll=Roll.objects.get(pk=bram.pk),
+        actor=duel.table.gm,
+        action="miracle_approve",
+        params={},
+        rng=ScriptedDice(),
+        by_gm=True,
+    )
+    Character.objects.filter(pk=duel.mara.pk).update(endurance=0)
+    contest.refresh_from_db()
+    # Bram won with the miracle, but his dice were not amazing: no step for him.
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        complicate(duel, contest, 1)
+    complicate(duel, contest, 0)
+    verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
+    assert verdict == (
+        "Bram wins, 16 to 15 (Bram: a miracle). Mara inflicts a Complication on Bram: a sprained wrist."
+    )
+
+
+def test_dbl9_the_gms_side_without_a_sheet_never_inflicts_a_complication(duel: Duel) -> None:
+    """DBL-9: only a PC may inflict it: an amazing Ogre wins, and the verdict names none."""
+    contest = opposed(duel, npc=True)
+    ContestSide.objects.filter(contest=contest, position=1).update(data={"dice": 4}, name="Ogre")
+    Character.objects.filter(pk=duel.mara.pk).update(endurance=0)
+    contests.contest_roll(side=side(contest, 0), user=duel.table.player, rng=ScriptedDice(6, 2), is_gm=False)
+    contests.contest_roll(side=side(contest, 1), user=duel.table.gm, rng=ScriptedDice(5, 5, 5, 2), is_gm=True)
+    contest.refresh_from_db()
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        contests.contest_act(
+            side=side(contest, 1),
+            user=duel.table.gm,
+            action="complication",
+            params={"complication": "x"},
+            is_gm=True,
+        )
+    assert contests.contest_close(contest=contest, gm=duel.table.gm).verdict == "Ogre wins, 15 to 6."
+
+
+def test_dbl9_a_complication_named_freezes_both_rolls(duel: Duel) -> None:
+    """DBL-9: once named, no later drama dice (Endurance given back by the GM) can overturn it."""
+    contest = amazing_mara(duel)
+    _, bram = roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    Character.objects.filter(pk__in=[duel.mara.pk, duel.bram.pk]).update(endurance=0)
+    contest.refresh_from_db()
+    complicate(duel, contest, 0)
+    Character.objects.filter(pk=duel.bram.pk).update(endurance=30)
+    with pytest.raises(RulesError, match="final"):
+        services.follow_up_apply(
+            roll=bram, actor=duel.second, action="drama", params={"count": "2"}, rng=ScriptedDice(6, 6)
+        )
+    assert Roll.objects.get(pk=bram.pk).current_state() == bram.current_state()
 
 
 def test_dbl_11_an_approved_miracle_wins_an_opposed_roll_by_one(duel: Duel) -> None:
@@ -397,6 +493,34 @@ def test_a_cancelled_contest_still_names_its_sides(duel: Duel) -> None:
     contest = opposed(duel)
     contests.contest_cancel(contest=contest, gm=duel.table.gm)
     assert cancel_text(contest) == "The GM called it off: no contest between Mara and Bram."
+
+
+def test_dbl13_an_extended_action_recorded_as_lost_stays_lost_after_drama_dice(duel: Duel) -> None:
+    """DBL-13: the failure that lost the action is in the log; drama dice on it are refused, so
+    the action never comes back to be won."""
+    contest = an_action(duel, successes=1, failures=1)
+    roll = contribute(duel, contest, "mara", 5, 2)
+    assert extended.tally(contest).status == "lost"
+    assert LogEntry.objects.filter(text__contains="The action is lost").exists()
+    with pytest.raises(RulesError, match="final"):
+        services.follow_up_apply(
+            roll=roll, actor=duel.table.player, action="drama", params={"count": "1"}, rng=ScriptedDice(5)
+        )
+    assert extended.tally(contest).status == "lost"
+    assert Character.objects.get(pk=duel.mara.pk).endurance == 30
+    closed = contests.contest_close(contest=contest, gm=duel.table.gm)
+    assert closed.verdict == "The extended action is lost: 0 of 1 successes, 1 of 1 failures."
+
+
+def test_settled_contest_rolls_take_no_more_follow_ups(duel: Duel) -> None:
+    """DBL-13 and every contest: the GM's verdict freezes the rolls it read."""
+    contest = opposed(duel)
+    mine, _ = roll_both(duel, contest, (4, 2), (5, 1))
+    contests.contest_close(contest=contest, gm=duel.table.gm)
+    with pytest.raises(RulesError, match="settled this contest"):
+        services.follow_up_apply(
+            roll=mine, actor=duel.table.player, action="drama", params={"count": "1"}, rng=ScriptedDice(4)
+        )
 
 
 def test_dbl_13_only_a_players_own_character_rolls_for_it(duel: Duel) -> None:

@@ -106,6 +106,26 @@ def test_six_20_a_stalled_plan_closes_with_its_unrolled_parts_failed(kids: Kids)
     assert Roll.objects.get().revealed
 
 
+def test_six20_a_lost_plan_counts_the_part_that_worked_after_the_one_that_failed(kids: Kids) -> None:
+    """SIX-20: the first part fails (the plan is lost then), the second works: 1, not 0."""
+    contest = plan(kids, kids.olle, kids.kim, parts="climb; hold the rope")
+    roll(kids, contest, 0, 1, 1, 1)
+    roll(kids, contest, 1, 6, 1, 1)
+    closed = services.contest_close(contest=contest, gm=kids.table.gm)
+    assert closed.verdict == "The plan to get the tablet back: fails (parts that worked: 1 of the 2 needed)."
+
+
+def test_six20_every_part_that_worked_counts_past_the_number_needed(kids: Kids) -> None:
+    """SIX-20: two parts needed and all three work: 3 of the 2 needed."""
+    contest = plan(kids, kids.olle, kids.kim, kids.lea, parts="a; b; c", needed="2")
+    for position in range(3):
+        roll(kids, contest, position, 6, 1, 1)
+    closed = services.contest_close(contest=contest, gm=kids.table.gm)
+    assert (
+        closed.verdict == "The plan to get the tablet back: succeeds (parts that worked: 3 of the 2 needed)."
+    )
+
+
 def test_six_20_each_kid_rolls_only_their_own_part_once(kids: Kids) -> None:
     contest = plan(kids, kids.olle, kids.kim, parts="climb; hold the rope")
     with pytest.raises(RulesError, match="Only Olle's player"):

@@ -176,7 +176,7 @@ class ContestBuilder:
         form = self._npc_form(NpcRollForm(post, campaign=self.campaign, prefix=NPC))
         if not form.is_valid():
             raise RulesError(f"For the side without a sheet: {form.errors_text()}")
-        request = self.system.contest_request(form.engine_request())
+        request = self.system.contest_request(self.system.sheetless(form.engine_request()))
         return Side(None, self.system.request_dict(request), name=form.cleaned_data["name"])
 
 

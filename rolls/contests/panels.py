@@ -205,7 +205,7 @@ def _rolls_it(side: ContestSide, membership: Membership | None) -> bool:
 def _request(contest: Contest, side: ContestSide) -> Any:
     system = registry.engine(contest.system)
     if side.npc:
-        return system.contest_request(system.parse_request(side.data))
+        return system.contest_request(system.sheetless(system.parse_request(side.data)))
     if side.character is None:
         raise RulesError(f"{side.name} has left the table.")
     request_data, _ = registry.table(contest.system).pool(side.character, side.data)

@@ -79,7 +79,8 @@ def reckoning_words(contest: Contest, sides: Sequence[ContestSide], reckoning: R
         return f"A tie, {scores}{absent}."
     winner = rolled[reckoning.winner]
     tied = len({result.key for result in results}) == 1
-    note = f" (a tie goes to {rolled[0].name})" if tied else ""
+    # The rules gave the tie to a side by its role (stars: the player's), so it is the winner.
+    note = f" (a tie goes to {winner.name})" if tied else ""
     # The winner's result first, as a table says a score.
     first = results.pop(reckoning.winner)
     scores = " to ".join(result.headline.split(": ")[-1] for result in [first, *results])

@@ -257,7 +257,8 @@ def contest_roll(
             if not is_gm:
                 raise RulesError("Only the GM rolls for someone without a sheet.")
             system = registry.engine(contest.system)
-            request = system.contest_request(system.parse_request(side.data))
+            # STR-9: rolled as the GM's side, which a tie never favours.
+            request = system.contest_request(system.sheetless(system.parse_request(side.data)))
             roll = npc_roll_create(
                 campaign=contest.campaign,
                 gm=user,

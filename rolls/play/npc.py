@@ -27,6 +27,7 @@ from tabletop.text import visible_name
 # How the form shows a flag, from the ``action=`` keyword a system passed to add_argument.
 FLAG, CHOICE, VALUE = "flag", "choice", "value"
 KNOWN_ACTIONS = ("store", "store_true", "append")
+SHEETLESS_FLAG = "npc"
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,9 @@ def _cli_flags(system: DiceSystem) -> tuple[CliFlag, ...]:
     the form's fields, then the request)."""
     parser = _RecordingParser()
     system.add_cli_arguments(parser)
-    return tuple(parser.flags)
+    # ``--npc`` says on the command line that a side is the GM's without a sheet; here every
+    # roll is, and a contest marks its side itself (``DiceSystem.sheetless``): no checkbox.
+    return tuple(flag for flag in parser.flags if flag.action.dest != SHEETLESS_FLAG)
 
 
 class TargetField(forms.ModelChoiceField):

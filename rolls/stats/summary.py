@@ -38,6 +38,10 @@ FAIR = Q(by_hand=False, percentile__isnull=False)
 SPENT_NAMES = (("luck", "Luck"), ("pride", "Pride"), ("endurance", "Endurance"))
 
 
+# Every cached figure's key starts so.
+CACHE_PREFIX = "stats:"
+
+
 @dataclass(frozen=True)
 class Scope:
     """Whose statistics: a campaign's, narrowed to a play session and/or a character."""
@@ -140,7 +144,7 @@ def summary(scope: Scope, membership: Membership) -> Summary:
     session = scope.session.pk if scope.session is not None else 0
     character = scope.character.pk if scope.character is not None else 0
     reader = "gm" if membership.is_gm else "table"
-    key = f"stats:{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
+    key = f"{CACHE_PREFIX}{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
     found = cache.get(key)
     if not isinstance(found, Summary):
         found = _summary(scope, membership)

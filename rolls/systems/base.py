@@ -262,9 +262,16 @@ class DiceSystem(ABC):
     # How many sides a contest of this system has, at least and at most.
     contest_sides: ClassVar[tuple[int, int]] = (2, 2)
 
+    def sheetless(self, request: Any) -> Any:
+        """``request`` as the roll of someone the GM plays without a sheet, where the rules
+        tell a side by who plays it (stars STR-9: ties go to the player, never to the GM's
+        side): a contest's side without a sheet is rolled with this. Unchanged by default."""
+        return request
+
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
         """Which side of a contest wins as the sides' states stand now (the index in
-        ``states``; side 0 is the one the rules favour in a tie, where they favour one), or
+        ``states``; where the rules favour a side in a tie, they name it by its role, read from
+        the states' requests, never by its place), or
         None when the rules leave it tied. ``extras``: each side's steps besides its roll
         (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
         raise RulesError(f"{self.name} has no contested rolls at this table.")

@@ -60,7 +60,11 @@ Rules choices where the document leaves room (also on the in-app rules page):
   that is not one, and two catastrophes are a standoff in which both sides still suffer
   their own catastrophe. Drama dice join a side's roll as they do alone; an approved
   miracle lifts its side to one above the other side (``settle_opposed``), and overrides its
-  catastrophe; two miracles cancel out and the dice decide.
+  catastrophe; two miracles cancel out and the dice decide. The Complication (DBL-9) goes to
+  the side whose dice showed an Amazing Success when the other's did not (``Opposed.amazing``),
+  winner or not: a PC who rolled amazing and lost to a miracle keeps it. At the table only a
+  PC names it (never the GM's side without a sheet), and only once no follow-up could still
+  change either roll; naming it freezes both rolls (``rolls.tables.doubles.contest``).
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
 - **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
@@ -77,7 +81,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Extended actions (DBL-13).** ``ExtendedAction`` keeps the tally: the action is won with
   the last success needed, lost with the failure that reaches the number allowed; any member
   may roll for it (``record(..., by=name)`` keeps who). Its exact chance from the next
-  rolls' chance of success is ``ExtendedAction.chance``.
+  rolls' chance of success is ``ExtendedAction.chance``. At the table, once the log records
+  the action won or lost its rolls are final: drama dice cannot reopen it.
 """
 
 from __future__ import annotations
@@ -559,7 +564,7 @@ class Doubles(DiceSystem):
             headline = f"Amazing Success! Result {result}" + (f" against {DN_NAMES[dn]} ({dn})" if dn else "")
             details.append("Above the highest Difficulty Number: something beyond what was aimed for.")
             if dn is None:
-                details.append("If the other side is not amazing too, the winner may inflict a Complication.")
+                details.append("If the other side is not amazing too, a PC may inflict a Complication.")
         elif success is None:
             tone = "neutral"
         else:
@@ -866,10 +871,15 @@ class Doubles(DiceSystem):
         return super().contest_option_chances(states, position, follow_up, target)
 
     def opposed_verdict(
-        self, states: Sequence[State], names: Sequence[str], extras: Sequence[Mapping[str, Any]] = ()
+        self,
+        states: Sequence[State],
+        names: Sequence[str],
+        extras: Sequence[Mapping[str, Any]] = (),
+        players: Sequence[bool] = (True, True),
     ) -> str:
         """The opposed roll in words: who beats whom and by what, the standoff, each side's
-        catastrophe, and the Complication the winner may inflict or inflicted (DBL-9)."""
+        catastrophe, and the Complication the amazing side inflicted or may inflict (DBL-9):
+        only a side that is a PC (``players``: whether each side is one), winner or not."""
         if len(states) != 2:
             return ""
         settled = settle_opposed(states[0], states[1])
@@ -889,8 +899,8 @@ class Doubles(DiceSystem):
         text += "."
         for side in settled.catastrophes:
             text += f" {names['ab'.index(side)]} rolled a catastrophe."
-        if settled.winner is not None and settled.complication:
-            index = "ab".index(settled.winner)
+        if settled.amazing is not None and players["ab".index(settled.amazing)]:
+            index = "ab".index(settled.amazing)
             chosen = str([*extras, {}, {}][index].get("complication", ""))
             loser = names[1 - index]
             if chosen:
@@ -1037,12 +1047,15 @@ class Opposed:
 
     winner: str | None
     margin: int
-    complication: bool  # DBL-9: the winner may inflict a Complication on the loser
+    complication: bool  # DBL-9: one side rolled an Amazing Success and the other did not
     note: str
     # DBL-15/16: the sides ("a", "b") whose roll is a catastrophe: they suffer it whoever wins
     # (a catastrophe only ever wins with a miracle, which overrides it).
     catastrophes: tuple[str, ...] = ()
     results: tuple[int, int] = (0, 0)  # each side's result after any miracle
+    # DBL-9: the side ("a", "b") whose dice showed an Amazing Success when the other's did not,
+    # whoever wins: that side (if a PC) may inflict the Complication. None otherwise.
+    amazing: str | None = None
 
 
 def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b: bool = False) -> Opposed:
@@ -1051,6 +1064,17 @@ def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b:
     Equal results are a standoff: neither side beats the other. A side with an approved
     miracle (and an opponent without one) wins by at least one whatever the dice. The winner
     may inflict a Complication when their result is amazing and the loser's is not."""
+    # DBL-9: amazing is what the dice showed, not a miracle's floor; the amazing side may
+    # inflict the Complication whether it wins or not (the document names no winner).
+    shown = {"a": result_a, "b": result_b}
+    amazing = next(
+        (
+            side
+            for side, other in (("a", "b"), ("b", "a"))
+            if is_amazing(shown[side]) and not is_amazing(shown[other])
+        ),
+        None,
+    )
     for value in (result_a, result_b):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise RulesError("Each side's result must be a whole number of at least 1.")
@@ -1059,17 +1083,16 @@ def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b:
         a = max(a, b + 1)
     elif miracle_b and not miracle_a:
         b = max(b, a + 1)
+    complication = amazing is not None
+    extra = " An Amazing Success against an ordinary one: its side may inflict a Complication."
     if a == b:
-        return Opposed(None, 0, False, f"Standoff at {a}: neither side beats the other.", results=(a, b))
+        note = f"Standoff at {a}: neither side beats the other."
+        return Opposed(
+            None, 0, complication, note + (extra if complication else ""), results=(a, b), amazing=amazing
+        )
     winner, high, low = ("a", a, b) if a > b else ("b", b, a)
-    # Amazing is what the dice showed, not a miracle's floor.
-    shown = {"a": result_a, "b": result_b}
-    loser_shown = shown["b" if winner == "a" else "a"]
-    complication = is_amazing(shown[winner]) and not is_amazing(loser_shown)
-    note = f"{high} beats {low}."
-    if complication:
-        note += " Amazing Success against an ordinary one: the winner may inflict a Complication."
-    return Opposed(winner, high - low, complication, note, results=(a, b))
+    note = f"{high} beats {low}." + (extra if complication else "")
+    return Opposed(winner, high - low, complication, note, results=(a, b), amazing=amazing)
 
 
 def settle_opposed(state_a: State, state_b: State) -> Opposed:

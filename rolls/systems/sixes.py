@@ -41,7 +41,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
   number of parts that succeeded reaches what the GM asked for (all of them by default).
   ``ExtendedTrouble`` tracks the parts: the plan is lost as soon as the parts left cannot
-  reach that number any more, and its exact chance comes from each part's own chance.
+  reach that number any more, and its exact chance comes from each part's own chance. It
+  records nothing once won or lost, so the table counts the parts that worked from every
+  part's roll (``rolls.tables.sixes.plan``), those after the verdict included.
 - **Contest odds (SIX-18).** ``system.contest`` compares the sixes two kids roll, before any
   push, Luck or Pride: more sixes wins, equal sixes are a tie (what pushes and bought
   successes are for). With more than two kids, ``kid_versus_kid_odds`` gives each kid's

@@ -28,26 +28,32 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **A d3 (STR-2)** is its own kind of roll: one d6 halved, rounded up. It has no difficulty,
   no Stars and no botch; its result key is the d3 itself. Advantage does not apply to it.
 - **Caps.** A test rolls the Stat's rating, 1-5 dice: that is the whole range the rules allow.
-- **Contested rolls (STR-8, STR-9).** More Stars wins and equal Stars go to the player (side
-  A of ``system.contest``, the first side on the command line), with one exception: a botch
-  is "the worst possible result", so when neither side has a Star, a side that botched loses
-  to one that failed plainly (the order ``rank`` already uses to keep one of two rolls); two
-  botches are a tie, the player's. Nothing is left tied. A d3 takes no part in a contest.
+- **Contested rolls (STR-8, STR-9).** More Stars wins and equal Stars go to the player's
+  side, by role and never by position: a request marked ``npc`` (someone the GM plays
+  without a sheet; ``--npc`` on the command line) is never the player's, so when exactly one
+  side is marked, the tie goes to the other one, whichever is listed first. With one
+  exception: a botch is "the worst possible result", so when neither side has a Star, a side
+  that botched loses to one that failed plainly (the order ``rank`` already uses to keep one
+  of two rolls); two botches are a tie, the favoured side's. Nothing is left tied. A d3
+  takes no part in a contest.
+- **A tie between two players (or two sides of the GM's).** The document only speaks of a
+  player against the GM's side; between two sides of the same kind the tie goes to the first
+  side, the one who challenged (or whom the GM listed first).
 - **Luck in a contest (STR-9, STR-11).** The player may make the opponent's roll be rerolled,
   keeping the worse (``luck_against`` on the opponent's roll), or reroll their own keeping
   the better; ``settle_contest`` reads both rolls as they stand, and
   ``contest_chance_after_luck`` gives the exact chance of winning after such a reroll.
 - **Contests at the table.** Each side rolls sealed and nobody spends Luck before both have
-  rolled (``rolls.contests.services``); between two heroes, a tie goes to the first side, the one who
-  challenged: the natural reading of "ties go to the player" when both sides are players.
+  rolled (``rolls.contests.services``); the side the GM plays without a sheet is marked
+  ``npc`` (``DiceSystem.sheetless``), so the player's side keeps its ties wherever it is listed.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -203,6 +209,8 @@ class StarsRequest:
     advantage: bool = False
     disadvantage: bool = False
     kind: str = "test"
+    # STR-9: a side the GM plays without a sheet, never the player's side: ties go against it.
+    npc: bool = False
 
     @property
     def target(self) -> int:
@@ -284,6 +292,26 @@ def contest_won(player: Result, opponent: Result) -> bool:
 
 def _verdict(player: Result, opponent: Result) -> str:
     return "win" if contest_won(player, opponent) else "lose"
+
+
+def _unfavoured_verdict(mine: Result, theirs: Result) -> str:
+    """Side A's verdict when the tie belongs to side B: A wins only when B would not."""
+    return "lose" if contest_won(theirs, mine) else "win"
+
+
+def favoured_side(npc_a: bool, npc_b: bool) -> int:
+    """STR-9: the index (0 or 1) of the side a tie goes to, by role: the player's side, so
+    side 1 only when side 0 is the GM's (``npc``) and side 1 is not; between two sides of the
+    same kind, the first (the challenger, or the one the GM listed first)."""
+    return 1 if npc_a and not npc_b else 0
+
+
+def _verdict_for(favoured: int) -> Callable[[Result, Result], str]:
+    return _verdict if favoured == 0 else _unfavoured_verdict
+
+
+def _is_npc(state: State) -> bool:
+    return bool(state.get("request", {}).get("npc"))
 
 
 def contest_chance(player: StarsRequest, opponent: StarsRequest) -> Fraction:
@@ -390,7 +418,19 @@ class Stars(DiceSystem):
         difficulty = None
         if data.get("difficulty") not in (None, ""):
             difficulty = get_int(data, "difficulty", "The difficulty", MIN_DIFFICULTY, MAX_DIFFICULTY)
-        return StarsRequest(dice, training, difficulty, advantage, disadvantage)
+        return StarsRequest(dice, training, difficulty, advantage, disadvantage, npc=get_bool(data, "npc"))
+
+    def request_dict(self, request: StarsRequest) -> dict[str, Any]:
+        """The request as plain data; ``npc`` only when set, so a player's roll stores what
+        it always did."""
+        data = super().request_dict(request)
+        if not data.get("npc"):
+            data.pop("npc", None)
+        return data
+
+    def sheetless(self, request: StarsRequest) -> StarsRequest:
+        """STR-9: the GM's side without a sheet is not the player's: ties go against it."""
+        return replace(request, npc=True) if request.kind == "test" else request
 
     # -- contests (STR-9) ------------------------------------------------------------------------
     def contest_request(self, request: StarsRequest) -> StarsRequest:
@@ -399,12 +439,15 @@ class Stars(DiceSystem):
         return request
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
-        """STR-9: two sides, more Stars wins, a tie goes to side 0 (the player's side; between
-        two heroes, the one who challenged). With no Stars on either side, a botch loses to a
-        plain failure (``settle_contest``)."""
+        """STR-9: two sides, more Stars wins, a tie goes to the player's side by role
+        (``favoured_side``: not the side marked ``npc``; between two alike, side 0, the one
+        who challenged). With no Stars on either side, a botch loses to a plain failure
+        (``settle_contest``)."""
         if len(states) != 2:
             raise RulesError("A contested roll has exactly two sides.")
-        return 0 if settle_contest(states[0], states[1]).player_wins else 1
+        favoured = favoured_side(_is_npc(states[0]), _is_npc(states[1]))
+        other = 1 - favoured
+        return favoured if settle_contest(states[favoured], states[other]).player_wins else other
 
     def contest_chance_after(
         self, states: Sequence[State], position: int, action: str, target: int
@@ -416,7 +459,8 @@ class Stars(DiceSystem):
         keep = "better" if target == position else "worse"
         sides = [{state_result(state): Fraction(1)} for state in states]
         sides[target] = after_luck(states[target], keep)
-        odds = contest_odds(sides[0], sides[1], _verdict)
+        favoured = favoured_side(_is_npc(states[0]), _is_npc(states[1]))
+        odds = contest_odds(sides[0], sides[1], _verdict_for(favoured))
         return odds["win"] if position == 0 else odds["lose"]
 
     # -- rolling ------------------------------------------------------------------------------
@@ -614,17 +658,20 @@ class Stars(DiceSystem):
 
     # -- contests -----------------------------------------------------------------------------
     contest_rule = (
-        "more Stars wins and a tie goes to the player (the first side); with no Stars on "
-        "either side a botch loses to a plain failure (STR-9)"
+        "more Stars wins and a tie goes to the player: the side not marked --npc, or the first "
+        "side when both or neither are; with no Stars on either side a botch loses to a plain "
+        "failure (STR-9)"
     )
 
     def contest(self, request_a: StarsRequest, request_b: StarsRequest) -> ContestOdds:
-        """STR-9: the player (side A) against an opponent, two fresh tests before any Luck,
-        each with its own advantage or disadvantage. Ties go to the player: ``tie`` is 0."""
+        """STR-9: side A against side B, two fresh tests before any Luck, each with its own
+        advantage or disadvantage, from A's view. Ties go to the player's side by role
+        (``favoured_side``: B only when A is the GM's side and B is not): ``tie`` is 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if request.kind != "test":
                 raise RulesError(f"Side {side} rolls a d3; a contest compares the Stars of two tests.")
-        return contest_odds(_kept(request_a), _kept(request_b), _verdict)
+        verdict = _verdict_for(favoured_side(request_a.npc, request_b.npc))
+        return contest_odds(_kept(request_a), _kept(request_b), verdict)
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -645,6 +692,12 @@ class Stars(DiceSystem):
         parser.add_argument("--advantage", action="store_true", help="roll twice, keep the more Stars")
         parser.add_argument("--disadvantage", action="store_true", help="roll twice, keep the fewer Stars")
         parser.add_argument("--d3", action="store_true", help="roll a d3 instead of a test")
+        parser.add_argument(
+            "--npc",
+            action="store_true",
+            help="this side is played by the GM without a sheet: in a contest a tie goes to "
+            "the other side (STR-9)",
+        )
 
     def request_from_cli(self, options: argparse.Namespace) -> StarsRequest:
         return self.parse_request(
@@ -655,6 +708,7 @@ class Stars(DiceSystem):
                 "difficulty": options.difficulty,
                 "advantage": options.advantage,
                 "disadvantage": options.disadvantage,
+                "npc": getattr(options, "npc", False),
             }
         )
 

@@ -261,6 +261,13 @@ class TableAdapter[E: DiceSystem, R](ABC):
         for everyone...). Unchanged by default."""
         return dict(data)
 
+    def contest_rolls_final(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
+        """Whether the rolls of ``contest`` (every side) take no more follow-ups although the GM
+        has not settled it yet: what the log said of them must stand (doubles: a Complication
+        named, an extended action recorded as won or lost). A settled contest's rolls are
+        final in every system (``rolls.play.services``). False by default."""
+        return False
+
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         """This system's reading of ``contest`` (every side, in position order), or None for
         the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""

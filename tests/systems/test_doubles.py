@@ -868,3 +868,16 @@ def test_a_stored_request_reads_back_as_it_was_parsed(data: dict[str, Any]) -> N
 def test_a_difficulty_number_out_of_the_table_is_refused_with_the_names() -> None:
     with pytest.raises(RulesError, match=r"one of .*Challenging \(6\).*or none for an opposed roll"):
         request(dice=2, dn=7)
+
+
+def test_dbl9_the_complication_goes_to_the_amazing_side_not_the_winner() -> None:
+    """DBL-9: the side whose dice showed an Amazing Success when the other's did not, even
+    when a miracle beats it; none when both or neither are amazing."""
+    beaten = opposed(15, 6, miracle_b=True)
+    assert beaten.winner == "b" and beaten.amazing == "a" and beaten.complication
+    assert opposed(6, 14).amazing == "b"
+    assert opposed(14, 13).amazing is None and opposed(8, 6).amazing is None
+    # Only a PC names it: the GM's side is told nothing in the verdict.
+    states = [state_with([5, 5, 5, 2], dn=None), state_with([6, 1], dn=None)]
+    assert "Complication" not in system.opposed_verdict(states, ["Ogre", "Ann"], players=(False, True))
+    assert "Ogre may inflict a Complication on Ann" in system.opposed_verdict(states, ["Ogre", "Ann"])

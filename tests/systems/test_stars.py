@@ -544,3 +544,39 @@ def test_every_request_rolls_or_is_refused(data: dict[str, Any], seed: int, play
             assert action not in [f.action for f in follow_ups]
         else:
             assert action in [f.action for f in follow_ups]
+
+
+def test_str9_a_tie_goes_to_the_player_whichever_side_is_listed_first() -> None:
+    """STR-9: the GM's side without a sheet (``npc``) never takes a tie, wherever it stands:
+    the odds from either side's view and the winner of two equal rolls agree."""
+    player, guard = StarsRequest(1), StarsRequest(2, npc=True)
+    first = system.contest(player, guard)
+    second = system.contest(guard, player)
+    assert first["tie"] == second["tie"] == 0
+    assert (second["win"], second["lose"]) == (first["lose"], first["win"])
+    # Listed second, the player keeps the ties: the same chance as listed first without the mark.
+    assert first["win"] == system.contest(StarsRequest(1), StarsRequest(2))["win"]
+    # One Star each: the player wins in either order.
+    mine = state_of([5])
+    theirs = state_of([5, 2], npc=True)
+    assert system.contest_winner([mine, theirs]) == 0
+    assert system.contest_winner([theirs, mine]) == 1
+    # Luck's odds from either place agree too: the guard listed first, Dave rerolls his own.
+    assert system.contest_chance_after([theirs, mine], 1, "luck", 1) == system.contest_chance_after(
+        [mine, theirs], 0, "luck", 0
+    )
+
+
+def test_str9_between_two_players_the_tie_goes_to_the_first_side() -> None:
+    """STR-9 (decided): two players, or two sides of the GM's, tie to the first side listed
+    (the challenger)."""
+    for a, b in ((StarsRequest(1), StarsRequest(1)), (StarsRequest(1, npc=True), StarsRequest(1, npc=True))):
+        odds = system.contest(a, b)
+        assert odds["tie"] == 0 and odds["win"] > odds["lose"]
+
+
+def test_str9_the_npc_mark_is_stored_only_when_set() -> None:
+    """STR-9: a player's request stores what it always did; the GM's side keeps its mark."""
+    assert "npc" not in system.request_dict(StarsRequest(2))
+    marked = system.sheetless(StarsRequest(2))
+    assert system.parse_request(system.request_dict(marked)) == marked

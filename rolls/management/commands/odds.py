@@ -20,8 +20,8 @@ contest from the first side's view, before any follow-up (``DiceSystem.contest``
     "contest_exact": {"win": "95/432", "tie": "121/216", "lose": "95/432"},
     "contest_rule": "the most sixes wins; ..."
 
-A tie the rules award to a side counts as its win or loss (to the player in stars, the first
-side; to the attacker in sets, the first side unless it says ``--defender``); ``tie`` is what
+A tie the rules award to a side counts as its win or loss (to the player in stars: the side
+without ``--npc``, or the first when both or neither say it; to the attacker in sets, the first side unless it says ``--defender``); ``tie`` is what
 the rules leave tied (the doubles standoff, equal sixes before pushes). A system without a
 head-to-head contest (kinds) is refused with the reason.
 """

@@ -31,7 +31,15 @@ from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
-from rolls.tables.doubles.contest import COMPLICATION, complication_done, complication_steps, extended_board
+from rolls.tables.doubles.contest import (
+    COMPLICATION,
+    complication_done,
+    complication_freezes,
+    complication_steps,
+    extended_board,
+    resources_of,
+    tally,
+)
 from rolls.tables.doubles.contest import verdict as extended_verdict
 from rolls.tables.doubles.forms import DoublesRollForm, DoublesSheetForm, endurance_max
 from rolls.tables.waits import Waits
@@ -177,9 +185,20 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
             raise RulesError("That is not a step of this contest.")
         return complication_done(side, sides, params)
 
+    def contest_rolls_final(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
+        """DBL-9: a Complication named freezes both rolls; DBL-13: an extended action recorded
+        as won or lost freezes its tally (no drama dice turn a lost action into a won one)."""
+        if contest.kind == "extended":
+            return tally(contest, list(sides)).status != "going"
+        return complication_freezes(sides)
+
     def contest_verdict(self, contest: Contest, sides: Sequence[ContestSide], states: Sequence[State]) -> str:
         # DBL-7, DBL-9: the opposed roll's words are the engine's, from plain values.
-        return system.opposed_verdict(states, [side.name for side in sides], [side.extra for side in sides])
+        # DBL-9: only a side with a sheet (a PC) may inflict a Complication, never the GM's.
+        players = [side.character is not None and not side.npc for side in sides]
+        return system.opposed_verdict(
+            states, [side.name for side in sides], [side.extra for side in sides], players
+        )
 
     def contest_closing(self, kind: str) -> str:
         if kind in self.flow_boards:
@@ -222,7 +241,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         return request, label
 
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
-        return {"endurance": character.endurance, "latest": latest}
+        return resources_of(character, latest=latest)
 
     def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:
         """DBL-10, DBL-11: Endurance for drama dice and miracles; the part that went on drama

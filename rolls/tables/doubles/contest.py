@@ -1,4 +1,4 @@
-"""Doubles in contests (``rolls.contests.services``): the Complication an Amazing Success lets the winner
+"""Doubles in contests (``rolls.contests.services``): the Complication an Amazing Success lets a PC
 inflict (DBL-9), and the extended action's tracker on the contests panel (DBL-13)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
-from rolls.systems.base import Param, percent
+from rolls.systems.base import Param, State, percent
 from rolls.systems.doubles import DN_NAMES, ExtendedAction, settle_opposed, system
 from rolls.tables.base import ContestStep, ContestStepDone
 
@@ -24,22 +24,51 @@ COMPLICATION_LENGTH = 120
 def complication_steps(
     contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
 ) -> list[ContestStep]:
-    """DBL-9: once the rolls are revealed, the winner whose Amazing Success beat an ordinary
-    result may name one Complication for the loser, once."""
+    """DBL-9: once the rolls are revealed, the PC whose dice showed an Amazing Success when the
+    other side's did not (winner or not; never the GM's side without a sheet) may name one
+    Complication for the other side, once, and only when no follow-up can still change either
+    roll (``settled_for_good``): then the log never keeps one the outcome later overturns."""
     if contest.state != "revealed" or len(sides) != 2 or COMPLICATION in side.extra:
+        return []
+    if side.npc or side.character is None:
         return []
     if any(each.roll is None or not each.roll.revealed for each in sides):
         return []
+    states = [each.roll.current_state() for each in sides]  # type: ignore[union-attr]
     try:
-        settled = settle_opposed(sides[0].roll.current_state(), sides[1].roll.current_state())  # type: ignore[union-attr]
+        settled = settle_opposed(states[0], states[1])
     except RulesError:
         return []  # a miracle waits for the GM
-    if not settled.complication or settled.winner != "ab"[side.position]:
+    if settled.amazing != "ab"[side.position] or not settled_for_good(sides, states):
         return []
     loser = sides[1 - side.position].name
     param = Param(COMPLICATION, f"The Complication for {loser}", maximum=COMPLICATION_LENGTH, text=True)
     note = "An Amazing Success against an ordinary result (DBL-9): a temporary flaw, or one of theirs."
     return [ContestStep(COMPLICATION, "Inflict a Complication", (param,), note)]
+
+
+def settled_for_good(sides: Sequence[ContestSide], states: Sequence[State]) -> bool:
+    """DBL-9: whether no follow-up the rules offer could still change either side's roll (no
+    drama dice or miracle either could pay for, no miracle waiting for the GM)."""
+    for side, state in zip(sides, states, strict=True):
+        resources: Mapping[str, Any] = {}
+        if side.character is not None and side.roll is not None:
+            resources = resources_of(side.character, latest=side.roll.is_latest())
+        if system.follow_ups(state, resources):
+            return False
+    return True
+
+
+def complication_freezes(sides: Sequence[ContestSide]) -> bool:
+    """DBL-9: a Complication named freezes both rolls of its contest, so no later change (a
+    GM's correction that gives Endurance back) can overturn what the log says."""
+    return any(COMPLICATION in side.extra for side in sides)
+
+
+def resources_of(character: Character, *, latest: bool) -> dict[str, Any]:
+    """DBL-10, DBL-11: what a doubles character may spend on a roll (the adapter's
+    ``resources``): Endurance, and whether the roll is its latest."""
+    return {"endurance": character.endurance, "latest": latest}
 
 
 def complication_done(

@@ -131,9 +131,12 @@ def chance(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Fracti
     return _plan(contest).chance(chances)
 
 
-def _count(plan: ExtendedTrouble) -> str:
-    """ "parts that worked: 1 of the 2 needed"."""
-    return f"parts that worked: {plan.succeeded} of the {plan.target} needed"
+def _count(plan: ExtendedTrouble, sides: Sequence[ContestSide]) -> str:
+    """ "parts that worked: 1 of the 2 needed" (SIX-20): every revealed part that succeeds as
+    its roll stands, counted from the rolls themselves. The engine's plan stops recording
+    once it is won or lost, so its own count would miss a part that worked after that."""
+    worked = sum(_successes(sides).values())
+    return f"parts that worked: {worked} of the {plan.target} needed"
 
 
 def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> ContestReading:
@@ -155,11 +158,11 @@ def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Conte
         phase = f"{odds_text}{rolled} of {len(sides)} parts rolled, sealed until all are in."
     else:
         phase = (
-            f"Revealed: {outcome} ({_count(plan)}). Each kid may still push, spend Luck or use "
+            f"Revealed: {outcome} ({_count(plan, sides)}). Each kid may still push, spend Luck or use "
             "Pride on their part; the GM settles it."
         )
     named = f"The plan to {contest.intent}" if contest.intent else "The plan"
-    verdict = f"{named}: {outcomes[ended.status][len('the plan ') :]} ({_count(ended)})."
+    verdict = f"{named}: {outcomes[ended.status][len('the plan ') :]} ({_count(ended, sides)})."
     return ContestReading(results, phase, verdict)
 
 
