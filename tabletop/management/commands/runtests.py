@@ -5,9 +5,9 @@ through sudo), then runs every test once on the embedded default (SQLite + in-me
 on every core (pytest-xdist ``-n auto --dist loadfile``, unless the arguments name ``-n``).
 
 With ``--lint`` it first runs ``ruff check .``, ``ruff format --check .`` and ``mypy`` and
-stops on any error. With ``--production`` it then runs the tests marked ``production`` (every
-test that reaches the database, the cache or the channel layer, and a few browser tests; the
-markers are given at collection, tests/conftest.py) on PostgreSQL + Redis (TEST_DATABASE_URL /
+stops on any error. With ``--production`` it then runs the tests marked ``production`` (the tests
+that commit, the files of the parts that speak SQL, the cache or the channel layer themselves,
+and a few browser tests; the markers are given at collection, tests/conftest.py) on PostgreSQL + Redis (TEST_DATABASE_URL /
 TEST_REDIS_URL, default 127.0.0.1), where they must run rather than skip. CI=true means both,
 plus the tests marked ``serving`` (what a serving piece replaces) on the embedded default with
 FAST_PATH=off, since the app must work without the fast path too; that pass is left out when
