@@ -57,6 +57,10 @@ bench/ on the 2-core development machine (bench/README.md, and each module's doc
     tables x 6 at 50 rolls a second, p99 131 ms and max 595 ms as Python ships, 28-29 ms
     frozen and with full collections a tenth as often; a roll left 253 objects in cycles,
     now none through the test client and 1 in the server (``bench/load.py`` counts them).
+    Still private, and the next to go: to cut the request's and its forms' cycles,
+    ``cycles.break_request_cycles`` writes attributes Django keeps for itself (a form's bound
+    field cache, the request's message storage and upload handlers, the lazy user's set-up
+    function); ``tests/test_gc.py`` fails, counting cycles again, on a Django that renames them.
     Off: ``freeze_startup_heap()`` and the lifespan do nothing and no cycle is cut.
 
 ``redis_cache``: ``redis_cache.RedisCache``, instead of Django's Redis cache backend (the

@@ -1,6 +1,6 @@
 """The embedded default's channel layer: an in-memory layer of our own, on Channels' layer interface.
 
-Channels' ``InMemoryChannelLayer`` calls ``_clean_expired()`` at the start of every
+Channels' ``InMemoryChannelLayer`` sweeps out expired messages at the start of every
 ``group_send()`` and every ``receive()``: a walk over every channel's queue and over every
 member of every group. Each open socket waits in ``receive()``, so a roll at one table of six
 costs seven such walks (one send, six receives), each over every socket in the process: with

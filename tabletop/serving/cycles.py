@@ -17,13 +17,16 @@ needs it any more, and reference counting frees the rest at once:
   field a template still holds keeps its form, and the form fills its cache again if asked.
   (A weak reference from the field to its form would not do: templates are handed a single
   bound field of a form nobody else keeps.)
-- a template context: every ``ContextDict`` (what ``context.push()`` and ``update()`` add)
-  keeps its context. After the template has rendered, the context is popped down to its
+- a template context: every dict that ``context.push()`` and ``update()`` add keeps its
+  context. After the template has rendered, the context is popped down to its
   builtins (``Context.pop()`` until ``ContextPopException``, as documented for templates
   driven from Python): ``DjangoTemplates`` below.
 
-Part of the ``gc`` piece of ``FAST_PATH``: with it off, none of this runs. No private name:
-the signal and the context's stack are Django's documented API.
+Part of the ``gc`` piece of ``FAST_PATH``: with it off, none of this runs. The signal and the
+context's stack are Django's documented API; the request's and the form's cuts are not: they
+write attributes Django keeps for itself (listed in ``tabletop/serving/__init__.py``, "gc"),
+the last private names of the app besides the consumer's, kept for the cycles they save until
+a public way is found.
 """
 
 from __future__ import annotations
