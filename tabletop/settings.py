@@ -407,7 +407,9 @@ SECURE_CSP = {
 
 # -- static files -------------------------------------------------------------------------------
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `serve` collects the static files. Its own place for each process that collects while
+# another serves from this tree (the tests of `serve` beside the suite's other worker).
+STATIC_ROOT = Path(env("STATIC_ROOT")) if env("STATIC_ROOT") else BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

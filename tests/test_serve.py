@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -30,7 +31,17 @@ def _left_behind(table: Table) -> None:
     Presence.objects.create(campaign=table.campaign, user=table.gm, channel_name="gone.2")
 
 
+@pytest.fixture
+def own_static_root(settings: Any, tmp_path: Path) -> Path:
+    """``prepare`` collects the static files: into a folder of this test's, so the suite's
+    other worker, serving pages from the checkout's folder meanwhile, never sees a file of it
+    rewritten under its feet."""
+    settings.STATIC_ROOT = tmp_path / "static"
+    return settings.STATIC_ROOT
+
+
 @pytest.mark.django_db
+@pytest.mark.usefixtures("own_static_root")
 def test_the_embedded_default_starts_with_nobody_at_the_table(table: Table) -> None:
     _left_behind(table)
 
@@ -40,6 +51,7 @@ def test_the_embedded_default_starts_with_nobody_at_the_table(table: Table) -> N
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("own_static_root")
 def test_with_several_servers_the_others_presence_stays(table: Table) -> None:
     _left_behind(table)
 
@@ -176,6 +188,7 @@ def test_serve_on_loopback_prints_addresses_that_answer(tmp_path: Path) -> None:
         "SECRET_KEY": settings.SECRET_KEY,
         "TABLETOP_DATA_DIR": str(tmp_path),
         "SQLITE_PATH": str(tmp_path / "serve.sqlite3"),
+        "STATIC_ROOT": str(tmp_path / "static"),  # as own_static_root, for the server it starts
         "TABLETOP_NO_BOOTSTRAP": "1",
         "PYTHONUNBUFFERED": "1",
     }
