@@ -10,10 +10,16 @@ class OneLineRefusals(logging.Filter):
     """On ``django.request``: a refused request (403 and the other 4xx) in one line, with the
     refusal's reason, not its traceback. Django logs a PermissionDenied with the exception
     attached, so each player who taps a GM control wrote a dozen lines of stack; a refusal
-    is the app working as it should. 5xx keep their traceback."""
+    is the app working as it should. 5xx keep their traceback.
+
+    A signed-out visitor's PermissionDenied is answered with a redirect to sign in
+    (``tabletop.errors.forbidden``), which Django still logs as "Forbidden (Permission
+    denied)": a redirect refuses nothing, so it is not logged at all."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         status = getattr(record, "status_code", None)
+        if isinstance(status, int) and status < 400:
+            return False
         if record.exc_info and isinstance(status, int) and status < 500:
             reason = str(record.exc_info[1])
             if reason and isinstance(record.args, tuple):

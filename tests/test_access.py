@@ -392,6 +392,16 @@ def test_a_signed_out_member_opening_a_shared_link_signs_in_and_comes_back_to_it
     assert client.get(path).status_code == 200
 
 
+def test_a_signed_out_visitor_sent_to_sign_in_is_not_logged_as_forbidden(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("INFO", logger="django.request"):
+        asked = world.clients["anonymous"].get(reverse("rolls:history", args=[world.table.campaign.pk]))
+
+    assert asked.status_code == 302
+    assert not [r for r in caplog.records if r.name == "django.request"]
+
+
 def test_signed_out_a_campaign_that_does_not_exist_asks_the_same(world: World) -> None:
     client = world.clients["anonymous"]
     real = client.get(reverse("rolls:history", args=[world.table.campaign.pk]))
