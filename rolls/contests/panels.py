@@ -249,11 +249,14 @@ def _options(
     system = registry.engine(contest.system)
     if mine.character is None or len(states) != len(sides):
         return []
-    resources = registry.table(contest.system).resources(mine.character, latest=True)
+    adapter = registry.table(contest.system)
+    resources = adapter.resources(mine.character, latest=True)
+    # On one's own roll, where one stands in the contest too (sixes: Luck for a losing kid).
+    own_resources = {**resources, **adapter.contest_resources(contest, mine, sides)}
     found = []
     for target, side in enumerate(sides):
         own = side.pk == mine.pk
-        for follow_up in system.follow_ups(states[target], resources):
+        for follow_up in system.follow_ups(states[target], own_resources if own else resources):
             if own == (follow_up.action in system.target_actions):
                 continue  # one's own follow-ups on one's own roll, answers on the others'
             for label, chance in system.contest_option_chances(states, mine.position, follow_up, target):

@@ -346,7 +346,9 @@ def _buttons(
     # What each follow-up is paid from, for counting the dice of a roll made by hand.
     paid_from: dict[str, Any] = {}
     if acts and roll.character is not None:
-        resources = adapter.resources(roll.character, latest=roll.is_latest() if latest is None else latest)
+        resources = adapter.roll_resources(
+            roll, roll.character, latest=roll.is_latest() if latest is None else latest
+        )
         mine = [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
         offered += mine
         paid_from.update((f.action, resources) for f in mine)

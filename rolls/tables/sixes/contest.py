@@ -108,6 +108,24 @@ def versus_reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestRea
     return ContestReading(results, phase, verdict)
 
 
+def standing(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> dict[str, Any]:
+    """SIX-6, SIX-18: what the engine reads of a kid's place in a kid-versus-kid contest being
+    played, once every roll is revealed: ``rivals``, the other kids' successes on their dice
+    (what Pride is measured against), and ``behind``, whether another kid has more successes
+    now, bought ones included (a losing kid has failed, so Luck is theirs). Nothing outside it."""
+    if contest.kind != Contest.Kind.CONTEST or contest.state != Contest.State.REVEALED:
+        return {}
+    dice = _on_dice(sides)
+    if side.position not in dice or len(dice) != len(sides):
+        return {}
+    totals = _totals(sides)
+    others = [p for p in dice if p != side.position]
+    return {
+        "rivals": [dice[p] for p in others],
+        "behind": any(totals[p] > totals[side.position] for p in others),
+    }
+
+
 def versus_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> list[ContestStep]:
     """SIX-19: a kid tied for the lead on their dice, not ahead alone now, with a Condition
     still unchecked, may buy a success with it. Only once every roll is revealed."""
