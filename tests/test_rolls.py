@@ -954,3 +954,16 @@ def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice
         f'<div id="resources-{table.character.pk}" class="resources-line" hx-swap-oob="true">', 1
     )[1]
     assert "Luck 2" in swap.split("</div>", 1)[0]
+
+
+def test_six_8_a_kid_with_no_luck_left_is_shown_no_luck_odds(table: Table) -> None:
+    """SIX-7, SIX-8: the odds shown are what the kid can still do: with no Luck point left, the
+    roll form says so instead of a chance with Luck."""
+    table.character.luck = 0
+    table.character.save(update_fields=["luck"])
+
+    response = odds(logged_in(table.player), table, trait="skill-0", need=1)
+
+    assert (
+        visible_text(text(response)) == "Body + Sneak: 4 dice 52% to get 1 six With a push 77% · no Luck left"
+    )

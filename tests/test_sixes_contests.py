@@ -452,7 +452,9 @@ def test_six_6_six_18_a_kid_level_or_ahead_in_kid_versus_kid_is_refused_luck(kid
     with pytest.raises(RulesError, match="not losing the contest"):
         services.follow_up_apply(roll=kim, actor=kids.second, action="luck", params={}, rng=ScriptedDice(6))
     assert Character.objects.get(pk=kids.kim.pk).luck == luck
-    services.follow_up_apply(roll=olle, actor=kids.table.player, action="pride", params={}, rng=ScriptedDice())
+    services.follow_up_apply(
+        roll=olle, actor=kids.table.player, action="pride", params={}, rng=ScriptedDice()
+    )
     with pytest.raises(RulesError, match="not losing the contest"):
         services.follow_up_apply(
             roll=olle, actor=kids.table.player, action="luck", params={}, rng=ScriptedDice(6, 6)

@@ -48,6 +48,9 @@ class Odds:
     win: Fraction
     tie: Fraction
     lose: Fraction
+    # What ``win`` is the chance of: winning head to head, or what a flow asks of each side
+    # ("get 2 sixes", ``TableAdapter.contest_chance``).
+    what: str = "win"
 
     @property
     def win_text(self) -> str:
@@ -173,6 +176,9 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     # The odds of winning are a head-to-head contest's; another flow's phone reads its own.
     if contest.state == Contest.State.OPEN and mine is not None and contest.kind == Contest.Kind.CONTEST:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
+    elif contest.state == Contest.State.OPEN and mine is not None:
+        # Another flow's own chance for a side, where its table names one (sixes: group Trouble).
+        odds, odds_side = _flow_odds(contest, mine.side), mine.side.name
     options: list[tuple[str, str]] = []
     theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
     head_to_head = contest.kind == Contest.Kind.CONTEST
@@ -238,6 +244,19 @@ def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | N
     except RulesError:
         return None
     return Odds(odds["win"], odds["tie"], odds["lose"])
+
+
+def _flow_odds(contest: Contest, side: ContestSide) -> Odds | None:
+    """The exact chance of what a flow other than head to head asks of ``side``, before it
+    rolls (``TableAdapter.contest_chance``), or None where its table names none."""
+    try:
+        found = registry.table(contest.system).contest_chance(contest, _request(contest, side))
+    except RulesError:
+        return None
+    if found is None:
+        return None
+    what, chance = found
+    return Odds(chance, Fraction(0), 1 - chance, what)
 
 
 def _options(

@@ -24,6 +24,7 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -354,6 +355,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
         place at the table (sixes: where a kid stands in a contest, ``contest_resources``).
         Every path that offers or applies a roll's own follow-ups asks this one."""
         return self.resources(character, latest=latest)
+
+    def contest_chance(self, contest: Contest, request: R) -> tuple[str, Fraction] | None:
+        """For a flow other than head to head, what a side's phone shows before it rolls: what
+        the side tries for ("get 2 sixes") and the exact chance of it with ``request``. None by
+        default: no line."""
+        return None
 
     def contest_resources(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from rolls.models import Contest, ContestSide, Roll, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
 from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
+from rolls.systems.sixes import system as engine
 from rolls.tables.base import (
     Clock,
     ContestReading,
@@ -202,6 +204,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             return resources
         sides = list(side.contest.sides.select_related("roll").order_by("position"))
         return {**resources, **kids.standing(side.contest, side, sides)}
+
+    def contest_chance(self, contest: Contest, request: SixesRequest) -> tuple[str, Fraction] | None:
+        """SIX-17: in group Trouble a kid's phone shows the exact chance of the successes the
+        whole group needs, before any push, Luck or gift."""
+        if contest.kind != Contest.Kind.GROUP:
+            return None
+        count = "six" if request.need == 1 else "sixes"
+        return f"get {request.need} {count}", engine.chance(request)
 
     def contest_resources(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
