@@ -109,6 +109,8 @@ MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
 PUSH_PROMPT = "What does the kid do to push themself?"
 PUSH_LABEL = "What the kid does to push"
 PUSH_TEXT_MAX = 160
+# SIX-23's other half: after a push that succeeds, the card prompts the GM to narrate it.
+PUSH_WORKED = "The push worked: GM, describe what it did, alongside the player's words."
 SIX = Fraction(1, 6)
 # SIX-15: help is the GM's call; the GM strikes it from a helped roll (the roll's page, the
 # GM's cards), and the roll stands without the helper's die.
@@ -189,6 +191,9 @@ class Sixes(DiceSystem):
         pushed = bool(steps_of(state, "push"))
         details: list[str] = []
         if total >= need:
+            if pushed:
+                # SIX-23: the player said what the push was; the GM says what it did.
+                details.append(PUSH_WORKED)
             extra = total - need
             if extra:
                 details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")

@@ -1432,3 +1432,16 @@ def test_six_15_the_gm_strikes_the_help_and_the_helpers_die_leaves_the_pool():
     # A push after the strike rerolls only the roller's own dice.
     pushed = apply(applied.state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(6, 6))
     assert pushed.state["steps"][-1]["dice"] == [6, 6]
+
+
+def test_six_23_a_pushed_roll_that_succeeds_prompts_the_gm_to_describe_the_push():
+    """SIX-23: after a push that works the card asks the GM to narrate it; not before, not
+    after a push that fails, and not on a success without a push."""
+    prompt = sixes_module.PUSH_WORKED
+    state = state_of([1, 1, 2])
+    assert prompt not in system.evaluate(state).details
+    worked = apply(state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(6, 1, 1)).state
+    assert prompt in system.evaluate(worked).details
+    failed = apply(state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(1, 1, 1)).state
+    assert prompt not in system.evaluate(failed).details
+    assert prompt not in system.evaluate(state_of([6, 1, 2])).details
