@@ -38,6 +38,23 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes only the kids tied for
   the lead may buy successes with Conditions, one each; if still tied, the scene is
   interrupted.
+- **Luck when losing kid versus kid (SIX-6 with SIX-18).** A kid who is losing has failed
+  what they tried, whatever their sixes would make of an ordinary need: Luck is theirs, and
+  it rerolls the dice that are not sixes. A kid level or ahead has not failed and is refused.
+  The table tells the engine where the kid stands: ``resources["rivals"]`` (the other kids'
+  successes on their dice) and ``resources["behind"]`` (someone has more, bought successes
+  included). With ``rivals`` given, the buttons carry no chance of meeting the need (the
+  contests panel shows the chance to win), and Pride that would only level the kid with the
+  leader is labelled so (``PRIDE_TIES``).
+- **Help is the GM's call (SIX-15).** A player names the helper and rolls; the GM may strike
+  the help afterwards, once (``strike``, a GM-only follow-up that spends nothing). The
+  helper's die is the pool's last (``parse_request`` counts it last); striking drops it from
+  the dice as they lie now, after any push or Luck, and the helper is no longer bound to the
+  outcome (SIX-16). A pool given as a bare number of dice names no die as the helper's, so it
+  cannot be struck.
+- **The GM describes a push that worked (SIX-23).** While a roll with a push stands as a
+  success, its outcome carries ``PUSH_WORKED``: the card prompts the GM to narrate it, next
+  to the player's own line.
 - **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
   number of parts that succeeded reaches what the GM asked for (all of them by default).
   ``ExtendedTrouble`` tracks the parts: the plan is lost as soon as the parts left cannot
@@ -47,7 +64,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Contest odds (SIX-18).** ``system.contest`` compares the sixes two kids roll, before any
   push, Luck or Pride: more sixes wins, equal sixes are a tie (what pushes and bought
   successes are for). With more than two kids, ``kid_versus_kid_odds`` gives each kid's
-  chance of leading alone and the chance of a shared lead.
+  chance of leading alone (and anyone's chance of a shared lead), ``shared_lead_odds`` each
+  kid's own chance of sharing the lead: what that kid's phone shows as a tie.
 - **Group Trouble (SIX-17)**: every kid rolls for themself against the same number of
   successes. A kid may give a friend one success for each extra success they rolled
   (beyond those needed): giving never makes the giver fail, a kid cannot give to themself,

@@ -4,7 +4,9 @@ and the step a tied kid takes besides rolling: buying a success by checking a Co
 Our reading of the rules (also on the rules page):
 
 - Every kid rolls sealed; after the reveal each may push, spend Luck and use Pride on their
-  own roll, as on any roll. The most successes (sixes plus Pride) leads.
+  own roll, as on any roll. The most successes (sixes plus Pride) leads. A kid who is behind
+  (bought successes counted) has failed, so Luck is theirs even when one six met the need
+  (``standing``); a kid level or ahead has not.
 - A kid tied for the lead on their dice may buy one success for each Condition they check,
   Broken included, while they are not ahead alone: so a kid who falls behind a bought
   success may answer it with a Condition of their own. A kid behind on the dice buys
