@@ -106,6 +106,11 @@ class Card:
         return registry.table(self.roll.system).helper_shares(self.state)
 
     @property
+    def helper_struck(self) -> bool:
+        """Whether the GM struck the roll's help (sixes SIX-15): it stands without the helper."""
+        return not self.hidden and any(step.get("action") == "strike" for step in self.state.get("steps", ()))
+
+    @property
     def need(self) -> Any:
         return self.state["request"].get("need") if not self.hidden else None
 
