@@ -15,9 +15,9 @@ from django.views.decorators.http import require_POST
 from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.history import browse, marks
+from rolls.log import randomness
 from rolls.log.reads import newest_states
 from rolls.models import Contest, LogEntry, Roll, RollNote
-from rolls.log import randomness
 from rolls.play.bound_helper import check_for_both, may_strike, shared_choices, strike_help
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.cards import Card, build_card
