@@ -85,3 +85,43 @@ def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(bo.locator("#feed")).to_contain_text("Ada wins, 2 to 1 successes, and says what happens.")
     shot(bo, "sixes-versus-phone-settled", full_page=False)
+
+
+@pytest.mark.browser
+def test_six_6_six_18_a_kid_losing_one_to_two_spends_luck_from_the_phone(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SIX-6 with SIX-18: Ada's one six would meet a need of one, but she is losing 1-2 to Bo:
+    her phone lists Luck with its chance to win (both rerolled dice sixes: 3%) and takes it;
+    Bo, ahead, is offered no Luck, and his Pride line wins outright."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
+    bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=3).page
+    tools = contest_tools(gm)
+    for name in ("Ada", "Bo"):
+        tools.get_by_role("checkbox", name=name, exact=True).check()
+        tools.get_by_label(f"{name}'s roll").select_option("Body")
+    tools.get_by_label("What is at stake?").fill("The last bike")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(ada)).to_contain_text("Ada's chance to win")
+    dice(6, 1, 1)
+    contest(ada).get_by_role("button", name="Roll Body").click()
+    expect(contest(ada)).to_contain_text("rolled, sealed")
+    dice(6, 6, 1)
+    contest(bo).get_by_role("button", name="Roll Body").click()
+    expect(contest(ada)).to_contain_text("Bo leads with 2 successes")
+    expect(contest(ada)).to_contain_text("Spend a Luck point: 3% to win")
+    expect(contest(bo)).not_to_contain_text("Spend a Luck point")
+    assert_fits_phone(ada)
+    shot(ada, "sixes-versus-phone-losing-luck", full_page=False)
+
+    ada.reload()
+    luck = ada.locator("#result .card .follow-up-luck button")
+    expect(luck).to_be_visible()
+    expect(ada.locator("#result .card .odds-tag")).to_have_count(0)  # no chance of the need
+    dice(6, 6)
+    luck.click()
+    for page in (ada, bo, gm):
+        expect(contest(page)).to_contain_text("Ada leads with 3 successes")
+    shot(ada, "sixes-versus-phone-after-luck")
