@@ -25,6 +25,11 @@ urlpatterns = [
         history.roll_helper_condition,
         name="roll-helper-condition",
     ),
+    path(
+        "c/<int:pk>/rolls/<int:roll_id>/helper-strike/",
+        history.roll_helper_strike,
+        name="roll-helper-strike",
+    ),
     path("c/<int:pk>/rolls/<int:roll_id>/reveal/", history.roll_reveal, name="roll-reveal"),
     path("c/<int:pk>/rolls/<int:roll_id>/note/", history.roll_note, name="roll-note"),
     path("c/<int:pk>/stats/", stats.campaign_stats, name="stats"),

@@ -143,6 +143,8 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:roll-void": ("POST", "roll", {}, GM_CONTROL),
     # SIX-16: the table's roll had no helper: the GM is told so, nothing is written.
     "rolls:roll-helper-condition": ("POST", "roll", {"condition": "Upset"}, {**GM_CONTROL, "gm": 422}),
+    # SIX-15: nobody helped the table's roll: nothing to strike, the GM is told so.
+    "rolls:roll-helper-strike": ("POST", "roll", {}, {**GM_CONTROL, "gm": 422}),
     # The roll is open already: the GM is told so, nothing is written.
     "rolls:roll-reveal": ("POST", "roll", {}, {**GM_CONTROL, "gm": 422}),
     "rolls:character-new": ("GET", "campaign", {}, MEMBERS),

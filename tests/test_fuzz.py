@@ -580,6 +580,9 @@ def targets(world: World, name: str) -> list[Target]:
         # SIX-16: the GM's one step for a failed roll's roller and helper (refused on this roll,
         # which nobody helped: every hostile value must be refused as cleanly).
         return [target("gm", "post", None, extra=["condition"], baseline={"condition": "Upset"})]
+    if name == "rolls:roll-helper-strike":
+        # SIX-15: the GM strikes a helper (refused on this roll, which nobody helped).
+        return [target("gm", "post", None, baseline={})]
     if name == "rolls:roll-note":
         return [target("gm", "post", None, baseline={"note": "The lock was trapped."})]
     if name == "rolls:follow-up":

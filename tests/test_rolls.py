@@ -325,6 +325,31 @@ def test_six_11_a_push_checks_a_condition_and_rerolls_every_die_but_the_sixes(
     assert table.character.sheet["conditions"]["Scared"] is True
 
 
+def test_six_23_a_push_that_succeeds_prompts_the_gm_to_describe_it(table: Table, dice: Script) -> None:
+    """SIX-23: the player says what the push was; once it works, the card (the table's feed
+    and the roll's page, the GM's too) prompts the GM to say what it did. A push that fails
+    prompts nothing of the kind."""
+    client = logged_in(table.player)
+    dice(1, 1, 2)
+    roll(client, table)
+    made = latest_roll()
+    dice(6, 1, 1)
+    pushed = visible_text(text(follow(client, table, made.pk, "push", condition="Scared", description=SAID)))
+    assert "Success: 1 of 1 needed" in pushed
+    assert "The push worked: GM, describe what it did" in pushed and SAID in pushed
+    gm_page = visible_text(
+        text(logged_in(table.gm).get(reverse("rolls:roll", args=[table.campaign.pk, made.pk])))
+    )
+    assert "The push worked: GM, describe what it did" in gm_page
+    dice(1, 1, 2)
+    roll(client, table)
+    dice(1, 1, 1)
+    failed = visible_text(
+        text(follow(client, table, latest_roll().pk, "push", condition="Upset", description=SAID))
+    )
+    assert "Failure: 0 of 1 needed" in failed and "The push worked" not in failed
+
+
 def test_six_10_a_success_may_be_pushed_for_more_effects(table: Table, dice: Script) -> None:
     client = logged_in(table.player)
     dice(6, 1, 2)
@@ -954,3 +979,16 @@ def test_the_roll_screens_header_shows_what_a_follow_up_spent(table: Table, dice
         f'<div id="resources-{table.character.pk}" class="resources-line" hx-swap-oob="true">', 1
     )[1]
     assert "Luck 2" in swap.split("</div>", 1)[0]
+
+
+def test_six_8_a_kid_with_no_luck_left_is_shown_no_luck_odds(table: Table) -> None:
+    """SIX-7, SIX-8: the odds shown are what the kid can still do: with no Luck point left, the
+    roll form says so instead of a chance with Luck."""
+    table.character.luck = 0
+    table.character.save(update_fields=["luck"])
+
+    response = odds(logged_in(table.player), table, trait="skill-0", need=1)
+
+    assert (
+        visible_text(text(response)) == "Body + Sneak: 4 dice 52% to get 1 six With a push 77% · no Luck left"
+    )

@@ -173,3 +173,51 @@ async def test_six_16_the_helpers_socket_says_it_only_of_a_roll_the_table_sees()
     assert "The roll failed: Kim, who helped, shares the failure" in seen
     for communicator in sockets.values():
         await communicator.disconnect()
+
+
+def test_six_15_the_gm_strikes_the_help_from_the_rolls_page(kids: Kids) -> None:
+    """SIX-15: help is the GM's call. Olle rolls with Kim's help (four dice, the last one
+    Kim's); the GM's page of the roll offers to strike it, the player's does not; struck, the
+    roll stands on Olle's three dice, fails, and Kim is bound to nothing (SIX-16)."""
+    roll = helped_roll(kids, 1, 2, 3, 6)
+    url = reverse("rolls:roll-helper-strike", args=[kids.table.campaign.pk, roll.pk])
+    roll_page = ("rolls:roll", kids.table.campaign.pk, roll.pk)
+    assert "Strike Kim's help" in page(logged_in(kids.table.gm), *roll_page)
+    assert "Strike Kim's help" not in page(logged_in(kids.table.player), *roll_page)
+    # A player cannot strike, through the page's URL or as a follow-up of their own.
+    assert logged_in(kids.table.player).post(url).status_code == 403
+    with pytest.raises(RulesError, match="Only the GM"):
+        services.follow_up_apply(
+            roll=roll, actor=kids.table.player, action="strike", params={}, rng=ScriptedDice()
+        )
+    assert logged_in(kids.table.gm).post(url).status_code == 302
+    entry = LogEntry.objects.filter(roll=roll).order_by("-seq")[0]
+    assert (entry.action, entry.actor) == ("strike", kids.table.gm)
+    assert entry.state["steps"][-1]["dice"] == [1, 2, 3]
+    table = page(logged_in(kids.second), "rolls:campaign", kids.table.campaign.pk)
+    assert "The GM struck Kim's help: the roll stands without it." in table
+    assert "shares the failure" not in table and "Failure: 0 of 1 needed" in table
+    gm_page = page(logged_in(kids.table.gm), *roll_page)
+    assert "Strike Kim's help" not in gm_page and "check the same Condition" not in gm_page
+    # Once: a second strike is refused with the reason, nothing written.
+    before = LogEntry.objects.count()
+    again = logged_in(kids.table.gm).post(url)
+    assert again.status_code == 422 and "struck this roll's help already" in html.unescape(
+        again.content.decode()
+    )
+    assert LogEntry.objects.count() == before
+
+
+def test_six_15_a_roll_nobody_helped_has_no_help_to_strike(kids: Kids) -> None:
+    roll = services.roll_create(
+        character=kids.olle,
+        roller=kids.table.player,
+        data=BODY,
+        helper=None,
+        intent="",
+        rng=ScriptedDice(1, 2, 3),
+    )
+    url = reverse("rolls:roll-helper-strike", args=[kids.table.campaign.pk, roll.pk])
+    refused = logged_in(kids.table.gm).post(url)
+    assert refused.status_code == 422 and "Nobody helped this roll" in html.unescape(refused.content.decode())
+    assert "Strike" not in page(logged_in(kids.table.gm), "rolls:roll", kids.table.campaign.pk, roll.pk)

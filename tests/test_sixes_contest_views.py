@@ -279,3 +279,65 @@ def test_six_18_the_panel_reads_every_kids_roll_in_one_query(kids: Kids, dice: S
     assert [side.result for side in view.sides] == ["1 success"] * 3
     log_reads = [query["sql"] for query in queries if '"rolls_logentry"' in query["sql"]]
     assert len(log_reads) == 1, log_reads
+
+
+def test_six_17_group_trouble_shows_each_kid_the_exact_chance_before_rolling(kids: Kids) -> None:
+    """SIX-17: before rolling, a kid's phone in group Trouble shows the exact chance of the
+    successes the group needs (Body alone: three dice, two sixes)."""
+    data: dict[str, Any] = {
+        "kind": "group",
+        "setup-need": "2",
+        "sides": [str(kids.olle.pk), str(kids.kim.pk)],
+        "intent": "Through the blizzard",
+    }
+    for character in (kids.olle, kids.kim):
+        data[f"s{character.pk}-trait"] = "Body"
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+    two_of_three = Fraction(3 * 5 + 1, 6**3)  # exactly two sixes, or three
+    phone = panel_of(page(logged_in(kids.table.player), "rolls:campaign", kids.table.campaign.pk))
+    assert f"Olle's chance to get 2 sixes: <b>{percent(two_of_three)}</b>" in phone
+    assert f"(exact: {two_of_three})" in phone and "chance to win" not in phone
+
+
+@pytest.mark.parametrize(("olle", "kim"), [(("Body", ""), ("Body", "0")), (("Body", "0"), ("Body", ""))])
+def test_six_18_the_phones_show_the_odds_the_command_line_prints_for_either_side(
+    kids: Kids, olle: tuple[str, str], kim: tuple[str, str]
+) -> None:
+    """SIX-18: each phone's chance to win is ``manage.py odds sixes --dice A --against --dice
+    B`` with its own pool first, whichever order the sides are in."""
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    data: dict[str, Any] = {"sides": [str(kids.olle.pk), str(kids.kim.pk)], "intent": "The last bike"}
+    for character, (trait, skill) in ((kids.olle, olle), (kids.kim, kim)):
+        data[f"s{character.pk}-trait"] = trait if not skill else f"skill-{skill}"
+    url = reverse("rolls:contest-create", args=[kids.table.campaign.pk])
+    assert logged_in(kids.table.gm).post(url, data, **HX).status_code == 200
+    pools = {}
+    for name, character in (("Olle", kids.olle), ("Kim", kids.kim)):
+        side = Contest.objects.get().sides.get(character=character)
+        from rolls import registry
+
+        request, _ = registry.table("sixes").pool(character, side.data)
+        pools[name] = registry.engine("sixes").parse_request(request).dice
+    assert pools["Olle"] != pools["Kim"]
+    for name, user, other in (("Olle", kids.table.player, "Kim"), ("Kim", kids.second, "Olle")):
+        out = StringIO()
+        call_command(
+            "odds",
+            "sixes",
+            "--dice",
+            str(pools[name]),
+            "--against",
+            "--dice",
+            str(pools[other]),
+            "--json",
+            stdout=out,
+        )
+        exact = json.loads(out.getvalue())["contest_exact"]
+        phone = panel_of(page(logged_in(user), "rolls:campaign", kids.table.campaign.pk))
+        assert f"{name}'s chance to win: <b>{percent(Fraction(exact['win']))}</b>" in phone
+        assert f"a tie: {percent(Fraction(exact['tie']))}" in phone and f"(exact: {exact['win']})" in phone

@@ -249,20 +249,21 @@ def test_six_18_nobody_helps_in_kid_versus_kid(kids: Kids) -> None:
 
 
 def test_six_18_the_odds_for_three_kids_are_exact() -> None:
-    """Three dice each, against each other: computed here by brute force over every face."""
+    """Three dice each, against each other: computed here by brute force over every face. The
+    first kid's tie is their own chance of sharing the lead, not that any two kids tie."""
     import itertools
 
-    wins = ties = total = 0
+    wins = shared = total = 0
     for a, b, c in itertools.product(itertools.product(range(1, 7), repeat=3), repeat=3):
         counts = [a.count(6), b.count(6), c.count(6)]
         total += 1
         best = max(counts)
-        if counts.count(best) > 1:
-            ties += 1
+        if counts[0] == best and counts.count(best) > 1:
+            shared += 1
         elif counts[0] == best:
             wins += 1
     odds = sixes.contest_among([sixes.parse_request({"dice": 3})] * 3)
-    assert odds[0]["win"] == Fraction(wins, total) and odds[0]["tie"] == Fraction(ties, total)
+    assert odds[0]["win"] == Fraction(wins, total) and odds[0]["tie"] == Fraction(shared, total)
     assert sum(odds[0].values()) == 1
     assert (
         odds[0]["win"]
@@ -419,3 +420,61 @@ def test_six_18_after_the_reveal_each_kid_sees_the_chance_to_win_with_a_push_luc
 
     (view,) = contest_views(kids.table.campaign.pk, membership)
     assert ("Push the roll", "3%") in view.options
+
+
+def test_six_6_six_18_a_kid_losing_one_to_two_spends_luck_on_the_dice_that_are_not_sixes(kids: Kids) -> None:
+    """SIX-6 with SIX-18 (our reading): Olle's one six meets the need of one, but he is losing
+    1-2 to Kim, so he has failed what he tried: Luck is his, on the phone's panel with its
+    chance to win and through the service, and it rerolls his two dice that are not sixes."""
+    contest = versus(kids, kids.olle, kids.kim)
+    olle = roll(kids, contest, 0, 6, 1, 1)
+    roll(kids, contest, 1, 6, 6, 2)
+    membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
+    from rolls.contests.panels import contest_views
+
+    (view,) = contest_views(kids.table.campaign.pk, membership)
+    assert ("Spend a Luck point", "3%") in view.options  # both new dice sixes: 1/36
+    luck = Character.objects.get(pk=kids.olle.pk).luck
+    entry = services.follow_up_apply(
+        roll=olle, actor=kids.table.player, action="luck", params={}, rng=ScriptedDice(6, 6)
+    )
+    assert entry.state["steps"][-1]["dice"] == [6, 6, 6]
+    assert Character.objects.get(pk=kids.olle.pk).luck == luck - 1
+    assert [s.winner for s in contests.standings(contest)] == [True, False]
+
+
+def test_six_6_six_18_a_kid_level_or_ahead_in_kid_versus_kid_is_refused_luck(kids: Kids) -> None:
+    """SIX-6: Kim, ahead 2-1, has not failed: refused, nothing spent; nor is Olle once level."""
+    contest = versus(kids, kids.olle, kids.kim)
+    olle = roll(kids, contest, 0, 6, 1, 1)
+    kim = roll(kids, contest, 1, 6, 6, 2)
+    luck = Character.objects.get(pk=kids.kim.pk).luck
+    with pytest.raises(RulesError, match="not losing the contest"):
+        services.follow_up_apply(roll=kim, actor=kids.second, action="luck", params={}, rng=ScriptedDice(6))
+    assert Character.objects.get(pk=kids.kim.pk).luck == luck
+    services.follow_up_apply(
+        roll=olle, actor=kids.table.player, action="pride", params={}, rng=ScriptedDice()
+    )
+    with pytest.raises(RulesError, match="not losing the contest"):
+        services.follow_up_apply(
+            roll=olle, actor=kids.table.player, action="luck", params={}, rng=ScriptedDice(6, 6)
+        )
+
+
+def test_six_18_pride_that_only_ties_is_no_win_on_the_phone_or_the_card(kids: Kids) -> None:
+    """SIX-18: Olle, no six against Kim's one: Pride brings him level. The phone's line says
+    it only ties, 0% to win; his card shows no "0% -> 100%" of the need it would meet."""
+    contest = versus(kids, kids.olle, kids.kim)
+    olle = roll(kids, contest, 0, 1, 1, 2)
+    roll(kids, contest, 1, 6, 1, 1)
+    membership = Membership.objects.get(campaign=kids.table.campaign, user=kids.table.player)
+    from rolls.contests.panels import contest_views
+    from rolls.sight.cards import build_card
+
+    (view,) = contest_views(kids.table.campaign.pk, membership)
+    assert ("Use Pride (it only ties the lead)", "0%") in view.options
+    olle.refresh_from_db()
+    card = build_card(olle, olle.current_state(), 0, place="result", membership=membership)
+    pride = next(button for button in card.follow_ups if button.action == "pride")
+    assert pride.follow_up.label == "Use Pride (it only ties the lead)" and pride.odds == ""
+    assert all(button.odds == "" for button in card.follow_ups)

@@ -144,6 +144,7 @@ def test_a_rename_and_a_player_leaving_keep_the_figures_of_the_rows() -> None:
     played = play("sixes", 13)
     campaign, gm = played.campaign, played.gm.user
     first, second = played.characters[:2]
+    first.refresh_from_db()  # the sheet as the evening left it (a push may have checked Broken)
     campaigns.character_update(
         character=first, actor=played.players[0].user, name="Ana Renamed", sheet=first.sheet
     )

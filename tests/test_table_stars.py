@@ -317,6 +317,17 @@ def test_str_1_str_3_str_4_a_test_rolls_the_stat_and_counts_stars(stars: StarsTa
     assert "Success: 3 Stars" in page
 
 
+def test_str_5_a_five_star_card_says_the_task_took_half_the_time(stars: StarsTable, dice: Any) -> None:
+    """STR-5: five Stars (two sixes and a five) is done in half the time: the card says so, for
+    the GM to narrate; four Stars says nothing of it."""
+    dice(6, 6, 5)
+    five = visible_text(text(roll(logged_in(stars.player), stars)))
+    assert "Breathtaking: 5 Stars" in five and "in half the usual time" in five
+    dice(6, 6, 2)
+    four = visible_text(text(roll(logged_in(stars.player), stars)))
+    assert "Success: 4 Stars" in four and "half the usual time" not in four
+
+
 def test_str_5_no_star_is_a_failure(stars: StarsTable, dice: Any) -> None:
     dice(4, 3, 2)
 

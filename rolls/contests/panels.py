@@ -48,6 +48,9 @@ class Odds:
     win: Fraction
     tie: Fraction
     lose: Fraction
+    # What ``win`` is the chance of: winning head to head, or what a flow asks of each side
+    # ("get 2 sixes", ``TableAdapter.contest_chance``).
+    what: str = "win"
 
     @property
     def win_text(self) -> str:
@@ -173,6 +176,9 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
     # The odds of winning are a head-to-head contest's; another flow's phone reads its own.
     if contest.state == Contest.State.OPEN and mine is not None and contest.kind == Contest.Kind.CONTEST:
         odds, odds_side = _odds(contest, sides, mine.side.position), mine.side.name
+    elif contest.state == Contest.State.OPEN and mine is not None:
+        # Another flow's own chance for a side, where its table names one (sixes: group Trouble).
+        odds, odds_side = _flow_odds(contest, mine.side), mine.side.name
     options: list[tuple[str, str]] = []
     theirs = next((view.side for view in views if view.yours and view.side.character is not None), None)
     head_to_head = contest.kind == Contest.Kind.CONTEST
@@ -240,6 +246,19 @@ def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | N
     return Odds(odds["win"], odds["tie"], odds["lose"])
 
 
+def _flow_odds(contest: Contest, side: ContestSide) -> Odds | None:
+    """The exact chance of what a flow other than head to head asks of ``side``, before it
+    rolls (``TableAdapter.contest_chance``), or None where its table names none."""
+    try:
+        found = registry.table(contest.system).contest_chance(contest, _request(contest, side))
+    except RulesError:
+        return None
+    if found is None:
+        return None
+    what, chance = found
+    return Odds(chance, Fraction(0), 1 - chance, what)
+
+
 def _options(
     contest: Contest, sides: list[ContestSide], mine: ContestSide, states: list[State]
 ) -> list[tuple[str, str]]:
@@ -249,11 +268,14 @@ def _options(
     system = registry.engine(contest.system)
     if mine.character is None or len(states) != len(sides):
         return []
-    resources = registry.table(contest.system).resources(mine.character, latest=True)
+    adapter = registry.table(contest.system)
+    resources = adapter.resources(mine.character, latest=True)
+    # On one's own roll, where one stands in the contest too (sixes: Luck for a losing kid).
+    own_resources = {**resources, **adapter.contest_resources(contest, mine, sides)}
     found = []
     for target, side in enumerate(sides):
         own = side.pk == mine.pk
-        for follow_up in system.follow_ups(states[target], resources):
+        for follow_up in system.follow_ups(states[target], own_resources if own else resources):
             if own == (follow_up.action in system.target_actions):
                 continue  # one's own follow-ups on one's own roll, answers on the others'
             for label, chance in system.contest_option_chances(states, mine.position, follow_up, target):

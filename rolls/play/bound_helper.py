@@ -1,6 +1,7 @@
 """A helper bound to a roll's outcome (sixes SIX-16): when a roll that a friend helped fails,
 the helper suffers what the roller suffers. The GM checks the same Condition for both in one
-step from the GM's card of that roll.
+step from the GM's card of that roll. And help is the GM's call (SIX-15): while the roll's
+session runs the GM may strike it from the roll's page, a follow-up of the GM's own.
 
 The roll's row is locked first (a push or a void on the same roll waits, so the failure we
 read is the one that stands), then both characters by id, the campaign last (by the log).
@@ -10,15 +11,20 @@ that shows Conditions draws them again.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 
 from rolls import registry
 from rolls.log.append import append_event
 from rolls.log.events import TableEvent
 from rolls.models import Roll, Visibility
+from rolls.play.services import follow_up_apply
 from rolls.systems import RulesError
+from rolls.systems.base import Rng
 from tabletop.models import Character
+
+# The engine's follow-up that strikes a helper (sixes SIX-15); a system without it offers none.
+STRIKE = "strike"
 
 
 def shared_choices(roll: Roll, state: dict[str, object]) -> list[str]:
@@ -81,3 +87,24 @@ def check_for_both(*, roll: Roll, gm: AbstractBaseUser, condition: str) -> list[
                 text=f"{character.name}: checked {condition}{note}.",
             )
         return characters
+
+
+def may_strike(roll: Roll, state: dict[str, object]) -> bool:
+    """SIX-15: whether the GM may still strike the help from ``roll`` as ``state`` stands: it
+    had a helper, the help is not struck yet, the roll is not voided and its session runs.
+    The engine decides the rest (``strike``, a GM-only follow-up)."""
+    if not roll.helper_name or roll.voided or not state or roll.session.ended is not None:
+        return False
+    offered = registry.engine(roll.system).follow_ups(dict(state), {})
+    return any(follow_up.action == STRIKE for follow_up in offered)
+
+
+def strike_help(*, roll: Roll, gm: User, rng: Rng) -> None:
+    """SIX-15: the GM says no to a friend's help after the roll: the roll stands without the
+    helper's die and the helper is no longer bound to it. One follow-up entry, the GM's, on
+    the roll's own chain (``rolls.play.services.follow_up_apply`` locks and writes it)."""
+    if roll.campaign.gm_id != gm.pk:
+        raise RulesError("Only the GM strikes a friend's help.")
+    if roll.session.ended is not None:
+        raise RulesError("That roll's play session is over: its help stands.")
+    follow_up_apply(roll=roll, actor=gm, action=STRIKE, params={}, rng=rng, by_gm=True)

@@ -298,7 +298,7 @@ def follow_up_apply(
         resources: Mapping[str, Any] = {}
         if character is not None:
             roll.known_latest = roll.is_latest()  # read once: the answer's card asks again
-            resources = adapter.resources(character, latest=roll.known_latest)
+            resources = adapter.roll_resources(locked, character, latest=roll.known_latest)
         if unseen:
             offered = {follow_up.action: follow_up for follow_up in system.blind_follow_ups(state, resources)}
             if action not in offered:

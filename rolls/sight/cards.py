@@ -106,6 +106,11 @@ class Card:
         return registry.table(self.roll.system).helper_shares(self.state)
 
     @property
+    def helper_struck(self) -> bool:
+        """Whether the GM struck the roll's help (sixes SIX-15): it stands without the helper."""
+        return not self.hidden and any(step.get("action") == "strike" for step in self.state.get("steps", ()))
+
+    @property
     def need(self) -> Any:
         return self.state["request"].get("need") if not self.hidden else None
 
@@ -346,7 +351,9 @@ def _buttons(
     # What each follow-up is paid from, for counting the dice of a roll made by hand.
     paid_from: dict[str, Any] = {}
     if acts and roll.character is not None:
-        resources = adapter.resources(roll.character, latest=roll.is_latest() if latest is None else latest)
+        resources = adapter.roll_resources(
+            roll, roll.character, latest=roll.is_latest() if latest is None else latest
+        )
         mine = [f for f in system.follow_ups(state, resources) if f.action not in system.target_actions]
         offered += mine
         paid_from.update((f.action, resources) for f in mine)

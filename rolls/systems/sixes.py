@@ -38,6 +38,23 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Kid versus kid (SIX-18, 19)**: most successes wins; after pushes only the kids tied for
   the lead may buy successes with Conditions, one each; if still tied, the scene is
   interrupted.
+- **Luck when losing kid versus kid (SIX-6 with SIX-18).** A kid who is losing has failed
+  what they tried, whatever their sixes would make of an ordinary need: Luck is theirs, and
+  it rerolls the dice that are not sixes. A kid level or ahead has not failed and is refused.
+  The table tells the engine where the kid stands: ``resources["rivals"]`` (the other kids'
+  successes on their dice) and ``resources["behind"]`` (someone has more, bought successes
+  included). With ``rivals`` given, the buttons carry no chance of meeting the need (the
+  contests panel shows the chance to win), and Pride that would only level the kid with the
+  leader is labelled so (``PRIDE_TIES``).
+- **Help is the GM's call (SIX-15).** A player names the helper and rolls; the GM may strike
+  the help afterwards, once (``strike``, a GM-only follow-up that spends nothing). The
+  helper's die is the pool's last (``parse_request`` counts it last); striking drops it from
+  the dice as they lie now, after any push or Luck, and the helper is no longer bound to the
+  outcome (SIX-16). A pool given as a bare number of dice names no die as the helper's, so it
+  cannot be struck.
+- **The GM describes a push that worked (SIX-23).** While a roll with a push stands as a
+  success, its outcome carries ``PUSH_WORKED``: the card prompts the GM to narrate it, next
+  to the player's own line.
 - **Extended Trouble (SIX-20)**: every kid rolls for their part; the plan succeeds when the
   number of parts that succeeded reaches what the GM asked for (all of them by default).
   ``ExtendedTrouble`` tracks the parts: the plan is lost as soon as the parts left cannot
@@ -47,7 +64,8 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Contest odds (SIX-18).** ``system.contest`` compares the sixes two kids roll, before any
   push, Luck or Pride: more sixes wins, equal sixes are a tie (what pushes and bought
   successes are for). With more than two kids, ``kid_versus_kid_odds`` gives each kid's
-  chance of leading alone and the chance of a shared lead.
+  chance of leading alone (and anyone's chance of a shared lead), ``shared_lead_odds`` each
+  kid's own chance of sharing the lead: what that kid's phone shows as a tie.
 - **Group Trouble (SIX-17)**: every kid rolls for themself against the same number of
   successes. A kid may give a friend one success for each extra success they rolled
   (beyond those needed): giving never makes the giver fail, a kid cannot give to themself,
@@ -109,7 +127,14 @@ MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
 PUSH_PROMPT = "What does the kid do to push themself?"
 PUSH_LABEL = "What the kid does to push"
 PUSH_TEXT_MAX = 160
+# SIX-23's other half: after a push that succeeds, the card prompts the GM to narrate it.
+PUSH_WORKED = "The push worked: GM, describe what it did, alongside the player's words."
 SIX = Fraction(1, 6)
+# SIX-15: help is the GM's call; the GM strikes it from a helped roll (the roll's page, the
+# GM's cards), and the roll stands without the helper's die.
+STRIKE_LABEL = "Strike the help: no helper on this roll"
+# SIX-18: Pride in kid versus kid that brings the kid level with the leader, no further.
+PRIDE_TIES = "Use Pride (it only ties the lead)"
 
 
 def luck_max(age: int) -> int:
@@ -133,7 +158,7 @@ class SixesRequest:
 
 class Sixes(DiceSystem):
     slug = "sixes"
-    follow_up_names = {"push": "Pushed", "luck": "Luck point", "pride": "Pride"}
+    follow_up_names = {"push": "Pushed", "luck": "Luck point", "pride": "Pride", "strike": "Help struck"}
     name = "Sixes"
     summary = "Attribute plus skill dice; every six is a success. Push, Luck and Pride."
     result_name = "sixes"
@@ -184,6 +209,9 @@ class Sixes(DiceSystem):
         pushed = bool(steps_of(state, "push"))
         details: list[str] = []
         if total >= need:
+            if pushed:
+                # SIX-23: the player said what the push was; the GM says what it did.
+                details.append(PUSH_WORKED)
             extra = total - need
             if extra:
                 details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")
@@ -195,7 +223,7 @@ class Sixes(DiceSystem):
             headline = f"Failure: {total} of {need} needed"
             tone = "failure"
             details.append("The situation changes: the GM picks a Condition, new Trouble or a Complication.")
-            if request["helper"]:
+            if request["helper"] and not struck(state):
                 details.append("The helper suffers the same effects.")
             if pushed and request["threat"]:
                 details.append("Pushed and still failed against a threat: check a second Condition.")
@@ -214,6 +242,11 @@ class Sixes(DiceSystem):
             action = step["action"]
             if action == "pride":
                 views.append(StepView(action, "Pride: one automatic success"))
+                continue
+            if action == "strike":
+                # SIX-15: the GM said no to the help; the helper's die (the last) leaves the pool.
+                dice = tuple(Die(face, hit=face == 6) for face in step["dice"])
+                views.append(StepView(action, "The GM struck the help: the helper's die is gone", dice))
                 continue
             fresh = set(step.get("rerolled", range(len(step["dice"]))))
             dice = tuple(Die(face, hit=face == 6, new=i in fresh) for i, face in enumerate(step["dice"]))
@@ -234,14 +267,22 @@ class Sixes(DiceSystem):
 
     # -- follow-ups ---------------------------------------------------------------------------
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
+        """What the kid (or, for ``strike``, the GM) may do now. In kid versus kid
+        (``resources["rivals"]``: the other kids' successes as they stand) the figures that
+        count are the chances to win, which the contests panel shows: the buttons carry none
+        of the need's, and Pride that only ties the lead says so."""
+        rivals = resources.get("rivals")
         now = Fraction(int(self.evaluate(state).success or False))
         allowed = []
-        for action in ("push", "luck", "pride"):
+        for action in ("push", "luck", "pride", "strike"):
             try:
                 self._check(state, action, resources)
             except RulesError:
                 continue
-            after = self._chance_after(state, action)
+            before: Fraction | None = now
+            after: Fraction | None = self._chance_after(state, action) if action != "strike" else None
+            if rivals or action == "strike":
+                before = after = None
             if action == "push":
                 choices = tuple(resources.get("conditions", ()))
                 allowed.append(
@@ -253,23 +294,29 @@ class Sixes(DiceSystem):
                             Param("condition", "Condition to check", choices, prompt="Choose a Condition"),
                             Param("description", PUSH_PROMPT, maximum=PUSH_TEXT_MAX, text=True),
                         ),
-                        chance_before=now,
+                        chance_before=before,
                         chance_after=after,
                         spends=True,
                     )
                 )
             elif action == "luck":
                 allowed.append(
-                    FollowUp("luck", "Spend a Luck point", "1 Luck point", (), now, after, spends=True)
+                    FollowUp("luck", "Spend a Luck point", "1 Luck point", (), before, after, spends=True)
+                )
+            elif action == "pride":
+                label = "Use Pride"
+                if rivals and self.successes(state) + 1 == max(rivals):
+                    label = PRIDE_TIES
+                allowed.append(
+                    FollowUp("pride", label, "Pride, once per Mystery", (), before, after, spends=True)
                 )
             else:
-                allowed.append(
-                    FollowUp("pride", "Use Pride", "Pride, once per Mystery", (), now, after, spends=True)
-                )
+                allowed.append(FollowUp("strike", STRIKE_LABEL, gm_only=True))
         return allowed
 
     def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
-        """Raise RulesError unless ``action`` is allowed now (SIX-5..7, SIX-10..12, SIX-14)."""
+        """Raise RulesError unless ``action`` is allowed now (SIX-5..7, SIX-10..12, SIX-14,
+        SIX-15's strike, SIX-18's Luck for a kid losing the contest)."""
         if action == "push":
             if steps_of(state, "push"):
                 raise RulesError("This roll has been pushed already; a roll is pushed once.")
@@ -281,7 +328,15 @@ class Sixes(DiceSystem):
         elif action == "luck":
             if steps_of(state, "luck"):
                 raise RulesError("A Luck point has been spent on this roll already; one per roll.")
-            if self.evaluate(state).success:
+            if resources.get("rivals"):
+                # SIX-6, SIX-18 (our reading): in kid versus kid a kid who is behind (``behind``:
+                # another kid has more successes, bought ones included) has failed what they
+                # tried, whatever the need says; level or ahead, they have not.
+                if not resources.get("behind"):
+                    raise RulesError(
+                        "Luck is spent after a failed roll, and this kid is not losing the contest."
+                    )
+            elif self.evaluate(state).success:
                 raise RulesError("Luck is spent after a failed roll, and this one succeeded.")
             if int(resources.get("luck", 0)) < 1:
                 raise RulesError("No Luck points left.")
@@ -291,6 +346,14 @@ class Sixes(DiceSystem):
                 raise RulesError("Pride has been used on this roll already.")
             if not resources.get("pride", False):
                 raise RulesError("Pride has been used already in this Mystery.")
+        elif action == "strike":
+            if not state["request"].get("helper"):
+                raise RulesError("Nobody helped this roll: there is no help to strike.")
+            if state["request"].get("attribute") is None:
+                # A pool given as a number of dice counts no die as the helper's.
+                raise RulesError("This roll's dice were given as a number: none of them is the helper's.")
+            if struck(state):
+                raise RulesError("The GM has struck this roll's help already.")
         else:
             raise RulesError(f"{action!r} is not a follow-up in this system.")
 
@@ -309,6 +372,11 @@ class Sixes(DiceSystem):
         self._check(state, action, resources)
         if action == "pride":
             return Applied(with_step(state, {"action": "pride"}), {"pride": 1})
+        if action == "strike":
+            # SIX-15: the helper's die is the pool's last (``parse_request`` counts it last);
+            # it leaves the dice as they lie now, whatever a push or Luck made of it.
+            dice = self._dice(state)[:-1]
+            return Applied(with_step(state, {"action": "strike", "dice": dice, "rerolled": []}), {})
         condition = description = ""
         if action == "push":
             # Checked before any die is drawn: a refused push changes nothing, not even the dice.
@@ -440,14 +508,30 @@ class Sixes(DiceSystem):
             Fraction(0),
         )
 
+    def contest_option_chances(
+        self, states: Sequence[State], position: int, follow_up: FollowUp, target: int
+    ) -> list[tuple[str, Fraction]]:
+        """SIX-18: the phone's line for each follow-up, the chance to win after it; Pride that
+        brings the kid level with the leader says it only ties."""
+        chance = self.contest_chance_after(states, position, follow_up.action, target)
+        if chance is None:
+            return []
+        label = follow_up.label.split(":")[0]
+        if follow_up.action == "pride":
+            best_other = max(self.successes(state) for i, state in enumerate(states) if i != position)
+            label = PRIDE_TIES if self.successes(states[position]) + 1 == best_other else "Use Pride"
+        return [(label, chance)]
+
     def contest_among(self, requests: Sequence[SixesRequest]) -> list[ContestOdds]:
-        """SIX-18: each kid's exact odds among any number of kids (``kid_versus_kid_odds``):
-        leading alone, a shared lead (anyone's), and the rest."""
+        """SIX-18: each kid's exact odds among any number of kids: leading alone
+        (``kid_versus_kid_odds``), sharing the lead with someone (``shared_lead_odds``: this
+        kid's own chance, not that any two kids tie), and the rest."""
         if len(requests) == 2:
             return super().contest_among(requests)
-        odds = kid_versus_kid_odds({str(i): request for i, request in enumerate(requests)})
+        kids = {str(i): request for i, request in enumerate(requests)}
+        alone, shared = kid_versus_kid_odds(kids), shared_lead_odds(kids)
         return [
-            {"win": odds[str(i)], "tie": odds["tie"], "lose": 1 - odds[str(i)] - odds["tie"]}
+            {"win": alone[str(i)], "tie": shared[str(i)], "lose": 1 - alone[str(i)] - shared[str(i)]}
             for i in range(len(requests))
         ]
 
@@ -547,6 +631,31 @@ def kid_versus_kid_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fract
     return odds
 
 
+def shared_lead_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fraction]:
+    """SIX-18, SIX-19: before anyone rolls, each kid's exact chance of sharing the lead: rolling
+    the most sixes with at least one other kid level (a tie for them, which pushes and then
+    Conditions may break). With two kids both are ``system.contest``'s tie."""
+    if len(requests) < 2:
+        raise RulesError("A contest needs at least two kids.")
+    counts = {kid: Sixes.outcomes_by_count(request) for kid, request in requests.items()}
+
+    def at_most(kid: str, value: int, *, below: bool) -> Fraction:
+        return sum((p for count, p in counts[kid].items() if count < value + (not below)), Fraction(0))
+
+    shared: dict[str, Fraction] = {}
+    for kid, mine in counts.items():
+        others = [other for other in counts if other != kid]
+        shared[kid] = Fraction(0)
+        for value, p in mine.items():
+            level_or_below = below = Fraction(1)
+            for other in others:
+                level_or_below *= at_most(other, value, below=False)
+                below *= at_most(other, value, below=True)
+            # Nobody above, and not everyone below: someone is level.
+            shared[kid] += p * (level_or_below - below)
+    return shared
+
+
 def contest_leaders(successes: Mapping[str, int]) -> tuple[str, ...]:
     """SIX-19: the kids tied for the lead after their pushes, in the order given: those who
     may buy extra successes with Conditions. One kid alone leads: nobody needs to buy."""
@@ -556,10 +665,16 @@ def contest_leaders(successes: Mapping[str, int]) -> tuple[str, ...]:
     return tuple(kid for kid, count in successes.items() if count == best)
 
 
+def struck(state: State) -> bool:
+    """SIX-15: whether the GM struck the help from this roll (it then had no helper)."""
+    return bool(steps_of(state, "strike"))
+
+
 def helper_shares_failure(state: State) -> bool:
     """SIX-16: whether the kid who helped this roll suffers its failure with the roller: the
-    roll had a helper and, as it stands now (after any push, Luck or Pride), it fails."""
-    return bool(state["request"].get("helper")) and not system.evaluate(state).success
+    roll had a helper the GM did not strike and, as it stands now (after any push, Luck or
+    Pride), it fails."""
+    return bool(state["request"].get("helper")) and not struck(state) and not system.evaluate(state).success
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
 - **Contests at the table.** Each side rolls sealed and nobody spends Luck before both have
   rolled (``rolls.contests.services``); the side the GM plays without a sheet is marked
   ``npc`` (``DiceSystem.sheetless``), so the player's side keeps its ties wherever it is listed.
+- **Five Stars (STR-5).** Five Stars or more (a 6 counting two) is the best outcome there is,
+  and the document adds that such a task takes half the usual time: the card says so
+  (``FIVE_STARS``), so the GM narrates it.
 """
 
 from __future__ import annotations
@@ -125,6 +128,8 @@ MIN_DIFFICULTY, MAX_DIFFICULTY = 2, 6
 MIN_DICE, MAX_DICE = 1, 5
 KINDS = ("test", "d3")
 LUCK_BASE = 3
+# STR-5: the prompt a roll of five Stars or more carries on its card.
+FIVE_STARS = "Five Stars or more: done with flair, and in half the usual time."
 LUCK_EDGE_BONUS = {"basic": 1, "advanced": 2}  # Charmed Life
 
 
@@ -526,6 +531,8 @@ class Stars(DiceSystem):
             return Outcome(False, "Failure: no Stars", "0", "failure", details)
         plural = "Star" if stars == 1 else "Stars"
         if stars >= 5:
+            # A five-Star roll is done in half the time: the card tells the table so.
+            details = (*details, FIVE_STARS)
             return Outcome(True, f"Breathtaking: {stars} {plural}", str(stars), "amazing", details, stars)
         return Outcome(True, f"Success: {stars} {plural}", str(stars), "success", details, stars)
 

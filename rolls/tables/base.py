@@ -24,6 +24,7 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,7 +33,7 @@ from rolls.systems.base import DiceSystem, Param, State
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
-    from rolls.models import Contest, ContestSide
+    from rolls.models import Contest, ContestSide, Roll
     from rolls.tables.forms import RollFormBase, SheetFormBase
     from tabletop.models import Character, Membership
 
@@ -347,6 +348,25 @@ class TableAdapter[E: DiceSystem, R](ABC):
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
         """What the engine may spend for this character (Luck, Pride...), and ``latest``:
         whether the roll is its character's newest. Nothing, by default."""
+        return {}
+
+    def roll_resources(self, roll: Roll, character: Character, *, latest: bool) -> dict[str, Any]:
+        """``resources`` for a follow-up on ``roll``, with what the engine reads of the roll's
+        place at the table (sixes: where a kid stands in a contest, ``contest_resources``).
+        Every path that offers or applies a roll's own follow-ups asks this one."""
+        return self.resources(character, latest=latest)
+
+    def contest_chance(self, contest: Contest, request: R) -> tuple[str, Fraction] | None:
+        """For a flow other than head to head, what a side's phone shows before it rolls: what
+        the side tries for ("get 2 sixes") and the exact chance of it with ``request``. None by
+        default: no line."""
+        return None
+
+    def contest_resources(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> dict[str, Any]:
+        """What the engine reads, beyond the sheet, for a follow-up on ``side``'s roll as the
+        contest stands (the contests panel asks with the sides it holds). Nothing by default."""
         return {}
 
     def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:

@@ -15,9 +15,10 @@ from django.views.decorators.http import require_POST
 from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.history import browse, marks
+from rolls.log import randomness
 from rolls.log.reads import newest_states
 from rolls.models import Contest, LogEntry, Roll, RollNote
-from rolls.play.bound_helper import check_for_both, shared_choices
+from rolls.play.bound_helper import check_for_both, may_strike, shared_choices, strike_help
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.cards import Card, build_card
 from rolls.systems import RulesError
@@ -196,6 +197,8 @@ def _render_roll(
         context["note"] = RollNote.objects.filter(roll=roll).values_list("text", flat=True).first() or ""
         # SIX-16: a failed roll's helper shares it; the Conditions the GM may check for both.
         context["shared"] = shared_choices(roll, state)
+        # SIX-15: help is the GM's call; a helped roll of the running session may lose it.
+        context["strike"] = may_strike(roll, state)
     return render(request, "rolls/roll.html", context, status=status)
 
 
@@ -210,6 +213,9 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
         elif mark == "helper":
             both = check_for_both(roll=roll, gm=membership.user, condition=note)
             messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
+        elif mark == "strike":
+            strike_help(roll=roll, gm=membership.user, rng=randomness.RNG)
+            messages.success(request, f"{roll.helper_name}'s help is struck: the roll stands without it.")
         elif mark == "reveal":
             marks.roll_reveal(roll=roll, gm=membership.user)
             messages.success(request, "The roll is revealed: the table sees its dice from now on.")
@@ -235,6 +241,12 @@ def roll_reveal(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
 def roll_helper_condition(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
     """SIX-16: the GM checks one Condition for a failed roll's roller and helper at once."""
     return _mark(request, pk, roll_id, "helper", note=request.POST.get("condition", "")[:40])
+
+
+@require_POST
+def roll_helper_strike(request: HttpRequest, pk: int, roll_id: int) -> HttpResponse:
+    """SIX-15: the GM strikes a friend's help from a roll; it stands without the helper's die."""
+    return _mark(request, pk, roll_id, "strike")
 
 
 @require_POST

@@ -19,6 +19,8 @@ from tests.browser.flows import (
     join_with_character,
     open_display,
     open_table,
+    roll,
+    wait_live,
 )
 from tests.factories import Script
 
@@ -85,3 +87,87 @@ def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(bo.locator("#feed")).to_contain_text("Ada wins, 2 to 1 successes, and says what happens.")
     shot(bo, "sixes-versus-phone-settled", full_page=False)
+
+
+@pytest.mark.browser
+def test_six_6_six_18_a_kid_losing_one_to_two_spends_luck_from_the_phone(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SIX-6 with SIX-18: Ada's one six would meet a need of one, but she is losing 1-2 to Bo:
+    her phone lists Luck with its chance to win (both rerolled dice sixes: 3%) and takes it;
+    Bo, ahead, is offered no Luck, and his Pride line wins outright."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
+    bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=3).page
+    tools = contest_tools(gm)
+    for name in ("Ada", "Bo"):
+        tools.get_by_role("checkbox", name=name, exact=True).check()
+        tools.get_by_label(f"{name}'s roll").select_option("Body")
+    tools.get_by_label("What is at stake?").fill("The last bike")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(ada)).to_contain_text("Ada's chance to win")
+    dice(6, 1, 1)
+    contest(ada).get_by_role("button", name="Roll Body").click()
+    expect(contest(ada)).to_contain_text("rolled, sealed")
+    dice(6, 6, 1)
+    contest(bo).get_by_role("button", name="Roll Body").click()
+    expect(contest(ada)).to_contain_text("Bo leads with 2 successes")
+    expect(contest(ada)).to_contain_text("Spend a Luck point: 3% to win")
+    expect(contest(bo)).not_to_contain_text("Spend a Luck point")
+    assert_fits_phone(ada)
+    shot(ada, "sixes-versus-phone-losing-luck", full_page=False)
+
+    ada.reload()
+    luck = ada.locator("#result .card .follow-up-luck button")
+    expect(luck).to_be_visible()
+    expect(ada.locator("#result .card .odds-tag")).to_have_count(0)  # no chance of the need
+    dice(6, 6)
+    luck.click()
+    for page in (ada, bo, gm):
+        expect(contest(page)).to_contain_text("Ada leads with 3 successes")
+    shot(ada, "sixes-versus-phone-after-luck")
+
+
+@pytest.mark.browser
+def test_six_17_six_23_group_odds_before_rolling_and_the_gms_word_on_a_push_that_worked(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SIX-17: in group Trouble each phone shows its own exact chance of the need before
+    rolling. SIX-23: a push that works prompts the GM, on every screen, to describe it."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    tv = open_display(browsers, gm)
+    ada = join_with_character(browsers.phone(), link, "Alice", "Ada", body=3).page
+    bo = join_with_character(browsers.phone(), link, "Bob", "Bo", body=2).page
+    tools = contest_tools(gm)
+    tools.get_by_label("What kind").select_option("group")
+    for name in ("Ada", "Bo"):
+        tools.get_by_role("checkbox", name=name, exact=True).check()
+        tools.get_by_label(f"{name}'s roll").select_option("Body")
+    tools.get_by_label("What is at stake?").fill("Home through the blizzard")
+    tools.get_by_role("button", name="Open the contest").click()
+    sixes = registry.engine("sixes")
+    for page, dice_count in ((ada, 3), (bo, 2)):
+        chance = percent(sixes.chance(sixes.parse_request({"dice": dice_count})))
+        expect(contest(page)).to_contain_text(f"chance to get 1 six: {chance}")
+    assert_fits_phone(ada)
+    shot(ada, "sixes-group-phone-odds", full_page=False)
+
+    # Away from the contest, Ada pushes a failed roll and it works.
+    ada.reload()
+    wait_live(ada)
+    dice(1, 2, 3)
+    card = roll(ada)
+    expect(card).to_contain_text("Failure")
+    card.get_by_label("Condition to check").select_option("Scared")
+    card.get_by_label("What does the kid do to push themself?").fill("Ada pedals into the wind")
+    dice(6, 1, 1)
+    card.get_by_role("button", name="Push the roll").click()
+    prompt = "The push worked: GM, describe what it did"
+    expect(ada.locator("#result .card")).to_contain_text(prompt)
+    for page in (tv, gm, bo):
+        expect(page.locator("#feed").first).to_contain_text(prompt)
+    expect(tv.locator("#feed")).to_contain_text("Ada pedals into the wind")
+    shot(ada, "sixes-push-worked-phone", full_page=False)
+    shot(tv, "sixes-push-worked-tv")

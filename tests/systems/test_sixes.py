@@ -1248,7 +1248,8 @@ def test_any_valid_mapping_rolls_evaluates_views_and_lists_follow_ups(data, seed
         assert outcome.key == str(dice.count(6))
         assert outcome.tone == ("success" if outcome.success else "failure")
         assert len(system.view(state)) == len(state["steps"])
-        ups = system.follow_ups(state, have)
+        # The kid's own follow-ups (the GM's strike of a helper has tests of its own).
+        ups = [up for up in system.follow_ups(state, have) if not up.gm_only]
         offered = [up.action for up in ups]
         for action in {"push", "luck", "pride"} - set(offered):
             with pytest.raises(RulesError):
@@ -1323,3 +1324,124 @@ def test_a_request_survives_a_round_trip_through_json(data):
     request = system.parse_request(data)
     stored = json.loads(json.dumps(system.request_dict(request)))
     assert system.parse_request(stored) == request
+
+
+# -- issue 43: contests as the rules say, help as the GM's call --------------------------------
+
+KID_RESOURCES = {"latest": True, "conditions": ["Upset"], "luck": 2, "pride": True}
+
+
+def test_six_6_six_18_a_kid_losing_a_contest_may_spend_luck_though_one_six_meets_the_need():
+    """SIX-6 with SIX-18 (our reading): a kid behind in kid versus kid has failed what they
+    tried, so Luck is theirs, and it rerolls the dice that are not sixes."""
+    state = state_of([6, 1, 2])  # one six: a success against the need of one
+    losing = {**KID_RESOURCES, "rivals": [2], "behind": True}
+    assert "luck" in {up.action for up in system.follow_ups(state, losing)}
+    applied = apply(state, "luck", {}, losing, ScriptedDice(6, 6))
+    assert applied.state["steps"][-1]["dice"] == [6, 6, 6]
+    assert applied.state["steps"][-1]["rerolled"] == [1, 2]
+    assert applied.costs == {"luck": 1}
+
+
+def test_six_6_six_18_a_kid_level_or_ahead_in_a_contest_is_refused_luck():
+    """SIX-6: a kid who is not behind has not failed; the refusal says so."""
+    state = state_of([6, 1, 2])
+    for standing in ({"rivals": [1], "behind": False}, {"rivals": [0], "behind": False}):
+        have = {**KID_RESOURCES, **standing}
+        assert "luck" not in {up.action for up in system.follow_ups(state, have)}
+        with pytest.raises(RulesError, match="not losing the contest"):
+            apply(state, "luck", {}, have, ScriptedDice(6, 6))
+
+
+def test_six_18_in_a_contest_the_buttons_carry_no_odds_of_the_need_and_pride_that_ties_says_so():
+    """SIX-18: in kid versus kid the need's odds say nothing (the panel shows the chance to
+    win); Pride that brings the kid level is named as a tie, not a success."""
+    state = state_of([1, 1, 2])
+    have = {**KID_RESOURCES, "rivals": [1], "behind": True}
+    ups = {up.action: up for up in system.follow_ups(state, have)}
+    assert ups["pride"].label == "Use Pride (it only ties the lead)"
+    assert all(up.chance_before is None and up.chance_after is None for up in ups.values())
+    # Alone, the same roll's Pride is "0% -> 100%": one success meets the need of one.
+    alone = {up.action: up for up in system.follow_ups(state, KID_RESOURCES)}
+    assert (alone["pride"].label, alone["pride"].chance_after) == ("Use Pride", 1)
+
+
+def test_six_18_the_phone_line_for_pride_that_only_ties_is_no_win():
+    """SIX-18: the contests panel's line for Pride: 0 to win, named as a tie."""
+    mine, theirs = state_of([1, 1, 2]), state_of([6, 1, 1])
+    pride = FollowUp("pride", "Use Pride", spends=True)
+    assert system.contest_option_chances([mine, theirs], 0, pride, 0) == [
+        ("Use Pride (it only ties the lead)", Fraction(0))
+    ]
+    ahead = state_of([6, 1, 2])
+    assert system.contest_option_chances([ahead, theirs], 0, pride, 0) == [("Use Pride", Fraction(1))]
+
+
+def test_six_18_a_kids_own_chance_of_a_shared_lead_among_three():
+    """SIX-18: Ann rolls 3 dice against kids of 4 and 5. That any two kids share the lead is
+    41%; Ann's own chance of a shared lead is 30.5%, exactly as counted die by die here."""
+    from rolls.systems.sixes import kid_versus_kid_odds, shared_lead_odds
+
+    pools = {"Ann": 3, "Bo": 4, "Cy": 5}
+    requests = {kid: make_request(dice=n) for kid, n in pools.items()}
+    # Each kid's count of sixes, exactly, then every combination of counts.
+    counts = {kid: {k: p for k, p in enumerate(binomial_of(n))} for kid, n in pools.items()}
+    alone = shared = anyone = Fraction(0)
+    for a, b, c in itertools.product(counts["Ann"], counts["Bo"], counts["Cy"]):
+        p = counts["Ann"][a] * counts["Bo"][b] * counts["Cy"][c]
+        best = max(a, b, c)
+        anyone += p if [a, b, c].count(best) > 1 else 0
+        shared += p if a == best and [a, b, c].count(best) > 1 else 0
+        alone += p if a == best and [a, b, c].count(best) == 1 else 0
+    assert shared_lead_odds(requests)["Ann"] == shared
+    assert kid_versus_kid_odds(requests)["tie"] == anyone
+    assert f"{float(anyone):.0%}" == "41%" and f"{float(shared):.1%}" == "30.5%"
+    ann = system.contest_among([requests["Ann"], requests["Bo"], requests["Cy"]])[0]
+    assert ann == {"win": alone, "tie": shared, "lose": 1 - alone - shared}
+
+
+def binomial_of(n: int) -> list[Fraction]:
+    """The number of sixes among ``n`` dice, counted over every face of every die."""
+    tally = Counter(faces.count(6) for faces in itertools.product(range(1, 7), repeat=n))
+    return [Fraction(tally[k], 6**n) for k in range(n + 1)]
+
+
+def test_six_15_the_gm_strikes_the_help_and_the_helpers_die_leaves_the_pool():
+    """SIX-15: help is the GM's call. A helped roll offers the GM (only) a strike; the helper's
+    die (the pool's last) goes, and the helper is no longer bound to the outcome (SIX-16)."""
+    state = state_of([1, 2, 6], attribute=2, helper=True)
+    ups = {up.action: up for up in system.follow_ups(state, KID_RESOURCES)}
+    assert ups["strike"].gm_only and not ups["strike"].spends
+    assert system.evaluate(state).success
+    applied = apply(state, "strike", {}, KID_RESOURCES)
+    assert applied.costs == {}
+    assert applied.state["steps"][-1] == {"action": "strike", "dice": [1, 2], "rerolled": []}
+    assert not system.evaluate(applied.state).success
+    assert "The helper suffers the same effects." not in system.evaluate(applied.state).details
+    assert not sixes_module.helper_shares_failure(applied.state)
+    assert system.drawn(applied.state["steps"][-1]) == []
+    assert system.view(applied.state)[-1].title.startswith("The GM struck the help")
+    # Once; never on a roll nobody helped, nor on a pool given as a number of dice.
+    for refused, match in (
+        (applied.state, "struck this roll's help already"),
+        (state_of([1, 2, 6], attribute=3), "Nobody helped"),
+        (state_of([1, 2, 6], helper=True), "given as a number"),
+    ):
+        with pytest.raises(RulesError, match=match):
+            apply(refused, "strike", {}, KID_RESOURCES)
+    # A push after the strike rerolls only the roller's own dice.
+    pushed = apply(applied.state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(6, 6))
+    assert pushed.state["steps"][-1]["dice"] == [6, 6]
+
+
+def test_six_23_a_pushed_roll_that_succeeds_prompts_the_gm_to_describe_the_push():
+    """SIX-23: after a push that works the card asks the GM to narrate it; not before, not
+    after a push that fails, and not on a success without a push."""
+    prompt = sixes_module.PUSH_WORKED
+    state = state_of([1, 1, 2])
+    assert prompt not in system.evaluate(state).details
+    worked = apply(state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(6, 1, 1)).state
+    assert prompt in system.evaluate(worked).details
+    failed = apply(state, "push", {"condition": "Upset"}, KID_RESOURCES, ScriptedDice(1, 1, 1)).state
+    assert prompt not in system.evaluate(failed).details
+    assert prompt not in system.evaluate(state_of([6, 1, 2])).details

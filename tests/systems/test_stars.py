@@ -580,3 +580,12 @@ def test_str9_the_npc_mark_is_stored_only_when_set() -> None:
     assert "npc" not in system.request_dict(StarsRequest(2))
     marked = system.sheetless(StarsRequest(2))
     assert system.parse_request(system.request_dict(marked)) == marked
+
+
+def test_str_5_five_stars_or_more_is_done_in_half_the_time() -> None:
+    """STR-5: a roll of five Stars or more carries the half-the-time line on its card."""
+    from rolls.systems.stars import FIVE_STARS
+
+    assert FIVE_STARS in system.evaluate(state_of([6, 6, 5, 2, 2])).details
+    assert FIVE_STARS in system.evaluate(state_of([6, 6, 6])).details  # six Stars
+    assert FIVE_STARS not in system.evaluate(state_of([6, 6, 2])).details

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
-from rolls.models import Contest, ContestSide
+from rolls.models import Contest, ContestSide, Roll, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
 from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
+from rolls.systems.sixes import system as engine
 from rolls.tables.base import (
     Clock,
     ContestReading,
@@ -189,6 +191,32 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             "latest": latest,
             "conditions": unchecked_conditions(character.sheet),
         }
+
+    def roll_resources(self, roll: Roll, character: Character, *, latest: bool) -> dict[str, Any]:
+        """The sheet's resources, and for a kid's roll in kid versus kid where the kid stands
+        (``kids.standing``: Luck for a kid who is losing, SIX-6 with SIX-18). Only a contest's
+        side is sealed, so no other roll asks the database anything more."""
+        resources = self.resources(character, latest=latest)
+        if roll.visibility != Visibility.SEALED or not roll.revealed:
+            return resources
+        side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+        if side is None:
+            return resources
+        sides = list(side.contest.sides.select_related("roll").order_by("position"))
+        return {**resources, **kids.standing(side.contest, side, sides)}
+
+    def contest_chance(self, contest: Contest, request: SixesRequest) -> tuple[str, Fraction] | None:
+        """SIX-17: in group Trouble a kid's phone shows the exact chance of the successes the
+        whole group needs, before any push, Luck or gift."""
+        if contest.kind != Contest.Kind.GROUP:
+            return None
+        count = "six" if request.need == 1 else "sixes"
+        return f"get {request.need} {count}", engine.chance(request)
+
+    def contest_resources(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
+    ) -> dict[str, Any]:
+        return kids.standing(contest, side, sides)
 
     def spend(self, character: Character, costs: Mapping[str, Any]) -> list[str]:
         """Spend what a follow-up costs; the caller holds the row lock and saves. Returns the

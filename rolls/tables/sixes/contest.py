@@ -4,7 +4,9 @@ and the step a tied kid takes besides rolling: buying a success by checking a Co
 Our reading of the rules (also on the rules page):
 
 - Every kid rolls sealed; after the reveal each may push, spend Luck and use Pride on their
-  own roll, as on any roll. The most successes (sixes plus Pride) leads.
+  own roll, as on any roll. The most successes (sixes plus Pride) leads. A kid who is behind
+  (bought successes counted) has failed, so Luck is theirs even when one six met the need
+  (``standing``); a kid level or ahead has not.
 - A kid tied for the lead on their dice may buy one success for each Condition they check,
   Broken included, while they are not ahead alone: so a kid who falls behind a bought
   success may answer it with a Condition of their own. A kid behind on the dice buys
@@ -106,6 +108,24 @@ def versus_reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestRea
     )
     verdict = f"Still tied at {successes_text(best)} ({tied}): something interrupts the scene{absent}."
     return ContestReading(results, phase, verdict)
+
+
+def standing(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> dict[str, Any]:
+    """SIX-6, SIX-18: what the engine reads of a kid's place in a kid-versus-kid contest being
+    played, once every roll is revealed: ``rivals``, the other kids' successes on their dice
+    (what Pride is measured against), and ``behind``, whether another kid has more successes
+    now, bought ones included (a losing kid has failed, so Luck is theirs). Nothing outside it."""
+    if contest.kind != Contest.Kind.CONTEST or contest.state != Contest.State.REVEALED:
+        return {}
+    dice = _on_dice(sides)
+    if side.position not in dice or len(dice) != len(sides):
+        return {}
+    totals = _totals(sides)
+    others = [p for p in dice if p != side.position]
+    return {
+        "rivals": [dice[p] for p in others],
+        "behind": any(totals[p] > totals[side.position] for p in others),
+    }
 
 
 def versus_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> list[ContestStep]:
