@@ -35,6 +35,7 @@ from rolls.play import services
 from rolls.play.formdata import form_baseline, npc_baseline, posted
 from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
+from rolls.tables.waits import Waits
 from tabletop.models import Campaign, Character
 
 DEFAULT_SYSTEM = "sixes"
@@ -430,9 +431,12 @@ class _Session:
                 character = Character.objects.select_related("campaign").get(pk=roll.character_id)
                 resources = self.adapter.resources(character, latest=roll.is_latest())
             offered = self.engine.follow_ups(state, resources)
-            # What waits on the GM (a miracle asked for) is answered at once; the rest is a
-            # player's choice, likelier after a failure.
-            owed = [each for each in offered if each.gm_only]
+            # What waits on the GM (a miracle asked for: a system whose GM decides on asks) is
+            # answered at once; the GM's optional calls (striking a friend's help) the demo's GM
+            # never makes; the rest is a player's choice, likelier after a failure.
+            gm_calls = [each for each in offered if each.gm_only]
+            owed = gm_calls if Waits.DECISIONS in self.adapter.gm_waits else []
+            offered = [each for each in offered if not each.gm_only] + owed
             chance = FOLLOW_UP_ON_SUCCESS if roll.outcome in ("success", "amazing") else FOLLOW_UP_ON_FAILURE
             if not offered or (not owed and self.rng.random() >= chance):
                 return

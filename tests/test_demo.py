@@ -170,3 +170,15 @@ def test_a_sets_roll_refuses_a_named_helper() -> None:
             rng=random.Random(1),
         )
     assert not Roll.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_demos_gm_strikes_no_friends_help() -> None:
+    """SIX-15: striking a friend's help is the GM's call, which the demo's GM never makes;
+    only what waits on the GM (a doubles miracle asked for) is answered at once."""
+    played = rolls_demo.create(rolls_demo.Plan(system="sixes", rolls=80, sessions=2, seed=3, passwords=False))
+    helped = Roll.objects.filter(campaign=played.campaign).exclude(helper_name="")
+    actions = set(LogEntry.objects.filter(campaign=played.campaign).values_list("action", flat=True))
+
+    assert helped.exists()
+    assert "strike" not in actions
