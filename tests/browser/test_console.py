@@ -6,11 +6,8 @@ tap. Screenshots at 360 x 740 and 1920 x 1080."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Browser, Page, expect
 
 from rolls import registry
@@ -18,8 +15,15 @@ from rolls.systems.base import percent
 from tabletop.models import Character
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
-from tests.factories import PASSWORD, Script
+from tests.browser.flows import (
+    assert_fits_phone,
+    in_thread,
+    join_with_character,
+    log_in,
+    open_table,
+    wait_live,
+)
+from tests.factories import Script
 from tests.test_table_stars import stars_sheet
 
 
@@ -115,30 +119,8 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     shot(gm, "console-1920-calls", full_page=False)
 
 
-def _in_thread[T](function: Callable[[], T]) -> T:
-    """Database work off this thread: Playwright keeps an event loop running here, and the
-    services broadcast through async_to_sync, which refuses to run beside one."""
-
-    def run() -> T:
-        try:
-            return function()
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 def luck_of(character: Character) -> int:
-    return _in_thread(lambda: Character.objects.get(pk=character.pk).luck)
-
-
-def log_in(page: Page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page).not_to_have_url(re.compile(r"/login/"))
+    return in_thread(lambda: Character.objects.get(pk=character.pk).luck)
 
 
 @pytest.mark.browser
@@ -147,7 +129,7 @@ def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
 ) -> None:
     """STR-14 from the stars sheet on a phone; and the GM's long rest on a browser without
     script: a page asks, and only its Confirm button rests everyone (STR-12)."""
-    table = _in_thread(lambda: factories.table("stars", character_name="Dave", sheet=stars_sheet()))
+    table = in_thread(lambda: factories.table("stars", character_name="Dave", sheet=stars_sheet()))
     sheet = f"/c/{table.campaign.pk}/characters/{table.character.pk}/sheet/"
     phone = browsers.phone()
     log_in(phone, "player")
