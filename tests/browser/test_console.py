@@ -17,6 +17,7 @@ from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
+    gm_roll,
     in_thread,
     join_with_character,
     log_in,
@@ -76,6 +77,7 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     gm.locator("#npc-tools > summary").click()  # folded again
 
     # A call for two characters, each with a trait of their own sheet.
+    gm.locator("#call-tools > summary").click()
     form = gm.locator("#call-form")
     form.get_by_role("checkbox", name="Ada").check()
     form.get_by_role("checkbox", name="Bo").check()
@@ -115,6 +117,7 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     assert small_buttons(gm) == []
     gm.evaluate("window.scrollTo(0, 0)")
     shot(gm, "console-1920", full_page=False)
+    gm.locator("#call-tools > summary").click()
     gm.locator("#call-tools").scroll_into_view_if_needed()
     shot(gm, "console-1920-calls", full_page=False)
 
@@ -162,3 +165,82 @@ def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
         assert luck_of(table.character) == 3
     finally:
         context.close()
+
+
+def box_of(page: Page, selector: str) -> dict[str, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box
+
+
+@pytest.mark.browser
+def test_the_console_is_a_workspace_at_1280x800(browsers: Browsers, dice: Script, shot: Shot) -> None:
+    """On a laptop every tool of the GM is on the first screen; a contest being played stays in
+    view while the GM scrolls the feed; a character's Luck is corrected from the console, and
+    the correction is logged; "Roll for the GM" opens with no error."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    join_with_character(browsers.phone(), link, "Alice", "Ada", body=3)
+    join_with_character(browsers.phone(), link, "Bob", "Bo", body=2)
+    for number in range(6):  # a feed longer than the screen
+        dice(6, 2, 3)
+        gm_roll(gm, f"Guard {number}", "keeps watch at the gate")
+    expect(gm.locator("#feed")).to_contain_text("Guard 5")
+
+    gm.goto(gm.url)  # opened afresh (a reload would keep the scroll)
+    wait_live(gm)
+    assert gm.evaluate("window.scrollY") == 0
+    tools = ("#npc-tools", "#contest-tools", "#call-tools", "#clock-tools", "#correct-tools", "#invite-tools")
+    for tool in tools:
+        summary = gm.locator(f"{tool} > summary")
+        expect(summary).to_be_visible()
+        box = box_of(gm, f"{tool} > summary")
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 800, (tool, box)
+    # The invitation is folded once the players are in: the QR code is not what the GM sees first.
+    expect(gm.locator("#invite-tools .qr")).to_be_hidden()
+    assert small_buttons(gm) == []
+    shot(gm, "console-workspace-1280", full_page=False)
+
+    # "Roll for the GM" opens on a form, not on an error.
+    gm.locator("#npc-tools > summary").click()
+    expect(gm.locator("#npc-form input[name=flag_dice]")).to_be_visible()
+    gm.wait_for_load_state("networkidle")
+    expect(gm.locator("#npc-odds")).not_to_contain_text("required")
+    gm.locator("#npc-tools > summary").click()
+
+    # Each tool opens in place; the clocks are one tap away.
+    gm.locator("#clock-tools > summary").click()
+    expect(gm.get_by_role("button", name="New Mystery")).to_be_in_viewport()
+    gm.locator("#clock-tools > summary").click()
+
+    # A contest: its form is long, the page is not pushed; the contest stays in view.
+    gm.locator("#contest-tools > summary").click()
+    form = gm.locator("#contest-tools")
+    form.get_by_role("checkbox", name="Ada", exact=True).check()
+    form.get_by_role("checkbox", name="Bo", exact=True).check()
+    form.get_by_label("What is at stake?").fill("Who gets the last bike")
+    form.get_by_role("button", name="Open the contest").click()
+    panel = gm.locator("#contests-panel")
+    expect(panel).to_contain_text("Ada against Bo")
+    expect(panel).to_be_in_viewport()
+    shot(gm, "console-contest-1280", full_page=False)
+    gm.mouse.move(900, 600)  # over the feed
+    gm.mouse.wheel(0, 2000)
+    gm.wait_for_function("window.scrollY > 300")
+    expect(panel.locator(".contest-title")).to_be_in_viewport()
+    box = box_of(gm, "#contests-panel")
+    assert box["y"] >= -1, box
+    shot(gm, "console-contest-scrolled-1280", full_page=False)
+    gm.evaluate("window.scrollTo(0, 0)")
+    gm.locator("#contest-tools > summary").click()
+
+    # A correction from the console: Ada's Luck, changed and logged, without the sheet page.
+    gm.locator("#correct-tools > summary").click()
+    ada_form = gm.get_by_role("form", name="Correct Ada")
+    ada_form.get_by_label("Luck points").fill("1")
+    ada_form.get_by_role("button", name="Save Ada").click()
+    expect(gm).to_have_url(re.compile(r"/session/$"))
+    expect(gm.locator("#notice")).to_contain_text("Corrected: Luck points")
+    expect(gm.locator("#feed")).to_contain_text("The GM corrected Ada: Luck points")
+    ada = in_thread(lambda: Character.objects.get(name="Ada"))
+    assert ada.luck == 1
