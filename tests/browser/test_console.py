@@ -207,8 +207,17 @@ def test_the_console_is_a_workspace_at_1280x800(browsers: Browsers, dice: Script
     assert small_buttons(gm) == []
     shot(gm, "console-workspace-1280", full_page=False)
 
-    # "Roll for the GM" opens on a form, not on an error.
-    gm.locator("#npc-tools > summary").click()
+    # From the keyboard: the tools are Tab stops, and Enter opens one. "Roll for the GM" opens
+    # on a form, not on an error.
+    summary = gm.locator("#npc-tools > summary")
+    for _ in range(30):
+        gm.keyboard.press("Tab")
+        if summary.evaluate("element => element === document.activeElement"):
+            break
+    else:
+        pytest.fail("'Roll for the GM' is not among the first 30 Tab stops.")
+    gm.keyboard.press("Enter")
+    expect(gm.locator("#npc-tools")).to_have_attribute("open", "")
     expect(gm.locator("#npc-form input[name=flag_dice]")).to_be_visible()
     gm.wait_for_load_state("networkidle")
     expect(gm.locator("#npc-odds")).not_to_contain_text("required")
