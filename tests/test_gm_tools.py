@@ -263,7 +263,9 @@ def test_the_console_corrects_each_characters_resources_and_comes_back(table: Ta
     console = reverse("rolls:session", args=[table.campaign.pk])
     page = logged_in(table.gm).get(console).content.decode()
     for character in (table.character, other):
-        assert f'action="{reverse("rolls:character-correct", args=[table.campaign.pk, character.pk])}"' in page
+        assert (
+            f'action="{reverse("rolls:character-correct", args=[table.campaign.pk, character.pk])}"' in page
+        )
         assert f'id="correct-{character.pk}-luck"' in page
     url = reverse("rolls:character-correct", args=[table.campaign.pk, table.character.pk])
 
