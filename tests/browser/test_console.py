@@ -182,10 +182,10 @@ def test_the_console_is_a_workspace_at_1280x800(browsers: Browsers, dice: Script
     link = open_table(gm)
     join_with_character(browsers.phone(), link, "Alice", "Ada", body=3)
     join_with_character(browsers.phone(), link, "Bob", "Bo", body=2)
-    for number in range(6):  # a feed longer than the screen
-        dice(6, 2, 3)
+    for number in range(6):  # a feed longer than the screen, one roll landed before the next
+        dice(6, 2, 3, then=3)
         gm_roll(gm, f"Guard {number}", "keeps watch at the gate")
-    expect(gm.locator("#feed")).to_contain_text("Guard 5")
+        expect(gm.locator("#feed")).to_contain_text(f"Guard {number}")
 
     gm.goto(gm.url)  # opened afresh (a reload would keep the scroll)
     wait_live(gm)
