@@ -288,3 +288,20 @@ def test_no_bad_value_in_any_npc_field_answers_500(db: None, system: str, settin
             if response.status_code == 422:
                 assert (Roll.objects.count(), LogEntry.objects.count()) == before, (name, value)
                 assert response.content.strip(), (name, value)
+
+
+@pytest.mark.parametrize("system", SHEETS)
+def test_the_npc_odds_of_a_form_not_filled_in_yet_show_no_error(db: None, system: str) -> None:
+    """The panel opens with its form as the page drew it (the dice left empty): no "This field
+    is required" before the GM has typed anything."""
+    table = table_of(system)
+    unfilled = {name: "" for name in NpcRollForm(campaign=table.campaign).fields} | {"name": "GM"}
+    response = npc_odds(table, unfilled)
+    assert response.status_code == 200
+    assert "required" not in response.content.decode()
+
+
+def test_the_npc_odds_still_say_what_is_wrong_beside_an_empty_field(db: None) -> None:
+    table = table_of("sixes")
+    response = npc_odds(table, {"name": "", "flag_dice": 40})
+    assert "Dice: Ensure this value is less than or equal to 13." in html.unescape(response.content.decode())

@@ -254,6 +254,47 @@ def test_only_the_gm_corrects_and_bad_values_change_nothing(table: Table) -> Non
     assert LogEntry.objects.count() == before
 
 
+@pytest.mark.django_db
+def test_the_console_corrects_each_characters_resources_and_comes_back(table: Table) -> None:
+    """The GM's console holds a correction form per character (the sheet page's own form, ids of
+    its own per character); a correction sent from it is the same logged correction, and the
+    GM lands back on the console."""
+    other = factories.character(table.campaign, table.gm, name="Kim")
+    console = reverse("rolls:session", args=[table.campaign.pk])
+    page = logged_in(table.gm).get(console).content.decode()
+    for character in (table.character, other):
+        assert (
+            f'action="{reverse("rolls:character-correct", args=[table.campaign.pk, character.pk])}"' in page
+        )
+        assert f'id="correct-{character.pk}-luck"' in page
+    url = reverse("rolls:character-correct", args=[table.campaign.pk, table.character.pk])
+
+    response = logged_in(table.gm).post(url, {"luck": "1", "back": "console"}, follow=True)
+
+    assert response.redirect_chain == [(console, 302)]
+    assert "Corrected: Luck points 3 → 1." in response.content.decode()
+    table.character.refresh_from_db()
+    assert table.character.luck == 1
+    entry = LogEntry.objects.order_by("-seq").first()
+    assert entry is not None and entry.text == "The GM corrected Olle: Luck points 3 → 1."
+
+
+@pytest.mark.django_db
+def test_the_console_says_how_to_start_a_session_with_the_button_there(db: None) -> None:
+    gm = factories.user("gm")
+    campaign = factories.campaign(gm)
+    page = logged_in(gm).get(reverse("rolls:session", args=[campaign.pk])).content.decode()
+    assert "No session running: start one to open the table." in page
+    assert "the GM starts one" not in page
+    assert f'action="{reverse("rolls:session-start", args=[campaign.pk])}"' in page
+    # Elsewhere the GM is pointed at the console; a player is told who starts it.
+    player = factories.user("player")
+    factories.member(campaign, player)
+    campaign_url = reverse("rolls:campaign", args=[campaign.pk])
+    assert "start one from <a" in logged_in(gm).get(campaign_url).content.decode()
+    assert "the GM starts one" in logged_in(player).get(campaign_url).content.decode()
+
+
 # -- what a secret roll shows a player -----------------------------------------------------------
 
 CARD = re.compile(r'<li id="feed-roll-\d+".*?</li>', re.S)

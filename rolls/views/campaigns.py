@@ -269,7 +269,8 @@ def character_edit(request: HtmxRequest, pk: int, character_id: int) -> HttpResp
 
 @require_POST
 def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
-    """The GM sets a resource directly; the change goes into the log."""
+    """The GM sets a resource directly; the change goes into the log. From the sheet page or
+    the console (``back=console``), and back to the page it came from."""
     membership = gm_or_403(request.user, pk)
     character = character_or_404(membership.campaign, character_id)
     corrections = registry.table(membership.campaign.system).corrections
@@ -285,6 +286,8 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
             messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    if request.POST.get("back") == "console":
+        return redirect("rolls:session", pk)
     return redirect("rolls:character-sheet", pk, character_id)
 
 
@@ -320,13 +323,18 @@ def character_sheet(request: HtmxRequest, pk: int, character_id: int) -> HttpRes
             "character": character,
             "can_edit": may_act_for(membership, character),
             "sheet_template": registry.table(membership.campaign.system).sheet_template,
-            "correction_form": _correction_form(membership, character),
+            "correction_form": correction_form(membership, character),
             "luck_form": LuckForAbilityForm() if may_act_for(membership, character) else None,
         },
     )
 
 
-def _correction_form(membership: Membership, character: Character) -> CorrectionForm | None:
+def correction_form(
+    membership: Membership, character: Character, *, auto_id: str = "id_%s"
+) -> CorrectionForm | None:
+    """The GM's correction form of a character's resources, filled with what it holds now;
+    None for anyone else, or in a system with nothing the GM sets. ``auto_id``: the fields'
+    ids, one set per character where several forms share a page (the console)."""
     corrections = registry.table(membership.campaign.system).corrections
     if not membership.is_gm or not corrections:
         return None
@@ -334,4 +342,18 @@ def _correction_form(membership: Membership, character: Character) -> Correction
         corrections=corrections,
         initial={c.field: getattr(character, c.field) for c in corrections},
         character=character,
+        auto_id=auto_id,
     )
+
+
+def console_corrections(membership: Membership) -> list[tuple[Character, CorrectionForm]] | None:
+    """The console's correction form of every character at the table (the GM's only), or None
+    in a system with nothing the GM sets."""
+    if not registry.table(membership.campaign.system).corrections:
+        return None
+    forms = []
+    for character in membership.campaign.characters.order_by("name", "id"):
+        form = correction_form(membership, character, auto_id=f"correct-{character.pk}-%s")
+        if form is not None:
+            forms.append((character, form))
+    return forms

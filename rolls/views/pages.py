@@ -18,7 +18,7 @@ from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
 from rolls.sight.cards import Card, latest_card
 from rolls.sight.newest import newest_items
-from rolls.views.campaigns import confirm_question
+from rolls.views.campaigns import confirm_question, console_corrections
 from tabletop import presence
 from tabletop.access import character_to_act_for, gm_or_403, may_act_for, membership_or_404
 from tabletop.joinlink import join_url, qr_svg
@@ -85,7 +85,8 @@ def campaign_page(request: HttpRequest, pk: int) -> HttpResponse:
 def session_page(
     request: HttpRequest, pk: int, *, refusal: Refusal | None = None, npc_form: NpcRollForm | None = None
 ) -> HttpResponse:
-    """The GM's big screen: join link and QR code, who is here, the live feed, the controls.
+    """The GM's console: the tools (rolls for the GM, contests, calls, clocks, corrections, the
+    invitation), who is here, the contests being played, the live feed.
     ``refusal`` and ``npc_form``: a plain POST of the GM's quick roll or a card's follow-up
     was refused, and this page is drawn again to say why."""
     membership = gm_or_403(request.user, pk)
@@ -120,6 +121,7 @@ def session_page(
             },
             "refusal": refusal,
             "dice_modes": DiceMode.choices,
+            "corrections": console_corrections(membership),
         },
         status=422 if refusal else 200,
     )

@@ -340,9 +340,16 @@ def npc_odds(request: HtmxRequest, pk: int) -> HttpResponse:
             context.update(adapter.odds_context(system, form.engine_request(), form.cleaned_data["name"]))
         except RulesError as error:
             context["error"] = str(error)
-    else:
+    elif not _only_missing(form):
+        # A form the GM has not filled in yet (the panel just opened) has nothing wrong with
+        # it: it gets no odds, and no "This field is required" either.
         context["error"] = form.errors_text()
     return render(request, adapter.odds_template, context)
+
+
+def _only_missing(form: NpcRollForm) -> bool:
+    """Whether every error of the form is a field left empty."""
+    return all(error.code == "required" for errors in form.errors.as_data().values() for error in errors)
 
 
 CALL_SKIPS = ("csrfmiddlewaretoken", "intent", "blind", "call", "also")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
 from playwright.sync_api import Locator, Page, expect
 
 from tests.factories import PASSWORD
@@ -18,6 +20,28 @@ class Player:
     name: str  # display name at the table
     character: str
     url: str  # the character's roll screen
+
+
+def in_thread[T](function: Callable[[], T]) -> T:
+    """Database work off this thread: Playwright keeps an event loop running here, and the
+    services broadcast through async_to_sync, which refuses to run beside one."""
+
+    def run() -> T:
+        try:
+            return function()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def log_in(page: Page, username: str) -> None:
+    page.goto("/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).not_to_have_url(re.compile(r"/login/"))
 
 
 def sign_up(page: Page, username: str = "gamemaster") -> None:

@@ -6,11 +6,8 @@ tap. Screenshots at 360 x 740 and 1920 x 1080."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Browser, Page, expect
 
 from rolls import registry
@@ -18,8 +15,16 @@ from rolls.systems.base import percent
 from tabletop.models import Character
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone, join_with_character, open_table, wait_live
-from tests.factories import PASSWORD, Script
+from tests.browser.flows import (
+    assert_fits_phone,
+    gm_roll,
+    in_thread,
+    join_with_character,
+    log_in,
+    open_table,
+    wait_live,
+)
+from tests.factories import Script
 from tests.test_table_stars import stars_sheet
 
 
@@ -72,6 +77,7 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     gm.locator("#npc-tools > summary").click()  # folded again
 
     # A call for two characters, each with a trait of their own sheet.
+    gm.locator("#call-tools > summary").click()
     form = gm.locator("#call-form")
     form.get_by_role("checkbox", name="Ada").check()
     form.get_by_role("checkbox", name="Bo").check()
@@ -111,34 +117,13 @@ def test_the_gm_runs_the_table_from_a_phone(browsers: Browsers, dice: Script, sh
     assert small_buttons(gm) == []
     gm.evaluate("window.scrollTo(0, 0)")
     shot(gm, "console-1920", full_page=False)
+    gm.locator("#call-tools > summary").click()
     gm.locator("#call-tools").scroll_into_view_if_needed()
     shot(gm, "console-1920-calls", full_page=False)
 
 
-def _in_thread[T](function: Callable[[], T]) -> T:
-    """Database work off this thread: Playwright keeps an event loop running here, and the
-    services broadcast through async_to_sync, which refuses to run beside one."""
-
-    def run() -> T:
-        try:
-            return function()
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 def luck_of(character: Character) -> int:
-    return _in_thread(lambda: Character.objects.get(pk=character.pk).luck)
-
-
-def log_in(page: Page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page).not_to_have_url(re.compile(r"/login/"))
+    return in_thread(lambda: Character.objects.get(pk=character.pk).luck)
 
 
 @pytest.mark.browser
@@ -147,7 +132,7 @@ def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
 ) -> None:
     """STR-14 from the stars sheet on a phone; and the GM's long rest on a browser without
     script: a page asks, and only its Confirm button rests everyone (STR-12)."""
-    table = _in_thread(lambda: factories.table("stars", character_name="Dave", sheet=stars_sheet()))
+    table = in_thread(lambda: factories.table("stars", character_name="Dave", sheet=stars_sheet()))
     sheet = f"/c/{table.campaign.pk}/characters/{table.character.pk}/sheet/"
     phone = browsers.phone()
     log_in(phone, "player")
@@ -180,3 +165,92 @@ def test_luck_for_an_ability_and_a_long_rest_confirmed_without_script_STR_14(
         assert luck_of(table.character) == 3
     finally:
         context.close()
+
+
+def box_of(page: Page, selector: str) -> dict[str, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box
+
+
+@pytest.mark.browser
+def test_the_console_is_a_workspace_at_1280x800(browsers: Browsers, dice: Script, shot: Shot) -> None:
+    """On a laptop every tool of the GM is on the first screen; a contest being played stays in
+    view while the GM scrolls the feed; a character's Luck is corrected from the console, and
+    the correction is logged; "Roll for the GM" opens with no error."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    join_with_character(browsers.phone(), link, "Alice", "Ada", body=3)
+    join_with_character(browsers.phone(), link, "Bob", "Bo", body=2)
+    for number in range(6):  # a feed longer than the screen, one roll landed before the next
+        dice(6, 2, 3, then=3)
+        gm_roll(gm, f"Guard {number}", "keeps watch at the gate")
+        expect(gm.locator("#feed")).to_contain_text(f"Guard {number}")
+
+    gm.goto(gm.url)  # opened afresh (a reload would keep the scroll)
+    wait_live(gm)
+    assert gm.evaluate("window.scrollY") == 0
+    tools = [
+        f"{tool} > summary"
+        for tool in ("#npc-tools", "#contest-tools", "#call-tools", "#correct-tools", "#invite-tools")
+    ]
+    clocks = [
+        f"#clock-tools button >> nth={n}" for n in range(3)
+    ]  # End session, New Mystery, and no rest in sixes
+    assert gm.locator("#clock-tools button").all_inner_texts() == ["End session 1", "New Mystery"]
+    for tool in tools + clocks[:2]:
+        expect(gm.locator(tool)).to_be_visible()
+        box = box_of(gm, tool)
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 800, (tool, box)
+    # The invitation is folded once the players are in: the QR code is not what the GM sees first.
+    expect(gm.locator("#invite-tools .qr")).to_be_hidden()
+    assert small_buttons(gm) == []
+    shot(gm, "console-workspace-1280", full_page=False)
+
+    # From the keyboard: the tools are Tab stops, and Enter opens one. "Roll for the GM" opens
+    # on a form, not on an error.
+    summary = gm.locator("#npc-tools > summary")
+    for _ in range(30):
+        gm.keyboard.press("Tab")
+        if summary.evaluate("element => element === document.activeElement"):
+            break
+    else:
+        pytest.fail("'Roll for the GM' is not among the first 30 Tab stops.")
+    gm.keyboard.press("Enter")
+    expect(gm.locator("#npc-tools")).to_have_attribute("open", "")
+    expect(gm.locator("#npc-form input[name=flag_dice]")).to_be_visible()
+    gm.wait_for_load_state("networkidle")
+    expect(gm.locator("#npc-odds")).not_to_contain_text("required")
+    gm.locator("#npc-tools > summary").click()
+
+    # A contest: its form is long, the page is not pushed; the contest stays in view.
+    gm.locator("#contest-tools > summary").click()
+    form = gm.locator("#contest-tools")
+    form.get_by_role("checkbox", name="Ada", exact=True).check()
+    form.get_by_role("checkbox", name="Bo", exact=True).check()
+    form.get_by_label("What is at stake?").fill("Who gets the last bike")
+    form.get_by_role("button", name="Open the contest").click()
+    panel = gm.locator("#contests-panel")
+    expect(panel).to_contain_text("Ada against Bo")
+    expect(panel).to_be_in_viewport()
+    shot(gm, "console-contest-1280", full_page=False)
+    gm.mouse.move(900, 600)  # over the feed
+    gm.mouse.wheel(0, 2000)
+    gm.wait_for_function("window.scrollY > 300")
+    expect(panel.locator(".contest-title")).to_be_in_viewport()
+    box = box_of(gm, "#contests-panel")
+    assert box["y"] >= -1, box
+    shot(gm, "console-contest-scrolled-1280", full_page=False)
+    gm.evaluate("window.scrollTo(0, 0)")
+    gm.locator("#contest-tools > summary").click()
+
+    # A correction from the console: Ada's Luck, changed and logged, without the sheet page.
+    gm.locator("#correct-tools > summary").click()
+    ada_form = gm.get_by_role("form", name="Correct Ada")
+    ada_form.get_by_label("Luck points").fill("1")
+    ada_form.get_by_role("button", name="Save Ada").click()
+    expect(gm).to_have_url(re.compile(r"/session/$"))
+    expect(gm.locator("#notice")).to_contain_text("Corrected: Luck points")
+    expect(gm.locator("#feed")).to_contain_text("The GM corrected Ada: Luck points")
+    ada = in_thread(lambda: Character.objects.get(name="Ada"))
+    assert ada.luck == 1

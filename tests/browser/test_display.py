@@ -110,6 +110,7 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
 
     # A new join link: the TV draws itself again, with the new link and its QR code.
     tv.evaluate("window.stillTheSamePage = true")
+    gm.locator("#invite-tools > summary").click()  # folded: everyone is in
     gm.get_by_role("button", name="New join link").click()
     new_link = gm.locator("#join-url").get_attribute("href")
     assert new_link and new_link != link
@@ -118,6 +119,7 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     wait_live(tv)
 
     # The GM replaces the display link: the open screens say so and stop.
+    gm.locator("#invite-tools > summary").click()
     gm.get_by_role("button", name="New display link").click()
     for screen in (tv, overlay):
         expect(screen.locator("#display-replaced")).to_be_visible()

@@ -90,6 +90,7 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     # (The call form lists the characters the page knew when it was drawn.)
     gm.reload()
     wait_live(gm)
+    gm.locator("#call-tools > summary").click()
     form = gm.locator("#call-form")
     form.get_by_role("checkbox", name="Ada").check()
     form.get_by_role("checkbox", name="Bo").check()
@@ -188,7 +189,6 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     expect(gm.locator("#feed")).to_contain_text("The warden")
     expect(gm.locator("#feed")).to_contain_text(SECRET_INTENT)
     expect(gm.locator("#call-status")).to_contain_text(re.compile(r"Ada Body \+ Sneak ✓"))
-    gm.set_viewport_size({"width": 1920, "height": 1080})
     gm.evaluate("window.scrollTo(0, 0)")
-    docs_shot(gm, "console", full_page=False)
+    docs_shot(gm, "console", full_page=False)  # the laptop's 1280 x 800
     shot(bo.page, "three-screens-refusal", full_page=False)
