@@ -359,13 +359,14 @@ def contest_act(
         contest = _locked(side.contest)
         sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
         side = next((each for each in sides if each.pk == side.pk), side)
-        if not contest.live:
+        adapter = registry.table(contest.system)
+        settled = contest.state == Contest.State.CLOSED and adapter.steps_after_settle
+        if not contest.live and not settled:
             raise RulesError("This contest is over.")
         if side.npc and not is_gm:
             raise RulesError("Only the GM acts for someone without a sheet.")
         if not side.npc and (side.character is None or side.character.owner_id != user.pk):
             raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
-        adapter = registry.table(contest.system)
         offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
         step = offered.get(action)
         if step is None:
@@ -386,6 +387,10 @@ def contest_act(
         side.extra = done.extra
         side.save(update_fields=["extra"])
         contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
+        if settled:
+            # The rolls are final: the verdict read again says the step too (the Complication).
+            contest.verdict = verdict(contest)[:200]
+            contest.save(update_fields=["verdict"])
         if done.state is not None and side.roll is not None:
             _roll_step(contest, side.roll, done.state, action, user)
         if contest.state == Contest.State.OPEN:

@@ -200,6 +200,10 @@ class TableAdapter[E: DiceSystem, R](ABC):
         follow-ups (a success bought by checking a Condition; a sealed bid). None by default."""
         return []
 
+    # Whether a side may still take a step (``contest_steps``) once the GM has settled the
+    # contest, its rolls final (doubles DBL-9: the amazing PC names the Complication then).
+    steps_after_settle: ClassVar[bool] = False
+
     def contest_step(
         self,
         contest: Contest,

@@ -166,6 +166,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     contest_data = {"dn": "opposed"}
     console_flows = "tables/doubles/flows_console.html"
     flow_boards = ("extended",)
+    # DBL-9: once the GM settles an opposed roll its rolls are final, and the amazing PC may
+    # name the Complication then, whatever Endurance either side has left.
+    steps_after_settle = True
 
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
