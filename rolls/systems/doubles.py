@@ -763,6 +763,17 @@ class Doubles(DiceSystem):
         choices = tuple(str(count) for count in range(1, most + 1))
         return Param("count", "Drama dice", choices, minimum=1, maximum=most, labels=tuple(labels))
 
+    def chance_after_step(self, before: State, after: State, follow_up: FollowUp) -> Fraction | None:
+        """DBL-10: the chance of success the drama dice of ``after``'s last step bought, from
+        ``before``, when that many dice are among the counts the picker offers now."""
+        if follow_up.action != "drama" or not after.get("steps") or not follow_up.params:
+            return None
+        step = after["steps"][-1]
+        count = len(step.get("dice", ())) if step.get("action") == "drama" else 0
+        if str(count) not in follow_up.params[0].choices:
+            return None
+        return self.drama_chances(before, count).get(count)
+
     def drama_chances(self, state: State, up_to: int) -> dict[int, Fraction]:
         """The exact chance of success after buying 1..``up_to`` more drama dice on this roll,
         given the dice already on the table (empty for an opposed roll)."""
