@@ -47,3 +47,38 @@ def test_dbl_10_a_drama_step_shows_the_exact_chance_it_bought(db: None, dice: Sc
     assert chance == Fraction(4, 36)  # (4,4), (5,5), (6,6), and (3,3) makes three threes: 9
     drama_step = text.split('class="step-drama"')[1].split("</li>")[0]
     assert f"Chance of success: {percent(Fraction(0))} -> {percent(chance)}" in drama_step
+
+
+PROMPT = "Amazing Success: Mara gets more than they aimed for. Say what else goes right"
+
+
+def test_dbl_8_an_amazing_success_card_asks_how_the_scene_changes(db: None, dice: Script) -> None:
+    """DBL-8: the card of an Amazing Success (three fives: 15) asks the table how the scene
+    shifts, on the phone, in the feed and on the TV; an ordinary success asks nothing."""
+    table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+    campaign, mara = table.campaign.pk, table.character.pk
+    player = logged_in(table.player)
+    dice(6, 2)  # two dice: 6 beats Moderate (4), nothing amazing
+    plain = player.post(reverse("rolls:roll-create", args=[campaign, mara]), {"dn": "4"}, **HX)
+    assert plain.status_code == 200 and "scene-prompt" not in plain.content.decode()
+    dice(5, 5, 5, 2)
+    amazing = player.post(
+        reverse("rolls:roll-create", args=[campaign, mara]), {"dn": "4", "bonus": "2"}, **HX
+    )
+    assert PROMPT in html.unescape(amazing.content.decode())
+    feed = html.unescape(logged_in(table.gm).get(reverse("rolls:campaign", args=[campaign])).content.decode())
+    assert feed.count(PROMPT) >= 1
+    display = logged_in(table.gm).get(reverse("rolls:display", args=[table.campaign.display_token]))
+    assert PROMPT in html.unescape(display.content.decode())
+
+
+def test_dbl_8_a_blind_amazing_roll_keeps_its_prompt_from_the_player(db: None, dice: Script) -> None:
+    """DBL-8: the prompt is part of the result, so a blind roll's player does not see it."""
+    table = factories.table("doubles", character_name="Mara", sheet=doubles_sheet())
+    campaign, mara = table.campaign.pk, table.character.pk
+    dice(5, 5, 5, 2)
+    sent = {"dn": "4", "bonus": "2", "blind": "on"}
+    answer = logged_in(table.player).post(reverse("rolls:roll-create", args=[campaign, mara]), sent, **HX)
+    assert answer.status_code == 200 and "Amazing Success" not in answer.content.decode()
+    gm_page = logged_in(table.gm).get(reverse("rolls:campaign", args=[campaign]))
+    assert PROMPT in html.unescape(gm_page.content.decode())

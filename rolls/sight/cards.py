@@ -106,6 +106,16 @@ class Card:
         return registry.table(self.roll.system).helper_shares(self.state)
 
     @property
+    def scene_prompt(self) -> str:
+        """What the roll asks of the table's story beyond its verdict (doubles: an Amazing
+        Success changes the scene), as the table reads the card: never on a hidden or voided
+        card."""
+        if self.hidden or self.roll.voided or not self.state:
+            return ""
+        pc = self.roll.character_id is not None
+        return registry.table(self.roll.system).scene_prompt(self.state, self.roll.character_name, pc=pc)
+
+    @property
     def need(self) -> Any:
         return self.state["request"].get("need") if not self.hidden else None
 

@@ -322,6 +322,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
         verdict can be given yet (a miracle waits for the GM)."""
         return ""
 
+    def scene_prompt(self, state: Mapping[str, Any], name: str, *, pc: bool) -> str:
+        """A line the card puts to the table when the roll changes the story, beyond its
+        verdict (doubles DBL-8: an Amazing Success changes the scene); ``name`` is whose roll,
+        ``pc`` whether a player's character made it. None by default."""
+        return ""
+
     def helper_shares(self, state: Mapping[str, Any]) -> bool:
         """Whether the friend who helped a roll (``Roll.helper``) now shares what it did to
         the roller (sixes SIX-16: a failure). Never, by default."""

@@ -243,6 +243,19 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         }
         return request, label
 
+    def scene_prompt(self, state: Mapping[str, Any], name: str, *, pc: bool) -> str:
+        """DBL-8: an Amazing Success reaches past what was aimed for, and may change the scene
+        around it in the PCs' favour: the card asks the table to say how. Our reading: for the
+        GM's side without a sheet the GM says what it gains (the document speaks of the PCs)."""
+        if system.evaluate(dict(state)).tone != "amazing":
+            return ""
+        if pc:
+            return (
+                f"Amazing Success: {name} gets more than they aimed for. Say what else goes right, "
+                "or how the scene shifts in the PCs' favour."
+            )
+        return f"Amazing Success: {name} gets more than they aimed for. The GM says what else goes their way."
+
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
         return resources_of(character, latest=latest)
 
