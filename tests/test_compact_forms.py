@@ -36,6 +36,8 @@ POOLS: dict[str, list[dict[str, Any]]] = {
         {"abilities": ["Fighting", "Athletics"], "weaknesses": ["Slow"]},  # several and one
         {"abilities": [], "weaknesses": ["Reckless", "Slow"], "penalty": "1"},  # negative dice
         {"abilities": ["Fighting", "Athletics", "Notice"], "weaknesses": [], "bonus": "2"},
+        # DBL-14: Kit teams up (the call's answer adds the helper, a side chooses it).
+        {"abilities": ["Notice"], "weaknesses": ["Slow"], "helpers": ["Kit"]},
     ],
     "sixes": [{"trait": "Body"}, {"trait": "Mind"}, {"trait": "skill-1"}],
     "kinds": [{"trait": "skill-0"}, {"trait": "skill-4", "other_field": FIELDS[0]}],
@@ -47,6 +49,9 @@ CASES = [(system, index) for system, pools in POOLS.items() for index in range(l
 
 def _pool(table: Table, system: str, index: int) -> dict[str, Any]:
     pool = dict(POOLS[system][index])
+    if "helpers" in pool:  # the helpers' ids, among the characters at the table
+        helpers = Character.objects.filter(campaign=table.campaign, name__in=pool["helpers"])
+        pool["helpers"] = [str(pk) for pk in helpers.values_list("pk", flat=True)]
     if system == "sets":  # the sheet's own stat names
         stats = [stat["name"] for stat in table.character.sheet["stats"]]
         pool["stat"] = stats[0] if pool["stat"] == "first" else stats[1]
@@ -98,6 +103,8 @@ def two(request: pytest.FixtureRequest, db: None) -> tuple[Table, Character, Any
     bo = campaigns.character_create(
         campaign=table.campaign, owner=second, name="Bo", sheet=table.character.sheet
     )
+    # Kit: a third character, who may team up (doubles DBL-14).
+    campaigns.character_create(campaign=table.campaign, owner=second, name="Kit", sheet=table.character.sheet)
     return table, bo, second
 
 
@@ -130,6 +137,12 @@ def check_every_form(system: str, two: tuple[Table, Character, Any], index: int)
     answer: dict[str, Any] = {"call": str(made.pk)}
     for key, value in made.inputs(olle.pk):
         answer.setdefault(key, []).append(value)
+    if "helpers" in pool:  # a call's extra: the player names who teams up when answering
+        call_form = page(logged_in(table.player), "rolls:character", campaign, olle.pk).form(
+            id=f"call-{made.pk}-{olle.pk}"
+        )
+        assert call_form.can_send("helpers", pool["helpers"])
+        answer["helpers"] = pool["helpers"]
     response = logged_in(table.player).post(
         reverse("rolls:roll-create", args=[campaign, olle.pk]), answer, **HX
     )
@@ -254,3 +267,24 @@ def test_dbl_2_mira_called_for_notice_rolls_the_notice_pool_not_notice_and_a_wea
     response = logged_in(table.gm).post(reverse("rolls:calls-create", args=[table.campaign.pk]), sent, **HX)
     assert response.status_code == 200
     assert RollCall.objects.get().label_for(mira) == "Notice"
+
+
+@pytest.mark.parametrize("two", ["doubles"], indirect=True)
+def test_dbl_14_a_side_cannot_be_helped_by_its_opponent_nor_one_helper_help_both(
+    two: tuple[Table, Character, Any],
+) -> None:
+    """DBL-14 in a contest, our reading: Bo opposes Olle and cannot team up with him; Kit helps
+    one side, not both. Refused with a message, and nothing is opened."""
+    table, bo, _ = two
+    olle = table.character
+    kit = Character.objects.get(campaign=table.campaign, name="Kit")
+    url = reverse("rolls:contest-create", args=[table.campaign.pk])
+    gm = logged_in(table.gm)
+    sides = {"first": str(olle.pk), "second": str(bo.pk)}
+    opposed = gm.post(url, {**sides, f"s{olle.pk}-helpers": str(bo.pk)}, **HX)
+    assert opposed.status_code == 422
+    assert "Bo takes part in this contest and cannot help a side." in html.unescape(opposed.content.decode())
+    both = gm.post(url, {**sides, f"s{olle.pk}-helpers": str(kit.pk), f"s{bo.pk}-helpers": str(kit.pk)}, **HX)
+    assert both.status_code == 422
+    assert "helps one side of a contest, not both" in html.unescape(both.content.decode())
+    assert not Contest.objects.exists()

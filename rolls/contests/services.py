@@ -111,6 +111,7 @@ def contest_open(
         raise RulesError("That character is not at this table.")
     if len({character.pk for character in characters}) != len(characters):
         raise RulesError("A character cannot contest against themself; choose two.")
+    adapter.check_contest_sides([(side.character, side.data) for side in sides])
     challenge = not membership.is_gm
     if challenge:
         if len(sides) != 2:
@@ -215,6 +216,8 @@ def contest_answer(
         if accept:
             data = {**(data or {}), **registry.table(contest.system).contest_fixed(contest.kind)}
             _check_roll(side.character, data)
+            others = [(each.character, each.data) for each in contest.sides.all() if each.pk != side.pk]
+            registry.table(contest.system).check_contest_sides([*others, (side.character, data)])
             ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
             text = f"{side.name} accepts the challenge."

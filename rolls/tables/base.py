@@ -147,6 +147,9 @@ class TableAdapter[E: DiceSystem, R](ABC):
     call_traits: ClassVar[tuple[str, ...]] = ()
     call_needs: ClassVar[tuple[str, ...]] = ()
     call_extras: ClassVar[tuple[str, ...]] = ()
+    # What a side of a contest (or a roll for a flow) may also choose beside ``call_traits``
+    # and ``call_needs``, where its player chooses the whole roll (doubles: who teams up).
+    side_extras: ClassVar[tuple[str, ...]] = ()
 
     # -- where its templates are ---------------------------------------------------------------
     @property
@@ -199,6 +202,11 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """The steps ``side`` may take in ``contest`` now, beyond rolling and its roll's
         follow-ups (a success bought by checking a Condition; a sealed bid). None by default."""
         return []
+
+    def check_contest_sides(self, sides: Sequence[tuple[Character | None, Mapping[str, Any]]]) -> None:
+        """Refuse (RulesError) sides that cannot stand together: each is its character (None:
+        someone without a sheet) and its roll form's values. Nothing to refuse by default."""
+        return None
 
     # Whether a side may still take a step (``contest_steps``) once the GM has settled the
     # contest, its rolls final (doubles DBL-9: the amazing PC names the Complication then).

@@ -146,6 +146,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     call_traits = ("abilities", "weaknesses")
     call_needs = ("dn", "bonus", "penalty", "degree_matters", "declaration")
     call_extras = ("helpers",)
+    side_extras = ("helpers",)  # DBL-14: a side of an opposed roll or an extended action teams up too
     roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
     story = Clock(
         "New Adventure",
@@ -169,6 +170,24 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     # DBL-9: once the GM settles an opposed roll its rolls are final, and the amazing PC may
     # name the Complication then, whatever Endurance either side has left.
     steps_after_settle = True
+
+    def check_contest_sides(self, sides: Sequence[tuple[Character | None, Mapping[str, Any]]]) -> None:
+        """DBL-14 in a contest, our reading: a character teams up with one side only, and never
+        with the side they oppose."""
+        taking_part = {character.pk: character.name for character, _ in sides if character is not None}
+        seen: set[int] = set()
+        for character, data in sides:
+            given = data.get("helpers")
+            if character is None or not isinstance(given, list | tuple):
+                continue
+            ids = {int(pk) for pk in given if str(pk).isdecimal()}
+            clash = ids & set(taking_part)
+            if clash:
+                name = taking_part[min(clash)]
+                raise RulesError(f"{name} takes part in this contest and cannot help a side.")
+            if ids & seen:
+                raise RulesError("A character helps one side of a contest, not both.")
+            seen |= ids
 
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
