@@ -63,8 +63,14 @@ Rules choices where the document leaves room (also on the in-app rules page):
   catastrophe; two miracles cancel out and the dice decide. The Complication (DBL-9) goes to
   the side whose dice showed an Amazing Success when the other's did not (``Opposed.amazing``),
   winner or not: a PC who rolled amazing and lost to a miracle keeps it. At the table only a
-  PC names it (never the GM's side without a sheet), and only once no follow-up could still
-  change either roll; naming it freezes both rolls (``rolls.tables.doubles.contest``).
+  PC names it (never the GM's side without a sheet), and never while the other side could
+  still overturn the result: once no follow-up could still change either roll (naming it
+  then freezes both rolls), or after the GM settles the contest, which ends every follow-up
+  (``rolls.tables.doubles.contest``).
+- **Amazing Success at the table (DBL-8).** Its card asks how the scene changes
+  (``DoublesTable.scene_prompt``).
+- **Drama dice step odds (DBL-10).** ``chance_after_step`` gives the chance a drama step
+  bought for its own count, for a roll's page.
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
 - **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
