@@ -36,11 +36,16 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
     tools.get_by_label("Second side").select_option(label="Bram")
     tools.get_by_label("What is at stake?").fill("Arm wrestling")
+    # Each side's Abilities and Weaknesses are tick boxes, none ticked to start (issue 43).
+    for who in ("Mara", "Bram"):
+        tools.get_by_role("group", name=f"{who}'s abilities that apply").get_by_label("Athletics").check()
+        tools.get_by_role("group", name=f"{who}'s weaknesses in the way").get_by_label("Reckless").check()
+    shot(gm, "doubles-console-contest-form")
     tools.get_by_role("button", name="Open the contest").click()
     expect(contest(gm)).to_contain_text("Mara against Bram")
 
     doubles = registry.engine("doubles")
-    two = doubles.parse_request({"dice": 2})  # Athletics (+1) and Reckless (-1), as the console starts
+    two = doubles.parse_request({"dice": 2})  # Athletics (+1) and Reckless (-1), as ticked
     expect(contest(mara)).to_contain_text(
         f"Mara's chance to win: {percent(doubles.contest(two, two)['win'])}"
     )
