@@ -288,3 +288,25 @@ def test_dbl_14_a_side_cannot_be_helped_by_its_opponent_nor_one_helper_help_both
     assert both.status_code == 422
     assert "helps one side of a contest, not both" in html.unescape(both.content.decode())
     assert not Contest.objects.exists()
+
+
+def test_a_compacted_optional_single_choice_keeps_none_and_a_required_one_stays_as_it_was() -> None:
+    """Issue 43, in every system: a single choice drawn as radios becomes a select; when the
+    choice is optional the select starts with a blank "None", so not choosing stays possible;
+    a field of several choices keeps its tick boxes."""
+    from django import forms
+
+    from rolls.tables.forms import RollFormBase
+
+    class Form(RollFormBase):
+        edge = forms.ChoiceField(choices=[("a", "A"), ("b", "B")], required=False, widget=forms.RadioSelect)
+        stat = forms.ChoiceField(choices=[("a", "A"), ("b", "B")], widget=forms.RadioSelect)
+        traits = forms.MultipleChoiceField(
+            choices=[("a", "A")], required=False, widget=forms.CheckboxSelectMultiple
+        )
+
+    form = Form(character=None).compacted()  # type: ignore[arg-type]
+    sent = Page(f"<form>{form['edge']}{form['stat']}{form['traits']}</form>").forms[0]
+    assert sent.can_send("edge", []) and sent.can_send("edge", ["b"])
+    assert not sent.can_send("stat", []) and sent.can_send("stat", ["b"])
+    assert sent.can_send("traits", []) and sent.can_send("traits", ["a"])

@@ -6,7 +6,7 @@ its own system's choices and turns them into ``engine_data()`` for the adapter's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -65,7 +65,8 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
                 css = field.widget.attrs.get("class", "")
                 field.widget.attrs["class"] = f"{css} compact-ticks".strip()
             elif isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
-                choices = list(field.choices)
+                # Normalised to a list of pairs by the field's setter.
+                choices: list[Any] = list(cast("list[tuple[Any, Any]]", field.choices))
                 if not field.required and not any(value in ("", None) for value, _ in choices):
                     choices.insert(0, ("", "None"))
                 field.widget = forms.Select()
