@@ -200,8 +200,12 @@ def test_dbl_9_after_the_gms_settle_the_panel_offers_the_complication_to_the_ama
     assert "Inflict a Complication" not in panel_of(
         page(logged_in(duel.table.player), "rolls:campaign", campaign)
     )
+    bram_phone = reverse("rolls:character", args=[campaign, duel.bram.pk])
+    assert "Buy drama dice" in logged_in(duel.second).get(bram_phone).content.decode()
     gm = logged_in(duel.table.gm)
     assert gm.post(reverse("rolls:contest-close", args=[campaign, contest.pk]), {}, **HX).status_code == 200
+    # The settle ends the follow-ups: Bram's card offers no more drama dice.
+    assert "Buy drama dice" not in logged_in(duel.second).get(bram_phone).content.decode()
     mine = panel_of(page(logged_in(duel.table.player), "rolls:campaign", campaign))
     assert "Inflict a Complication" in mine and "Settled by the GM" in mine and "The rolls are final." in mine
     assert "Inflict a Complication" not in panel_of(page(logged_in(duel.second), "rolls:campaign", campaign))

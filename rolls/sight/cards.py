@@ -14,7 +14,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
-from rolls.models import LogEntry, Roll
+from rolls.models import LogEntry, Roll, Visibility
+from rolls.play.services import final_reason
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -352,6 +353,10 @@ def _buttons(
     character's sheet)."""
     system = registry.engine(roll.system)
     adapter = registry.table(roll.system)
+    if roll.visibility == Visibility.SEALED and final_reason(roll, adapter):
+        # A side of a settled contest: the settle ended its follow-ups (doubles DBL-9), so
+        # its card offers none (the service refuses them too). Asked of contest rolls only.
+        return []
     offered: list[FollowUp] = []
     # What each follow-up is paid from, for counting the dice of a roll made by hand.
     paid_from: dict[str, Any] = {}
