@@ -67,10 +67,13 @@ Rules choices where the document leaves room (also on the in-app rules page):
   still overturn the result: once no follow-up could still change either roll (naming it
   then freezes both rolls), or after the GM settles the contest, which ends every follow-up
   (``rolls.tables.doubles.contest``).
-- **Amazing Success at the table (DBL-8).** Its card asks how the scene changes
+- **When an Amazing Success lands (DBL-8).** Its card asks how the scene changes
   (``DoublesTable.scene_prompt``).
-- **Drama dice step odds (DBL-10).** ``chance_after_step`` gives the chance a drama step
-  bought for its own count, for a roll's page.
+- **Every roll form takes any pool (DBL-2, DBL-3, DBL-14).** The GM's call, a contest side,
+  a challenge and an extended action's roll tick Abilities and Weaknesses as the own roll
+  form does, none included; a side names who teams up, never its opponent.
+- **Odds on a roll's page (DBL-10).** ``chance_after_step`` gives the chance a drama step
+  bought for its own count.
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
 - **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
