@@ -25,6 +25,8 @@ class Form:
     selects: list[tuple[str, list[str]]] = field(default_factory=list)
     # (name, value) of every checkbox, ticked or not.
     boxes: list[tuple[str, str]] = field(default_factory=list)
+    # The names of the selects that take several options (``multiple``).
+    multiple: set[str] = field(default_factory=set)
 
     @property
     def classes(self) -> list[str]:
@@ -34,6 +36,20 @@ class Form:
         """The value this form sends under ``name`` ("" when it sends none)."""
         return next((value for each, value in self.fields if each == name), "")
 
+    def can_send(self, name: str, values: list[str]) -> bool:
+        """Whether a person can make this form send exactly ``values`` under ``name``: any
+        set of its tick boxes or of a multiple select's options, exactly one option of a
+        single select (its blank option sends "": none), anything typed into a text field."""
+        boxes = [value for each, value in self.boxes if each == name]
+        if boxes:
+            return set(values) <= set(boxes) and len(set(values)) == len(values)
+        options = next((options for each, options in self.selects if each == name), None)
+        if options is not None:
+            if name in self.multiple:
+                return set(values) <= set(options)
+            return (len(values) == 1 and values[0] in options) or (not values and "" in options)
+        return any(each == name for each, _ in self.fields) and len(values) <= 1
+
     def data(self, **changes: str | list[str]) -> dict[str, str | list[str]]:
         """What a submission sends, with ``changes`` typed or ticked in (a list: one value per
         ticked box of that name)."""
@@ -42,7 +58,8 @@ class Form:
             sent.setdefault(name, []).append(value)
         for name, value in changes.items():
             sent[name] = value if isinstance(value, list) else [value]
-        return {name: values if len(values) > 1 else values[0] for name, values in sent.items()}
+        # An empty list: nothing ticked, so the name is not sent at all.
+        return {name: values if len(values) > 1 else values[0] for name, values in sent.items() if values}
 
 
 class Page(HTMLParser):
@@ -115,6 +132,8 @@ class Page(HTMLParser):
                 self._form.fields.append((name, values.get("value", "")))
         elif tag == "select" and name:
             self._select = (name, [], [])
+            if "multiple" in values:
+                self._form.multiple.add(name)
         elif tag == "option" and self._select is not None:
             value = values.get("value", "")
             self._select[1].append(value)

@@ -183,3 +183,41 @@ def test_dbl_13_the_gm_opens_an_extended_action_and_the_party_rolls_until_it_end
     gm.post(reverse("rolls:contest-close", args=[campaign, contest.pk]), {}, **HX)
     assert Contest.objects.get().verdict == "The extended action is won: 2 of 2 successes, 0 of 1 failures."
     assert Roll.objects.count() == 2
+
+
+def test_dbl_9_after_the_gms_settle_the_panel_offers_the_complication_to_the_amazing_pc_alone(
+    duel: Duel, dice: Script
+) -> None:
+    """DBL-9: Bram could still buy drama dice, so the Complication waits; the GM settles, the
+    follow-ups end, and Mara's panel offers the step (Bram's does not) until she names it."""
+    open_duel(duel, **{f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"]})
+    dice(5, 5, 5, 2, 1)
+    roll_side(duel, duel.table.player, 0)
+    dice(6, 1)
+    roll_side(duel, duel.second, 1)
+    contest = Contest.objects.get()
+    campaign = duel.table.campaign.pk
+    assert "Inflict a Complication" not in panel_of(
+        page(logged_in(duel.table.player), "rolls:campaign", campaign)
+    )
+    bram_phone = reverse("rolls:character", args=[campaign, duel.bram.pk])
+    assert "Buy drama dice" in logged_in(duel.second).get(bram_phone).content.decode()
+    gm = logged_in(duel.table.gm)
+    assert gm.post(reverse("rolls:contest-close", args=[campaign, contest.pk]), {}, **HX).status_code == 200
+    # The settle ends the follow-ups: Bram's card offers no more drama dice.
+    assert "Buy drama dice" not in logged_in(duel.second).get(bram_phone).content.decode()
+    mine = panel_of(page(logged_in(duel.table.player), "rolls:campaign", campaign))
+    assert "Inflict a Complication" in mine and "Settled by the GM" in mine and "The rolls are final." in mine
+    assert "Inflict a Complication" not in panel_of(page(logged_in(duel.second), "rolls:campaign", campaign))
+    side = contest.sides.get(position=0)
+    url = reverse("rolls:contest-act", args=[campaign, contest.pk, side.pk])
+    done = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "a limp"}, **HX)
+    assert done.status_code == 200
+    contest.refresh_from_db()
+    assert contest.verdict.endswith("Mara inflicts a Complication on Bram: a limp.")
+    # Named: the settled contest leaves the panel, and a second try is refused.
+    assert "Inflict a Complication" not in panel_of(
+        page(logged_in(duel.table.player), "rolls:campaign", campaign)
+    )
+    again = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "x"}, **HX)
+    assert again.status_code == 422

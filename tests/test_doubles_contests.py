@@ -199,7 +199,7 @@ def test_dbl_9_the_winner_with_an_amazing_success_inflicts_a_complication_record
         )
     verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
     assert verdict == "Mara wins, 15 to 6. Mara inflicts a Complication on Bram: a sprained wrist."
-    with pytest.raises(RulesError, match="This contest is over"):
+    with pytest.raises(RulesError, match="not a step this side may take"):
         contests.contest_act(
             side=side(contest, 0),
             user=duel.table.player,
@@ -242,6 +242,44 @@ def test_dbl9_the_complication_waits_while_a_follow_up_can_still_change_either_r
     assert not LogEntry.objects.filter(text__contains="inflicts a Complication").exists()
     verdict = contests.contest_close(contest=contest, gm=duel.table.gm).verdict
     assert verdict == "Mara wins, 15 to 6. Amazing Success: Mara may inflict a Complication on Bram."
+
+
+def test_dbl9_after_the_gm_settles_the_amazing_pc_names_the_complication_and_no_roll_changes(
+    duel: Duel,
+) -> None:
+    """DBL-9: Bram still has the Endurance for drama dice, so before the settle the Complication
+    waits; the GM's settle ends every follow-up, and then Mara names it, once; the verdict says
+    it, and Bram's dice can no longer overturn it."""
+    contest = amazing_mara(duel)
+    _, bram = roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    contest.refresh_from_db()
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        complicate(duel, contest, 0)
+    closed = contests.contest_close(contest=contest, gm=duel.table.gm)
+    assert closed.verdict == "Mara wins, 15 to 6. Amazing Success: Mara may inflict a Complication on Bram."
+    with pytest.raises(RulesError, match="settled this contest"):
+        services.follow_up_apply(
+            roll=bram, actor=duel.second, action="drama", params={"count": "2"}, rng=ScriptedDice(6, 6)
+        )
+    # Bram's dice were not amazing: the step is Mara's alone.
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        complicate(duel, closed, 1)
+    complicate(duel, closed, 0)
+    closed.refresh_from_db()
+    assert closed.state == Contest.State.CLOSED
+    assert closed.verdict == "Mara wins, 15 to 6. Mara inflicts a Complication on Bram: a sprained wrist."
+    assert Character.objects.get(pk=duel.bram.pk).endurance == 30  # nothing spent, nothing rolled
+    with pytest.raises(RulesError, match="not a step this side may take"):
+        complicate(duel, closed, 0, "again")
+
+
+def test_dbl9_a_contest_called_off_names_no_complication(duel: Duel) -> None:
+    """DBL-9: calling a contest off settles nothing: no Complication comes of it."""
+    contest = amazing_mara(duel)
+    roll_both(duel, contest, (5, 5, 5, 2), (6, 1))
+    cancelled = contests.contest_cancel(contest=contest, gm=duel.table.gm)
+    with pytest.raises(RulesError, match="This contest is over"):
+        complicate(duel, cancelled, 0)
 
 
 def test_dbl9_the_amazing_pc_who_loses_to_a_miracle_still_inflicts_the_complication(duel: Duel) -> None:

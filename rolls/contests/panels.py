@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from django.db.models import Q
+
 from rolls import registry
 from rolls.contests.reckoning import reckon, states_of
 from rolls.contests.sides import SideRow, side_row
@@ -84,12 +86,12 @@ class ContestView:
 def contest_views(campaign_id: int, membership: Membership | None) -> list[ContestView]:
     """The contests of the running session still being played, as ``membership`` sees them
     (None: the table display, which acts on nothing)."""
-    live = (
-        Contest.objects.filter(
-            campaign_id=campaign_id,
-            session__ended__isnull=True,
-            state__in=(Contest.State.ASKED, Contest.State.OPEN, Contest.State.REVEALED),
-        )
+    playing = Q(state__in=(Contest.State.ASKED, Contest.State.OPEN, Contest.State.REVEALED))
+    # A settled contest of a system whose sides may still take a step after the settle.
+    after = [slug for slug in registry.slugs() if registry.table(slug).steps_after_settle]
+    settled = Q(state=Contest.State.CLOSED, system__in=after)
+    live = list(
+        Contest.objects.filter(playing | settled, campaign_id=campaign_id, session__ended__isnull=True)
         .select_related("campaign")
         .prefetch_related("sides__roll", "sides__character__campaign")
         .order_by("id")
@@ -101,7 +103,15 @@ def contest_views(campaign_id: int, membership: Membership | None) -> list[Conte
     for roll in rolls:
         if roll.pk in newest:
             roll.known_state = newest[roll.pk][0]
+    live = [contest for contest in live if contest.live or _step_waits(contest)]
     return [_view(contest, membership) for contest in live]
+
+
+def _step_waits(contest: Contest) -> bool:
+    """Whether a side of a settled contest may still take a step (``steps_after_settle``)."""
+    adapter = registry.table(contest.system)
+    sides = sorted(contest.sides.all(), key=lambda side: side.position)
+    return any(adapter.contest_steps(contest, side, sides) for side in sides)
 
 
 def _view(contest: Contest, membership: Membership | None) -> ContestView:
@@ -146,9 +156,8 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         # The table says which steps a side may take when (a bid before the reveal, a
         # success bought after it): only whoever rolls that side is offered them, as plain
         # buttons unless the system draws the side itself.
-        steps = (
-            adapter.contest_steps(contest, side, sides) if yours and contest.live and extra is None else []
-        )
+        acting = contest.live or (contest.state == Contest.State.CLOSED and adapter.steps_after_settle)
+        steps = adapter.contest_steps(contest, side, sides) if yours and acting and extra is None else []
         views.append(
             SideView(
                 side=side,
@@ -295,6 +304,8 @@ def _phase(contest: Contest, views: list[SideView], winner: int | None, said: st
         return (
             f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
         )
+    if contest.state == Contest.State.CLOSED:
+        return f"Settled by the GM: {contest.verdict} The rolls are final."
     if said:
         return f"Revealed: {said} Follow-ups may still change it; the GM settles it."
     if winner is None:

@@ -111,6 +111,7 @@ def contest_open(
         raise RulesError("That character is not at this table.")
     if len({character.pk for character in characters}) != len(characters):
         raise RulesError("A character cannot contest against themself; choose two.")
+    adapter.check_contest_sides([(side.character, side.data) for side in sides])
     challenge = not membership.is_gm
     if challenge:
         if len(sides) != 2:
@@ -215,6 +216,8 @@ def contest_answer(
         if accept:
             data = {**(data or {}), **registry.table(contest.system).contest_fixed(contest.kind)}
             _check_roll(side.character, data)
+            others = [(each.character, each.data) for each in contest.sides.all() if each.pk != side.pk]
+            registry.table(contest.system).check_contest_sides([*others, (side.character, data)])
             ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
             text = f"{side.name} accepts the challenge."
@@ -359,13 +362,14 @@ def contest_act(
         contest = _locked(side.contest)
         sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
         side = next((each for each in sides if each.pk == side.pk), side)
-        if not contest.live:
+        adapter = registry.table(contest.system)
+        settled = contest.state == Contest.State.CLOSED and adapter.steps_after_settle
+        if not contest.live and not settled:
             raise RulesError("This contest is over.")
         if side.npc and not is_gm:
             raise RulesError("Only the GM acts for someone without a sheet.")
         if not side.npc and (side.character is None or side.character.owner_id != user.pk):
             raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
-        adapter = registry.table(contest.system)
         offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
         step = offered.get(action)
         if step is None:
@@ -386,6 +390,10 @@ def contest_act(
         side.extra = done.extra
         side.save(update_fields=["extra"])
         contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
+        if settled:
+            # The rolls are final: the verdict read again says the step too (the Complication).
+            contest.verdict = verdict(contest)[:200]
+            contest.save(update_fields=["verdict"])
         if done.state is not None and side.roll is not None:
             _roll_step(contest, side.roll, done.state, action, user)
         if contest.state == Contest.State.OPEN:

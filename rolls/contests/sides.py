@@ -3,7 +3,8 @@ without a sheet. The services take ``Side`` (``rolls.contests.services``); the p
 character's side with its own roll fields (``side_row``) and read them back (``side_data``).
 
 Each character's roll is chosen with that character's own roll form (its trait fields and
-what the call form asks of everyone, ``call_traits`` and ``call_needs``), under a prefix of
+what the call form asks of everyone, ``call_traits`` and ``call_needs``, and what a side may add,
+``side_extras``), under a prefix of
 its own (``s12-stat``), so a trait that is not on the sheet is refused as the roll screen
 refuses it.
 """
@@ -64,7 +65,7 @@ def side_row(character: Character, kinds: Sequence[str] = (CONTEST,)) -> SideRow
     fixed = {kind: adapter.contest_fixed(kind) for kind in kinds}
     names = [
         name
-        for name in (*adapter.call_traits, *adapter.call_needs)
+        for name in (*adapter.call_traits, *adapter.call_needs, *adapter.side_extras)
         if name in form.fields and any(name not in values for values in fixed.values())
     ]
     for name in names:
@@ -83,7 +84,7 @@ def side_values(
     adapter = registry.table(character.campaign.system)
     prefix = f"{side_prefix(character)}-"
     data: dict[str, Any] = {}
-    for name in (*adapter.call_traits, *adapter.call_needs):
+    for name in (*adapter.call_traits, *adapter.call_needs, *adapter.side_extras):
         got = post.getlist(prefix + name)
         if len(got) > 1:
             data[name] = got

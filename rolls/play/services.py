@@ -53,18 +53,27 @@ def _locked(character: Character) -> Character:
     return _LOCKED_CHARACTER.get(pk=character.pk)
 
 
-def _refuse_when_final(roll: Roll, adapter: Any) -> None:
-    """A verdict freezes the rolls it read: a follow-up on a roll of a settled contest, or of
-    one whose table says its rolls are final already (doubles DBL-9: a Complication named;
-    DBL-13: an extended action recorded as won or lost), could make the log contradict itself."""
+def final_reason(roll: Roll, adapter: Any) -> str:
+    """Why no follow-up may go on ``roll`` any more ("" when one may): a verdict freezes the
+    rolls it read. A follow-up on a roll of a contest the GM settled (the settle ends every
+    follow-up, doubles DBL-9), or of one whose table says its rolls are final already (doubles
+    DBL-9: a Complication named; DBL-13: an extended action recorded as won or lost), could
+    make the log contradict itself."""
     side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
     if side is None:
-        return
+        return ""
     contest = side.contest
     if contest.state == Contest.State.CLOSED:
-        raise RulesError(f"The GM settled this contest ({contest.verdict}): its rolls are final.")
+        return f"The GM settled this contest ({contest.verdict}): its rolls are final."
     if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
-        raise RulesError("What this contest's rolls decided is in the log already: they are final.")
+        return "What this contest's rolls decided is in the log already: they are final."
+    return ""
+
+
+def _refuse_when_final(roll: Roll, adapter: Any) -> None:
+    reason = final_reason(roll, adapter)
+    if reason:
+        raise RulesError(reason)
 
 
 def roll_create(

@@ -14,7 +14,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
-from rolls.models import LogEntry, Roll
+from rolls.models import LogEntry, Roll, Visibility
+from rolls.play.services import final_reason
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -109,6 +110,16 @@ class Card:
     def helper_struck(self) -> bool:
         """Whether the GM struck the roll's help (sixes SIX-15): it stands without the helper."""
         return not self.hidden and any(step.get("action") == "strike" for step in self.state.get("steps", ()))
+
+    @property
+    def scene_prompt(self) -> str:
+        """What the roll asks of the table's story beyond its verdict (doubles: an Amazing
+        Success changes the scene), as the table reads the card: never on a hidden or voided
+        card."""
+        if self.hidden or self.roll.voided or not self.state:
+            return ""
+        pc = self.roll.character_id is not None
+        return registry.table(self.roll.system).scene_prompt(self.state, self.roll.character_name, pc=pc)
 
     @property
     def need(self) -> Any:
@@ -347,6 +358,10 @@ def _buttons(
     character's sheet)."""
     system = registry.engine(roll.system)
     adapter = registry.table(roll.system)
+    if roll.visibility == Visibility.SEALED and final_reason(roll, adapter):
+        # A side of a settled contest: the settle ended its follow-ups (doubles DBL-9), so
+        # its card offers none (the service refuses them too). Asked of contest rolls only.
+        return []
     offered: list[FollowUp] = []
     # What each follow-up is paid from, for counting the dice of a roll made by hand.
     paid_from: dict[str, Any] = {}

@@ -195,6 +195,13 @@ class DiceSystem(ABC):
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """The follow-ups the rules allow now, given what the character has (``resources``)."""
 
+    def chance_after_step(self, before: State, after: State, follow_up: FollowUp) -> Fraction | None:
+        """The exact chance of success that a follow-up taken as it was in ``after`` gives,
+        from ``before``, when ``follow_up`` (as offered on ``before`` now) carries no single
+        figure because its choices each have their own (doubles' drama dice: one per count).
+        None by default, and when the choice taken is not one offered now."""
+        return None
+
     def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """The follow-ups a roller may ask for on their own blind roll, whose dice only the GM
         sees: those that need no look at the dice. None by default."""

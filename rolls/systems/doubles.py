@@ -63,8 +63,17 @@ Rules choices where the document leaves room (also on the in-app rules page):
   catastrophe; two miracles cancel out and the dice decide. The Complication (DBL-9) goes to
   the side whose dice showed an Amazing Success when the other's did not (``Opposed.amazing``),
   winner or not: a PC who rolled amazing and lost to a miracle keeps it. At the table only a
-  PC names it (never the GM's side without a sheet), and only once no follow-up could still
-  change either roll; naming it freezes both rolls (``rolls.tables.doubles.contest``).
+  PC names it (never the GM's side without a sheet), and never while the other side could
+  still overturn the result: once no follow-up could still change either roll (naming it
+  then freezes both rolls), or after the GM settles the contest, which ends every follow-up
+  (``rolls.tables.doubles.contest``).
+- **When an Amazing Success lands (DBL-8).** Its card asks how the scene changes
+  (``DoublesTable.scene_prompt``).
+- **Every roll form takes any pool (DBL-2, DBL-3, DBL-14).** The GM's call, a contest side,
+  a challenge and an extended action's roll tick Abilities and Weaknesses as the own roll
+  form does, none included; a side names who teams up, never its opponent.
+- **Odds on a roll's page (DBL-10).** ``chance_after_step`` gives the chance a drama step
+  bought for its own count.
 - **Contest odds.** ``system.contest`` compares two fresh rolls before drama dice or a
   miracle: win, standoff (``tie``), lose.
 - **Contest odds after the reveal (DBL-7, DBL-10, DBL-11).** Beside each follow-up a side may
@@ -762,6 +771,17 @@ class Doubles(DiceSystem):
             labels.append(label)
         choices = tuple(str(count) for count in range(1, most + 1))
         return Param("count", "Drama dice", choices, minimum=1, maximum=most, labels=tuple(labels))
+
+    def chance_after_step(self, before: State, after: State, follow_up: FollowUp) -> Fraction | None:
+        """DBL-10: the chance of success the drama dice of ``after``'s last step bought, from
+        ``before``, when that many dice are among the counts the picker offers now."""
+        if follow_up.action != "drama" or not after.get("steps") or not follow_up.params:
+            return None
+        step = after["steps"][-1]
+        count = len(step.get("dice", ())) if step.get("action") == "drama" else 0
+        if str(count) not in follow_up.params[0].choices:
+            return None
+        return self.drama_chances(before, count).get(count)
 
     def drama_chances(self, state: State, up_to: int) -> dict[int, Fraction]:
         """The exact chance of success after buying 1..``up_to`` more drama dice on this roll,

@@ -148,6 +148,9 @@ class TableAdapter[E: DiceSystem, R](ABC):
     call_traits: ClassVar[tuple[str, ...]] = ()
     call_needs: ClassVar[tuple[str, ...]] = ()
     call_extras: ClassVar[tuple[str, ...]] = ()
+    # What a side of a contest (or a roll for a flow) may also choose beside ``call_traits``
+    # and ``call_needs``, where its player chooses the whole roll (doubles: who teams up).
+    side_extras: ClassVar[tuple[str, ...]] = ()
 
     # -- where its templates are ---------------------------------------------------------------
     @property
@@ -200,6 +203,15 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """The steps ``side`` may take in ``contest`` now, beyond rolling and its roll's
         follow-ups (a success bought by checking a Condition; a sealed bid). None by default."""
         return []
+
+    def check_contest_sides(self, sides: Sequence[tuple[Character | None, Mapping[str, Any]]]) -> None:
+        """Refuse (RulesError) sides that cannot stand together: each is its character (None:
+        someone without a sheet) and its roll form's values. Nothing to refuse by default."""
+        return None
+
+    # Whether a side may still take a step (``contest_steps``) once the GM has settled the
+    # contest, its rolls final (doubles DBL-9: the amazing PC names the Complication then).
+    steps_after_settle: ClassVar[bool] = False
 
     def contest_step(
         self,
@@ -317,6 +329,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
         their rolls as they stand, in ``sides`` order (read once, ``rolls.contests.services.reckon``); ""
         for the table's plain words (the winner and each side's result). RulesError: no
         verdict can be given yet (a miracle waits for the GM)."""
+        return ""
+
+    def scene_prompt(self, state: Mapping[str, Any], name: str, *, pc: bool) -> str:
+        """A line the card puts to the table when the roll changes the story, beyond its
+        verdict (doubles DBL-8: an Amazing Success changes the scene); ``name`` is whose roll,
+        ``pc`` whether a player's character made it. None by default."""
         return ""
 
     def helper_shares(self, state: Mapping[str, Any]) -> bool:

@@ -6,7 +6,7 @@ its own system's choices and turns them into ``engine_data()`` for the adapter's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -52,10 +52,23 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
         return " ".join(str(error) for errors in self.errors.values() for error in errors)
 
     def compacted(self) -> RollFormBase:
-        """This form with its radio buttons drawn as selects: one line per character where a
-        form of several characters stands on a phone (the GM's call, a contest's sides)."""
+        """This form drawn for a line per character where a form of several characters stands
+        on a phone (the GM's call, a contest's sides, an extended action's roll), able to send
+        every choice the character's own form can.
+
+        A single choice drawn as radio buttons becomes a select; an optional one gets a blank
+        first option, so "none" stays a choice. A field of several choices (Abilities that
+        apply) keeps its tick boxes, drawn in a row (``compact-ticks``): a select would send
+        exactly one, and the pool would not be the one the character's own form builds."""
         for field in self.fields.values():
-            if isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
+            if isinstance(field.widget, forms.CheckboxSelectMultiple):
+                css = field.widget.attrs.get("class", "")
+                field.widget.attrs["class"] = f"{css} compact-ticks".strip()
+            elif isinstance(field, forms.ChoiceField) and isinstance(field.widget, forms.RadioSelect):
+                # Normalised to a list of pairs by the field's setter.
+                choices: list[Any] = list(cast("list[tuple[Any, Any]]", field.choices))
+                if not field.required and not any(value in ("", None) for value, _ in choices):
+                    choices.insert(0, ("", "None"))
                 field.widget = forms.Select()
-                field.choices = field.choices  # the setter hands the choices to the new widget
+                field.choices = choices  # the setter hands the choices to the new widget
         return self

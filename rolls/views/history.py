@@ -146,7 +146,12 @@ def _steps(roll: Roll, chain: list[LogEntry], membership: Membership) -> list[St
             resources = adapter.resources(payer, latest=True) if payer is not None else {}
             offered = {f.action: f for f in system.follow_ups(previous, resources)}
             if entry.action in offered:
-                odds = _odds(offered[entry.action].chance_before, offered[entry.action].chance_after)
+                follow_up = offered[entry.action]
+                after = follow_up.chance_after
+                if after is None and entry.state:
+                    # A choice with a figure of its own (doubles' drama dice, per count).
+                    after = system.chance_after_step(previous, entry.state, follow_up)
+                odds = _odds(follow_up.chance_before, after)
         views = system.view(state) if state else ()
         title = entry.text or (views[-1].title if views else entry.action)
         headline = system.evaluate(state).headline if entry.kind != LogEntry.Kind.EVENT and state else ""

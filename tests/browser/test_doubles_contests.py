@@ -36,11 +36,16 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
     tools.get_by_label("Second side").select_option(label="Bram")
     tools.get_by_label("What is at stake?").fill("Arm wrestling")
+    # Each side's Abilities and Weaknesses are tick boxes, none ticked to start (issue 43).
+    for who in ("Mara", "Bram"):
+        tools.get_by_role("group", name=f"{who}'s abilities that apply").get_by_label("Athletics").check()
+        tools.get_by_role("group", name=f"{who}'s weaknesses in the way").get_by_label("Reckless").check()
+    shot(gm, "doubles-console-contest-form")
     tools.get_by_role("button", name="Open the contest").click()
     expect(contest(gm)).to_contain_text("Mara against Bram")
 
     doubles = registry.engine("doubles")
-    two = doubles.parse_request({"dice": 2})  # Athletics (+1) and Reckless (-1), as the console starts
+    two = doubles.parse_request({"dice": 2})  # Athletics (+1) and Reckless (-1), as ticked
     expect(contest(mara)).to_contain_text(
         f"Mara's chance to win: {percent(doubles.contest(two, two)['win'])}"
     )
@@ -78,3 +83,49 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
     contest(gm).get_by_role("button", name="Settle it").click()
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(mara.locator("#feed")).to_contain_text("Standoff at 6")
+
+
+@pytest.mark.browser
+def test_dbl_9_after_the_gms_settle_the_amazing_pc_names_the_complication_on_her_phone(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """DBL-9: Mara's three fives (15) against Bram's 6. Bram could still buy drama dice, so no
+    Complication yet; the GM settles, Bram's card offers no more drama dice, and Mara names the
+    Complication on her phone; both phones read it."""
+    gm, _, (mara, bram) = contest_table(
+        browsers, create_doubles_campaign, "Night Shift", create_hero, (("Alice", "Mara"), ("Bob", "Bram"))
+    )
+    tools = contest_tools(gm)
+    tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
+    tools.get_by_label("Second side").select_option(label="Bram")
+    group = tools.get_by_role("group", name="Mara's abilities that apply")
+    group.get_by_label("Athletics").check()
+    group.get_by_label("Fighting").check()
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(mara)).to_contain_text("Mara against Bram")
+
+    dice(5, 5, 5, 2)
+    contest(mara).get_by_role("button", name=re.compile(r"^Roll Athletics \+ Fighting")).click()
+    expect(contest(mara)).to_contain_text("rolled, sealed")
+    dice(6, 1)
+    contest(bram).get_by_role("button", name=re.compile(r"^Roll Two dice")).click()
+    expect(contest(mara)).to_contain_text("Mara may inflict a Complication on Bram")
+    expect(contest(mara).get_by_role("button", name="Inflict a Complication")).to_have_count(0)
+
+    contest(gm).get_by_role("button", name="Settle it").click()
+    expect(contest(mara)).to_contain_text("Settled by the GM")
+    expect(bram.locator("#feed").get_by_role("button", name=re.compile("Buy drama dice"))).to_have_count(0)
+    expect(contest(bram).get_by_role("button", name="Inflict a Complication")).to_have_count(0)
+    contest(mara).get_by_label("The Complication for Bram").fill("a sprained wrist")
+    assert_fits_phone(mara)
+    shot(mara, "doubles-complication-after-the-settle", full_page=False)
+    contest(mara).get_by_role("button", name="Inflict a Complication").click()
+    expect(mara.locator("#contests-panel .contest")).to_have_count(0)
+    shot(mara, "doubles-complication-named")
+    # The log's line on both phones (the TV draws the cards alone).
+    for page in (mara, bram):
+        expect(page.locator("body")).to_contain_text(
+            "Mara inflicts a Complication on Bram: a sprained wrist."
+        )
+    # DBL-8: Mara's amazing card asks how the scene changes.
+    expect(mara.locator(".scene-prompt").first).to_contain_text("Amazing Success: Mara gets more than")

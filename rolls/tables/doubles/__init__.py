@@ -146,6 +146,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     call_traits = ("abilities", "weaknesses")
     call_needs = ("dn", "bonus", "penalty", "degree_matters", "declaration")
     call_extras = ("helpers",)
+    side_extras = ("helpers",)  # DBL-14: a side of an opposed roll or an extended action teams up too
     roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
     story = Clock(
         "New Adventure",
@@ -166,6 +167,27 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     contest_data = {"dn": "opposed"}
     console_flows = "tables/doubles/flows_console.html"
     flow_boards = ("extended",)
+    # DBL-9: once the GM settles an opposed roll its rolls are final, and the amazing PC may
+    # name the Complication then, whatever Endurance either side has left.
+    steps_after_settle = True
+
+    def check_contest_sides(self, sides: Sequence[tuple[Character | None, Mapping[str, Any]]]) -> None:
+        """DBL-14 in a contest, our reading: a character teams up with one side only, and never
+        with the side they oppose."""
+        taking_part = {character.pk: character.name for character, _ in sides if character is not None}
+        seen: set[int] = set()
+        for character, data in sides:
+            given = data.get("helpers")
+            if character is None or not isinstance(given, list | tuple):
+                continue
+            ids = {int(pk) for pk in given if str(pk).isdecimal()}
+            clash = ids & set(taking_part)
+            if clash:
+                name = taking_part[min(clash)]
+                raise RulesError(f"{name} takes part in this contest and cannot help a side.")
+            if ids & seen:
+                raise RulesError("A character helps one side of a contest, not both.")
+            seen |= ids
 
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
@@ -239,6 +261,19 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
             "declaration": data.get("declaration", False),
         }
         return request, label
+
+    def scene_prompt(self, state: Mapping[str, Any], name: str, *, pc: bool) -> str:
+        """DBL-8: an Amazing Success reaches past what was aimed for, and may change the scene
+        around it in the PCs' favour: the card asks the table to say how. Our reading: for the
+        GM's side without a sheet the GM says what it gains (the document speaks of the PCs)."""
+        if system.evaluate(dict(state)).tone != "amazing":
+            return ""
+        if pc:
+            return (
+                f"Amazing Success: {name} gets more than they aimed for. Say what else goes right, "
+                "or how the scene shifts in the PCs' favour."
+            )
+        return f"Amazing Success: {name} gets more than they aimed for. The GM says what else goes their way."
 
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
         return resources_of(character, latest=latest)

@@ -24,11 +24,16 @@ COMPLICATION_LENGTH = 120
 def complication_steps(
     contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
 ) -> list[ContestStep]:
-    """DBL-9: once the rolls are revealed, the PC whose dice showed an Amazing Success when the
-    other side's did not (winner or not; never the GM's side without a sheet) may name one
-    Complication for the other side, once, and only when no follow-up can still change either
-    roll (``settled_for_good``): then the log never keeps one the outcome later overturns."""
-    if contest.state != "revealed" or len(sides) != 2 or COMPLICATION in side.extra:
+    """DBL-9: the PC whose dice showed an Amazing Success when the other side's did not
+    (winner or not; never the GM's side without a sheet) may name one Complication for the
+    other side, once, when nothing can overturn the result any more: after the GM settles the
+    contest (the settle ends every follow-up, so the rolls are final whatever Endurance is
+    left), or before it once no follow-up can still change either roll (``settled_for_good``).
+    Never while the other side could still answer with drama dice or a miracle: the log never
+    keeps a Complication the outcome later takes back."""
+    if contest.kind != "contest" or len(sides) != 2 or COMPLICATION in side.extra:
+        return []
+    if contest.state not in ("revealed", "closed"):
         return []
     if side.npc or side.character is None:
         return []
@@ -39,7 +44,9 @@ def complication_steps(
         settled = settle_opposed(states[0], states[1])
     except RulesError:
         return []  # a miracle waits for the GM
-    if settled.amazing != "ab"[side.position] or not settled_for_good(sides, states):
+    if settled.amazing != "ab"[side.position]:
+        return []
+    if contest.state != "closed" and not settled_for_good(sides, states):
         return []
     loser = sides[1 - side.position].name
     param = Param(COMPLICATION, f"The Complication for {loser}", maximum=COMPLICATION_LENGTH, text=True)
