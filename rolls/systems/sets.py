@@ -764,9 +764,16 @@ class Sets(DiceSystem):
         success = self._success(state)
         if success is not None and self._unspent_sets(state):
             for action in SUCCESS_CRITICALS if success else FAILURE_CRITICALS:
+                if action == "critical_hit" and not self._attacks(state):
+                    continue  # SET-8: a critical hit only for the side that attacks
                 if action not in ONCE_PER_ROLL or not steps_of(state, action):
                     actions.append(action)
         return actions
+
+    def _attacks(self, state: State) -> bool:
+        """SET-8: whether this roll is the attacker's: an opposed roll made as the attacker. A
+        roll against a Bar attacks nobody, and a defender who wins deals no extra damage."""
+        return self._bar(state) is None and bool(state["request"].get("attacker"))
 
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """What the rules allow now. A bid's chances: none before it (an unbid roll has not
@@ -885,6 +892,10 @@ class Sets(DiceSystem):
             return "Record the other side's bid first: criticals depend on who won."
         if action in SUCCESS_CRITICALS and not success:
             return "That critical improves a success, and this roll failed."
+        if action == "critical_hit" and not self._attacks(state):
+            if self._bar(state) is not None:
+                return "A critical hit is for an attacker; a roll against a Bar attacks nobody: choose a critical effect."
+            return "A critical hit is for the attacker; a defender who wins chooses a critical effect instead."
         if action in FAILURE_CRITICALS and success:
             return "That critical softens a failure, and this roll succeeded."
         if action in ONCE_PER_ROLL and steps_of(state, action):

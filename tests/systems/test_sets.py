@@ -153,8 +153,8 @@ def test_set_7_part_of_a_set_may_be_bid() -> None:
     state = apply(state, "bid", dice=[0, 1])
     assert state["steps"][1]["bid"] == "2x5"
     assert system.evaluate(state).success is True
-    assert "critical_hit" in actions(state)
-    state = apply(state, "critical_hit", dice="2,3")
+    assert "critical_effect" in actions(state)
+    state = apply(state, "critical_effect", dice="2,3")
     assert state["steps"][2]["bid"] == "2x5"
     assert actions(state) == []
 
@@ -259,6 +259,23 @@ def test_set_8_opposed_criticals_wait_for_the_result() -> None:
     assert actions(won) == ["critical_hit", "critical_effect"]
     lost = apply(state, "opposition", size=4, face=1)
     assert actions(lost) == ["defy_death", "flinch", "clean_break"]
+
+
+def test_set_8_a_critical_hit_only_for_the_side_that_attacks() -> None:
+    """SET-8: a defender who wins its opposed roll is offered no critical hit and cannot buy
+    one; a critical effect stays. A roll against a Bar attacks nobody: no critical hit either."""
+    defending = apply(state_of([2, 2, 5, 5], opposed=True, attacker=False), "bid", dice=[2, 3])
+    won = apply(defending, "opposition", size=2, face=1)
+    assert system.evaluate(won).success is True
+    assert actions(won) == ["critical_effect"]
+    with pytest.raises(RulesError, match="defender who wins"):
+        apply(won, "critical_hit", dice=[0, 1])
+    assert apply(won, "critical_effect", dice=[0, 1], effect="bonus")["steps"][-1]["effect"] == "bonus"
+    bar = apply(state_of([6, 6, 2, 2], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    assert system.evaluate(bar).success is True
+    assert actions(bar) == ["critical_effect"]
+    with pytest.raises(RulesError, match="Bar attacks nobody"):
+        apply(bar, "critical_hit", dice=[2, 3])
 
 
 # -- SET-5: Bars --------------------------------------------------------------------------------
@@ -458,8 +475,9 @@ def test_apply_never_mutates_the_state() -> None:
 
 
 def test_set_8_criticals_improve_a_success() -> None:
-    """SET-8: after a successful bid, further sets buy critical hits and effects."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3, 1], bar_size=2, bar_face=6), "bid", dice=[0, 1])
+    """SET-8: after the attacker's winning bid, further sets buy critical hits and effects."""
+    state = apply(state_of([6, 6, 2, 2, 3, 3, 1], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=5)
     assert actions(state) == ["critical_hit", "critical_effect"]
     effect = next(f for f in system.follow_ups(state, {}) if f.action == "critical_effect")
     assert [p.name for p in effect.params] == ["dice", "effect"]
@@ -475,7 +493,8 @@ def test_set_8_criticals_improve_a_success() -> None:
 
 def test_set_8_critical_hits_repeat_and_effect_is_checked() -> None:
     """SET-8: critical hits may be bought again with further sets; an effect is bonus, penalty or none."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    state = apply(state_of([6, 6, 2, 2, 3, 3], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=1)
     state = apply(state, "critical_hit", dice=[2, 3])
     assert "critical_hit" in actions(state)
     with pytest.raises(RulesError, match="bonus die, a penalty die"):
@@ -486,7 +505,8 @@ def test_set_8_critical_hits_repeat_and_effect_is_checked() -> None:
 
 def test_set_8_a_critical_spends_one_set_of_unspent_dice() -> None:
     """SET-8: one critical, one set: dice of one face, not spent before."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3, 3], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    state = apply(state_of([6, 6, 2, 2, 3, 3, 3], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=1)
     with pytest.raises(RulesError, match="one set"):
         apply(state, "critical_hit", dice=[2, 3, 4, 5])
     with pytest.raises(RulesError, match="spent already"):
