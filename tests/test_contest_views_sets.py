@@ -244,7 +244,8 @@ def test_set_4_the_console_form_asks_no_bar_nor_side_and_blocks_nothing_in_the_b
     )
     assert opened.status_code == 200
     guard = Contest.objects.order_by("-pk").first().sides.get(position=1)
-    assert guard.data["bar_size"] is None and guard.data["attacker"] is True
+    # The flag is ignored: the role is the GM's choice of attacker, the first side by default.
+    assert guard.data["bar_size"] is None and guard.data["attacker"] is False
 
 
 def test_set_4_the_panel_and_the_verdict_say_the_bids_in_the_same_words(pair: Pair, dice: Script) -> None:

@@ -53,18 +53,26 @@ def _locked(character: Character) -> Character:
     return _LOCKED_CHARACTER.get(pk=character.pk)
 
 
-def _refuse_when_final(roll: Roll, adapter: Any) -> None:
+def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
     """A verdict freezes the rolls it read: a follow-up on a roll of a settled contest, or of
     one whose table says its rolls are final already (doubles DBL-9: a Complication named;
-    DBL-13: an extended action recorded as won or lost), could make the log contradict itself."""
+    DBL-13: an extended action recorded as won or lost), could make the log contradict itself.
+    And a side's follow-up ``action`` waits for its turn where the table says so
+    (``TableAdapter.contest_follow_up_wait``, sets SET-10: the loser answers after the winner)."""
     side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
     if side is None:
         return
     contest = side.contest
     if contest.state == Contest.State.CLOSED:
         raise RulesError(f"The GM settled this contest ({contest.verdict}): its rolls are final.")
-    if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
+    if not contest.live:
+        return
+    sides = list(contest.sides.order_by("position"))
+    if adapter.contest_rolls_final(contest, sides):
         raise RulesError("What this contest's rolls decided is in the log already: they are final.")
+    wait = adapter.contest_follow_up_wait(contest, side, sides, action) if action else ""
+    if wait:
+        raise RulesError(wait)
 
 
 def roll_create(
@@ -291,7 +299,7 @@ def follow_up_apply(
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")
         if locked.visibility == Visibility.SEALED and not locked.revealed:
             raise RulesError("This roll is sealed until every side of the contest has rolled.")
-        _refuse_when_final(roll, adapter)
+        _refuse_when_final(roll, adapter, action)
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()

@@ -107,6 +107,9 @@ class Facts:
     blind: bool = False  # blind: a player's roll whose dice only the GM sees
     # sealed: a side of a contest not revealed yet; its roller and the GM see its dice
     sealed: bool = False
+    # sealed from the GM too: a player's side of a contest in which the GM plays the other
+    # side, in a system that seals bids from everyone then (sets SET-4), until the reveal
+    judge_sealed: bool = False
     contest: bool = False  # a side of a contest: the contest panels show who has rolled
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
@@ -138,6 +141,7 @@ class Facts:
     ) -> Facts:
         from rolls.models import Visibility
 
+        sealed = roll.visibility == Visibility.SEALED and not roll.revealed
         return cls(
             action=action,
             roll=True,
@@ -145,7 +149,8 @@ class Facts:
             # A revealed roll is the table's from then on (``Roll.revealed``).
             hidden=roll.visibility != Visibility.PUBLIC and not roll.revealed,
             blind=roll.visibility == Visibility.BLIND,
-            sealed=roll.visibility == Visibility.SEALED and not roll.revealed,
+            sealed=sealed,
+            judge_sealed=sealed and not roll.npc and _judge_plays_against(roll),
             contest=roll.visibility == Visibility.SEALED,
             npc=roll.npc,
             call=roll.call_id is not None,
@@ -156,6 +161,18 @@ class Facts:
             target_id=roll.target_id,
             target_owner_id=roll.target.owner_id if roll.target is not None else None,
         )
+
+
+def _judge_plays_against(roll: Roll) -> bool:
+    """Whether ``roll`` is a side of a contest in which the GM rolls another side (someone
+    without a sheet), in a system whose bids are then sealed from the GM too
+    (``TableAdapter.contest_sealed_from_gm``). Asked only of a sealed roll, one query."""
+    from rolls import registry
+    from rolls.models import ContestSide
+
+    if not registry.table(roll.system).contest_sealed_from_gm:
+        return False
+    return ContestSide.objects.filter(contest__sides__roll_id=roll.pk, npc=True).exists()
 
 
 @dataclass(frozen=True)
@@ -174,7 +191,8 @@ def sight(facts: Facts, viewer: Viewer) -> Sight:
     character's rolls and answers the GM's rolls made against their character. On their own
     blind roll a player acts unseen: only on what needs no look at its dice."""
     if viewer.is_gm and facts.sealed:
-        return Sight(dice=True, acts=False, answers=False)
+        # SET-4: where the GM plays the other side, the GM sees a player's side at the reveal.
+        return Sight(dice=not facts.judge_sealed, acts=False, answers=False)
     if viewer.is_gm:
         return Sight(
             dice=True, acts=facts.owner_id is not None or facts.npc, answers=facts.target_owner_id is not None

@@ -359,6 +359,15 @@ def sealed_bid(state: State, indices: Any) -> dict[str, Any]:
     }
 
 
+def attacker_position(extras: Sequence[Mapping[str, Any]]) -> int | None:
+    """SET-4: the position of the side the GM named the attacker (``extra["attacking"]``);
+    None while nobody is named. A contest opened before sides carried a role (no side has the
+    key) had its first side attacking."""
+    if not any("attacking" in extra for extra in extras):
+        return 0
+    return next((i for i, extra in enumerate(extras) if extra.get("attacking")), None)
+
+
 def extra_bid(extra: Mapping[str, Any]) -> Bid | None:
     """The Bid a side's sealed bid (``ContestSide.extra["bid"]``) makes; None: no set."""
     step = extra.get("bid")
@@ -937,15 +946,18 @@ class Sets(DiceSystem):
 
     def contest(self, request_a: SetsRequest, request_b: SetsRequest) -> ContestOdds:
         """SET-4: an opposed roll between two fresh pools, each side bidding its best set. The
-        attacker (side A unless A defends; at the table, side A always) wins every tie, so
-        ``tie`` is always 0."""
+        attacker (side A unless A defends; at the table, the side the GM named) wins every
+        tie, so ``tie`` is always 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if not request.opposed:
                 raise RulesError(f"Side {side} rolls against a Bar; a contest compares the two sides' bids.")
         table = request_a.sealed_bid and request_b.sealed_bid
-        if not table and not request_a.attacker and not request_b.attacker:
+        if not request_a.attacker and not request_b.attacker:
             raise RulesError("Both sides defend: one of them must be the attacker, who wins ties.")
-        a_attacks = table or request_a.attacker
+        if table and request_a.attacker and request_b.attacker:
+            # At the table who attacks is the GM's call (SET-4): no odds until it is named.
+            raise RulesError("Who attacks is the GM's call: the odds wait until the GM names the attacker.")
+        a_attacks = request_a.attacker
 
         def verdict(mine: Bid | None, theirs: Bid | None) -> str:
             if a_attacks:
@@ -959,21 +971,29 @@ class Sets(DiceSystem):
     def contest_request(self, request: SetsRequest) -> SetsRequest:
         """SET-4: a side of a contest at the table is an opposed roll whose bid the contest
         seals (a Bar chosen on the form is dropped: the other side's bid is what it meets).
-        Which side attacks is the contest's: its first side."""
+        Which side attacks is the GM's call, written into each side's request
+        (``SetsTable.contest_role``)."""
         return replace(request, opposed=True, bar_size=None, bar_face=None, sealed_bid=True)
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
-        """SET-4: side 0 attacks. Each side's sealed bid (``extras[i]["bid"]``, or the bid
-        written into its roll at the reveal), compared by ``settle_bids``: Size, then Face,
-        then the attacker; a side that bid nothing (no set, or no bid before the GM closed
-        the contest) loses to any set. Never a tie."""
+        """SET-4: the side the GM named the attacker (``extras[i]["attacking"]``) wins ties, by
+        its role, not its place in the list. Each side's sealed bid (``extras[i]["bid"]``, or
+        the bid written into its roll at the reveal), compared by ``settle_bids``: Size, then
+        Face, then the attacker; a side that bid nothing (no set, or no bid before the GM
+        closed the contest) loses to any set. Never a tie. RulesError while nobody is named
+        the attacker."""
         if len(states) != 2:
             raise RulesError("A contested roll has exactly two sides.")
         bids = [
             extra_bid(extras[i]) if i < len(extras) and "bid" in extras[i] else state_bid(state)
             for i, state in enumerate(states)
         ]
-        return 0 if settle_bids(bids[0], bids[1]).winner == "attacker" else 1
+        attacker = attacker_position(extras)
+        if attacker is None:
+            raise RulesError("Who attacks is the GM's call: the GM names the attacker before it is settled.")
+        if settle_bids(bids[attacker], bids[1 - attacker]).winner == "attacker":
+            return attacker
+        return 1 - attacker
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
