@@ -443,23 +443,29 @@ def test_set_6_two_pairs_bid_together_count_as_a_trio_of_the_lower_face(table: T
     assert "Bid 3x3 meets the Journeyman Bar 3x3" in page
 
 
-def test_set_7_set_8_part_of_a_set_is_bid_and_the_rest_buys_a_critical_hit(
+def test_set_7_set_8_part_of_a_set_is_bid_and_the_rest_buys_a_critical_effect_never_a_hit_against_a_bar(
     table: Table, dice: Script
 ) -> None:
+    """SET-7, SET-8: the rest of the four buys a critical effect; a roll against a Bar attacks
+    nobody, so no critical hit is offered, and one sent anyway is refused."""
     client = logged_in(table.player)
     made = rolled(client, table, dice, (4, 4, 4, 4, 1), stat="Might", bonus=1)
     bid = text(follow(client, table, made.pk, "bid", dice=["0", "1"]))
     assert "Bid 2x4 meets the Apprentice Bar 2x3" in bid
-    assert "follow-up-critical_hit" in bid
+    assert "follow-up-critical_hit" not in bid
     assert "follow-up-critical_effect" in bid
     assert "follow-up-flinch" not in bid  # a success is improved, not softened
+    before = everything(table.campaign)
+    dice()
+    assert_refused(follow(client, table, made.pk, "critical_hit", dice=["2", "3"]), 422, "Bar attacks nobody")
+    assert everything(table.campaign) == before
 
-    response = follow(client, table, made.pk, "critical_hit", dice=["2", "3"])
+    response = follow(client, table, made.pk, "critical_effect", dice=["2", "3"], effect="none")
 
     page = text(response)
     assert response.status_code == 200
-    assert "Critical hit: spent 2x4" in page
-    assert "Critical hit with 2x4." in page
+    assert "Critical effect: spent 2x4" in page
+    assert "Critical effect with 2x4." in page
 
 
 def test_set_8_a_critical_effect_may_give_a_one_die_bonus(table: Table, dice: Script) -> None:
@@ -559,9 +565,9 @@ def test_a_bad_bid_is_refused_and_changes_nothing(
 
 BAD_CRITICALS = [
     pytest.param("bid", {"dice": ["2", "3"]}, "This roll has been bid already; a roll is bid once."),
-    pytest.param("critical_hit", {"dice": ["0", "1"]}, "Some of those dice are spent already."),
+    pytest.param("critical_effect", {"dice": ["0", "1"]}, "Some of those dice are spent already."),
     pytest.param(
-        "critical_hit", {"dice": ["2", "3", "4", "5"]}, "A critical spends one set: dice that all show"
+        "critical_effect", {"dice": ["2", "3", "4", "5"]}, "A critical spends one set: dice that all show"
     ),
     pytest.param("flinch", {"dice": ["2", "3"]}, "That critical softens a failure, and this roll succeeded."),
     pytest.param(
