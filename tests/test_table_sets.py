@@ -666,3 +666,43 @@ def test_there_is_no_long_rest_in_sets(table: Table) -> None:
 
     assert "This dice system has no long rest." in text(response)
     assert everything(table.campaign) == before
+
+
+def quick_bids(page: str) -> list[tuple[str, list[str]]]:
+    """The one-tap bid buttons of a card, in order: each label and the dice it sends."""
+    found = []
+    for form in re.findall(r'<form[^>]*class="quick-bid".*?</form>', page, re.S):
+        label = re.search(r"Bid (\d+x\d)", form)
+        assert label is not None
+        found.append((label.group(1), re.findall(r'name="dice" value="(\d+)"', form)))
+    return found
+
+
+def test_the_bid_offered_first_meets_the_bar_and_keeps_the_most_sets_for_criticals(
+    table: Table, dice: Script
+) -> None:
+    """SET-7, SET-8: 3 3 1 1 6 5 against the Apprentice Bar 2x3: 2x3 meets it and keeps the
+    pair of 1s for a critical, so it is offered first, not 3x1 (all four dice)."""
+    client = logged_in(table.player)
+    dice(3, 3, 1, 1, 6, 5)
+    page = text(roll(client, table, stat="Insight", bonus=3, face="3"))
+    assert quick_bids(page)[0] == ("2x3", ["0", "1"])
+    assert ("3x1", ["0", "1", "2", "3"]) in quick_bids(page)
+    made = latest_roll()
+    bid = text(follow(client, table, made.pk, "bid", dice=["0", "1"]))
+    assert "Bid 2x3 meets the Apprentice Bar 2x3" in bid
+    assert "follow-up-critical_effect" in bid
+
+
+def test_a_roll_that_fails_anyway_is_offered_one_small_set_first_not_every_die(
+    table: Table, dice: Script
+) -> None:
+    """SET-9: against the Master Bar no bid of 3 3 1 1 6 5 succeeds; the bid offered first
+    spends one pair and keeps the other for clean break, flinch or defy death."""
+    client = logged_in(table.player)
+    dice(3, 3, 1, 1, 6, 5)
+    page = text(roll(client, table, stat="Insight", bonus=3, bar="4", face="3"))
+    assert quick_bids(page)[0] == ("2x1", ["2", "3"])
+    made = latest_roll()
+    bid = text(follow(client, table, made.pk, "bid", dice=["2", "3"]))
+    assert "follow-up-clean_break" in bid

@@ -18,6 +18,12 @@ Rules choices where the document leaves room (also on the in-app rules page):
   later critical.
 - **The best bid** (the odds and the result key) bids every set together, whole: no other bid
   reaches that Size, so it is the strongest one the roll allows.
+- **The bid offered first** (``usual_bid``, the card's one-tap "best" bid) is another thing:
+  against a Bar, the bid that meets it and keeps the most sets for criticals (then the fewest
+  dice, then the lowest bid): with 3 3 1 1 6 5 against an Apprentice 2x3 that is 2x3, keeping
+  the pair of 1s, not 3x1, which meets it too but spends four dice. A roll that meets the Bar
+  with no bid is offered the same order over every bid: one small set, the rest kept for
+  defy death, flinch or clean break. An opposed roll is offered every set together.
 - **Meeting a Bar (SET-5).** A larger Size meets the Bar whatever the Faces; an equal Size
   needs a Face at or above the Bar's. A rolled Face is rolled by the server right after the
   pool, with the same random source, and kept in the roll step.
@@ -416,9 +422,12 @@ def bid_options(faces: Sequence[int]) -> tuple[Bid, ...]:
 
 
 def usual_bid(state: State) -> list[int]:
-    """The dice a player usually bids on a roll not bid yet: against a Bar, the weakest bid
-    that meets it, so the sets left over can buy criticals (SET-7, SET-8); otherwise, or when
-    no bid meets the Bar, every set together, the strongest bid (SET-6). Empty: no set."""
+    """The dice a player usually bids on a roll not bid yet (the one-tap bid offered first,
+    and the bid the table makes for a roll left waiting). Against a Bar: of the bids that meet
+    it, the one that leaves the most sets for criticals (SET-7, SET-8), then the fewest dice,
+    then the lowest bid; when none meets it, the same order over every bid, so a roll that
+    fails anyway spends one small set and keeps the rest for defy death, flinch or clean
+    break (SET-9). Opposed: every set together, the strongest bid (SET-6). Empty: no set."""
     dice = list(state["steps"][0]["dice"])
     by_face: dict[int, list[int]] = defaultdict(list)
     for index, face in enumerate(dice):
@@ -428,20 +437,23 @@ def usual_bid(state: State) -> list[int]:
     bar = Sets._bar(state)
     if bar is None or not strongest:
         return strongest
-    # One face's set, whole or in part, or every set together: the weakest that meets the Bar.
-    picks: list[list[int]] = [
-        indices[:size] for indices in sets.values() for size in range(2, len(indices) + 1)
-    ]
-    picks.append(strongest)
-    meeting: list[list[int]] = [pick for pick in picks if meets_bar(score_bid(dice[i] for i in pick), bar)]
-    if not meeting:
-        return strongest
+    candidates = _candidate_bids(sets)
+    meeting = [pick for pick in candidates if meets_bar(score_bid(dice[i] for i in pick), bar)]
 
-    def weight(pick: list[int]) -> tuple[Bid, int]:
-        return score_bid([dice[i] for i in pick]), len(pick)
+    def keeps(pick: list[int]) -> tuple[int, int, Bid]:
+        left = {face: len(indices) - sum(1 for i in pick if dice[i] == face) for face, indices in sets.items()}
+        return -sum(count // 2 for count in left.values()), len(pick), score_bid(dice[i] for i in pick)
 
-    weakest: list[int] = min(meeting, key=weight)
-    return sorted(weakest)
+    return sorted(min(meeting or candidates, key=keeps))
+
+
+def _candidate_bids(sets: Mapping[int, list[int]]) -> list[list[int]]:
+    """Every bid the sets allow (SET-6, SET-7): for each face none of its dice, or two or more
+    of them; at least one face. Each is the list of the dice it spends."""
+    picks: list[list[int]] = [[]]
+    for indices in sets.values():
+        picks = [pick + indices[:size] for pick in picks for size in (0, *range(2, len(indices) + 1))]
+    return [pick for pick in picks if pick]
 
 
 def bid_win_chance(bid: Bid | None, other_dice: int, *, attacker: bool) -> Fraction:
@@ -796,7 +808,10 @@ class Sets(DiceSystem):
                 if bar is not None:
                     before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._dice(state)), bar)))
                 dice = Param("dice", "Dice to bid", choices, multiple=True)
-                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after))
+                suggested = tuple(str(i) for i in usual_bid(state))
+                allowed.append(
+                    FollowUp("bid", "Bid a set", "", (dice,), before, after, suggested=suggested)
+                )
             elif action == "opposition":
                 size = Param("size", "Their Size (0: no set)", minimum=0, maximum=MAX_POOL)
                 face = Param("face", "Their Face", minimum=1, maximum=6)

@@ -781,3 +781,17 @@ def valid_params(state: State, follow_up: Any, plays: st.DataObject) -> dict[str
     if follow_up.action == "critical_effect":
         params["effect"] = plays.draw(st.sampled_from(["none", "bonus", "penalty"]))
     return params
+
+
+def test_set_8_the_bid_offered_first_keeps_the_most_sets_for_criticals() -> None:
+    """SET-7, SET-8, SET-9: ``usual_bid`` against a Bar meets it with the fewest sets spent:
+    3 3 1 1 6 5 against 2x3 bids 2x3 (the 1s kept), 6 6 6 5 5 against 3x1 bids the three 6s
+    (the 5s kept); one that fails anyway spends one small pair; opposed bids everything."""
+    from rolls.systems.sets import usual_bid
+
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], bar_size=2, bar_face=3)) == [0, 1]
+    assert usual_bid(state_of([6, 6, 6, 5, 5], bar_size=3, bar_face=1)) == [0, 1, 2]
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], bar_size=4, bar_face=1)) == [2, 3]
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], opposed=True)) == [0, 1, 2, 3]
+    bid = next(f for f in system.follow_ups(state_of([3, 3, 1, 1, 6, 5], bar_size=2, bar_face=3), {}))
+    assert bid.suggested == ("0", "1")
