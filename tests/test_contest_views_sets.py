@@ -265,3 +265,53 @@ def test_set_4_the_panel_and_the_verdict_say_the_bids_in_the_same_words(pair: Pa
     url = reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk])
     assert logged_in(pair.table.gm).post(url, {}, **HX).status_code == 200
     assert Contest.objects.get().verdict == words
+
+
+def cli_contest(*args: str) -> dict[str, Fraction]:
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("odds", "sets", *args, "--json", stdout=out)
+    return {key: Fraction(value) for key, value in json.loads(out.getvalue())["contest_exact"].items()}
+
+
+def test_set_4_the_gm_names_the_second_side_attacker_and_the_phones_odds_match_the_command_line(
+    pair: Pair, dice: Script
+) -> None:
+    """SET-4: the GM's form names Bo (second) the attacker: Ada's phone says she defends, and
+    both phones' odds are ``manage.py odds`` for the same sides, in either order; Bo's bid
+    chances count ties for him."""
+    data: dict[str, str] = {
+        "first": str(pair.ada.pk),
+        "second": str(pair.bo.pk),
+        "attacker": "second",
+        "intent": "",
+    }
+    data |= {f"s{pair.ada.pk}-{key}": value for key, value in {**SIDE_FIELDS, "bonus": "2"}.items()}
+    data |= {f"s{pair.bo.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
+    url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
+    assert logged_in(pair.table.gm).post(url, data, **HX).status_code == 200
+    ada, bo = phone(pair, pair.table.player, pair.ada), phone(pair, pair.second, pair.bo)
+    assert "defends" in ada and "attacks: wins a tie" in bo
+    one_way = cli_contest("--dice", "5", "--defender", "--against", "--dice", "3")
+    other_way = cli_contest("--dice", "3", "--against", "--dice", "5", "--defender")
+    assert one_way["win"] == other_way["lose"] and one_way["win"] + one_way["lose"] == 1
+    assert f"(exact: {one_way['win']})" in ada
+    assert f"(exact: {other_way['win']})" in bo
+    dice(4, 4, 2)
+    act(pair, pair.second, 1, "roll")
+    bo = phone(pair, pair.second, pair.bo)
+    assert f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 5, attacker=True))}</small>' in bo
+
+
+def test_set_4_a_bad_attacker_is_refused_and_opens_nothing(pair: Pair) -> None:
+    data: dict[str, str] = {"first": str(pair.ada.pk), "second": str(pair.bo.pk), "attacker": "both"}
+    for character in (pair.ada, pair.bo):
+        data |= {f"s{character.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
+    url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
+    refused = logged_in(pair.table.gm).post(url, data, **HX)
+    assert refused.status_code == 422 and "Choose which side attacks" in html.unescape(refused.content.decode())
+    assert not Contest.objects.exists()
