@@ -706,3 +706,23 @@ def test_a_roll_that_fails_anyway_is_offered_one_small_set_first_not_every_die(
     made = latest_roll()
     bid = text(follow(client, table, made.pk, "bid", dice=["2", "3"]))
     assert "follow-up-clean_break" in bid
+
+
+def test_set_11_named_help_waits_for_the_gm_who_counts_it_or_strikes_it(table: Table, dice: Script) -> None:
+    """SET-11: help counts at the Judge's discretion. A roll naming a helper waits: the player
+    cannot bid nor rule on it, the GM's console offers the one-tap call, and a struck helper's
+    die counts for nothing."""
+    player, gm = logged_in(table.player), logged_in(table.gm)
+    made = rolled(player, table, dice, (4, 4, 1, 6), stat="Insight", assists=1)
+    card = text(follow(player, table, made.pk, "bid", dice=["0", "1"]))
+    assert "whether the help counts" in card
+    assert_refused(follow(player, table, made.pk, "help_counts"), 422, "Only the GM")
+    assert made.entries.count() == 1
+    console = text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert "Help counts (+1 die)" in console and "No help: strike 1 die" in console
+    assert follow(gm, table, made.pk, "help_struck").status_code == 200
+    page = text(follow(player, table, made.pk, "bid", dice=["0", "1"]))
+    assert "Bid 2x4 meets the Apprentice Bar 2x3" in page
+    assert "The Judge strikes the help" in page
+    console = text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert "Help counts (+1 die)" not in console

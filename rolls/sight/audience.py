@@ -114,8 +114,8 @@ class Facts:
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
     roll_id: int | None = None  # the roll: a follow-up on one the GM's panel shows changes its card
-    # a follow-up whose roll's new state may wait for the GM's decision (doubles: a miracle
-    # asked; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
+    # a roll or follow-up whose new state may wait for the GM's decision (doubles: a miracle
+    # asked; sets: help named; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
     awaits_gm: bool = False
     owner_id: int | None = None  # the player of the roll's character (None: no character)
     character_id: int | None = None  # the roll's character: its roll screen has a result panel
@@ -131,9 +131,7 @@ class Facts:
         if entry.roll is None:
             return cls(action=entry.action)
         follow_up = entry.kind == LogEntry.Kind.FOLLOW_UP
-        return cls.of_roll(
-            entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=follow_up and awaits_gm
-        )
+        return cls.of_roll(entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=awaits_gm)
 
     @classmethod
     def of_roll(
@@ -350,7 +348,9 @@ def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
         # shows out of its window, which the panel as drawn has room for (``GmPanel.room``), or
         # make a roll it shows its character's latest no more (what a card offers may depend
         # on that). In doubles and sets the GM's socket drew the panel after every roll.
-        return facts.npc or facts.blind or not panel.known or facts.character_id in panel.characters
+        # A new roll that asks the GM a decision at once (sets SET-11: does the help count?).
+        asks = bool(waits & Waits.DECISIONS and facts.awaits_gm)
+        return asks or facts.npc or facts.blind or not panel.known or facts.character_id in panel.characters
     if (
         (facts.npc and waits & Waits.NPC)
         or (facts.target_id is not None and waits & Waits.AGAINST)

@@ -122,6 +122,9 @@ BAR_LEVELS: dict[int, str] = {2: "Apprentice", 3: "Journeyman", 4: "Master"}
 SUCCESS_CRITICALS = ("critical_hit", "critical_effect")
 FAILURE_CRITICALS = ("defy_death", "flinch", "clean_break")
 ONCE_PER_ROLL = ("defy_death", "clean_break")
+# SET-11: the Judge's call on the help a roll names, which the roll waits for.
+HELP_COUNTS, HELP_STRUCK = "help_counts", "help_struck"
+HELP_ACTIONS = (HELP_COUNTS, HELP_STRUCK)
 CRITICAL_LABELS = {
     "critical_hit": "Critical hit",
     "critical_effect": "Critical effect",
@@ -135,6 +138,7 @@ SHORT_LABELS = {"bid": "bid", "critical_hit": "hit", "critical_effect": "effect"
 SHORT_LABELS |= {
     "flinch": "flinch",
     "clean_break": "break",
+    HELP_STRUCK: "struck",
     "critical_answer": "answer",
 }  # captions under the spent dice
 EFFECTS = ("none", "bonus", "penalty")  # what a critical effect may do to a later roll
@@ -429,9 +433,11 @@ def usual_bid(state: State) -> list[int]:
     fails anyway spends one small set and keeps the rest for defy death, flinch or clean
     break (SET-9). Opposed: every set together, the strongest bid (SET-6). Empty: no set."""
     dice = list(state["steps"][0]["dice"])
+    struck = Sets._spent(state)  # before the bid only the helpers' dice the Judge struck
     by_face: dict[int, list[int]] = defaultdict(list)
     for index, face in enumerate(dice):
-        by_face[face].append(index)
+        if index not in struck:
+            by_face[face].append(index)
     sets = {face: indices for face, indices in by_face.items() if len(indices) >= 2}
     strongest = sorted(index for indices in sets.values() for index in indices)
     bar = Sets._bar(state)
@@ -583,7 +589,13 @@ def _parse_indices(raw: Any) -> list[int]:
 
 class Sets(DiceSystem):
     slug = "sets"
-    follow_up_names = {"bid": "Bid", "opposition": "Opposition recorded", **CRITICAL_LABELS}
+    follow_up_names = {
+        "bid": "Bid",
+        "opposition": "Opposition recorded",
+        HELP_COUNTS: "The Judge counts the help",
+        HELP_STRUCK: "The Judge strikes the help",
+        **CRITICAL_LABELS,
+    }
     name = "Sets"
     summary = "Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets."
     result_name = "best bid"
@@ -643,6 +655,22 @@ class Sets(DiceSystem):
     def _spent(state: State) -> set[int]:
         return {index for step in state["steps"][1:] for index in step.get("dice", ())}
 
+    @staticmethod
+    def _counted(state: State) -> list[int]:
+        """The faces that count: every die but the helpers' when the Judge struck the help."""
+        struck = {index for step in steps_of(state, HELP_STRUCK) for index in step["dice"]}
+        return [face for index, face in enumerate(state["steps"][0]["dice"]) if index not in struck]
+
+    @staticmethod
+    def help_dice(state: State) -> int:
+        """SET-11: the dice the roll's helpers added (the last ones rolled)."""
+        request = state["request"]
+        return int(request.get("assists") or 0) + int(request.get("lesser_assists") or 0) // LESSER_PER_DIE
+
+    def help_pending(self, state: State) -> bool:
+        """SET-11: the roll names help the Judge has not counted or struck yet."""
+        return self.help_dice(state) > 0 and not any(steps_of(state, action) for action in HELP_ACTIONS)
+
     def _unspent_sets(self, state: State) -> list[int]:
         """Indices of unspent dice that still have an unspent match: what a set can use."""
         dice, spent = self._dice(state), self._spent(state)
@@ -653,18 +681,23 @@ class Sets(DiceSystem):
         """Whether the roll succeeded, or None while that is not known yet."""
         bids = steps_of(state, "bid")
         bar = self._bar(state)
+        if self.help_pending(state):
+            return None
         if bar is None:
             opposition = steps_of(state, "opposition")
             return opposition[0]["won"] if opposition else None
         if not bids:
             # Without any set no bid is possible: the roll has failed already.
-            return False if best_bid(self._dice(state)) is None else None
+            return False if best_bid(self._counted(state)) is None else None
         return meets_bar(Bid(bids[0]["size"], bids[0]["face"]), bar)
 
     def evaluate(self, state: State) -> Outcome:
         dice = self._dice(state)
-        best = best_bid(dice)
-        key = "none" if best is None else str(best)
+        # The key is what the dice rolled (the statistics' distribution is the whole pool's);
+        # the headline what counts, without the helpers' dice the Judge struck (SET-11).
+        rolled = best_bid(dice)
+        key = "none" if rolled is None else str(rolled)
+        best = best_bid(self._counted(state))
         bar = self._bar(state)
         success = self._success(state)
         bids = steps_of(state, "bid")
@@ -686,6 +719,8 @@ class Sets(DiceSystem):
             theirs = steps_of(state, "opposition")[0]
             headline = f"Bid {bid} {'wins against' if success else 'loses to'} {theirs['bid']}"
         details: list[str] = []
+        if self.help_pending(state):
+            headline = f"Waiting for the Judge: does the help count (+{dice_count(self.help_dice(state))})?"
         if best is None and bar is None and bid is None and not opposition:
             details.append(
                 "No set to spend: any set on the other side wins. Record their bid for the verdict."
@@ -743,7 +778,13 @@ class Sets(DiceSystem):
                     )
                 )
                 continue
+            if action == HELP_COUNTS:
+                views.append(StepView(action, "The Judge counts the help", (), ""))
+                continue
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
+            if action == HELP_STRUCK:
+                views.append(StepView(action, "The Judge strikes the help", spent, "The helpers' dice do not count."))
+                continue
             if action == "bid":
                 note = "" if success is None else ("Success." if success else "Failure.")
                 unseen = ", unseen (a blind roll)" if step.get("unseen") else ""
@@ -759,6 +800,9 @@ class Sets(DiceSystem):
 
     # -- follow-ups ---------------------------------------------------------------------------
     def _allowed_actions(self, state: State) -> list[str]:
+        if self.help_pending(state):
+            # SET-11: help counts at the Judge's discretion; the roll waits for that call.
+            return list(HELP_ACTIONS)
         if state["request"].get("sealed_bid"):
             # A contest's side: the contest seals both bids and writes them in together; its
             # roller never bids here nor records the other side's bid.
@@ -773,7 +817,7 @@ class Sets(DiceSystem):
                 if action != "critical_hit" and (action not in ONCE_PER_ROLL or not steps_of(state, action))
             ]
         if not steps_of(state, "bid"):
-            if best_bid(self._dice(state)) is not None:
+            if best_bid(self._counted(state)) is not None:
                 return ["bid"]
             # No set to bid: an opposed roll still gets its verdict once the other side's bid
             # is recorded (any set beats none, SET-4); against a Bar it has failed already.
@@ -802,11 +846,15 @@ class Sets(DiceSystem):
         allowed = []
         choices = tuple(str(i) for i in self._unspent_sets(state))
         for action in self._allowed_actions(state):
-            if action == "bid":
+            if action in HELP_ACTIONS:
+                count = dice_count(self.help_dice(state))
+                label = f"Help counts (+{count})" if action == HELP_COUNTS else f"No help: strike {count}"
+                allowed.append(FollowUp(action, label, gm_only=True))
+            elif action == "bid":
                 bar = self._bar(state)
                 before = after = None
                 if bar is not None:
-                    before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._dice(state)), bar)))
+                    before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._counted(state)), bar)))
                 dice = Param("dice", "Dice to bid", choices, multiple=True)
                 suggested = tuple(str(i) for i in usual_bid(state))
                 allowed.append(
@@ -848,12 +896,19 @@ class Sets(DiceSystem):
             step: dict[str, Any] = {"action": action, "bid": "none" if theirs is None else str(theirs)}
             step["won"] = winner == ("attacker" if attacker else "defender")
             return Applied(with_step(state, step))
+        if action in HELP_ACTIONS:
+            step = {"action": action}
+            if action == HELP_STRUCK:
+                dice = self._dice(state)
+                struck = list(range(len(dice) - self.help_dice(state), len(dice)))
+                step.update(dice=struck, faces=[dice[i] for i in struck], bid="")
+            return Applied(with_step(state, step))
         if action == "bid_best":
             # A blind roll's bid: its roller does not see the dice, so the strongest bid they
             # allow is spent (every set, whole), which is what ``best_bid`` reads.
-            dice = self._dice(state)
-            counts = counts_of(tuple(dice))
-            chosen = [i for i, face in enumerate(dice) if counts[face - 1] >= 2]
+            dice, spent = self._dice(state), self._spent(state)
+            counts = counts_of(tuple(dice[i] for i in range(len(dice)) if i not in spent))
+            chosen = [i for i, face in enumerate(dice) if i not in spent and counts[face - 1] >= 2]
             bid = score_bid(dice[i] for i in chosen)
             step = {"action": "bid", "dice": chosen, "faces": [dice[i] for i in chosen], "bid": str(bid)}
             step.update(size=bid.size, face=bid.face, unseen=True)
@@ -881,6 +936,10 @@ class Sets(DiceSystem):
             step["effect"] = effect
         return Applied(with_step(state, step))
 
+    def may_await_gm(self, state: State) -> bool:
+        """Only help named and not ruled on yet waits for the GM (SET-11)."""
+        return self.help_pending(state)
+
     def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """On a blind roll its roller bids unseen: the strongest bid the dice allow. Recording
         the other side's bid shows nothing of the roller's dice either; the rest (criticals,
@@ -893,8 +952,14 @@ class Sets(DiceSystem):
         return unseen
 
     def _refusal(self, state: State, action: str) -> str:
-        if action not in ("bid", "opposition", *CRITICAL_LABELS):
+        if action not in ("bid", "opposition", *CRITICAL_LABELS, *HELP_ACTIONS):
             return f"{action!r} is not a follow-up in this system."
+        if self.help_pending(state):
+            return "The roll waits for the Judge to say whether the help counts (SET-11)."
+        if action in HELP_ACTIONS:
+            if self.help_dice(state) == 0:
+                return "This roll names no help to count or strike."
+            return "The Judge has ruled on this roll's help already."
         if state["request"].get("sealed_bid") and action in ("bid", "opposition"):
             return "In a contest both bids are sealed by the contest: bid from the contests panel."
         if action == "bid":
@@ -904,7 +969,7 @@ class Sets(DiceSystem):
         if action == "opposition" and steps_of(state, "opposition"):
             return "The other side's bid is recorded already."
         if not steps_of(state, "bid"):
-            if best_bid(self._dice(state)) is None and self._bar(state) is not None:
+            if best_bid(self._counted(state)) is None and self._bar(state) is not None:
                 return "This roll has no set: it failed against the Bar, and there is nothing to spend."
             return "Bid a set first."
         if action == "opposition":
@@ -951,7 +1016,7 @@ class Sets(DiceSystem):
         bar = self._bar(state)
         if bar is None:
             return None
-        return meets_bar(best_bid(self._dice(state)), bar)
+        return meets_bar(best_bid(self._counted(state)), bar)
 
     # -- contests -----------------------------------------------------------------------------
     contest_rule = (

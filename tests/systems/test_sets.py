@@ -773,6 +773,8 @@ def test_every_request_rolls_or_is_refused(data: dict[str, Any], seed: int, play
 def valid_params(state: State, follow_up: Any, plays: st.DataObject) -> dict[str, Any]:
     if follow_up.action == "opposition":
         return {"size": plays.draw(st.sampled_from([0, 2, 3, 5])), "face": plays.draw(st.integers(1, 6))}
+    if not follow_up.params:
+        return {}  # the Judge's call on help (SET-11)
     dice = state["steps"][0]["dice"]
     choices = [int(choice) for choice in follow_up.params[0].choices]
     face = plays.draw(st.sampled_from(sorted({dice[i] for i in choices})))
@@ -795,3 +797,30 @@ def test_set_8_the_bid_offered_first_keeps_the_most_sets_for_criticals() -> None
     assert usual_bid(state_of([3, 3, 1, 1, 6, 5], opposed=True)) == [0, 1, 2, 3]
     bid = next(f for f in system.follow_ups(state_of([3, 3, 1, 1, 6, 5], bar_size=2, bar_face=3), {}))
     assert bid.suggested == ("0", "1")
+
+
+def test_set_11_help_waits_for_the_judge_who_counts_it_or_strikes_its_dice() -> None:
+    """SET-11: a roll naming help (one significant helper, three lesser ones) waits: nothing
+    but the Judge's call is offered, and only to the GM. Counted, the pool stands; struck, the
+    helpers' dice (the last two) are spent and count for nothing."""
+    state = state_of([4, 4, 1, 2, 6, 6], bar_size=2, bar_face=5, stat=4, assists=1, lesser_assists=3)
+    assert system.help_dice(state) == 2
+    offered = system.follow_ups(state, {})
+    assert [(f.action, f.gm_only) for f in offered] == [("help_counts", True), ("help_struck", True)]
+    assert system.may_await_gm(state) and system.evaluate(state).success is None
+    assert "Waiting for the Judge" in system.evaluate(state).headline
+    with pytest.raises(RulesError, match="whether the help counts"):
+        apply(state, "bid", dice=[4, 5])
+    counted = apply(state, "help_counts")
+    assert actions(counted) == ["bid"] and not system.may_await_gm(counted)
+    assert apply(counted, "bid", dice=[4, 5])["steps"][-1]["bid"] == "2x6"
+    with pytest.raises(RulesError, match="ruled on this roll's help already"):
+        apply(counted, "help_struck")
+    struck = apply(state, "help_struck")
+    assert struck["steps"][-1]["dice"] == [4, 5]
+    assert system.evaluate(struck).headline.startswith("Best bid 2x4")
+    with pytest.raises(RulesError, match="spent already"):
+        apply(struck, "bid", dice=[4, 5])
+    assert apply(struck, "bid", dice=[0, 1])["steps"][-1]["bid"] == "2x4"
+    alone = state_of([4, 4, 1], bar_size=2, bar_face=1, stat=3, lesser_assists=2)
+    assert actions(alone) == ["bid"]  # two lesser helpers give nothing: nothing to rule on

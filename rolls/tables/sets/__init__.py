@@ -53,7 +53,8 @@ def _bar_words(size: int, face: int | None) -> str:
 
 class SetsTable(TableAdapter[Sets, SetsRequest]):
     # The GM's own rolls and players' blind rolls wait for their bids; no sheet pays for them.
-    gm_waits = Waits.NPC | Waits.BLIND
+    # SET-11: and a player's roll that names help, until the GM says whether it counts.
+    gm_waits = Waits.NPC | Waits.BLIND | Waits.DECISIONS
     slug = "sets"
     sheet_form = SetsSheetForm
     roll_form = SetsRollForm
