@@ -4,8 +4,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
 
 - **The pool (SET-1, SET-11).** Pool = derived stat + bonus dice - penalty dice + one die per
   significant helper + one die for every full three lesser helpers (six lesser helpers give
-  two dice; one or two left over give nothing). The Judge decides whether help counts; the
-  request carries only the helpers the Judge accepted.
+  two dice; one or two left over give nothing). The helpers' dice are rolled last, and the
+  Judge decides whether help counts: the roll offers nothing but the GM's ``help_counts`` /
+  ``help_struck`` until then; struck, the helpers' dice are spent and count for nothing.
 - **Caps.** At most 15 dice after every modifier (stat and penalty 0-15, bonus 0-10, five
   significant helpers, fifteen lesser ones). A pool of zero or fewer dice is refused: with no
   dice nobody can make a set, so there is nothing to roll, and the Judge narrates the failure.
@@ -40,8 +41,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   record the other side's bid; criticals pick dice, so the Judge spends them from the
   session page, where blind rolls wait (``blind_follow_ups``).
 - **Criticals (SET-8, SET-9).** Only after the bid, from dice not spent yet; each critical
-  spends exactly one set (dice of one face, two or more). A success may buy critical hits and
-  critical effects, a failure defy death, flinch and clean break. Critical hits, critical
+  spends exactly one set (dice of one face, two or more). A success may buy critical effects,
+  and critical hits only on the attacker's opposed roll (a defender who wins, or a roll
+  against a Bar, which attacks nobody, deals no extra damage); a failure defy death, flinch
+  and clean break. Critical hits, critical
   effects and flinches may be bought again with further sets (one more damage compared, one
   more effect, one less damage); defy death and clean break once per roll, since a second one
   changes nothing.
@@ -63,8 +66,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
   spends in answer is spent.
 - **Contests at the table (SET-4).** A side's request is marked ``sealed_bid``
   (``contest_request``): its roller never bids on the roll nor records the other side's bid;
-  the contest seals both bids and writes them in together (``sealed_bid_state``), the first
-  side attacking. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
+  the contest seals both bids and writes them in together (``sealed_bid_state``). Who
+  attacks is the GM's call, kept on each side (``attacker_position``): ties go to that role,
+  never to a position. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
   chance against the other side's best set. After the reveal the contest takes the critical
   hits in turn (the winner's, then the loser's answers, ``spend_set``): a side's card offers
   its other criticals, never a critical hit.

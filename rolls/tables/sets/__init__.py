@@ -70,8 +70,9 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         "assists": 0,
         "lesser_assists": 0,
     }
-    # SET-4: a contest's side bids against the other side, never a Bar, and the first side
-    # attacks: the form's Bar and attacker/defender fields mean nothing there.
+    # SET-4: a contest's side bids against the other side, never a Bar, and who attacks is
+    # the GM's call (``contest_role``): the form's Bar and attacker/defender fields mean
+    # nothing there.
     contest_data = {"bar": OPPOSED, "face": ROLLED, "side": "attacker"}
     contest_npc_ignored = ("bar", "defender")
     # SET-4: who attacks is the GM's call (``contest_role`` writes it into each side's roll).

@@ -9,10 +9,11 @@ The order of play, on top of ``rolls.contests.services`` (which seals the rolls)
    is offered only "no set" (the server reads the dice; nobody can claim no set while holding
    one, nor bid dice they did not roll). The log says that a side has bid, never what.
 3. When both have bid, the dice and the bids are revealed at the same moment: one entry says
-   both bids and who won (Size, then Face, then the attacker: the first side, SET-4), and each
+   both bids and who won (Size, then Face, then the attacker the GM named, SET-4), and each
    roll's card gets its bid and the other side's written in (``sealed_bid_state``).
 4. Then the critical hits, compared set against set, in turn (SET-8, SET-10;
-   ``critical_steps``): the winner spends sets as critical hits first, one step each, from
+   ``critical_steps``): the winner, when it attacked, spends sets as critical hits first (a
+   defender who wins only says when it is done with its other criticals), one step each, from
    dice not spent yet, and says when done; then the loser answers each in order, with a set
    of their own or none. Each set spent goes into its roll (its card shows the dice spent).
    Once all are answered, each critical hit that beats its answer (ties to the attacker) or
