@@ -304,7 +304,9 @@ def test_set_4_the_gm_names_the_second_side_attacker_and_the_phones_odds_match_t
     dice(4, 4, 2)
     act(pair, pair.second, 1, "roll")
     bo = phone(pair, pair.second, pair.bo)
-    assert f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 5, attacker=True))}</small>' in bo
+    assert (
+        f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 5, attacker=True))}</small>' in bo
+    )
 
 
 def test_set_4_a_bad_attacker_is_refused_and_opens_nothing(pair: Pair) -> None:
@@ -313,5 +315,7 @@ def test_set_4_a_bad_attacker_is_refused_and_opens_nothing(pair: Pair) -> None:
         data |= {f"s{character.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
     url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
     refused = logged_in(pair.table.gm).post(url, data, **HX)
-    assert refused.status_code == 422 and "Choose which side attacks" in html.unescape(refused.content.decode())
+    assert refused.status_code == 422 and "Choose which side attacks" in html.unescape(
+        refused.content.decode()
+    )
     assert not Contest.objects.exists()

@@ -588,7 +588,9 @@ def gm_sees(pair: Pair, contest: Contest) -> str:
         client.get(reverse("rolls:session", args=[campaign])).content.decode(),
         client.get(reverse("rolls:roll", args=[campaign, mine.pk])).content.decode(),
         client.post(
-            reverse("rolls:contest-attacker", args=[campaign, contest.pk]), {"position": "0"}, HX_REQUEST="true"
+            reverse("rolls:contest-attacker", args=[campaign, contest.pk]),
+            {"position": "0"},
+            HX_REQUEST="true",
         ).content.decode(),
     ]
     return "".join(pages) + seen_by(pair.table.gm, pair)
@@ -622,7 +624,11 @@ async def test_set_4_no_frame_to_the_gm_carries_the_players_side_when_the_gm_pla
         await database_sync_to_async(bid)(contest, 0, pair.table.player, [0, 1])
         got = await sockets.received(3)
         assert_sealed(
-            got, secrets=["2x5", 'data-face="5"'], kept_from=["gm"], seen_by=["player"], seen=['data-face="5"']
+            got,
+            secrets=["2x5", 'data-face="5"'],
+            kept_from=["gm"],
+            seen_by=["player"],
+            seen=['data-face="5"'],
         )
         await database_sync_to_async(roll)(contest, 1, pair.table.gm, 2, 2, 3, 1, 4, gm=True)
         await database_sync_to_async(bid)(contest, 1, pair.table.gm, [0, 1], gm=True)

@@ -146,7 +146,11 @@ def contest_open(
         roles = [{"attacking": position == chosen} for position in range(len(sides))]
         if chosen is not None:
             sides = [
-                Side(side.character, adapter.contest_role(side.data, npc=side.character is None, attacking=role["attacking"]), side.name)
+                Side(
+                    side.character,
+                    adapter.contest_role(side.data, npc=side.character is None, attacking=role["attacking"]),
+                    side.name,
+                )
                 for side, role in zip(sides, roles, strict=True)
             ]
     intent = intent.strip()[:INTENT_LENGTH]

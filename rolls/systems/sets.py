@@ -451,7 +451,9 @@ def usual_bid(state: State) -> list[int]:
     meeting = [pick for pick in candidates if meets_bar(score_bid(dice[i] for i in pick), bar)]
 
     def keeps(pick: list[int]) -> tuple[int, int, Bid]:
-        left = {face: len(indices) - sum(1 for i in pick if dice[i] == face) for face, indices in sets.items()}
+        left = {
+            face: len(indices) - sum(1 for i in pick if dice[i] == face) for face, indices in sets.items()
+        }
         return -sum(count // 2 for count in left.values()), len(pick), score_bid(dice[i] for i in pick)
 
     return sorted(min(meeting or candidates, key=keeps))
@@ -787,7 +789,9 @@ class Sets(DiceSystem):
                 continue
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
             if action == HELP_STRUCK:
-                views.append(StepView(action, "The Judge strikes the help", spent, "The helpers' dice do not count."))
+                views.append(
+                    StepView(action, "The Judge strikes the help", spent, "The helpers' dice do not count.")
+                )
                 continue
             if action == "bid":
                 note = "" if success is None else ("Success." if success else "Failure.")
@@ -861,9 +865,7 @@ class Sets(DiceSystem):
                     before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._counted(state)), bar)))
                 dice = Param("dice", "Dice to bid", choices, multiple=True)
                 suggested = tuple(str(i) for i in usual_bid(state))
-                allowed.append(
-                    FollowUp("bid", "Bid a set", "", (dice,), before, after, suggested=suggested)
-                )
+                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after, suggested=suggested))
             elif action == "opposition":
                 size = Param("size", "Their Size (0: no set)", minimum=0, maximum=MAX_POOL)
                 face = Param("face", "Their Face", minimum=1, maximum=6)
@@ -988,7 +990,9 @@ class Sets(DiceSystem):
         if action == "critical_hit" and not self._attacks(state):
             if self._bar(state) is not None:
                 return "A critical hit is for an attacker; a roll against a Bar attacks nobody: choose a critical effect."
-            return "A critical hit is for the attacker; a defender who wins chooses a critical effect instead."
+            return (
+                "A critical hit is for the attacker; a defender who wins chooses a critical effect instead."
+            )
         if action in FAILURE_CRITICALS and success:
             return "That critical softens a failure, and this roll succeeded."
         if action in ONCE_PER_ROLL and steps_of(state, action):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 from fractions import Fraction
+from typing import Any
 
 from django import template
 from django.utils.html import escape

@@ -216,7 +216,11 @@ def test_the_judges_own_rolls_wait_on_the_console_newest_on_top_each_once(
     gm = browsers.gm()
     sign_up(gm)
     create_sets_campaign(gm, "Grey Tower")
-    start_session(gm)
+    # Starting the session reloads the page (htmx's client redirect), but the old page's socket
+    # shows "Session 1 is on" and "live" before it goes: wait for the new page and its own
+    # socket, as a person waits for the reload, or the first tap can land on a page going away.
+    with gm.expect_navigation():
+        start_session(gm)
     wait_live(gm)
     panel = gm.locator("#gm-panel")
     names = []

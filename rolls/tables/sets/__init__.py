@@ -104,6 +104,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         if side.position == win and done:
             return "You said you were done with criticals; the other side answers now."
         return ""
+
     story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:

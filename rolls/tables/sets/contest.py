@@ -276,7 +276,9 @@ def critical_take(
     if step.action == HITS_DONE:
         hits = side.extra.get("hits", [])
         if side.position != attacker_of(sides):
-            return ContestStepDone({**side.extra, "hits_done": True}, [], f"{side.name} is done with criticals.")
+            return ContestStepDone(
+                {**side.extra, "hits_done": True}, [], f"{side.name} is done with criticals."
+            )
         text = f"{side.name} spends no more critical hits"
         text += f" ({len(hits)} to answer)." if hits else ": no extra damage."
         return ContestStepDone({**side.extra, "hits_done": True}, [], text)
@@ -371,6 +373,8 @@ def turn_words(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
         return ""
     if steps[-1].action == HITS_DONE:
         if len(steps) == 1 and steps[0].label == "Done with criticals":
-            return "Won as the defender: spends criticals first (no critical hit), then the other side answers."
+            return (
+                "Won as the defender: spends criticals first (no critical hit), then the other side answers."
+            )
         return "Won: spends critical hits first, one set at a time."
     return f"Answers the critical hit {steps[-1].label.rsplit(' ', 1)[-1]} with a set, or none."
