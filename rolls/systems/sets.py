@@ -456,7 +456,8 @@ def usual_bid(state: State) -> list[int]:
         }
         return -sum(count // 2 for count in left.values()), len(pick), score_bid(dice[i] for i in pick)
 
-    return sorted(min(meeting or candidates, key=keeps))
+    chosen: list[int] = min(meeting or candidates, key=keeps)
+    return sorted(chosen)
 
 
 def _candidate_bids(sets: Mapping[int, list[int]]) -> list[list[int]]:
