@@ -319,3 +319,17 @@ def test_set_4_a_bad_attacker_is_refused_and_opens_nothing(pair: Pair) -> None:
         refused.content.decode()
     )
     assert not Contest.objects.exists()
+
+
+def test_set_4_only_the_gm_names_the_attacker(pair: Pair) -> None:
+    """SET-4: a player's POST to name the attacker is refused and changes nothing; the GM's
+    names it, and after the reveal it is refused with a message."""
+    assert open_duel(pair).status_code == 200
+    contest = Contest.objects.get()
+    url = reverse("rolls:contest-attacker", args=[pair.table.campaign.pk, contest.pk])
+    assert logged_in(pair.table.player).post(url, {"position": "1"}, **HX).status_code == 403
+    assert [s.extra["attacking"] for s in contest.sides.order_by("position")] == [True, False]
+    bad = logged_in(pair.table.gm).post(url, {"position": "7"}, **HX)
+    assert bad.status_code == 422 and "Choose which side attacks" in html.unescape(bad.content.decode())
+    assert logged_in(pair.table.gm).post(url, {"position": "1"}, **HX).status_code == 200
+    assert [s.extra["attacking"] for s in contest.sides.order_by("position")] == [False, True]
