@@ -244,7 +244,7 @@ def test_set_11_a_helper_waits_for_the_judges_one_tap_call_on_the_console(
 ) -> None:
     """SET-11: Wilcott counts a helper; his roll waits, the Judge's console gets the one-tap
     call live, and "No help" strikes the helper's die on the phone before anyone bids."""
-    dice(4, 4, 1, 6)  # Might 3, and the helper's die last
+    dice(4, 4, 1, 6, 3)  # Might 3, the helper's die last, then the Bar's Face
     gm = browsers.gm()
     sign_up(gm)
     create_sets_campaign(gm, "Helping Hands")
