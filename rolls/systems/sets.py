@@ -790,8 +790,10 @@ class Sets(DiceSystem):
                 continue
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
             if action == HELP_STRUCK:
+                # Not a set spent: the struck dice are drawn as dropped, rolled but not counted.
+                struck = tuple(Die(dice[i], dropped=True) for i in step["dice"])
                 views.append(
-                    StepView(action, "The Judge strikes the help", spent, "The helpers' dice do not count.")
+                    StepView(action, "The Judge strikes the help", struck, "The helpers' dice do not count.")
                 )
                 continue
             if action == "bid":
