@@ -4,9 +4,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
 
 - **The pool (SET-1, SET-11).** Pool = derived stat + bonus dice - penalty dice + one die per
   significant helper + one die for every full three lesser helpers (six lesser helpers give
-  two dice; one or two left over give nothing). The helpers' dice are rolled last, and the
-  Judge decides whether help counts: the roll offers nothing but the GM's ``help_counts`` /
-  ``help_struck`` until then; struck, the helpers' dice are spent and count for nothing.
+  two dice; one or two left over give nothing).
+- **Help is the Judge's call (SET-11).** The helpers' dice are rolled last, and the roll
+  offers nothing but the GM's ``help_counts`` / ``help_struck`` until the Judge says whether
+  the help counts; struck, the helpers' dice are spent and count for nothing (``_counted``).
 - **Caps.** At most 15 dice after every modifier (stat and penalty 0-15, bonus 0-10, five
   significant helpers, fifteen lesser ones). A pool of zero or fewer dice is refused: with no
   dice nobody can make a set, so there is nothing to roll, and the Judge narrates the failure.
@@ -56,6 +57,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   side with no set loses to any set, and no set against no set goes to the attacker. There
   is no tie left. The attacker is side A unless A's request says it defends; two defenders
   are refused, and so is a request with a Bar (a contest compares bids, not a Bar).
+- **Who attacks (SET-4).** The Judge's call, kept on each side of a contest at the table
+  (``attacker_position``), written into its request; ties and critical hits follow the
+  role, never the position. Without one named no contest odds are given and
+  ``contest_winner`` refuses.
 - **Sealed bids (SET-4).** ``settle_bids`` compares the two bids once both are in and says
   why the winner won (Size, Face, or the tie going to the attacker).
 - **Critical hits compared (SET-8, SET-10).** The winner spends further sets first; each set
@@ -64,6 +69,9 @@ Rules choices where the document leaves room (also on the in-app rules page):
   order as bids, ties to the attacker. A critical set that wins its comparison, or that the
   loser leaves unanswered, deals one more damage (``compare_critical_hits``); a set the loser
   spends in answer is spent.
+- **Who spends first (SET-10).** After the reveal the winner spends its criticals first and
+  says when it is done; the loser's answers, on the contest or on its own card, wait for
+  that (``SetsTable.contest_follow_up_wait``), and the winner spends none after.
 - **Contests at the table (SET-4).** A side's request is marked ``sealed_bid``
   (``contest_request``): its roller never bids on the roll nor records the other side's bid;
   the contest seals both bids and writes them in together (``sealed_bid_state``). Who
