@@ -93,6 +93,9 @@ urlpatterns = [
         name="extended-roll",
     ),
     path("c/<int:pk>/contests/<int:contest_id>/close/", contests.contest_close, name="contest-close"),
+    path(
+        "c/<int:pk>/contests/<int:contest_id>/attacker/", contests.contest_attacker, name="contest-attacker"
+    ),
     path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
     path("c/<int:pk>/calls/<int:call_id>/close/", play.call_close, name="call-close"),
     path("rules/", rules.rules_index, name="rules"),

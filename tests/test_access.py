@@ -201,6 +201,8 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:extended-create": ("POST", "campaign", {"dn": "6", "successes": "2", "failures": "2"}, GM_CONTROL),
     "rolls:extended-roll": ("POST", "contest_character", {}, ACT_FOR_CHARACTER),
     "rolls:contest-close": ("POST", "contest", CONFIRMED, GM_CONTROL),
+    # Who attacks is sets' (SET-4): on this sixes table, refused with a message.
+    "rolls:contest-attacker": ("POST", "contest", {"position": "0"}, GM_CONTROL),
     "rolls:contest-cancel": ("POST", "contest", CONFIRMED, GM_CONTROL),
     "rolls:rules": ("GET", "", {}, everyone(200)),
     # The TV's page: its link is all it takes, logged in or not.

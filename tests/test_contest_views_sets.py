@@ -244,7 +244,8 @@ def test_set_4_the_console_form_asks_no_bar_nor_side_and_blocks_nothing_in_the_b
     )
     assert opened.status_code == 200
     guard = Contest.objects.order_by("-pk").first().sides.get(position=1)
-    assert guard.data["bar_size"] is None and guard.data["attacker"] is True
+    # The flag is ignored: the role is the GM's choice of attacker, the first side by default.
+    assert guard.data["bar_size"] is None and guard.data["attacker"] is False
 
 
 def test_set_4_the_panel_and_the_verdict_say_the_bids_in_the_same_words(pair: Pair, dice: Script) -> None:
@@ -264,3 +265,71 @@ def test_set_4_the_panel_and_the_verdict_say_the_bids_in_the_same_words(pair: Pa
     url = reverse("rolls:contest-close", args=[pair.table.campaign.pk, contest.pk])
     assert logged_in(pair.table.gm).post(url, {}, **HX).status_code == 200
     assert Contest.objects.get().verdict == words
+
+
+def cli_contest(*args: str) -> dict[str, Fraction]:
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("odds", "sets", *args, "--json", stdout=out)
+    return {key: Fraction(value) for key, value in json.loads(out.getvalue())["contest_exact"].items()}
+
+
+def test_set_4_the_gm_names_the_second_side_attacker_and_the_phones_odds_match_the_command_line(
+    pair: Pair, dice: Script
+) -> None:
+    """SET-4: the GM's form names Bo (second) the attacker: Ada's phone says she defends, and
+    both phones' odds are ``manage.py odds`` for the same sides, in either order; Bo's bid
+    chances count ties for him."""
+    data: dict[str, str] = {
+        "first": str(pair.ada.pk),
+        "second": str(pair.bo.pk),
+        "attacker": "second",
+        "intent": "",
+    }
+    data |= {f"s{pair.ada.pk}-{key}": value for key, value in {**SIDE_FIELDS, "bonus": "2"}.items()}
+    data |= {f"s{pair.bo.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
+    url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
+    assert logged_in(pair.table.gm).post(url, data, **HX).status_code == 200
+    ada, bo = phone(pair, pair.table.player, pair.ada), phone(pair, pair.second, pair.bo)
+    assert "defends" in ada and "attacks: wins a tie" in bo
+    one_way = cli_contest("--dice", "5", "--defender", "--against", "--dice", "3")
+    other_way = cli_contest("--dice", "3", "--against", "--dice", "5", "--defender")
+    assert one_way["win"] == other_way["lose"] and one_way["win"] + one_way["lose"] == 1
+    assert f"(exact: {one_way['win']})" in ada
+    assert f"(exact: {other_way['win']})" in bo
+    dice(4, 4, 2)
+    act(pair, pair.second, 1, "roll")
+    bo = phone(pair, pair.second, pair.bo)
+    assert (
+        f'Bid 2x4 <small class="odds-tag">wins {percent(bid_chance((2, 4), 5, attacker=True))}</small>' in bo
+    )
+
+
+def test_set_4_a_bad_attacker_is_refused_and_opens_nothing(pair: Pair) -> None:
+    data: dict[str, str] = {"first": str(pair.ada.pk), "second": str(pair.bo.pk), "attacker": "both"}
+    for character in (pair.ada, pair.bo):
+        data |= {f"s{character.pk}-{key}": value for key, value in SIDE_FIELDS.items()}
+    url = reverse("rolls:contest-create", args=[pair.table.campaign.pk])
+    refused = logged_in(pair.table.gm).post(url, data, **HX)
+    assert refused.status_code == 422 and "Choose which side attacks" in html.unescape(
+        refused.content.decode()
+    )
+    assert not Contest.objects.exists()
+
+
+def test_set_4_only_the_gm_names_the_attacker(pair: Pair) -> None:
+    """SET-4: a player's POST to name the attacker is refused and changes nothing; the GM's
+    names it, and after the reveal it is refused with a message."""
+    assert open_duel(pair).status_code == 200
+    contest = Contest.objects.get()
+    url = reverse("rolls:contest-attacker", args=[pair.table.campaign.pk, contest.pk])
+    assert logged_in(pair.table.player).post(url, {"position": "1"}, **HX).status_code == 403
+    assert [s.extra["attacking"] for s in contest.sides.order_by("position")] == [True, False]
+    bad = logged_in(pair.table.gm).post(url, {"position": "7"}, **HX)
+    assert bad.status_code == 422 and "Choose which side attacks" in html.unescape(bad.content.decode())
+    assert logged_in(pair.table.gm).post(url, {"position": "1"}, **HX).status_code == 200
+    assert [s.extra["attacking"] for s in contest.sides.order_by("position")] == [False, True]

@@ -327,7 +327,18 @@ def test_set_10_critical_hits_compared_set_against_set_winner_first_then_each_an
     )
 
 
-def test_set_10_the_loser_answers_only_after_the_winner_and_a_tie_goes_to_the_attacker(pair: Pair) -> None:
+def follow_up(roll: Roll, user: Any, action: str, dice: list[int], **params: Any) -> Any:
+    roll.refresh_from_db()
+    return services.follow_up_apply(
+        roll=roll, actor=user, action=action, params={"dice": dice, **params}, rng=ScriptedDice()
+    )
+
+
+def test_set_8_a_defender_who_wins_deals_no_critical_hit_and_set_10_the_loser_waits_for_it(
+    pair: Pair,
+) -> None:
+    """SET-8: Bo defends and wins the bids: no critical hit is offered or taken, his critical
+    effect stays. SET-10: Ada's flinch waits until Bo has spent or declined his criticals."""
     five = {**FINESSE, "bonus": 2}
     contest = contests.contest_open(
         campaign=pair.table.campaign,
@@ -335,20 +346,102 @@ def test_set_10_the_loser_answers_only_after_the_winner_and_a_tie_goes_to_the_at
         sides=[Side(pair.ada, five), Side(pair.bo, five)],
         intent="a duel",
     )
-    roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
-    roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+    ada = roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+    bo = roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
     bid(contest, 0, pair.table.player, [0, 1])
     bid(contest, 1, pair.second, [0, 1])
-    # Bo (defending) won 2x5 over 2x2: he spends first; Ada waits.
+    # Bo (defending) won 2x5 over 2x2: he is offered no critical hit, only to say he is done.
+    assert [step.action for step in registry_steps(contest, 1)] == ["hits_done"]
     with pytest.raises(RulesError, match="not a step"):
-        act(contest, 0, pair.table.player, "let_through")
-    act(contest, 1, pair.second, "critical_hit", [2, 3])
-    with pytest.raises(RulesError, match="not a step"):
-        act(contest, 0, pair.table.player, "critical_answer", [2, 3])
+        act(contest, 1, pair.second, "critical_hit", [2, 3])
+    assert [f.action for f in services_follow_ups(side(contest, 1).roll)] == ["critical_effect"]
+    # Ada lost: her answer (a flinch) waits for Bo's criticals, and nothing is spent.
+    with pytest.raises(RulesError, match="spends criticals first"):
+        follow_up(ada, pair.table.player, "flinch", [2, 3])
+    assert LogEntry.objects.filter(roll=ada, action="flinch").count() == 0
+    follow_up(bo, pair.second, "critical_effect", [2, 3], effect="none")
     act(contest, 1, pair.second, "hits_done")
-    # Ada answers 2x4 with 2x4: identical sets, the tie goes to the attacker, Ada: no damage.
-    act(contest, 0, pair.table.player, "critical_answer", [2, 3])
-    assert contests.verdict(contest).endswith("Critical hits: no extra damage (0 of 1 got through).")
+    with pytest.raises(RulesError, match="done with criticals"):
+        follow_up(bo, pair.second, "critical_effect", [0, 1], effect="none")
+    follow_up(ada, pair.table.player, "flinch", [2, 3])
+    assert "Critical hit" not in contests.verdict(contest)
+
+
+def test_set_10_the_loser_answers_a_critical_hit_only_after_the_winner_is_done(pair: Pair) -> None:
+    """SET-10: Ada attacks and wins; Bo answers her critical hit only once she is done, and
+    his flinch waits too. The identical answer ties to the attacker, Ada: no damage."""
+    five = {**FINESSE, "bonus": 2}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, five), Side(pair.bo, five)],
+        intent="a duel",
+    )
+    roll(contest, 0, pair.table.player, 5, 5, 4, 4, 6)
+    bo = roll(contest, 1, pair.second, 2, 2, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 1, pair.second, "let_through")
+    act(contest, 0, pair.table.player, "critical_hit", [2, 3])
+    with pytest.raises(RulesError, match="not a step"):
+        act(contest, 1, pair.second, "critical_answer", [2, 3])
+    with pytest.raises(RulesError, match="spends criticals first"):
+        follow_up(bo, pair.second, "flinch", [2, 3])
+    act(contest, 0, pair.table.player, "hits_done")
+    act(contest, 1, pair.second, "critical_answer", [2, 3])
+    assert contests.verdict(contest).endswith("Critical hits: 1 more damage (1 of 1 got through).")
+
+
+def test_set_4_a_tie_goes_to_the_attacker_the_gm_named_not_the_first_side(pair: Pair) -> None:
+    """SET-4: the GM names the second side the attacker; identical bids go to it."""
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, FINESSE), Side(pair.bo, FINESSE)],
+        intent="",
+        attacker=1,
+    )
+    assert [s.extra["attacking"] for s in contest.sides.order_by("position")] == [False, True]
+    assert side(contest, 0).data["side"] == "defender"
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    roll(contest, 1, pair.second, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    assert contests.contest_close(contest=contest, gm=pair.table.gm).verdict == (
+        "Ada bid 2x4, Bo (attacking) bid 2x4. Bo wins: identical bids: the tie goes to the attacker."
+    )
+
+
+def test_set_4_a_challenge_waits_for_the_gm_to_name_the_attacker(pair: Pair) -> None:
+    """SET-4: the challenger is not the attacker by being first: the bids stay sealed until
+    the GM names one, only the GM may, and closing before it is refused."""
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.player,
+        sides=[Side(pair.ada, FINESSE), Side(pair.bo, {})],
+        intent="",
+    )
+    contests.contest_answer(contest=contest, user=pair.second, accept=True, data=FINESSE)
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    roll(contest, 1, pair.second, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.OPEN
+    with pytest.raises(RulesError, match="names the attacker"):
+        contests.contest_close(contest=contest, gm=pair.table.gm)
+    with pytest.raises(RulesError, match="Only the GM"):
+        contests.contest_attacker(contest=contest, gm=pair.table.player, position=0)
+    contests.contest_attacker(contest=contest, gm=pair.table.gm, position=1)
+    assert LogEntry.objects.filter(text="The GM says Bo attacks.").exists()
+    # Bo's bid was in: naming him reveals both, and the identical bids go to him.
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.REVEALED
+    assert [s.winner for s in contests.standings(contest)] == [False, True]
+    with pytest.raises(RulesError, match="revealed already"):
+        contests.contest_attacker(contest=contest, gm=pair.table.gm, position=0)
 
 
 def registry_steps(contest: Contest, position: int) -> list[Any]:
@@ -480,3 +573,64 @@ def test_set_8_a_bonus_die_goes_to_the_roller_s_own_next_roll(pair: Pair) -> Non
     nxt = plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3, 4)
     assert nxt.current_state()["request"]["bonus"] == 1 and nxt.trait == "Finesse, +1 carried die"
     assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
+
+
+def gm_sees(pair: Pair, contest: Contest) -> str:
+    """Everything the GM's console gets: its page, its contests panel, its feed, the roll's page."""
+    from django.urls import reverse
+
+    from tests.factories import logged_in
+
+    client = logged_in(pair.table.gm)
+    campaign = pair.table.campaign.pk
+    mine = side(contest, 0).roll
+    pages = [
+        client.get(reverse("rolls:session", args=[campaign])).content.decode(),
+        client.get(reverse("rolls:roll", args=[campaign, mine.pk])).content.decode(),
+        client.post(
+            reverse("rolls:contest-attacker", args=[campaign, contest.pk]),
+            {"position": "0"},
+            HX_REQUEST="true",
+        ).content.decode(),
+    ]
+    return "".join(pages) + seen_by(pair.table.gm, pair)
+
+
+def test_set_4_when_the_gm_plays_a_side_the_players_dice_and_bid_are_sealed_from_the_gm(pair: Pair) -> None:
+    """SET-4: the GM rolls the guard; Ada's dice and bid reach no page, panel or feed of the
+    GM's before the GM has bid, and both are revealed together."""
+    contest = against_guard(pair)
+    roll(contest, 0, pair.table.player, 5, 5, 5)
+    bid(contest, 0, pair.table.player, [0, 1])
+    roll(contest, 1, pair.table.gm, 2, 2, 3, 1, 4, gm=True)
+    before = gm_sees(pair, contest)
+    assert 'data-face="5"' not in before and "2x5" not in before
+    assert 'data-face="2"' in before  # the GM's own side, which the GM bids from
+    assert "has bid, sealed" in before
+    bid(contest, 1, pair.table.gm, [0, 1], gm=True)
+    after = gm_sees(pair, contest)
+    assert 'data-face="5"' in after and "Ada (attacking) bid 2x5, The guard bid 2x2" in after
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_set_4_no_frame_to_the_gm_carries_the_players_side_when_the_gm_plays_the_other() -> None:
+    """SET-4: the GM's socket gets Ada's dice and bid only with the reveal."""
+    pair = await database_sync_to_async(Pair)()
+    campaign = pair.table.campaign
+    members = {"gm": pair.table.gm, "player": pair.table.player}
+    async with table_sockets(campaign, members) as sockets:
+        contest = await database_sync_to_async(against_guard)(pair)
+        await database_sync_to_async(roll)(contest, 0, pair.table.player, 5, 5, 5)
+        await database_sync_to_async(bid)(contest, 0, pair.table.player, [0, 1])
+        got = await sockets.received(3)
+        assert_sealed(
+            got,
+            secrets=["2x5", 'data-face="5"'],
+            kept_from=["gm"],
+            seen_by=["player"],
+            seen=['data-face="5"'],
+        )
+        await database_sync_to_async(roll)(contest, 1, pair.table.gm, 2, 2, 3, 1, 4, gm=True)
+        await database_sync_to_async(bid)(contest, 1, pair.table.gm, [0, 1], gm=True)
+        revealed = await sockets.received(8)
+        assert 'data-face="5"' in revealed["gm"] and "bid 2x5" in revealed["gm"]

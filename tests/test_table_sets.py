@@ -443,23 +443,29 @@ def test_set_6_two_pairs_bid_together_count_as_a_trio_of_the_lower_face(table: T
     assert "Bid 3x3 meets the Journeyman Bar 3x3" in page
 
 
-def test_set_7_set_8_part_of_a_set_is_bid_and_the_rest_buys_a_critical_hit(
+def test_set_7_set_8_part_of_a_set_is_bid_and_the_rest_buys_a_critical_effect_never_a_hit_against_a_bar(
     table: Table, dice: Script
 ) -> None:
+    """SET-7, SET-8: the rest of the four buys a critical effect; a roll against a Bar attacks
+    nobody, so no critical hit is offered, and one sent anyway is refused."""
     client = logged_in(table.player)
     made = rolled(client, table, dice, (4, 4, 4, 4, 1), stat="Might", bonus=1)
     bid = text(follow(client, table, made.pk, "bid", dice=["0", "1"]))
     assert "Bid 2x4 meets the Apprentice Bar 2x3" in bid
-    assert "follow-up-critical_hit" in bid
+    assert "follow-up-critical_hit" not in bid
     assert "follow-up-critical_effect" in bid
     assert "follow-up-flinch" not in bid  # a success is improved, not softened
+    before = everything(table.campaign)
+    dice()
+    assert_refused(follow(client, table, made.pk, "critical_hit", dice=["2", "3"]), 422, "Bar attacks nobody")
+    assert everything(table.campaign) == before
 
-    response = follow(client, table, made.pk, "critical_hit", dice=["2", "3"])
+    response = follow(client, table, made.pk, "critical_effect", dice=["2", "3"], effect="none")
 
     page = text(response)
     assert response.status_code == 200
-    assert "Critical hit: spent 2x4" in page
-    assert "Critical hit with 2x4." in page
+    assert "Critical effect: spent 2x4" in page
+    assert "Critical effect with 2x4." in page
 
 
 def test_set_8_a_critical_effect_may_give_a_one_die_bonus(table: Table, dice: Script) -> None:
@@ -559,9 +565,9 @@ def test_a_bad_bid_is_refused_and_changes_nothing(
 
 BAD_CRITICALS = [
     pytest.param("bid", {"dice": ["2", "3"]}, "This roll has been bid already; a roll is bid once."),
-    pytest.param("critical_hit", {"dice": ["0", "1"]}, "Some of those dice are spent already."),
+    pytest.param("critical_effect", {"dice": ["0", "1"]}, "Some of those dice are spent already."),
     pytest.param(
-        "critical_hit", {"dice": ["2", "3", "4", "5"]}, "A critical spends one set: dice that all show"
+        "critical_effect", {"dice": ["2", "3", "4", "5"]}, "A critical spends one set: dice that all show"
     ),
     pytest.param("flinch", {"dice": ["2", "3"]}, "That critical softens a failure, and this roll succeeded."),
     pytest.param(
@@ -660,3 +666,63 @@ def test_there_is_no_long_rest_in_sets(table: Table) -> None:
 
     assert "This dice system has no long rest." in text(response)
     assert everything(table.campaign) == before
+
+
+def quick_bids(page: str) -> list[tuple[str, list[str]]]:
+    """The one-tap bid buttons of a card, in order: each label and the dice it sends."""
+    found = []
+    for form in re.findall(r'<form[^>]*class="quick-bid".*?</form>', page, re.S):
+        label = re.search(r"Bid (\d+x\d)", form)
+        assert label is not None
+        found.append((label.group(1), re.findall(r'name="dice" value="(\d+)"', form)))
+    return found
+
+
+def test_the_bid_offered_first_meets_the_bar_and_keeps_the_most_sets_for_criticals(
+    table: Table, dice: Script
+) -> None:
+    """SET-7, SET-8: 3 3 1 1 6 5 against the Apprentice Bar 2x3: 2x3 meets it and keeps the
+    pair of 1s for a critical, so it is offered first, not 3x1 (all four dice)."""
+    client = logged_in(table.player)
+    dice(3, 3, 1, 1, 6, 5)
+    page = text(roll(client, table, stat="Insight", bonus=3, face="3"))
+    assert quick_bids(page)[0] == ("2x3", ["0", "1"])
+    assert ("3x1", ["0", "1", "2", "3"]) in quick_bids(page)
+    made = latest_roll()
+    bid = text(follow(client, table, made.pk, "bid", dice=["0", "1"]))
+    assert "Bid 2x3 meets the Apprentice Bar 2x3" in bid
+    assert "follow-up-critical_effect" in bid
+
+
+def test_a_roll_that_fails_anyway_is_offered_one_small_set_first_not_every_die(
+    table: Table, dice: Script
+) -> None:
+    """SET-9: against the Master Bar no bid of 3 3 1 1 6 5 succeeds; the bid offered first
+    spends one pair and keeps the other for clean break, flinch or defy death."""
+    client = logged_in(table.player)
+    dice(3, 3, 1, 1, 6, 5)
+    page = text(roll(client, table, stat="Insight", bonus=3, bar="4", face="3"))
+    assert quick_bids(page)[0] == ("2x1", ["2", "3"])
+    made = latest_roll()
+    bid = text(follow(client, table, made.pk, "bid", dice=["2", "3"]))
+    assert "follow-up-clean_break" in bid
+
+
+def test_set_11_named_help_waits_for_the_gm_who_counts_it_or_strikes_it(table: Table, dice: Script) -> None:
+    """SET-11: help counts at the Judge's discretion. A roll naming a helper waits: the player
+    cannot bid nor rule on it, the GM's console offers the one-tap call, and a struck helper's
+    die counts for nothing."""
+    player, gm = logged_in(table.player), logged_in(table.gm)
+    made = rolled(player, table, dice, (4, 4, 1, 6), stat="Insight", assists=1)
+    card = text(follow(player, table, made.pk, "bid", dice=["0", "1"]))
+    assert "whether the help counts" in card
+    assert_refused(follow(player, table, made.pk, "help_counts"), 422, "Only the GM")
+    assert made.entries.count() == 1
+    console = text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert "Help counts (+1 die)" in console and "No help: strike 1 die" in console
+    assert follow(gm, table, made.pk, "help_struck").status_code == 200
+    page = text(follow(player, table, made.pk, "bid", dice=["0", "1"]))
+    assert "Bid 2x4 meets the Apprentice Bar 2x3" in page
+    assert "The Judge strikes the help" in page
+    console = text(gm.get(reverse("rolls:session", args=[table.campaign.pk])))
+    assert "Help counts (+1 die)" not in console

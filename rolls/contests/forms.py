@@ -77,6 +77,21 @@ class ContestBuilder:
         return self.system.contest_sides[1] > 2 or not self.head_to_head
 
     @property
+    def chooses_attacker(self) -> bool:
+        """Whether the GM names the side that attacks (sets SET-4), on a form of two sides."""
+        return registry.table(self.campaign.system).contest_attacker_chosen and not self.many
+
+    def attacker(self, post: QueryDict) -> int | None:
+        """The position of the side the GM names the attacker ("first" or "second"; the first
+        when the form says nothing), or None where the table names none."""
+        if not self.chooses_attacker:
+            return None
+        raw = post.get("attacker", "first")
+        if raw not in ("first", "second"):
+            raise RulesError("Choose which side attacks: the first or the second.")
+        return 0 if raw == "first" else 1
+
+    @property
     def kinds(self) -> tuple[tuple[str, str], ...]:
         """The flows besides head-to-head this table plays (group Trouble...), for the form."""
         return registry.table(self.campaign.system).contest_kinds

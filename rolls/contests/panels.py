@@ -81,6 +81,8 @@ class ContestView:
     board_template: str = ""
     # The characters a board lets this person roll with (``board.mine``), each with its fields.
     board_rows: list[SideRow] = field(default_factory=list)
+    # The GM may name the side that attacks (sets SET-4) until the dice are revealed.
+    names_attacker: bool = False
 
 
 def contest_views(campaign_id: int, membership: Membership | None) -> list[ContestView]:
@@ -206,6 +208,10 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         gm=gm,
         closing=adapter.contest_closing(contest.kind) if gm else "",
         options=options,
+        names_attacker=gm
+        and adapter.contest_attacker_chosen
+        and head_to_head
+        and contest.state in (Contest.State.ASKED, Contest.State.OPEN),
     )
 
 

@@ -72,6 +72,7 @@ def contest_open(
     intent: str,
     kind: str = Contest.Kind.CONTEST,
     setup: Mapping[str, Any] | None = None,
+    attacker: int | None = None,
 ) -> Contest:
     """Open a contest. The GM opens it between any sides; a player challenges with their own
     character (side 0) another player's character, who must accept before anyone rolls.
@@ -136,6 +137,23 @@ def contest_open(
             if not (challenge and side is sides[1]):
                 _check_roll(side.character, side.data)
         names.append(name)
+    # Who attacks, where the table says it is the GM's call: named by the GM as they open it
+    # (the first side unless told), and in a challenge by nobody yet (``contest_attacker``).
+    roles: list[dict[str, Any]] = [{} for _ in sides]
+    if kind == Contest.Kind.CONTEST and adapter.contest_attacker_chosen:
+        if attacker is not None and not 0 <= attacker < len(sides):
+            raise RulesError("Choose which side attacks: the first or the second.")
+        chosen = None if challenge else (attacker or 0)
+        roles = [{"attacking": position == chosen} for position in range(len(sides))]
+        if chosen is not None:
+            sides = [
+                Side(
+                    side.character,
+                    adapter.contest_role(side.data, npc=side.character is None, attacking=role["attacking"]),
+                    side.name,
+                )
+                for side, role in zip(sides, roles, strict=True)
+            ]
     intent = intent.strip()[:INTENT_LENGTH]
     about = f" ({intent})" if intent else ""
     if challenge:
@@ -160,6 +178,7 @@ def contest_open(
                     "npc": side.character is None,
                     "data": dict(side.data),
                     "accepted": not (challenge and position == 1),
+                    "extra": roles[position],
                 }
                 for position, (side, name) in enumerate(zip(sides, names, strict=True))
             ],
@@ -214,7 +233,10 @@ def contest_answer(
         if side is None or side.character is None or side.character.owner_id != user.pk:
             raise RulesError("Only the challenged character's player answers a challenge.")
         if accept:
-            data = {**(data or {}), **registry.table(contest.system).contest_fixed(contest.kind)}
+            adapter = registry.table(contest.system)
+            data = {**(data or {}), **adapter.contest_fixed(contest.kind)}
+            if side.extra.get("attacking") is not None and _attacker_named(contest):
+                data = adapter.contest_role(data, npc=False, attacking=bool(side.extra["attacking"]))
             _check_roll(side.character, data)
             others = [(each.character, each.data) for each in contest.sides.all() if each.pk != side.pk]
             registry.table(contest.system).check_contest_sides([*others, (side.character, data)])
@@ -297,6 +319,42 @@ def contest_roll(
         side.save(update_fields=["roll"])
         _reveal_when_ready(contest, user)
         return roll
+
+
+def contest_attacker(*, contest: Contest, gm: User, position: int) -> Contest:
+    """SET-4: the GM names the side that attacks (it wins ties, and only it deals critical
+    hits), where the table leaves that to the GM (``TableAdapter.contest_attacker_chosen``):
+    a player's challenge waits for it, and the GM may change it until the dice are revealed.
+    Each side's roll data is written again for its role, and the log says who attacks."""
+    with transaction.atomic():
+        contest = _locked(contest)
+        membership = Membership.objects.filter(campaign_id=contest.campaign_id, user=gm).first()
+        if membership is None or not membership.is_gm:
+            raise RulesError("Only the GM says who attacks.")
+        adapter = registry.table(contest.system)
+        if not adapter.contest_attacker_chosen or contest.kind != Contest.Kind.CONTEST:
+            raise RulesError("In this contest nobody has to be named the attacker.")
+        if contest.state not in (Contest.State.ASKED, Contest.State.OPEN):
+            raise RulesError("The dice are revealed already: who attacked stands.")
+        sides = list(contest.sides.order_by("position"))
+        if not 0 <= position < len(sides):
+            raise RulesError("Choose one of the contest's sides.")
+        for side in sides:
+            attacking = side.position == position
+            side.extra = {**side.extra, "attacking": attacking}
+            fields = ["extra"]
+            if side.accepted and side.roll_id is None:
+                side.data = adapter.contest_role(side.data, npc=side.npc, attacking=attacking)
+                fields.append("data")
+            side.save(update_fields=fields)
+        contest_event(contest, TableEvent.CONTEST_STEP, gm, f"The GM says {sides[position].name} attacks.")
+        if contest.state == Contest.State.OPEN:
+            _reveal_when_ready(contest, gm)
+        return contest
+
+
+def _attacker_named(contest: Contest) -> bool:
+    return any(side.extra.get("attacking") for side in contest.sides.all())
 
 
 def contest_close(*, contest: Contest, gm: User) -> Contest:

@@ -121,9 +121,10 @@ def facts_of(entry: LogEntry) -> Facts:
     """What the audience of an entry depends on (``rolls.sight.audience.Facts``), with whether its
     state may wait for the GM's decision, which its dice system tells (a doubles miracle asked)."""
     roll = entry.roll
+    # A new roll too: one that names help waits for the GM's call on it (sets SET-11).
     awaits = (
         roll is not None
-        and entry.kind == LogEntry.Kind.FOLLOW_UP
+        and entry.kind in (LogEntry.Kind.FOLLOW_UP, LogEntry.Kind.ROLL)
         and registry.engine(roll.system).may_await_gm(entry.state or {})
     )
     return Facts.of(entry, awaits_gm=awaits)

@@ -59,7 +59,14 @@ def final_reason(roll: Roll, adapter: Any) -> str:
     follow-up, doubles DBL-9), or of one whose table says its rolls are final already (doubles
     DBL-9: a Complication named; DBL-13: an extended action recorded as won or lost), could
     make the log contradict itself."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    return _final_reason(_contest_side(roll), adapter)
+
+
+def _contest_side(roll: Roll) -> ContestSide | None:
+    return ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+
+
+def _final_reason(side: ContestSide | None, adapter: Any) -> str:
     if side is None:
         return ""
     contest = side.contest
@@ -70,10 +77,20 @@ def final_reason(roll: Roll, adapter: Any) -> str:
     return ""
 
 
-def _refuse_when_final(roll: Roll, adapter: Any) -> None:
-    reason = final_reason(roll, adapter)
+def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
+    """Refuses a follow-up on a frozen roll (``final_reason``). And a side's follow-up
+    ``action`` waits for its turn where the table says so (``TableAdapter.contest_follow_up_wait``,
+    sets SET-10: the loser answers after the winner's criticals)."""
+    side = _contest_side(roll)
+    reason = _final_reason(side, adapter)
     if reason:
         raise RulesError(reason)
+    if not action or side is None or not side.contest.live:
+        return
+    sides = list(side.contest.sides.order_by("position"))
+    wait = adapter.contest_follow_up_wait(side.contest, side, sides, action)
+    if wait:
+        raise RulesError(wait)
 
 
 def roll_create(
@@ -300,7 +317,7 @@ def follow_up_apply(
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")
         if locked.visibility == Visibility.SEALED and not locked.revealed:
             raise RulesError("This roll is sealed until every side of the contest has rolled.")
-        _refuse_when_final(roll, adapter)
+        _refuse_when_final(roll, adapter, action)
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()

@@ -107,12 +107,15 @@ class Facts:
     blind: bool = False  # blind: a player's roll whose dice only the GM sees
     # sealed: a side of a contest not revealed yet; its roller and the GM see its dice
     sealed: bool = False
+    # sealed from the GM too: a player's side of a contest in which the GM plays the other
+    # side, in a system that seals bids from everyone then (sets SET-4), until the reveal
+    judge_sealed: bool = False
     contest: bool = False  # a side of a contest: the contest panels show who has rolled
     npc: bool = False  # rolled by the GM for someone without a sheet
     call: bool = False  # an answer to a call for a roll
     roll_id: int | None = None  # the roll: a follow-up on one the GM's panel shows changes its card
-    # a follow-up whose roll's new state may wait for the GM's decision (doubles: a miracle
-    # asked; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
+    # a roll or follow-up whose new state may wait for the GM's decision (doubles: a miracle
+    # asked; sets: help named; ``DiceSystem.may_await_gm``, which may say yes where nothing waits)
     awaits_gm: bool = False
     owner_id: int | None = None  # the player of the roll's character (None: no character)
     character_id: int | None = None  # the roll's character: its roll screen has a result panel
@@ -128,9 +131,7 @@ class Facts:
         if entry.roll is None:
             return cls(action=entry.action)
         follow_up = entry.kind == LogEntry.Kind.FOLLOW_UP
-        return cls.of_roll(
-            entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=follow_up and awaits_gm
-        )
+        return cls.of_roll(entry.roll, action=entry.action, follow_up=follow_up, awaits_gm=awaits_gm)
 
     @classmethod
     def of_roll(
@@ -138,6 +139,7 @@ class Facts:
     ) -> Facts:
         from rolls.models import Visibility
 
+        sealed = roll.visibility == Visibility.SEALED and not roll.revealed
         return cls(
             action=action,
             roll=True,
@@ -145,7 +147,8 @@ class Facts:
             # A revealed roll is the table's from then on (``Roll.revealed``).
             hidden=roll.visibility != Visibility.PUBLIC and not roll.revealed,
             blind=roll.visibility == Visibility.BLIND,
-            sealed=roll.visibility == Visibility.SEALED and not roll.revealed,
+            sealed=sealed,
+            judge_sealed=sealed and not roll.npc and _judge_plays_against(roll),
             contest=roll.visibility == Visibility.SEALED,
             npc=roll.npc,
             call=roll.call_id is not None,
@@ -156,6 +159,18 @@ class Facts:
             target_id=roll.target_id,
             target_owner_id=roll.target.owner_id if roll.target is not None else None,
         )
+
+
+def _judge_plays_against(roll: Roll) -> bool:
+    """Whether ``roll`` is a side of a contest in which the GM rolls another side (someone
+    without a sheet), in a system whose bids are then sealed from the GM too
+    (``TableAdapter.contest_sealed_from_gm``). Asked only of a sealed roll, one query."""
+    from rolls import registry
+    from rolls.models import ContestSide
+
+    if not registry.table(roll.system).contest_sealed_from_gm:
+        return False
+    return ContestSide.objects.filter(contest__sides__roll_id=roll.pk, npc=True).exists()
 
 
 @dataclass(frozen=True)
@@ -174,7 +189,8 @@ def sight(facts: Facts, viewer: Viewer) -> Sight:
     character's rolls and answers the GM's rolls made against their character. On their own
     blind roll a player acts unseen: only on what needs no look at its dice."""
     if viewer.is_gm and facts.sealed:
-        return Sight(dice=True, acts=False, answers=False)
+        # SET-4: where the GM plays the other side, the GM sees a player's side at the reveal.
+        return Sight(dice=not facts.judge_sealed, acts=False, answers=False)
     if viewer.is_gm:
         return Sight(
             dice=True, acts=facts.owner_id is not None or facts.npc, answers=facts.target_owner_id is not None
@@ -332,7 +348,9 @@ def _changes_gm_panel(facts: Facts, viewer: Viewer, refresh: Refresh) -> bool:
         # shows out of its window, which the panel as drawn has room for (``GmPanel.room``), or
         # make a roll it shows its character's latest no more (what a card offers may depend
         # on that). In doubles and sets the GM's socket drew the panel after every roll.
-        return facts.npc or facts.blind or not panel.known or facts.character_id in panel.characters
+        # A new roll that asks the GM a decision at once (sets SET-11: does the help count?).
+        asks = bool(waits & Waits.DECISIONS and facts.awaits_gm)
+        return asks or facts.npc or facts.blind or not panel.known or facts.character_id in panel.characters
     if (
         (facts.npc and waits & Waits.NPC)
         or (facts.target_id is not None and waits & Waits.AGAINST)

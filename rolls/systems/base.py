@@ -122,6 +122,9 @@ class FollowUp:
     # Paid from a character's sheet (Luck, Pride, a Condition, Endurance): the table allows it
     # only on a roll of the play session and the Mystery (or Adventure) in progress.
     spends: bool = False
+    # The choices of the first param the rules suggest, offered first in one tap (sets: the
+    # bid that meets the Bar and keeps the most sets for criticals). None by default.
+    suggested: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

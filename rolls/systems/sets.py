@@ -4,8 +4,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
 
 - **The pool (SET-1, SET-11).** Pool = derived stat + bonus dice - penalty dice + one die per
   significant helper + one die for every full three lesser helpers (six lesser helpers give
-  two dice; one or two left over give nothing). The Judge decides whether help counts; the
-  request carries only the helpers the Judge accepted.
+  two dice; one or two left over give nothing).
+- **Help is the Judge's call (SET-11).** The helpers' dice are rolled last, and the roll
+  offers nothing but the GM's ``help_counts`` / ``help_struck`` until the Judge says whether
+  the help counts; struck, the helpers' dice are spent and count for nothing (``_counted``).
 - **Caps.** At most 15 dice after every modifier (stat and penalty 0-15, bonus 0-10, five
   significant helpers, fifteen lesser ones). A pool of zero or fewer dice is refused: with no
   dice nobody can make a set, so there is nothing to roll, and the Judge narrates the failure.
@@ -18,6 +20,12 @@ Rules choices where the document leaves room (also on the in-app rules page):
   later critical.
 - **The best bid** (the odds and the result key) bids every set together, whole: no other bid
   reaches that Size, so it is the strongest one the roll allows.
+- **The bid offered first** (``usual_bid``, the card's one-tap "best" bid) is another thing:
+  against a Bar, the bid that meets it and keeps the most sets for criticals (then the fewest
+  dice, then the lowest bid): with 3 3 1 1 6 5 against an Apprentice 2x3 that is 2x3, keeping
+  the pair of 1s, not 3x1, which meets it too but spends four dice. A roll that meets the Bar
+  with no bid is offered the same order over every bid: one small set, the rest kept for
+  defy death, flinch or clean break. An opposed roll is offered every set together.
 - **Meeting a Bar (SET-5).** A larger Size meets the Bar whatever the Faces; an equal Size
   needs a Face at or above the Bar's. A rolled Face is rolled by the server right after the
   pool, with the same random source, and kept in the roll step.
@@ -34,8 +42,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   record the other side's bid; criticals pick dice, so the Judge spends them from the
   session page, where blind rolls wait (``blind_follow_ups``).
 - **Criticals (SET-8, SET-9).** Only after the bid, from dice not spent yet; each critical
-  spends exactly one set (dice of one face, two or more). A success may buy critical hits and
-  critical effects, a failure defy death, flinch and clean break. Critical hits, critical
+  spends exactly one set (dice of one face, two or more). A success may buy critical effects,
+  and critical hits only on the attacker's opposed roll (a defender who wins, or a roll
+  against a Bar, which attacks nobody, deals no extra damage); a failure defy death, flinch
+  and clean break. Critical hits, critical
   effects and flinches may be bought again with further sets (one more damage compared, one
   more effect, one less damage); defy death and clean break once per roll, since a second one
   changes nothing.
@@ -47,6 +57,10 @@ Rules choices where the document leaves room (also on the in-app rules page):
   side with no set loses to any set, and no set against no set goes to the attacker. There
   is no tie left. The attacker is side A unless A's request says it defends; two defenders
   are refused, and so is a request with a Bar (a contest compares bids, not a Bar).
+- **Who attacks (SET-4).** The Judge's call, kept on each side of a contest at the table
+  (``attacker_position``), written into its request; ties and critical hits follow the
+  role, never the position. Without one named no contest odds are given and
+  ``contest_winner`` refuses.
 - **Sealed bids (SET-4).** ``settle_bids`` compares the two bids once both are in and says
   why the winner won (Size, Face, or the tie going to the attacker).
 - **Critical hits compared (SET-8, SET-10).** The winner spends further sets first; each set
@@ -55,10 +69,14 @@ Rules choices where the document leaves room (also on the in-app rules page):
   order as bids, ties to the attacker. A critical set that wins its comparison, or that the
   loser leaves unanswered, deals one more damage (``compare_critical_hits``); a set the loser
   spends in answer is spent.
+- **Who spends first (SET-10).** After the reveal the winner spends its criticals first and
+  says when it is done; the loser's answers, on the contest or on its own card, wait for
+  that (``SetsTable.contest_follow_up_wait``), and the winner spends none after.
 - **Contests at the table (SET-4).** A side's request is marked ``sealed_bid``
   (``contest_request``): its roller never bids on the roll nor records the other side's bid;
-  the contest seals both bids and writes them in together (``sealed_bid_state``), the first
-  side attacking. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
+  the contest seals both bids and writes them in together (``sealed_bid_state``). Who
+  attacks is the GM's call, kept on each side (``attacker_position``): ties go to that role,
+  never to a position. ``bid_options`` and ``bid_win_chance`` give the phone each bid's exact
   chance against the other side's best set. After the reveal the contest takes the critical
   hits in turn (the winner's, then the loser's answers, ``spend_set``): a side's card offers
   its other criticals, never a critical hit.
@@ -116,6 +134,9 @@ BAR_LEVELS: dict[int, str] = {2: "Apprentice", 3: "Journeyman", 4: "Master"}
 SUCCESS_CRITICALS = ("critical_hit", "critical_effect")
 FAILURE_CRITICALS = ("defy_death", "flinch", "clean_break")
 ONCE_PER_ROLL = ("defy_death", "clean_break")
+# SET-11: the Judge's call on the help a roll names, which the roll waits for.
+HELP_COUNTS, HELP_STRUCK = "help_counts", "help_struck"
+HELP_ACTIONS = (HELP_COUNTS, HELP_STRUCK)
 CRITICAL_LABELS = {
     "critical_hit": "Critical hit",
     "critical_effect": "Critical effect",
@@ -129,6 +150,7 @@ SHORT_LABELS = {"bid": "bid", "critical_hit": "hit", "critical_effect": "effect"
 SHORT_LABELS |= {
     "flinch": "flinch",
     "clean_break": "break",
+    HELP_STRUCK: "struck",
     "critical_answer": "answer",
 }  # captions under the spent dice
 EFFECTS = ("none", "bonus", "penalty")  # what a critical effect may do to a later roll
@@ -359,6 +381,15 @@ def sealed_bid(state: State, indices: Any) -> dict[str, Any]:
     }
 
 
+def attacker_position(extras: Sequence[Mapping[str, Any]]) -> int | None:
+    """SET-4: the position of the side the GM named the attacker (``extra["attacking"]``);
+    None while nobody is named. A contest opened before sides carried a role (no side has the
+    key) had its first side attacking."""
+    if not any("attacking" in extra for extra in extras):
+        return 0
+    return next((i for i, extra in enumerate(extras) if extra.get("attacking")), None)
+
+
 def extra_bid(extra: Mapping[str, Any]) -> Bid | None:
     """The Bid a side's sealed bid (``ContestSide.extra["bid"]``) makes; None: no set."""
     step = extra.get("bid")
@@ -407,32 +438,43 @@ def bid_options(faces: Sequence[int]) -> tuple[Bid, ...]:
 
 
 def usual_bid(state: State) -> list[int]:
-    """The dice a player usually bids on a roll not bid yet: against a Bar, the weakest bid
-    that meets it, so the sets left over can buy criticals (SET-7, SET-8); otherwise, or when
-    no bid meets the Bar, every set together, the strongest bid (SET-6). Empty: no set."""
+    """The dice a player usually bids on a roll not bid yet (the one-tap bid offered first,
+    and the bid the table makes for a roll left waiting). Against a Bar: of the bids that meet
+    it, the one that leaves the most sets for criticals (SET-7, SET-8), then the fewest dice,
+    then the lowest bid; when none meets it, the same order over every bid, so a roll that
+    fails anyway spends one small set and keeps the rest for defy death, flinch or clean
+    break (SET-9). Opposed: every set together, the strongest bid (SET-6). Empty: no set."""
     dice = list(state["steps"][0]["dice"])
+    struck = Sets._spent(state)  # before the bid only the helpers' dice the Judge struck
     by_face: dict[int, list[int]] = defaultdict(list)
     for index, face in enumerate(dice):
-        by_face[face].append(index)
+        if index not in struck:
+            by_face[face].append(index)
     sets = {face: indices for face, indices in by_face.items() if len(indices) >= 2}
     strongest = sorted(index for indices in sets.values() for index in indices)
     bar = Sets._bar(state)
     if bar is None or not strongest:
         return strongest
-    # One face's set, whole or in part, or every set together: the weakest that meets the Bar.
-    picks: list[list[int]] = [
-        indices[:size] for indices in sets.values() for size in range(2, len(indices) + 1)
-    ]
-    picks.append(strongest)
-    meeting: list[list[int]] = [pick for pick in picks if meets_bar(score_bid(dice[i] for i in pick), bar)]
-    if not meeting:
-        return strongest
+    candidates = _candidate_bids(sets)
+    meeting = [pick for pick in candidates if meets_bar(score_bid(dice[i] for i in pick), bar)]
 
-    def weight(pick: list[int]) -> tuple[Bid, int]:
-        return score_bid([dice[i] for i in pick]), len(pick)
+    def keeps(pick: list[int]) -> tuple[int, int, Bid]:
+        left = {
+            face: len(indices) - sum(1 for i in pick if dice[i] == face) for face, indices in sets.items()
+        }
+        return -sum(count // 2 for count in left.values()), len(pick), score_bid(dice[i] for i in pick)
 
-    weakest: list[int] = min(meeting, key=weight)
-    return sorted(weakest)
+    chosen: list[int] = min(meeting or candidates, key=keeps)
+    return sorted(chosen)
+
+
+def _candidate_bids(sets: Mapping[int, list[int]]) -> list[list[int]]:
+    """Every bid the sets allow (SET-6, SET-7): for each face none of its dice, or two or more
+    of them; at least one face. Each is the list of the dice it spends."""
+    picks: list[list[int]] = [[]]
+    for indices in sets.values():
+        picks = [pick + indices[:size] for pick in picks for size in (0, *range(2, len(indices) + 1))]
+    return [pick for pick in picks if pick]
 
 
 def bid_win_chance(bid: Bid | None, other_dice: int, *, attacker: bool) -> Fraction:
@@ -562,7 +604,13 @@ def _parse_indices(raw: Any) -> list[int]:
 
 class Sets(DiceSystem):
     slug = "sets"
-    follow_up_names = {"bid": "Bid", "opposition": "Opposition recorded", **CRITICAL_LABELS}
+    follow_up_names = {
+        "bid": "Bid",
+        "opposition": "Opposition recorded",
+        HELP_COUNTS: "The Judge counts the help",
+        HELP_STRUCK: "The Judge strikes the help",
+        **CRITICAL_LABELS,
+    }
     name = "Sets"
     summary = "Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets."
     result_name = "best bid"
@@ -622,6 +670,22 @@ class Sets(DiceSystem):
     def _spent(state: State) -> set[int]:
         return {index for step in state["steps"][1:] for index in step.get("dice", ())}
 
+    @staticmethod
+    def _counted(state: State) -> list[int]:
+        """The faces that count: every die but the helpers' when the Judge struck the help."""
+        struck = {index for step in steps_of(state, HELP_STRUCK) for index in step["dice"]}
+        return [face for index, face in enumerate(state["steps"][0]["dice"]) if index not in struck]
+
+    @staticmethod
+    def help_dice(state: State) -> int:
+        """SET-11: the dice the roll's helpers added (the last ones rolled)."""
+        request = state["request"]
+        return int(request.get("assists") or 0) + int(request.get("lesser_assists") or 0) // LESSER_PER_DIE
+
+    def help_pending(self, state: State) -> bool:
+        """SET-11: the roll names help the Judge has not counted or struck yet."""
+        return self.help_dice(state) > 0 and not any(steps_of(state, action) for action in HELP_ACTIONS)
+
     def _unspent_sets(self, state: State) -> list[int]:
         """Indices of unspent dice that still have an unspent match: what a set can use."""
         dice, spent = self._dice(state), self._spent(state)
@@ -632,18 +696,23 @@ class Sets(DiceSystem):
         """Whether the roll succeeded, or None while that is not known yet."""
         bids = steps_of(state, "bid")
         bar = self._bar(state)
+        if self.help_pending(state):
+            return None
         if bar is None:
             opposition = steps_of(state, "opposition")
             return opposition[0]["won"] if opposition else None
         if not bids:
             # Without any set no bid is possible: the roll has failed already.
-            return False if best_bid(self._dice(state)) is None else None
+            return False if best_bid(self._counted(state)) is None else None
         return meets_bar(Bid(bids[0]["size"], bids[0]["face"]), bar)
 
     def evaluate(self, state: State) -> Outcome:
         dice = self._dice(state)
-        best = best_bid(dice)
-        key = "none" if best is None else str(best)
+        # The key is what the dice rolled (the statistics' distribution is the whole pool's);
+        # the headline what counts, without the helpers' dice the Judge struck (SET-11).
+        rolled = best_bid(dice)
+        key = "none" if rolled is None else str(rolled)
+        best = best_bid(self._counted(state))
         bar = self._bar(state)
         success = self._success(state)
         bids = steps_of(state, "bid")
@@ -665,6 +734,8 @@ class Sets(DiceSystem):
             theirs = steps_of(state, "opposition")[0]
             headline = f"Bid {bid} {'wins against' if success else 'loses to'} {theirs['bid']}"
         details: list[str] = []
+        if self.help_pending(state):
+            headline = f"Waiting for the Judge: does the help count (+{dice_count(self.help_dice(state))})?"
         if best is None and bar is None and bid is None and not opposition:
             details.append(
                 "No set to spend: any set on the other side wins. Record their bid for the verdict."
@@ -722,7 +793,17 @@ class Sets(DiceSystem):
                     )
                 )
                 continue
+            if action == HELP_COUNTS:
+                views.append(StepView(action, "The Judge counts the help", (), ""))
+                continue
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
+            if action == HELP_STRUCK:
+                # Not a set spent: the struck dice are drawn as dropped, rolled but not counted.
+                struck = tuple(Die(dice[i], dropped=True) for i in step["dice"])
+                views.append(
+                    StepView(action, "The Judge strikes the help", struck, "The helpers' dice do not count.")
+                )
+                continue
             if action == "bid":
                 note = "" if success is None else ("Success." if success else "Failure.")
                 unseen = ", unseen (a blind roll)" if step.get("unseen") else ""
@@ -738,6 +819,9 @@ class Sets(DiceSystem):
 
     # -- follow-ups ---------------------------------------------------------------------------
     def _allowed_actions(self, state: State) -> list[str]:
+        if self.help_pending(state):
+            # SET-11: help counts at the Judge's discretion; the roll waits for that call.
+            return list(HELP_ACTIONS)
         if state["request"].get("sealed_bid"):
             # A contest's side: the contest seals both bids and writes them in together; its
             # roller never bids here nor records the other side's bid.
@@ -752,7 +836,7 @@ class Sets(DiceSystem):
                 if action != "critical_hit" and (action not in ONCE_PER_ROLL or not steps_of(state, action))
             ]
         if not steps_of(state, "bid"):
-            if best_bid(self._dice(state)) is not None:
+            if best_bid(self._counted(state)) is not None:
                 return ["bid"]
             # No set to bid: an opposed roll still gets its verdict once the other side's bid
             # is recorded (any set beats none, SET-4); against a Bar it has failed already.
@@ -764,9 +848,16 @@ class Sets(DiceSystem):
         success = self._success(state)
         if success is not None and self._unspent_sets(state):
             for action in SUCCESS_CRITICALS if success else FAILURE_CRITICALS:
+                if action == "critical_hit" and not self._attacks(state):
+                    continue  # SET-8: a critical hit only for the side that attacks
                 if action not in ONCE_PER_ROLL or not steps_of(state, action):
                     actions.append(action)
         return actions
+
+    def _attacks(self, state: State) -> bool:
+        """SET-8: whether this roll is the attacker's: an opposed roll made as the attacker. A
+        roll against a Bar attacks nobody, and a defender who wins deals no extra damage."""
+        return self._bar(state) is None and bool(state["request"].get("attacker"))
 
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """What the rules allow now. A bid's chances: none before it (an unbid roll has not
@@ -774,13 +865,18 @@ class Sets(DiceSystem):
         allowed = []
         choices = tuple(str(i) for i in self._unspent_sets(state))
         for action in self._allowed_actions(state):
-            if action == "bid":
+            if action in HELP_ACTIONS:
+                count = dice_count(self.help_dice(state))
+                label = f"Help counts (+{count})" if action == HELP_COUNTS else f"No help: strike {count}"
+                allowed.append(FollowUp(action, label, gm_only=True))
+            elif action == "bid":
                 bar = self._bar(state)
                 before = after = None
                 if bar is not None:
-                    before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._dice(state)), bar)))
+                    before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._counted(state)), bar)))
                 dice = Param("dice", "Dice to bid", choices, multiple=True)
-                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after))
+                suggested = tuple(str(i) for i in usual_bid(state))
+                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after, suggested=suggested))
             elif action == "opposition":
                 size = Param("size", "Their Size (0: no set)", minimum=0, maximum=MAX_POOL)
                 face = Param("face", "Their Face", minimum=1, maximum=6)
@@ -817,12 +913,19 @@ class Sets(DiceSystem):
             step: dict[str, Any] = {"action": action, "bid": "none" if theirs is None else str(theirs)}
             step["won"] = winner == ("attacker" if attacker else "defender")
             return Applied(with_step(state, step))
+        if action in HELP_ACTIONS:
+            step = {"action": action}
+            if action == HELP_STRUCK:
+                dice = self._dice(state)
+                struck = list(range(len(dice) - self.help_dice(state), len(dice)))
+                step.update(dice=struck, faces=[dice[i] for i in struck], bid="")
+            return Applied(with_step(state, step))
         if action == "bid_best":
             # A blind roll's bid: its roller does not see the dice, so the strongest bid they
             # allow is spent (every set, whole), which is what ``best_bid`` reads.
-            dice = self._dice(state)
-            counts = counts_of(tuple(dice))
-            chosen = [i for i, face in enumerate(dice) if counts[face - 1] >= 2]
+            dice, spent = self._dice(state), self._spent(state)
+            counts = counts_of(tuple(dice[i] for i in range(len(dice)) if i not in spent))
+            chosen = [i for i, face in enumerate(dice) if i not in spent and counts[face - 1] >= 2]
             bid = score_bid(dice[i] for i in chosen)
             step = {"action": "bid", "dice": chosen, "faces": [dice[i] for i in chosen], "bid": str(bid)}
             step.update(size=bid.size, face=bid.face, unseen=True)
@@ -850,6 +953,10 @@ class Sets(DiceSystem):
             step["effect"] = effect
         return Applied(with_step(state, step))
 
+    def may_await_gm(self, state: State) -> bool:
+        """Only help named and not ruled on yet waits for the GM (SET-11)."""
+        return self.help_pending(state)
+
     def blind_follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """On a blind roll its roller bids unseen: the strongest bid the dice allow. Recording
         the other side's bid shows nothing of the roller's dice either; the rest (criticals,
@@ -862,8 +969,14 @@ class Sets(DiceSystem):
         return unseen
 
     def _refusal(self, state: State, action: str) -> str:
-        if action not in ("bid", "opposition", *CRITICAL_LABELS):
+        if action not in ("bid", "opposition", *CRITICAL_LABELS, *HELP_ACTIONS):
             return f"{action!r} is not a follow-up in this system."
+        if self.help_pending(state):
+            return "The roll waits for the Judge to say whether the help counts (SET-11)."
+        if action in HELP_ACTIONS:
+            if self.help_dice(state) == 0:
+                return "This roll names no help to count or strike."
+            return "The Judge has ruled on this roll's help already."
         if state["request"].get("sealed_bid") and action in ("bid", "opposition"):
             return "In a contest both bids are sealed by the contest: bid from the contests panel."
         if action == "bid":
@@ -873,7 +986,7 @@ class Sets(DiceSystem):
         if action == "opposition" and steps_of(state, "opposition"):
             return "The other side's bid is recorded already."
         if not steps_of(state, "bid"):
-            if best_bid(self._dice(state)) is None and self._bar(state) is not None:
+            if best_bid(self._counted(state)) is None and self._bar(state) is not None:
                 return "This roll has no set: it failed against the Bar, and there is nothing to spend."
             return "Bid a set first."
         if action == "opposition":
@@ -885,6 +998,12 @@ class Sets(DiceSystem):
             return "Record the other side's bid first: criticals depend on who won."
         if action in SUCCESS_CRITICALS and not success:
             return "That critical improves a success, and this roll failed."
+        if action == "critical_hit" and not self._attacks(state):
+            if self._bar(state) is not None:
+                return "A critical hit is for an attacker; a roll against a Bar attacks nobody: choose a critical effect."
+            return (
+                "A critical hit is for the attacker; a defender who wins chooses a critical effect instead."
+            )
         if action in FAILURE_CRITICALS and success:
             return "That critical softens a failure, and this roll succeeded."
         if action in ONCE_PER_ROLL and steps_of(state, action):
@@ -916,7 +1035,7 @@ class Sets(DiceSystem):
         bar = self._bar(state)
         if bar is None:
             return None
-        return meets_bar(best_bid(self._dice(state)), bar)
+        return meets_bar(best_bid(self._counted(state)), bar)
 
     # -- contests -----------------------------------------------------------------------------
     contest_rule = (
@@ -926,15 +1045,18 @@ class Sets(DiceSystem):
 
     def contest(self, request_a: SetsRequest, request_b: SetsRequest) -> ContestOdds:
         """SET-4: an opposed roll between two fresh pools, each side bidding its best set. The
-        attacker (side A unless A defends; at the table, side A always) wins every tie, so
-        ``tie`` is always 0."""
+        attacker (side A unless A defends; at the table, the side the GM named) wins every
+        tie, so ``tie`` is always 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if not request.opposed:
                 raise RulesError(f"Side {side} rolls against a Bar; a contest compares the two sides' bids.")
         table = request_a.sealed_bid and request_b.sealed_bid
-        if not table and not request_a.attacker and not request_b.attacker:
+        if not request_a.attacker and not request_b.attacker:
             raise RulesError("Both sides defend: one of them must be the attacker, who wins ties.")
-        a_attacks = table or request_a.attacker
+        if table and request_a.attacker and request_b.attacker:
+            # At the table who attacks is the GM's call (SET-4): no odds until it is named.
+            raise RulesError("Who attacks is the GM's call: the odds wait until the GM names the attacker.")
+        a_attacks = request_a.attacker
 
         def verdict(mine: Bid | None, theirs: Bid | None) -> str:
             if a_attacks:
@@ -948,21 +1070,29 @@ class Sets(DiceSystem):
     def contest_request(self, request: SetsRequest) -> SetsRequest:
         """SET-4: a side of a contest at the table is an opposed roll whose bid the contest
         seals (a Bar chosen on the form is dropped: the other side's bid is what it meets).
-        Which side attacks is the contest's: its first side."""
+        Which side attacks is the GM's call, written into each side's request
+        (``SetsTable.contest_role``)."""
         return replace(request, opposed=True, bar_size=None, bar_face=None, sealed_bid=True)
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
-        """SET-4: side 0 attacks. Each side's sealed bid (``extras[i]["bid"]``, or the bid
-        written into its roll at the reveal), compared by ``settle_bids``: Size, then Face,
-        then the attacker; a side that bid nothing (no set, or no bid before the GM closed
-        the contest) loses to any set. Never a tie."""
+        """SET-4: the side the GM named the attacker (``extras[i]["attacking"]``) wins ties, by
+        its role, not its place in the list. Each side's sealed bid (``extras[i]["bid"]``, or
+        the bid written into its roll at the reveal), compared by ``settle_bids``: Size, then
+        Face, then the attacker; a side that bid nothing (no set, or no bid before the GM
+        closed the contest) loses to any set. Never a tie. RulesError while nobody is named
+        the attacker."""
         if len(states) != 2:
             raise RulesError("A contested roll has exactly two sides.")
         bids = [
             extra_bid(extras[i]) if i < len(extras) and "bid" in extras[i] else state_bid(state)
             for i, state in enumerate(states)
         ]
-        return 0 if settle_bids(bids[0], bids[1]).winner == "attacker" else 1
+        attacker = attacker_position(extras)
+        if attacker is None:
+            raise RulesError("Who attacks is the GM's call: the GM names the attacker before it is settled.")
+        if settle_bids(bids[attacker], bids[1 - attacker]).winner == "attacker":
+            return attacker
+        return 1 - attacker
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:

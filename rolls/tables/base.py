@@ -239,6 +239,20 @@ class TableAdapter[E: DiceSystem, R](ABC):
         (``contest_side_data``) come after them. ``contest_data`` for every kind by default."""
         return self.contest_data
 
+    # Who attacks is the GM's call (sets SET-4: ties and critical hits go to the attacker by
+    # role): the GM names the attacker when opening a contest, and a player's challenge waits
+    # for the GM to name one (``rolls.contests.services.contest_attacker``). Each side's
+    # ``ContestSide.extra["attacking"]`` says it; ``contest_role`` writes it into the roll.
+    contest_attacker_chosen: ClassVar[bool] = False
+    # Where the GM plays a side (someone without a sheet), a player's sealed side is sealed
+    # from the GM too until the reveal (sets SET-4): the GM bids without seeing it.
+    contest_sealed_from_gm: ClassVar[bool] = False
+
+    def contest_role(self, data: Mapping[str, Any], *, npc: bool, attacking: bool) -> dict[str, Any]:
+        """A side's roll data (a character's form values, or the engine request of someone
+        without a sheet) as the attacker or the defender rolls it. Unchanged by default."""
+        return dict(data)
+
     # The same for someone without a sheet: the GM's quick-roll flags (their ``dest``) that a
     # contest ignores, not shown on the contest form (sets: the Bar, the defender).
     contest_npc_ignored: ClassVar[tuple[str, ...]] = ()
@@ -285,6 +299,14 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """This system's reading of ``contest`` (every side, in position order), or None for
         the framework's own. It reads only revealed rolls: a sealed one is nobody's yet."""
         return None
+
+    def contest_follow_up_wait(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], action: str
+    ) -> str:
+        """Why ``side``'s roll may not take the follow-up ``action`` yet in a contest being
+        played (sets SET-10: the loser answers only after the winner's criticals), or "" when
+        it may. Nothing waits by default."""
+        return ""
 
     def contest_ready(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
         """Whether the sealed rolls may be revealed now that every side has rolled: at once by

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 from django import template
 from django.utils.html import escape
@@ -104,10 +105,33 @@ def _die(die: Die, hit: str = "counts") -> str:
 
 
 @register.filter
-def bids(faces: list[int], choices: Iterable[str]) -> list[tuple[str, list[str]]]:
+def bid_buttons(faces: list[int], follow_up: Any) -> list[tuple[str, list[str]]]:
+    """The one-tap bids of a sets "bid" follow-up: the one the rules suggest first
+    (``FollowUp.suggested``), then the others (``bids``)."""
+    return bids(faces, follow_up.params[0].choices, follow_up.suggested)
+
+
+def bids(
+    faces: list[int], choices: Iterable[str], suggested: Iterable[str] = ()
+) -> list[tuple[str, list[str]]]:
     """The bids the unspent dice ``choices`` (indices into ``faces``) allow, for one tap each:
-    every set together first (the best bid), then each set alone, strongest first. Each is
-    its label ("3x5") and the dice indices to send."""
+    the ``suggested`` dice first when given, then every set together (the strongest bid),
+    then each set alone, strongest first. Each is its label ("3x5") and the dice indices to
+    send, each bid once."""
+    from rolls.systems.sets import score_bid
+
+    options = _bids(faces, choices)
+    first = [str(index) for index in suggested]
+    if not first:
+        return options
+    try:
+        label = str(score_bid(int(faces[int(index)]) for index in first))
+    except (ValueError, IndexError, TypeError):
+        return options
+    return [(label, first), *(option for option in options if option[1] != first)]
+
+
+def _bids(faces: list[int], choices: Iterable[str]) -> list[tuple[str, list[str]]]:
     from rolls.systems.sets import Bid, score_bid
 
     by_face: dict[int, list[str]] = {}

@@ -82,6 +82,7 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
             intent=intent,
             kind=kind,
             setup=setup,
+            attacker=builder.attacker(request.POST) if kind == "contest" else None,
         )
     except RulesError as error:
         return _refused(request, membership, error)
@@ -154,6 +155,21 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
 
 # What a step's form sends besides its choices.
 STEP_FIELDS = ("csrfmiddlewaretoken", "action", "client_random")
+
+
+@require_POST
+def contest_attacker(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
+    """The GM names the side that attacks (sets SET-4: ties and critical hits go to it)."""
+    membership = gm_or_403(request.user, pk)
+    contest = _contest(membership, contest_id)
+    raw = request.POST.get("position", "")
+    try:
+        if raw not in ("0", "1"):
+            raise RulesError("Choose which side attacks.")
+        services.contest_attacker(contest=contest, gm=membership.user, position=int(raw))
+    except RulesError as error:
+        return _refused(request, membership, error)
+    return _panel(request, membership, "The attacker is named.")
 
 
 @require_POST

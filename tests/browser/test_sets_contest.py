@@ -27,12 +27,14 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     )
 
     tools = contest_tools(gm)
-    tools.get_by_label("First side (a tie goes to it)").select_option(label="Ada")
+    tools.get_by_label("First side").select_option(label="Ada")
     tools.get_by_label("Second side").select_option(label="Bo")
+    # SET-4: who attacks is the Judge's call, not the order of the sides: Bo attacks.
+    tools.get_by_label("Who attacks (wins a tie, deals critical hits)").select_option("second")
     tools.get_by_label("Ada's stat").select_option("Finesse")
     tools.get_by_label("Bo's stat").select_option("Finesse")
     tools.get_by_label("Bo's bonus dice").fill("2")
-    # A contest asks no Bar nor attacker/defender (the first side attacks), and the fields of
+    # A contest asks no Bar nor a side's attacker/defender (the Judge names it above), and the fields of
     # a side without a sheet, unchosen, are left empty without blocking the form.
     expect(tools.get_by_label("Ada's bar")).to_have_count(0)
     expect(tools.locator("#id_npc-flag_bar_0")).to_have_count(0)
@@ -41,9 +43,14 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     tools.get_by_label("What is at stake?").fill("The last lantern")
     tools.get_by_role("button", name="Open the contest").click()
     expect(contest(gm)).to_contain_text("Ada against Bo")
+    # The Judge may still change who attacks until the reveal: one tap on the console.
+    expect(contest(gm).get_by_role("button", name="Bo attacks")).to_have_attribute("aria-pressed", "true")
+    contest(gm).get_by_role("button", name="Bo attacks").scroll_into_view_if_needed()
+    shot(gm, "sets-contest-console-attacker", full_page=False)
 
     expect(contest(ada)).to_contain_text("Ada's chance to win")
-    expect(contest(ada)).to_contain_text("attacks: wins a tie")
+    expect(contest(ada)).to_contain_text("defends")
+    expect(contest(bo)).to_contain_text("attacks: wins a tie")
     dice(5, 5, 2)
     contest(ada).get_by_role("button", name="Roll Finesse").click()
     expect(contest(ada)).to_contain_text("Now choose your bid, in secret")
@@ -69,14 +76,15 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     contest(bo).get_by_role("button", name="Bid 3x3").click()
     for page in (ada, bo, tv, gm):
         expect(contest(page)).to_contain_text(
-            "Revealed: Ada (attacking) bid 2x5, Bo bid 3x3. Bo wins: the larger Size wins."
+            "Revealed: Ada bid 2x5, Bo (attacking) bid 3x3. Bo wins: the larger Size wins."
         )
     expect(contest(tv)).to_contain_text("Bid 3x3 wins against 2x5")
-    expect(ada.locator("#feed")).to_contain_text("Bids revealed: Ada (attacking) bid 2x5, Bo bid 3x3")
+    expect(ada.locator("#feed")).to_contain_text("Bids revealed: Ada bid 2x5, Bo (attacking) bid 3x3")
     shot(tv, "sets-contest-tv-revealed")
     shot(ada, "sets-contest-phone-revealed", full_page=False)
 
-    # SET-10: Bo won, so he spends critical hits first; Ada answers each once he is done.
+    # SET-8, SET-10: Bo attacked and won, so he spends critical hits first; Ada answers each
+    # once he is done.
     expect(contest(tv)).to_contain_text("Won: spends critical hits first")
     expect(contest(ada).get_by_role("button", name="No set against")).to_have_count(0)
     bo_box = contest(bo)

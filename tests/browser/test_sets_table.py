@@ -216,7 +216,11 @@ def test_the_judges_own_rolls_wait_on_the_console_newest_on_top_each_once(
     gm = browsers.gm()
     sign_up(gm)
     create_sets_campaign(gm, "Grey Tower")
-    start_session(gm)
+    # Starting the session reloads the page (htmx's client redirect), but the old page's socket
+    # shows "Session 1 is on" and "live" before it goes: wait for the new page and its own
+    # socket, as a person waits for the reload, or the first tap can land on a page going away.
+    with gm.expect_navigation():
+        start_session(gm)
     wait_live(gm)
     panel = gm.locator("#gm-panel")
     names = []
@@ -232,3 +236,36 @@ def test_the_judges_own_rolls_wait_on_the_console_newest_on_top_each_once(
     ids = cards.evaluate_all("items => items.map(item => item.id)")
     assert len(set(ids)) == len(ids) == 3
     shot(gm, "sets-console-waiting")
+
+
+@pytest.mark.browser
+def test_set_11_a_helper_waits_for_the_judges_one_tap_call_on_the_console(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """SET-11: Wilcott counts a helper; his roll waits, the Judge's console gets the one-tap
+    call live, and "No help" strikes the helper's die on the phone before anyone bids."""
+    dice(4, 4, 1, 6, 3)  # Might 3, the helper's die last, then the Bar's Face
+    gm = browsers.gm()
+    sign_up(gm)
+    create_sets_campaign(gm, "Helping Hands")
+    with gm.expect_navigation():
+        start_session(gm)
+    wait_live(gm)
+    link = join_link(gm)
+    wil = browsers.phone()
+    join(wil, link, "Alice")
+    create_hero(wil, "Wilcott")
+    wil.get_by_role("button", name="Significant helpers: one more").click()
+    wil.get_by_role("button", name="Roll", exact=True).click()
+    result = wil.locator("#result .card")
+    expect(result).to_contain_text("Waiting for the Judge: does the help count (+1 die)?")
+    expect(result.locator(".follow-up-bid")).to_have_count(0)
+    strike = gm.locator("#gm-panel").get_by_role("button", name="No help: strike 1 die")
+    expect(strike).to_be_visible()
+    shot(gm, "sets-console-help-call", full_page=False)
+    strike.click()
+    expect(result).to_contain_text("The Judge strikes the help")
+    expect(result.get_by_role("button", name=re.compile(r"^Bid 2x4"))).to_be_visible()
+    expect(gm.locator("#gm-panel").get_by_role("button", name="No help: strike 1 die")).to_have_count(0)
+    assert_fits_phone(wil)
+    shot(wil, "sets-phone-help-struck", full_page=False)

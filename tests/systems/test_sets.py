@@ -153,8 +153,8 @@ def test_set_7_part_of_a_set_may_be_bid() -> None:
     state = apply(state, "bid", dice=[0, 1])
     assert state["steps"][1]["bid"] == "2x5"
     assert system.evaluate(state).success is True
-    assert "critical_hit" in actions(state)
-    state = apply(state, "critical_hit", dice="2,3")
+    assert "critical_effect" in actions(state)
+    state = apply(state, "critical_effect", dice="2,3")
     assert state["steps"][2]["bid"] == "2x5"
     assert actions(state) == []
 
@@ -259,6 +259,23 @@ def test_set_8_opposed_criticals_wait_for_the_result() -> None:
     assert actions(won) == ["critical_hit", "critical_effect"]
     lost = apply(state, "opposition", size=4, face=1)
     assert actions(lost) == ["defy_death", "flinch", "clean_break"]
+
+
+def test_set_8_a_critical_hit_only_for_the_side_that_attacks() -> None:
+    """SET-8: a defender who wins its opposed roll is offered no critical hit and cannot buy
+    one; a critical effect stays. A roll against a Bar attacks nobody: no critical hit either."""
+    defending = apply(state_of([2, 2, 5, 5], opposed=True, attacker=False), "bid", dice=[2, 3])
+    won = apply(defending, "opposition", size=2, face=1)
+    assert system.evaluate(won).success is True
+    assert actions(won) == ["critical_effect"]
+    with pytest.raises(RulesError, match="defender who wins"):
+        apply(won, "critical_hit", dice=[0, 1])
+    assert apply(won, "critical_effect", dice=[0, 1], effect="bonus")["steps"][-1]["effect"] == "bonus"
+    bar = apply(state_of([6, 6, 2, 2], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    assert system.evaluate(bar).success is True
+    assert actions(bar) == ["critical_effect"]
+    with pytest.raises(RulesError, match="Bar attacks nobody"):
+        apply(bar, "critical_hit", dice=[2, 3])
 
 
 # -- SET-5: Bars --------------------------------------------------------------------------------
@@ -458,8 +475,9 @@ def test_apply_never_mutates_the_state() -> None:
 
 
 def test_set_8_criticals_improve_a_success() -> None:
-    """SET-8: after a successful bid, further sets buy critical hits and effects."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3, 1], bar_size=2, bar_face=6), "bid", dice=[0, 1])
+    """SET-8: after the attacker's winning bid, further sets buy critical hits and effects."""
+    state = apply(state_of([6, 6, 2, 2, 3, 3, 1], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=5)
     assert actions(state) == ["critical_hit", "critical_effect"]
     effect = next(f for f in system.follow_ups(state, {}) if f.action == "critical_effect")
     assert [p.name for p in effect.params] == ["dice", "effect"]
@@ -475,7 +493,8 @@ def test_set_8_criticals_improve_a_success() -> None:
 
 def test_set_8_critical_hits_repeat_and_effect_is_checked() -> None:
     """SET-8: critical hits may be bought again with further sets; an effect is bonus, penalty or none."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    state = apply(state_of([6, 6, 2, 2, 3, 3], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=1)
     state = apply(state, "critical_hit", dice=[2, 3])
     assert "critical_hit" in actions(state)
     with pytest.raises(RulesError, match="bonus die, a penalty die"):
@@ -486,7 +505,8 @@ def test_set_8_critical_hits_repeat_and_effect_is_checked() -> None:
 
 def test_set_8_a_critical_spends_one_set_of_unspent_dice() -> None:
     """SET-8: one critical, one set: dice of one face, not spent before."""
-    state = apply(state_of([6, 6, 2, 2, 3, 3, 3], bar_size=2, bar_face=1), "bid", dice=[0, 1])
+    state = apply(state_of([6, 6, 2, 2, 3, 3, 3], opposed=True), "bid", dice=[0, 1])
+    state = apply(state, "opposition", size=2, face=1)
     with pytest.raises(RulesError, match="one set"):
         apply(state, "critical_hit", dice=[2, 3, 4, 5])
     with pytest.raises(RulesError, match="spent already"):
@@ -753,6 +773,8 @@ def test_every_request_rolls_or_is_refused(data: dict[str, Any], seed: int, play
 def valid_params(state: State, follow_up: Any, plays: st.DataObject) -> dict[str, Any]:
     if follow_up.action == "opposition":
         return {"size": plays.draw(st.sampled_from([0, 2, 3, 5])), "face": plays.draw(st.integers(1, 6))}
+    if not follow_up.params:
+        return {}  # the Judge's call on help (SET-11)
     dice = state["steps"][0]["dice"]
     choices = [int(choice) for choice in follow_up.params[0].choices]
     face = plays.draw(st.sampled_from(sorted({dice[i] for i in choices})))
@@ -761,3 +783,44 @@ def valid_params(state: State, follow_up: Any, plays: st.DataObject) -> dict[str
     if follow_up.action == "critical_effect":
         params["effect"] = plays.draw(st.sampled_from(["none", "bonus", "penalty"]))
     return params
+
+
+def test_set_8_the_bid_offered_first_keeps_the_most_sets_for_criticals() -> None:
+    """SET-7, SET-8, SET-9: ``usual_bid`` against a Bar meets it with the fewest sets spent:
+    3 3 1 1 6 5 against 2x3 bids 2x3 (the 1s kept), 6 6 6 5 5 against 3x1 bids the three 6s
+    (the 5s kept); one that fails anyway spends one small pair; opposed bids everything."""
+    from rolls.systems.sets import usual_bid
+
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], bar_size=2, bar_face=3)) == [0, 1]
+    assert usual_bid(state_of([6, 6, 6, 5, 5], bar_size=3, bar_face=1)) == [0, 1, 2]
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], bar_size=4, bar_face=1)) == [2, 3]
+    assert usual_bid(state_of([3, 3, 1, 1, 6, 5], opposed=True)) == [0, 1, 2, 3]
+    bid = next(f for f in system.follow_ups(state_of([3, 3, 1, 1, 6, 5], bar_size=2, bar_face=3), {}))
+    assert bid.suggested == ("0", "1")
+
+
+def test_set_11_help_waits_for_the_judge_who_counts_it_or_strikes_its_dice() -> None:
+    """SET-11: a roll naming help (one significant helper, three lesser ones) waits: nothing
+    but the Judge's call is offered, and only to the GM. Counted, the pool stands; struck, the
+    helpers' dice (the last two) are spent and count for nothing."""
+    state = state_of([4, 4, 1, 2, 6, 6], bar_size=2, bar_face=5, stat=4, assists=1, lesser_assists=3)
+    assert system.help_dice(state) == 2
+    offered = system.follow_ups(state, {})
+    assert [(f.action, f.gm_only) for f in offered] == [("help_counts", True), ("help_struck", True)]
+    assert system.may_await_gm(state) and system.evaluate(state).success is None
+    assert "Waiting for the Judge" in system.evaluate(state).headline
+    with pytest.raises(RulesError, match="whether the help counts"):
+        apply(state, "bid", dice=[4, 5])
+    counted = apply(state, "help_counts")
+    assert actions(counted) == ["bid"] and not system.may_await_gm(counted)
+    assert apply(counted, "bid", dice=[4, 5])["steps"][-1]["bid"] == "2x6"
+    with pytest.raises(RulesError, match="ruled on this roll's help already"):
+        apply(counted, "help_struck")
+    struck = apply(state, "help_struck")
+    assert struck["steps"][-1]["dice"] == [4, 5]
+    assert system.evaluate(struck).headline.startswith("Best bid 2x4")
+    with pytest.raises(RulesError, match="spent already"):
+        apply(struck, "bid", dice=[4, 5])
+    assert apply(struck, "bid", dice=[0, 1])["steps"][-1]["bid"] == "2x4"
+    alone = state_of([4, 4, 1], bar_size=2, bar_face=1, stat=3, lesser_assists=2)
+    assert actions(alone) == ["bid"]  # two lesser helpers give nothing: nothing to rule on

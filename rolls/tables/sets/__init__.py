@@ -53,7 +53,8 @@ def _bar_words(size: int, face: int | None) -> str:
 
 class SetsTable(TableAdapter[Sets, SetsRequest]):
     # The GM's own rolls and players' blind rolls wait for their bids; no sheet pays for them.
-    gm_waits = Waits.NPC | Waits.BLIND
+    # SET-11: and a player's roll that names help, until the GM says whether it counts.
+    gm_waits = Waits.NPC | Waits.BLIND | Waits.DECISIONS
     slug = "sets"
     sheet_form = SetsSheetForm
     roll_form = SetsRollForm
@@ -69,10 +70,41 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         "assists": 0,
         "lesser_assists": 0,
     }
-    # SET-4: a contest's side bids against the other side, never a Bar, and the first side
-    # attacks: the form's Bar and attacker/defender fields mean nothing there.
+    # SET-4: a contest's side bids against the other side, never a Bar, and who attacks is
+    # the GM's call (``contest_role``): the form's Bar and attacker/defender fields mean
+    # nothing there.
     contest_data = {"bar": OPPOSED, "face": ROLLED, "side": "attacker"}
     contest_npc_ignored = ("bar", "defender")
+    # SET-4: who attacks is the GM's call (``contest_role`` writes it into each side's roll).
+    contest_attacker_chosen = True
+    # SET-4: when the GM plays a side, a player's dice and bid are sealed from the GM too.
+    contest_sealed_from_gm = True
+
+    def contest_role(self, data: Mapping[str, Any], *, npc: bool, attacking: bool) -> dict[str, Any]:
+        if npc:
+            return {**data, "attacker": attacking}
+        return {**data, "side": "attacker" if attacking else "defender"}
+
+    def contest_follow_up_wait(
+        self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], action: str
+    ) -> str:
+        """SET-10: once the bids are revealed the winner spends its criticals first; the
+        loser's criticals (a flinch, defy death, clean break, an effect) wait until the winner
+        has spent or declined them, and the winner spends none after saying it is done."""
+        win = sealed.winner_of(sides)
+        if win is None or contest.state != contest.State.REVEALED:
+            return ""
+        winner = sides[win]
+        done = bool(winner.extra.get("hits_done"))
+        if side.position != win and not done:
+            return (
+                f"{winner.name} won the bids and spends criticals first: answer once they have "
+                "spent or declined them."
+            )
+        if side.position == win and done:
+            return "You said you were done with criticals; the other side answers now."
+        return ""
+
     story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -141,7 +173,10 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         return context
 
     # -- contests: sealed bids (rolls.tables.sets.contest) ------------------------------------
-    contest_waiting = "Every side has rolled. The dice and the bids stay sealed until both sides have bid."
+    contest_waiting = (
+        "Every side has rolled. The dice and the bids stay sealed until both sides have bid "
+        "and the GM has named the attacker."
+    )
 
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
@@ -195,8 +230,14 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
     ) -> dict[str, Any] | None:
         bid = side.extra.get("bid")
+        # SET-4: when the GM plays a side (someone without a sheet) the bids are sealed from
+        # the GM too: the GM sees a player's bid only when both are revealed.
+        judge_plays = any(each.npc for each in sides)
+        if not acts and judge_plays and contest.state == contest.State.OPEN:
+            sees = False
         extra: dict[str, Any] = {
-            "attacking": side.position == 0,
+            "attacking": bool(side.extra.get("attacking")),
+            "named": sealed.attacker_of(sides) is not None,
             "bid": (bid.get("bid") if bid else "") if sees else "",
             "has_bid": bid is not None,
             "steps": [],

@@ -9,10 +9,11 @@ The order of play, on top of ``rolls.contests.services`` (which seals the rolls)
    is offered only "no set" (the server reads the dice; nobody can claim no set while holding
    one, nor bid dice they did not roll). The log says that a side has bid, never what.
 3. When both have bid, the dice and the bids are revealed at the same moment: one entry says
-   both bids and who won (Size, then Face, then the attacker: the first side, SET-4), and each
+   both bids and who won (Size, then Face, then the attacker the GM named, SET-4), and each
    roll's card gets its bid and the other side's written in (``sealed_bid_state``).
 4. Then the critical hits, compared set against set, in turn (SET-8, SET-10;
-   ``critical_steps``): the winner spends sets as critical hits first, one step each, from
+   ``critical_steps``): the winner, when it attacked, spends sets as critical hits first (a
+   defender who wins only says when it is done with its other criticals), one step each, from
    dice not spent yet, and says when done; then the loser answers each in order, with a set
    of their own or none. Each set spent goes into its roll (its card shows the dice spent).
    Once all are answered, each critical hit that beats its answer (ties to the attacker) or
@@ -35,6 +36,7 @@ from rolls.systems import RulesError
 from rolls.systems.base import Param, percent
 from rolls.systems.sets import (
     Bid,
+    attacker_position,
     best_bid,
     bid_win_chance,
     compare_critical_hits,
@@ -96,16 +98,33 @@ def take(
 
 
 def ready(sides: Sequence[ContestSide]) -> bool:
-    return all("bid" in side.extra for side in sides)
+    """Both sides have bid and the GM has named the attacker (SET-4)."""
+    return all("bid" in side.extra for side in sides) and attacker_of(sides) is not None
+
+
+def attacker_of(sides: Sequence[Any]) -> int | None:
+    """SET-4: the position of the side the GM named the attacker, None while nobody is."""
+    return attacker_position([side.extra for side in sides])
+
+
+def winner_by_role(sides: Sequence[Any], bids: Sequence[Bid | None]) -> int | None:
+    """SET-4: the position whose bid wins, ties to the attacker by role (None: not named)."""
+    attacker = attacker_of(sides)
+    if attacker is None:
+        return None
+    won = settle_bids(bids[attacker], bids[1 - attacker]).winner == "attacker"
+    return attacker if won else 1 - attacker
 
 
 def revealed(sides: Sequence[ContestSide]) -> tuple[dict[int, dict[str, Any]], str]:
-    """SET-4: both bids at once, written into both rolls, and one line for the log."""
+    """SET-4: both bids at once, written into both rolls, and one line for the log. Nothing
+    while the GM has not named the attacker (a contest called off then reveals only dice)."""
     if len(sides) != 2:
         return {}, ""
     bids = [extra_bid(side.extra) for side in sides]
-    verdict = settle_bids(bids[0], bids[1])
-    winner = 0 if verdict.winner == "attacker" else 1
+    winner = winner_by_role(sides, bids)
+    if winner is None:
+        return {}, ""
     states = {}
     for side in sides:
         if side.roll is None:
@@ -121,10 +140,13 @@ def revealed(sides: Sequence[ContestSide]) -> tuple[dict[int, dict[str, Any]], s
 def words(sides: Sequence[ContestSide], bids: Sequence[Bid | None]) -> str:
     """Who bid what and who wins, in the table's words: "Ada (attacking) bid 3x4, the guard no
     set. Ada wins: any set beats no set." """
-    verdict = settle_bids(bids[0], bids[1])
-    winner = sides[0] if verdict.winner == "attacker" else sides[1]
+    attacker = attacker_of(sides)
+    if attacker is None:
+        return "Bids are in; the GM has not named the attacker yet."
+    verdict = settle_bids(bids[attacker], bids[1 - attacker])
+    winner = sides[attacker] if verdict.winner == "attacker" else sides[1 - attacker]
     said = ", ".join(
-        f"{side.name}{' (attacking)' if side.position == 0 else ''} "
+        f"{side.name}{' (attacking)' if side.position == attacker else ''} "
         f"{'bid ' + str(bid) if bid is not None else 'no set'}"
         for side, bid in zip(sides, bids, strict=True)
     )
@@ -159,7 +181,8 @@ def options(
         picks.insert(0, (score_bid(faces[int(i)] for i in together), together))
     other = next((each for each in sides if each.pk != side.pk), None)
     dice = None
-    if other is not None:
+    attacker = attacker_of(sides)
+    if other is not None and attacker is not None:
         try:
             dice = request_of(contest, other).dice
         except RulesError:
@@ -168,7 +191,7 @@ def options(
         BidOption(
             str(bid),
             indices,
-            "" if dice is None else percent(bid_win_chance(bid, dice, attacker=side.position == 0)),
+            "" if dice is None else percent(bid_win_chance(bid, dice, attacker=side.position == attacker)),
         )
         for bid, indices in picks
     ]
@@ -176,13 +199,14 @@ def options(
 
 def no_set_chance(contest: Contest, side: ContestSide, sides: Sequence[ContestSide], request_of: Any) -> str:
     other = next((each for each in sides if each.pk != side.pk), None)
-    if other is None:
+    attacker = attacker_of(sides)
+    if other is None or attacker is None:
         return ""
     try:
         dice = request_of(contest, other).dice
     except RulesError:
         return ""
-    chance: Fraction = bid_win_chance(None, dice, attacker=side.position == 0)
+    chance: Fraction = bid_win_chance(None, dice, attacker=side.position == attacker)
     return percent(chance)
 
 
@@ -193,8 +217,7 @@ def winner_of(sides: Sequence[ContestSide]) -> int | None:
     """The position whose bid won, once both bids are in (None before)."""
     if len(sides) != 2 or not all("bid" in side.extra for side in sides):
         return None
-    verdict = settle_bids(extra_bid(sides[0].extra), extra_bid(sides[1].extra))
-    return 0 if verdict.winner == "attacker" else 1
+    return winner_by_role(sides, [extra_bid(side.extra) for side in sides])
 
 
 def _set_choices(side: ContestSide) -> tuple[str, ...]:
@@ -214,6 +237,10 @@ def critical_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestS
         if winner.extra.get("hits_done"):
             return []
         steps = []
+        # SET-8: critical hits only for the attacker; a defender who wins says when it is
+        # done with its other criticals (on its card), and then the loser answers (SET-10).
+        if win != attacker_of(sides):
+            return [ContestStep(HITS_DONE, "Done with criticals", note="a defender deals no critical hit")]
         choices = _set_choices(side)
         if choices:
             dice = Param("dice", "Dice of one set", choices, multiple=True)
@@ -248,6 +275,10 @@ def critical_take(
     assert side.roll is not None
     if step.action == HITS_DONE:
         hits = side.extra.get("hits", [])
+        if side.position != attacker_of(sides):
+            return ContestStepDone(
+                {**side.extra, "hits_done": True}, [], f"{side.name} is done with criticals."
+            )
         text = f"{side.name} spends no more critical hits"
         text += f" ({len(hits)} to answer)." if hits else ": no extra damage."
         return ContestStepDone({**side.extra, "hits_done": True}, [], text)
@@ -314,7 +345,8 @@ def exchanges_of(sides: Sequence[Any]) -> list[Exchange]:
             exchanges.append(Exchange(str(mine), "", None))
             continue
         theirs = _bid_of(answers[index])
-        done = compare_critical_hits([mine], [] if theirs is None else [theirs], winner_attacks=win == 0)[0]
+        attacks = win == attacker_of(sides)
+        done = compare_critical_hits([mine], [] if theirs is None else [theirs], winner_attacks=attacks)[0]
         exchanges.append(Exchange(str(mine), "no set" if theirs is None else str(theirs), done.hit))
     return exchanges
 
@@ -340,5 +372,9 @@ def turn_words(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
     if not steps:
         return ""
     if steps[-1].action == HITS_DONE:
+        if len(steps) == 1 and steps[0].label == "Done with criticals":
+            return (
+                "Won as the defender: spends criticals first (no critical hit), then the other side answers."
+            )
         return "Won: spends critical hits first, one set at a time."
     return f"Answers the critical hit {steps[-1].label.rsplit(' ', 1)[-1]} with a set, or none."
