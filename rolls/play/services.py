@@ -15,7 +15,8 @@ from rolls.log import fairdice
 from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
-from rolls.models import Contest, ContestSide, FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.play.final import contest_final
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -53,18 +54,12 @@ def _locked(character: Character) -> Character:
     return _LOCKED_CHARACTER.get(pk=character.pk)
 
 
-def _refuse_when_final(roll: Roll, adapter: Any) -> None:
-    """A verdict freezes the rolls it read: a follow-up on a roll of a settled contest, or of
-    one whose table says its rolls are final already (doubles DBL-9: a Complication named;
-    DBL-13: an extended action recorded as won or lost), could make the log contradict itself."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None:
-        return
-    contest = side.contest
-    if contest.state == Contest.State.CLOSED:
-        raise RulesError(f"The GM settled this contest ({contest.verdict}): its rolls are final.")
-    if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
-        raise RulesError("What this contest's rolls decided is in the log already: they are final.")
+def _refuse_when_final(roll: Roll) -> None:
+    """A verdict freezes the rolls it read (``rolls.play.final``): a follow-up on one could make
+    the log contradict itself."""
+    reason = contest_final(roll)
+    if reason:
+        raise RulesError(reason)
 
 
 def roll_create(
@@ -291,7 +286,7 @@ def follow_up_apply(
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")
         if locked.visibility == Visibility.SEALED and not locked.revealed:
             raise RulesError("This roll is sealed until every side of the contest has rolled.")
-        _refuse_when_final(roll, adapter)
+        _refuse_when_final(roll)
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
         state = roll.current_state()

@@ -91,6 +91,13 @@ class Card:
             campaign=self.roll.campaign_id, roll=self.roll.pk
         )
 
+    @cached_property
+    def number(self) -> int:
+        """The roll's own number, which its page and the recap name it by: the sequence number
+        of its first entry, whatever follow-up this card draws (issue 44: "#19" on a card whose
+        page says "Roll #7")."""
+        return self.seq if self.hidden else _first_seq(self.roll, self.seq)
+
     @property
     def faces(self) -> list[int]:
         """The first roll's dice: a ``Param(multiple=True)`` names dice by their index here."""
