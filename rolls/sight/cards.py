@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.models import LogEntry, Roll
+from rolls.play.final import contest_final
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -314,6 +315,10 @@ def build_card(
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
+        # A verdict froze it (``rolls.play.final``): asked only of a card that would offer a
+        # button, so a card of no contest, or with nothing to offer, costs no read.
+        if card.follow_ups and contest_final(roll):
+            card.follow_ups = []
     return card
 
 
