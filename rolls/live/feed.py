@@ -34,11 +34,11 @@ from django.template.loader import render_to_string
 
 from rolls import registry
 from rolls.contests.panels import contest_views
-from rolls.log.events import Refresh, TableEvent
-from rolls.models import LogEntry
+from rolls.log.events import VERDICTS, Refresh, TableEvent
+from rolls.models import LogEntry, Roll
 from rolls.sight import answers, panels
 from rolls.sight.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
-from rolls.sight.cards import build_card
+from rolls.sight.cards import Card, build_card, latest_card
 from rolls.sight.kept import Kept, sharing
 from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership
@@ -112,6 +112,8 @@ def render_since(
     parts.extend(_panels(membership, touched, drawn))
     if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
+    if touched & Panel.DICE and result_for is not None:
+        parts.append(_roll_dice(membership, result_for))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
@@ -174,6 +176,8 @@ def _entry_for(
                 "session": campaign.open_session(),
             }
             return render_to_string("rolls/_event_oob.html", context)
+        if entry.action in VERDICTS:
+            return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
         return _shared(entry).html
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
         return _shared(entry).html
@@ -187,6 +191,44 @@ def _entry_for(
         context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
         context["result_new"] = roll.pk in fresh
     return render_to_string("rolls/_card_oob.html", context)
+
+
+def verdict_cards(entry: LogEntry, *, place: str, membership: Membership | None = None) -> list[Card]:
+    """The cards of the rolls of the contest a verdict (``VERDICTS``) names, each at its newest
+    state, as ``membership`` sees them at ``place`` (None: the table): drawn again with the
+    verdict, and without a button, wherever a page shows one."""
+    contest_id = (entry.state or {}).get("contest")
+    if not isinstance(contest_id, int):
+        return []
+    rolls = Roll.objects.filter(contest_side__contest_id=contest_id).select_related(
+        "character", "character__campaign", "target", "campaign"
+    )
+    return [latest_card(roll, place=place, membership=membership) for roll in rolls.order_by("pk")]
+
+
+def _verdict_cards_for(membership: Membership, entry: LogEntry, result_for: int | None) -> str:
+    """The cards of a verdict's rolls this member's page may hold besides the feed's: on the
+    roll screen of a character they play (any, for the GM), the result card; the GM's panel
+    and a player's panel of rolls against them. A card a page does not show is not sent."""
+    parts = []
+    for card in verdict_cards(entry, place="result", membership=membership):
+        roll = card.roll
+        owner = roll.character.owner_id if roll.character is not None else None
+        if result_for is not None and result_for == roll.character_id:
+            if membership.is_gm or owner == membership.user_id:
+                parts.append(card.markup)
+        if roll.target is not None and roll.target.owner_id == membership.user_id:
+            parts.append(latest_card(roll, place="against", membership=membership).markup)
+        if membership.is_gm:
+            parts.append(latest_card(roll, place="gm", membership=membership).markup)
+    return "".join(parts)
+
+
+def _roll_dice(membership: Membership, result_for: int) -> str:
+    """The roll form's real dice as the campaign's dice mode is now, on the roll screen of
+    ``result_for``: the GM switched real dice on or off while it was open."""
+    context = {"campaign": membership.campaign, "character_id": result_for, "oob": True, "sent": {}}
+    return render_to_string("rolls/_roll_dice.html", context)
 
 
 def _resources(membership: Membership, result_for: int | None) -> str:
@@ -276,7 +318,8 @@ def _shared(entry: LogEntry) -> Shared:
         return shared
     roll = entry.roll
     if roll is None:
-        html = render_to_string("rolls/_event_oob.html", {"entry": entry})
+        cards = verdict_cards(entry, place="feed") if entry.action in VERDICTS else []
+        html = render_to_string("rolls/_event_oob.html", {"entry": entry}) + "".join(c.markup for c in cards)
     else:
         context = {
             "card": build_card(roll, entry.state or {}, entry.seq, place="feed"),

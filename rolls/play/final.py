@@ -25,3 +25,19 @@ def contest_final(roll: Roll) -> str:
     if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
         return "What this contest's rolls decided is in the log already: they are final."
     return ""
+
+
+def verdict_line(roll: Roll) -> str:
+    """What the verdict on ``roll``'s contest says, for its card ("" for none yet, or no contest):
+    once settled the card shows who won under its own outcome, since "Success: 1 of 1 needed"
+    alone reads as a win to a side that lost. Read only for a side of a head-to-head contest
+    (a sealed roll); a flow's rolls are read on its board."""
+    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    if side is None:
+        return ""
+    contest = side.contest
+    if contest.state == Contest.State.CLOSED:
+        return f"Settled: {contest.verdict}"
+    if contest.state == Contest.State.CANCELLED:
+        return "The GM called this contest off."
+    return ""

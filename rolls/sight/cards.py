@@ -14,8 +14,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
-from rolls.models import LogEntry, Roll
-from rolls.play.final import contest_final
+from rolls.models import LogEntry, Roll, Visibility
+from rolls.play.final import contest_final, verdict_line
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -73,6 +73,7 @@ class Card:
     # htmx sends the page's token in a header: no token to mask, no cookie to renew.
     form_token: bool = False
     refusal: str = ""  # why a plain POST of one of its follow-ups was refused, next to them
+    verdict_line: str = ""  # its contest's verdict, once the GM settled it or called it off
 
     @property
     def dom_id(self) -> str:
@@ -132,8 +133,9 @@ class Card:
         return _drawn(_bodies, self._key, "rolls/_card.html#body", self)
 
     @property
-    def _key(self) -> tuple[int, datetime, int, bool, bool]:
-        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
+    def _key(self) -> tuple[int, datetime, int, bool, bool, str]:
+        # With the verdict: a contest settled after its rolls' last entry draws them again.
+        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided, self.verdict_line)
 
     @property
     def follow_ups_markup(self) -> SafeString:
@@ -270,8 +272,8 @@ def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
 # (place, buttons), or that and the faces for forms that show the dice.
 type _FormsKey = tuple[Any, ...]
 _forms: Kept[_FormsKey, str] = Kept(FORMS)
-_bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
-_frames: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
+_bodies: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
+_frames: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
 
 
 def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card | _FrameDrawing) -> SafeString:
@@ -312,6 +314,8 @@ def build_card(
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
+    if roll.visibility == Visibility.SEALED:
+        card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
