@@ -38,7 +38,7 @@ from rolls.log.events import VERDICTS, Refresh, TableEvent
 from rolls.models import LogEntry, Roll
 from rolls.sight import answers, panels
 from rolls.sight.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
-from rolls.sight.cards import Card, build_card, latest_card
+from rolls.sight.cards import Card, build_card
 from rolls.sight.kept import Kept, sharing
 from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership
@@ -203,24 +203,29 @@ def verdict_cards(entry: LogEntry, *, place: str, membership: Membership | None 
     rolls = Roll.objects.filter(contest_side__contest_id=contest_id).select_related(
         "character", "character__campaign", "target", "campaign"
     )
-    return [latest_card(roll, place=place, membership=membership) for roll in rolls.order_by("pk")]
+    return [_verdict_card(roll, entry, place, membership) for roll in rolls.order_by("pk")]
+
+
+def _verdict_card(roll: Roll, verdict: LogEntry, place: str, membership: Membership | None) -> Card:
+    """The roll's card at its newest state, numbered with the verdict's entry: the card a page
+    holds of that state is not the same card (the phone leaves a copy of the card it shows
+    alone, by its number: static/js/table.js)."""
+    newest = roll.entries.order_by("-seq").first()
+    assert newest is not None
+    return build_card(roll, newest.state or {}, verdict.seq, place=place, membership=membership)
 
 
 def _verdict_cards_for(membership: Membership, entry: LogEntry, result_for: int | None) -> str:
-    """The cards of a verdict's rolls this member's page may hold besides the feed's: on the
-    roll screen of a character they play (any, for the GM), the result card; the GM's panel
-    and a player's panel of rolls against them. A card a page does not show is not sent."""
+    """The result card of a verdict's roll on the roll screen of its character, for its player
+    (or the GM): drawn again with the verdict, without a button. The GM's panel and a player's
+    panel of rolls against them are drawn again whole (``rolls.sight.audience.delivery``)."""
     parts = []
     for card in verdict_cards(entry, place="result", membership=membership):
         roll = card.roll
         owner = roll.character.owner_id if roll.character is not None else None
-        if result_for is not None and result_for == roll.character_id:
-            if membership.is_gm or owner == membership.user_id:
-                parts.append(card.markup)
-        if roll.target is not None and roll.target.owner_id == membership.user_id:
-            parts.append(latest_card(roll, place="against", membership=membership).markup)
-        if membership.is_gm:
-            parts.append(latest_card(roll, place="gm", membership=membership).markup)
+        mine = membership.is_gm or owner == membership.user_id
+        if result_for is not None and result_for == roll.character_id and mine:
+            parts.append(card.markup)
     return "".join(parts)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
-from rolls.log.events import MARKS, Refresh, TableEvent, refreshes
+from rolls.log.events import MARKS, VERDICTS, Refresh, TableEvent, refreshes
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
@@ -249,6 +249,13 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
             panels |= Panel.MEMBERS
         if refresh & Refresh.DICE and result_for is not None and viewer.user_id is not None:
             panels |= Panel.DICE
+        if facts.action in VERDICTS and viewer.user_id is not None:
+            # The contest's rolls take no more follow-ups: where a panel offers some, it is
+            # drawn again without them (the roll screen's result card comes with the entry).
+            if viewer.is_gm and viewer.waits:
+                panels |= Panel.GM_WAITING
+            elif not viewer.is_gm and viewer.waits & Waits.AGAINST:
+                panels |= Panel.AGAINST
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:

@@ -111,7 +111,7 @@ def test_decisions_reach_the_tv_and_the_phones_without_a_reload(
     # Real dice switched on: Ada's open roll screen shows the keypad, no reload.
     expect(ada.locator("#roll-dice [data-keypad]")).to_have_count(0)
     gm.goto(session_url)
-    gm.locator("#dice-mode-form").get_by_label(re.compile(r"^Real dice")).check()
+    gm.locator("#dice-mode-form input[value=physical]").check()
     gm.locator("#dice-mode-form").get_by_role("button", name="Set the dice").click()
     feed_line(tv, "real dice, entered by hand")
     expect(ada.locator("#roll-dice [data-keypad]")).to_have_count(1)
