@@ -11,6 +11,8 @@ import html
 import re
 from typing import Any
 
+import pytest
+from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
@@ -24,7 +26,13 @@ from rolls.play import services
 from tabletop.models import Campaign, Membership
 from tests.factories import ScriptedDice, logged_in, table
 from tests.test_contests import stars_sheet
-from tests.test_display import SECRET_INTENT, secret_roll
+from tests.test_display import (
+    SECRET_INTENT,
+    bytes_until,
+    empty_channel_layer,  # noqa: F401  (a fixture, used by name)
+    open_display,
+    secret_roll,
+)
 from tests.test_sixes_contests import Kids, versus
 from tests.test_sixes_contests import roll as kid_roll
 
@@ -246,3 +254,27 @@ def test_close_this_call_drawn_by_the_socket_posts_with_the_pages_token(db: None
     # A second tap (another of the GM's screens closed it first) gets the calls, no error.
     again = client.post(close, HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=token.group(1))
     assert again.status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_six_18_the_tvs_socket_hears_the_verdict_live_and_no_sealed_die_before_it() -> None:
+    """Through the display's socket: a side rolled sealed shows no die, the reveal shows both,
+    and the GM's settle arrives as the verdict's line with both cards drawn again."""
+    kids = await database_sync_to_async(Kids)()
+    contest = await database_sync_to_async(versus)(kids, kids.olle, kids.kim)
+    campaign = await database_sync_to_async(Campaign.objects.get)(pk=kids.table.campaign.pk)
+    communicator, connected = await open_display(campaign.display_token)
+    assert connected
+    await communicator.send_json_to({"since": campaign.last_seq})
+    last = campaign.last_seq
+    await database_sync_to_async(kid_roll)(kids, contest, 0, 6, 6, 1)
+    sealed = await bytes_until(communicator, last + 1)
+    assert not FACE.search(sealed)
+    await database_sync_to_async(kid_roll)(kids, contest, 1, 3, 2, 1)
+    closed = await database_sync_to_async(contests.contest_close)(contest=contest, gm=kids.table.gm)
+    now = await database_sync_to_async(last_seq)(kids.table.campaign)
+    live = html.unescape(await bytes_until(communicator, now))
+    assert closed.verdict.startswith("Olle wins") and closed.verdict in live
+    assert live.count(f"Settled: {closed.verdict}") == 2
+    await communicator.disconnect()
