@@ -182,13 +182,16 @@ def _entry_for(
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
         return _shared(entry).html
     state = entry.state or {}
+    own = entry.seq if entry.kind == LogEntry.Kind.ROLL else None  # the roll's own number
     context = {
-        "card": build_card(roll, state, entry.seq, place="feed", membership=membership),
+        "card": build_card(roll, state, entry.seq, place="feed", membership=membership, roll_seq=own),
         "entry": entry,
         "new": entry.kind == LogEntry.Kind.ROLL,
     }
     if sent.result_card:
-        context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
+        context["result"] = build_card(
+            roll, state, entry.seq, place="result", membership=membership, roll_seq=own
+        )
         context["result_new"] = roll.pk in fresh
     return render_to_string("rolls/_card_oob.html", context)
 
@@ -327,7 +330,13 @@ def _shared(entry: LogEntry) -> Shared:
         html = render_to_string("rolls/_event_oob.html", {"entry": entry}) + "".join(c.markup for c in cards)
     else:
         context = {
-            "card": build_card(roll, entry.state or {}, entry.seq, place="feed"),
+            "card": build_card(
+                roll,
+                entry.state or {},
+                entry.seq,
+                place="feed",
+                roll_seq=entry.seq if entry.kind == LogEntry.Kind.ROLL else None,
+            ),
             "entry": entry,
             "new": entry.kind == LogEntry.Kind.ROLL,
         }

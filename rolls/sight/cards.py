@@ -305,6 +305,8 @@ def build_card(
     database otherwise. ``roll_seq``: the sequence number of the roll's own entry, when the
     caller has it (the history lists that entry), for a hidden card's number."""
     system = registry.engine(roll.system)
+    if roll_seq is not None:
+        _numbers.put((roll.pk, roll.created), roll_seq)
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
     if not seen.dice:
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
@@ -321,9 +323,16 @@ def build_card(
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
         # A verdict froze it (``rolls.play.final``): asked only of a card that would offer a
         # button, so a card of no contest, or with nothing to offer, costs no read.
-        if card.follow_ups and contest_final(roll):
+        if card.follow_ups and _may_be_contested(roll) and contest_final(roll):
             card.follow_ups = []
     return card
+
+
+def _may_be_contested(roll: Roll) -> bool:
+    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
+    rolled in the open in a system whose flows take open rolls (doubles' extended action). A
+    panel of the GM's own rolls reads nothing more for them."""
+    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
 
 
 def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
@@ -336,12 +345,26 @@ def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
 
 
 def _first_seq(roll: Roll, seq: int) -> int:
-    """The sequence number of the roll's own entry (``seq`` when there is none yet)."""
+    """The sequence number of the roll's own entry (``seq`` when there is none yet): known
+    when the roll was just made, or kept from when its card was first drawn (it never changes),
+    else read once."""
+    key = (roll.pk, roll.created)
+    kept = _numbers.get(key)
+    if kept is not None:
+        return kept
     entry = roll.last_entry
     if entry is not None and entry.kind == LogEntry.Kind.ROLL:
-        return entry.seq
-    first = roll.entries.filter(kind=LogEntry.Kind.ROLL).values_list("seq", flat=True).first()
-    return seq if first is None else first
+        first: int | None = entry.seq
+    else:
+        first = roll.entries.filter(kind=LogEntry.Kind.ROLL).values_list("seq", flat=True).first()
+    if first is None:
+        return seq
+    _numbers.put(key, first)
+    return first
+
+
+# Each roll's own number (its first entry's), by the roll and its time (ids come back in tests).
+_numbers: Kept[tuple[int, datetime], int] = Kept(BODIES * 4)
 
 
 def _buttons(
