@@ -316,7 +316,9 @@ def build_card(
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
-    if roll.visibility == Visibility.SEALED:
+    # Where the table reads its rolls; the history tells the contest step by step, its verdict
+    # last, and draws each roll as it was then.
+    if roll.visibility == Visibility.SEALED and place != "history":
         card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
