@@ -15,9 +15,10 @@ from django.template.loader import render_to_string
 
 from rolls.contests.panels import contest_views
 from rolls.live.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
-from rolls.log.events import Refresh, TableEvent, refreshes
+from rolls.log.events import DECISIONS, Refresh, TableEvent, refreshes
 from rolls.models import LogEntry
 from rolls.sight import panels
+from rolls.sight.cards import build_card
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign
 
@@ -28,6 +29,8 @@ SHOWN = 5
 # What the page refreshes its list of open calls on, besides a roll that answers one: a call
 # opened or closed, and a session started or ended (calls end with their session).
 CALLS_CHANGE = Refresh.CALLS | Refresh.STATUS
+# Marks on a roll that show the room what it could not see before: its card goes on top.
+SHOWN_AGAIN = frozenset({TableEvent.ROLL_REVEAL})
 
 
 def campaign_for(token: str) -> Campaign | None:
@@ -62,10 +65,20 @@ def display_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] 
     )
 
 
+def _on_top(entry: LogEntry) -> str:
+    """A roll's card taken from where it was and put on top of the feed, as the table sees it."""
+    assert entry.roll is not None
+    card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed")
+    gone = f'<li id="{card.dom_id}" hx-swap-oob="delete"></li>'
+    return gone + render_to_string("rolls/_card_oob.html", {"card": card, "entry": entry, "new": True})
+
+
 def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
     """What the display's socket sends for the entries after ``since``: each roll's markup as
-    the table shares it, the session line and the open calls when the batch changed them, and
-    the last sequence number. Events themselves are not shown: the display is for the dice."""
+    the table shares it, each decision of the table as a line (``DECISIONS``: a verdict drawn
+    again on its rolls' cards too), the session line and the open calls when the batch changed
+    them, and the last sequence number. Other events are not shown: the display is for the
+    dice and what the table decides."""
     entries = list(
         LogEntry.objects.filter(campaign_id=campaign.pk, seq__gt=since)
         .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
@@ -83,10 +96,18 @@ def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
             return render_to_string("rolls/_reload.html"), since
         if entry.roll is not None:
             facts = facts_of(entry)
-            parts.append(_shared(entry).html)
+            if entry.action in SHOWN_AGAIN:
+                # The room sees it now (the GM revealed a secret roll): on top, as a new roll,
+                # where an old "rolled in secret" card further down would go unnoticed.
+                parts.append(_on_top(entry))
+            else:
+                parts.append(_shared(entry).html)
             calls = calls or facts.call
             contests = contests or facts.contest
             continue
+        if entry.action in DECISIONS:
+            # The room reads it as a line of the feed: who won, a session begins...
+            parts.append(_shared(entry).html)
         changed = refreshes(entry.action)
         status = status or bool(changed & Refresh.STATUS)
         calls = calls or bool(changed & CALLS_CHANGE)

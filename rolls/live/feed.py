@@ -34,11 +34,11 @@ from django.template.loader import render_to_string
 
 from rolls import registry
 from rolls.contests.panels import contest_views
-from rolls.log.events import Refresh, TableEvent
-from rolls.models import LogEntry
+from rolls.log.events import VERDICTS, Refresh, TableEvent
+from rolls.models import LogEntry, Roll
 from rolls.sight import answers, panels
 from rolls.sight.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
-from rolls.sight.cards import build_card
+from rolls.sight.cards import Card, build_card
 from rolls.sight.kept import Kept, sharing
 from tabletop.access import character_or_none
 from tabletop.models import Ban, Character, Membership
@@ -112,6 +112,8 @@ def render_since(
     parts.extend(_panels(membership, touched, drawn))
     if touched & Panel.RESOURCES:
         parts.append(_resources(membership, result_for))
+    if touched & Panel.DICE and result_for is not None:
+        parts.append(_roll_dice(membership, result_for))
     last = entries[-1].seq
     parts.append(render_to_string("rolls/_last_seq.html", {"last_seq": last}))
     return "".join(parts), last
@@ -175,19 +177,67 @@ def _entry_for(
                 "session": campaign.open_session(),
             }
             return render_to_string("rolls/_event_oob.html", context)
+        if entry.action in VERDICTS:
+            return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
         return _shared(entry).html
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
         return _shared(entry).html
     state = entry.state or {}
+    own = entry.seq if entry.kind == LogEntry.Kind.ROLL else None  # the roll's own number
     context = {
-        "card": build_card(roll, state, entry.seq, place="feed", membership=membership),
+        "card": build_card(roll, state, entry.seq, place="feed", membership=membership, roll_seq=own),
         "entry": entry,
         "new": entry.kind == LogEntry.Kind.ROLL,
     }
     if sent.result_card:
-        context["result"] = build_card(roll, state, entry.seq, place="result", membership=membership)
+        context["result"] = build_card(
+            roll, state, entry.seq, place="result", membership=membership, roll_seq=own
+        )
         context["result_new"] = roll.pk in fresh
     return render_to_string("rolls/_card_oob.html", context)
+
+
+def verdict_cards(entry: LogEntry, *, place: str, membership: Membership | None = None) -> list[Card]:
+    """The cards of the rolls of the contest a verdict (``VERDICTS``) names, each at its newest
+    state, as ``membership`` sees them at ``place`` (None: the table): drawn again with the
+    verdict, and without a button, wherever a page shows one."""
+    contest_id = (entry.state or {}).get("contest")
+    if not isinstance(contest_id, int):
+        return []
+    rolls = Roll.objects.filter(contest_side__contest_id=contest_id).select_related(
+        "character", "character__campaign", "target", "campaign"
+    )
+    return [_verdict_card(roll, entry, place, membership) for roll in rolls.order_by("pk")]
+
+
+def _verdict_card(roll: Roll, verdict: LogEntry, place: str, membership: Membership | None) -> Card:
+    """The roll's card at its newest state, numbered with the verdict's entry: the card a page
+    holds of that state is not the same card (the phone leaves a copy of the card it shows
+    alone, by its number: static/js/table.js)."""
+    newest = roll.entries.order_by("-seq").first()
+    assert newest is not None
+    return build_card(roll, newest.state or {}, verdict.seq, place=place, membership=membership)
+
+
+def _verdict_cards_for(membership: Membership, entry: LogEntry, result_for: int | None) -> str:
+    """The result card of a verdict's roll on the roll screen of its character, for its player
+    (or the GM): drawn again with the verdict, without a button. The GM's panel and a player's
+    panel of rolls against them are drawn again whole (``rolls.sight.audience.delivery``)."""
+    parts = []
+    for card in verdict_cards(entry, place="result", membership=membership):
+        roll = card.roll
+        owner = roll.character.owner_id if roll.character is not None else None
+        mine = membership.is_gm or owner == membership.user_id
+        if result_for is not None and result_for == roll.character_id and mine:
+            parts.append(card.markup)
+    return "".join(parts)
+
+
+def _roll_dice(membership: Membership, result_for: int) -> str:
+    """The roll form's real dice as the campaign's dice mode is now, on the roll screen of
+    ``result_for``: the GM switched real dice on or off while it was open."""
+    context = {"campaign": membership.campaign, "character_id": result_for, "oob": True, "sent": {}}
+    return render_to_string("rolls/_roll_dice.html", context)
 
 
 def _resources(membership: Membership, result_for: int | None) -> str:
@@ -277,10 +327,17 @@ def _shared(entry: LogEntry) -> Shared:
         return shared
     roll = entry.roll
     if roll is None:
-        html = render_to_string("rolls/_event_oob.html", {"entry": entry})
+        cards = verdict_cards(entry, place="feed") if entry.action in VERDICTS else []
+        html = render_to_string("rolls/_event_oob.html", {"entry": entry}) + "".join(c.markup for c in cards)
     else:
         context = {
-            "card": build_card(roll, entry.state or {}, entry.seq, place="feed"),
+            "card": build_card(
+                roll,
+                entry.state or {},
+                entry.seq,
+                place="feed",
+                roll_seq=entry.seq if entry.kind == LogEntry.Kind.ROLL else None,
+            ),
             "entry": entry,
             "new": entry.kind == LogEntry.Kind.ROLL,
         }

@@ -20,6 +20,7 @@ class Refresh(Flag):
     MEMBERS = auto()  # the GM's list of members
     RESOURCES = auto()  # what a character has to spend (Luck, Pride, Endurance, Conditions)
     CONTESTS = auto()  # the contests in play: who is in, who has rolled, who is winning
+    DICE = auto()  # who rolls the dice (the app, real dice): the roll form's keypad
 
 
 class TableEvent(StrEnum):
@@ -80,7 +81,34 @@ _REFRESHES = {
     TableEvent.CONTEST_STEP: Refresh.CONTESTS | Refresh.RESOURCES,
     TableEvent.CONTEST_END: Refresh.CONTESTS,
     TableEvent.CONTEST_CANCEL: Refresh.CONTESTS,
+    # Real dice switched on or off: an open roll screen shows the keypad, or hides it, at once.
+    TableEvent.DICE_MODE: Refresh.DICE,
 }
+
+# The table's decisions: each is a line of its own on every screen that shows the log, the
+# television's too (which shows no other event), live and after a reload (issue 42).
+DECISIONS = frozenset(
+    {
+        TableEvent.SESSION_START,
+        TableEvent.SESSION_END,
+        TableEvent.STORY,
+        TableEvent.LONG_REST,
+        TableEvent.GM_CORRECTION,
+        TableEvent.CALL,
+        TableEvent.CALL_CLOSED,
+        TableEvent.DICE_MODE,
+        TableEvent.CONTEST_OPEN,
+        TableEvent.CONTEST_ANSWER,
+        TableEvent.CONTEST_END,
+        TableEvent.CONTEST_CANCEL,
+    }
+)
+# A verdict on a contest: its rolls are final (``rolls.play.final``), and every card of them is
+# drawn again, with the verdict and without a button, wherever a page shows one.
+VERDICTS = frozenset({TableEvent.CONTEST_END, TableEvent.CONTEST_CANCEL})
+# The GM's marks on a roll made earlier: its card is drawn again wherever a page shows one,
+# its roller's result card too (a voided roll offers nothing more).
+MARKS = frozenset({TableEvent.ROLL_VOID, TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL})
 
 
 def refreshes(action: str) -> Refresh:

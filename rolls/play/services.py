@@ -15,7 +15,8 @@ from rolls.log import fairdice
 from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
-from rolls.models import Contest, ContestSide, FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.models import ContestSide, FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.play.final import contest_final
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -53,39 +54,18 @@ def _locked(character: Character) -> Character:
     return _LOCKED_CHARACTER.get(pk=character.pk)
 
 
-def final_reason(roll: Roll, adapter: Any) -> str:
-    """Why no follow-up may go on ``roll`` any more ("" when one may): a verdict freezes the
-    rolls it read. A follow-up on a roll of a contest the GM settled (the settle ends every
-    follow-up, doubles DBL-9), or of one whose table says its rolls are final already (doubles
-    DBL-9: a Complication named; DBL-13: an extended action recorded as won or lost), could
-    make the log contradict itself."""
-    return _final_reason(_contest_side(roll), adapter)
-
-
-def _contest_side(roll: Roll) -> ContestSide | None:
-    return ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-
-
-def _final_reason(side: ContestSide | None, adapter: Any) -> str:
-    if side is None:
-        return ""
-    contest = side.contest
-    if contest.state == Contest.State.CLOSED:
-        return f"The GM settled this contest ({contest.verdict}): its rolls are final."
-    if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
-        return "What this contest's rolls decided is in the log already: they are final."
-    return ""
-
-
 def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
-    """Refuses a follow-up on a frozen roll (``final_reason``). And a side's follow-up
-    ``action`` waits for its turn where the table says so (``TableAdapter.contest_follow_up_wait``,
-    sets SET-10: the loser answers after the winner's criticals)."""
-    side = _contest_side(roll)
-    reason = _final_reason(side, adapter)
+    """A verdict freezes the rolls it read (``rolls.play.final``): a follow-up on one could make
+    the log contradict itself. And a side's follow-up ``action`` waits for its turn where the
+    table says so (``TableAdapter.contest_follow_up_wait``, sets SET-10: the loser answers after
+    the winner's criticals)."""
+    reason = contest_final(roll)
     if reason:
         raise RulesError(reason)
-    if not action or side is None or not side.contest.live:
+    if not action:
+        return
+    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    if side is None or not side.contest.live:
         return
     sides = list(side.contest.sides.order_by("position"))
     wait = adapter.contest_follow_up_wait(side.contest, side, sides, action)

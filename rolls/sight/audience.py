@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Flag, auto
 from typing import TYPE_CHECKING
 
-from rolls.log.events import Refresh, TableEvent, refreshes
+from rolls.log.events import MARKS, VERDICTS, Refresh, TableEvent, refreshes
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
@@ -224,6 +224,7 @@ class Panel(Flag):
     RESOURCES = auto()  # the resources lines a page shows: a follow-up spent, the GM changed them
     STATUS = auto()  # the "session N is on" line
     CONTESTS = auto()  # the contests panel: who is in, who has rolled, who is winning
+    DICE = auto()  # the roll form's real dice (its keypad), on a roll screen
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,15 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
             panels |= Panel.CALL_STATUS if viewer.is_gm else Panel.CALLS
         if refresh & Refresh.MEMBERS and viewer.is_gm:
             panels |= Panel.MEMBERS
+        if refresh & Refresh.DICE and result_for is not None and viewer.user_id is not None:
+            panels |= Panel.DICE
+        if facts.action in VERDICTS and viewer.user_id is not None:
+            # The contest's rolls take no more follow-ups: where a panel offers some, it is
+            # drawn again without them (the roll screen's result card comes with the entry).
+            if viewer.is_gm and viewer.waits:
+                panels |= Panel.GM_WAITING
+            elif not viewer.is_gm and viewer.waits & Waits.AGAINST:
+                panels |= Panel.AGAINST
         return Delivery(panels=panels)
     seen = sight(facts, viewer)
     if viewer.is_gm:
@@ -282,8 +292,8 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
         panels |= Panel.AGAINST
     on_its_screen = result_for is not None and result_for == facts.character_id
     # A roll revealed now (a contest's, or one the GM reveals) gets its buttons back on its
-    # roller's screen: the card there was drawn without them.
-    revealed_now = facts.action in (TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL)
+    # roller's screen: the card there was drawn without them; a roll voided now loses them.
+    marked_now = facts.action in MARKS
     # A side of a contest is rolled from the contests panel, not the roll form: its new card
     # reaches its roller's result panel over the socket.
     contest_roll = facts.contest and not facts.follow_up and facts.action == "roll"
@@ -300,7 +310,7 @@ def delivery(facts: Facts, viewer: Viewer, result_for: int | None = None, roster
     return Delivery(
         own_card=seen.dice != sight(facts, TABLE).dice,
         # The roll screen of a character they play (any, for the GM) shows its new result card.
-        result_card=(facts.follow_up or revealed_now or contest_roll)
+        result_card=(facts.follow_up or marked_now or contest_roll)
         and on_its_screen
         and (viewer.is_gm or viewer.user_id == facts.owner_id),
         panels=panels,

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.models import LogEntry, Roll, Visibility
-from rolls.play.services import final_reason
+from rolls.play.final import contest_final, verdict_line
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -73,6 +73,7 @@ class Card:
     # htmx sends the page's token in a header: no token to mask, no cookie to renew.
     form_token: bool = False
     refusal: str = ""  # why a plain POST of one of its follow-ups was refused, next to them
+    verdict_line: str = ""  # its contest's verdict, once the GM settled it or called it off
 
     @property
     def dom_id(self) -> str:
@@ -91,6 +92,13 @@ class Card:
         return _roll_url("rolls:roll", get_script_prefix()).format(
             campaign=self.roll.campaign_id, roll=self.roll.pk
         )
+
+    @cached_property
+    def number(self) -> int:
+        """The roll's own number, which its page and the recap name it by: the sequence number
+        of its first entry, whatever follow-up this card draws (issue 44: "#19" on a card whose
+        page says "Roll #7")."""
+        return self.seq if self.hidden else _first_seq(self.roll, self.seq)
 
     @property
     def faces(self) -> list[int]:
@@ -140,8 +148,9 @@ class Card:
         return _drawn(_bodies, self._key, "rolls/_card.html#body", self)
 
     @property
-    def _key(self) -> tuple[int, datetime, int, bool, bool]:
-        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided)
+    def _key(self) -> tuple[int, datetime, int, bool, bool, str]:
+        # With the verdict: a contest settled after its rolls' last entry draws them again.
+        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided, self.verdict_line)
 
     @property
     def follow_ups_markup(self) -> SafeString:
@@ -278,8 +287,8 @@ def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
 # (place, buttons), or that and the faces for forms that show the dice.
 type _FormsKey = tuple[Any, ...]
 _forms: Kept[_FormsKey, str] = Kept(FORMS)
-_bodies: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
-_frames: Kept[tuple[int, datetime, int, bool, bool], SafeString] = Kept(BODIES)
+_bodies: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
+_frames: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
 
 
 def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card | _FrameDrawing) -> SafeString:
@@ -311,6 +320,8 @@ def build_card(
     database otherwise. ``roll_seq``: the sequence number of the roll's own entry, when the
     caller has it (the history lists that entry), for a hidden card's number."""
     system = registry.engine(roll.system)
+    if roll_seq is not None:
+        _numbers.put((roll.pk, roll.created), roll_seq)
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
     if not seen.dice:
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
@@ -320,10 +331,25 @@ def build_card(
             card.follow_ups = _unseen_buttons(roll, state)
         return card
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
+    # Where the table reads its rolls; the history tells the contest step by step, its verdict
+    # last, and draws each roll as it was then.
+    if roll.visibility == Visibility.SEALED and place != "history":
+        card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
+        # A verdict froze it (``rolls.play.final``): asked only of a card that would offer a
+        # button, so a card of no contest, or with nothing to offer, costs no read.
+        if card.follow_ups and _may_be_contested(roll) and contest_final(roll):
+            card.follow_ups = []
     return card
+
+
+def _may_be_contested(roll: Roll) -> bool:
+    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
+    rolled in the open in a system whose flows take open rolls (doubles' extended action). A
+    panel of the GM's own rolls reads nothing more for them."""
+    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
 
 
 def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
@@ -336,12 +362,26 @@ def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
 
 
 def _first_seq(roll: Roll, seq: int) -> int:
-    """The sequence number of the roll's own entry (``seq`` when there is none yet)."""
+    """The sequence number of the roll's own entry (``seq`` when there is none yet): known
+    when the roll was just made, or kept from when its card was first drawn (it never changes),
+    else read once."""
+    key = (roll.pk, roll.created)
+    kept = _numbers.get(key)
+    if kept is not None:
+        return kept
     entry = roll.last_entry
     if entry is not None and entry.kind == LogEntry.Kind.ROLL:
-        return entry.seq
-    first = roll.entries.filter(kind=LogEntry.Kind.ROLL).values_list("seq", flat=True).first()
-    return seq if first is None else first
+        first: int | None = entry.seq
+    else:
+        first = roll.entries.filter(kind=LogEntry.Kind.ROLL).values_list("seq", flat=True).first()
+    if first is None:
+        return seq
+    _numbers.put(key, first)
+    return first
+
+
+# Each roll's own number (its first entry's), by the roll and its time (ids come back in tests).
+_numbers: Kept[tuple[int, datetime], int] = Kept(BODIES * 4)
 
 
 def _buttons(
@@ -358,10 +398,6 @@ def _buttons(
     character's sheet)."""
     system = registry.engine(roll.system)
     adapter = registry.table(roll.system)
-    if roll.visibility == Visibility.SEALED and final_reason(roll, adapter):
-        # A side of a settled contest: the settle ended its follow-ups (doubles DBL-9), so
-        # its card offers none (the service refuses them too). Asked of contest rolls only.
-        return []
     offered: list[FollowUp] = []
     # What each follow-up is paid from, for counting the dice of a roll made by hand.
     paid_from: dict[str, Any] = {}

@@ -7,6 +7,8 @@ then asks for what came after the last sequence number returned here."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rolls.models import LogEntry
 from rolls.sight.cards import Card, build_card
 from tabletop.models import Campaign, Membership
@@ -17,11 +19,12 @@ LOOK_BACK = 200
 
 
 def newest_items(
-    campaign: Campaign, *, membership: Membership | None, limit: int, events: bool
+    campaign: Campaign, *, membership: Membership | None, limit: int, events: bool | Collection[str]
 ) -> tuple[list[Card | LogEntry], int]:
     """Up to ``limit`` items, newest first: each roll's card (as ``membership`` sees it; None:
     the table, who sees no hidden dice and no button), and with ``events`` each table event's
-    entry above the card of the roll it marks. Also the last sequence number they include."""
+    entry above the card of the roll it marks (or, given actions, only those events: the
+    television's decisions). Also the last sequence number they include."""
     entries = list(
         LogEntry.objects.filter(campaign=campaign)
         .select_related("roll", "roll__character", "roll__target")
@@ -31,7 +34,8 @@ def newest_items(
     items: list[Card | LogEntry] = []
     seen: set[int] = set()
     for entry in entries:
-        if events and entry.kind == LogEntry.Kind.EVENT:
+        shown = events is True or (not isinstance(events, bool) and entry.action in events)
+        if shown and entry.kind == LogEntry.Kind.EVENT:
             # A table event, or the GM's mark on a roll (voided, revealed): its line, and the
             # roll's card below it as it is now.
             items.append(entry)

@@ -63,7 +63,7 @@ def gm_panel_with_newest(
     when it waits there, as drawing the whole panel again would put it, and as it was
     otherwise."""
     # Nobody's latest roll: a roll for someone without a sheet has no character.
-    card = build_card(roll, state, seq, place="gm", membership=membership, latest=False)
+    card = build_card(roll, state, seq, place="gm", membership=membership, latest=False, roll_seq=seq)
     if not waits_on_gm(roll, card):
         return drawn
     characters = frozenset(pk for pk in (roll.character_id, roll.target_id) if pk is not None)

@@ -14,6 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from rolls.campaigns import services as campaigns
 from rolls.live import display
+from rolls.log.events import DECISIONS
 from rolls.sight.newest import newest_items
 from tabletop import presence
 from tabletop.access import gm_or_403
@@ -29,7 +30,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     campaign = display.campaign_for(token)
     if campaign is None:
         raise Http404("No such display.")
-    cards, last_seq = newest_items(campaign, membership=None, limit=display.SHOWN, events=False)
+    cards, last_seq = newest_items(campaign, membership=None, limit=display.SHOWN, events=DECISIONS)
     overlay = request.GET.get("overlay") == "1"
     context: dict[str, object] = {
         **display.panels_context(campaign),

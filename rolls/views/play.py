@@ -438,7 +438,17 @@ def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def call_close(request: HtmxRequest, pk: int, call_id: int) -> HttpResponse:
+    """The GM closes a call. Its form is drawn by the socket too (``rolls/_call_status.html``), with
+    no token of its own: htmx posts it with the page's token and gets the status back; a second
+    tap on a call closed meanwhile (by another of the GM's screens) gets the same."""
     membership = gm_or_403(request.user, pk)
+    if request.htmx:
+        call = RollCall.objects.filter(campaign=membership.campaign, pk=call_id, closed=False).first()
+        if call is not None:
+            services.call_close(call=call, gm=membership.user)
+        return render(
+            request, "rolls/_call_status.html", {"calls": panels.call_status(membership.campaign_id)}
+        )
     call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
     services.call_close(call=call, gm=membership.user)
     messages.success(request, f"The call for {call.label} is closed.")
