@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats
+from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats, takeback
 
 app_name = "rolls"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     # First, the requests a table sends all evening (a resolve tries each pattern in order).
     path("c/<int:pk>/characters/<int:character_id>/roll/", play.roll_create, name="roll-create"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", play.follow_up, name="follow-up"),
+    path("c/<int:pk>/rolls/<int:roll_id>/take-back/", takeback.roll_take_back, name="roll-take-back"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", play.odds, name="odds"),
     path("campaigns/new/", campaigns.campaign_new, name="campaign-new"),
     path("join/<str:token>/", campaigns.join, name="join"),
