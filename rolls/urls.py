@@ -12,7 +12,6 @@ urlpatterns = [
     # First, the requests a table sends all evening (a resolve tries each pattern in order).
     path("c/<int:pk>/characters/<int:character_id>/roll/", play.roll_create, name="roll-create"),
     path("c/<int:pk>/rolls/<int:roll_id>/follow-up/", play.follow_up, name="follow-up"),
-    path("c/<int:pk>/rolls/<int:roll_id>/take-back/", takeback.roll_take_back, name="roll-take-back"),
     path("c/<int:pk>/characters/<int:character_id>/odds/", play.odds, name="odds"),
     path("campaigns/new/", campaigns.campaign_new, name="campaign-new"),
     path("join/<str:token>/", campaigns.join, name="join"),
@@ -21,6 +20,7 @@ urlpatterns = [
     path("c/<int:pk>/history/", history.history_page, name="history"),
     path("c/<int:pk>/rolls/<int:roll_id>/", history.roll_page, name="roll"),
     path("c/<int:pk>/rolls/<int:roll_id>/void/", history.roll_void, name="roll-void"),
+    path("c/<int:pk>/rolls/<int:roll_id>/take-back/", takeback.roll_take_back, name="roll-take-back"),
     path(
         "c/<int:pk>/rolls/<int:roll_id>/helper-condition/",
         history.roll_helper_condition,
