@@ -49,11 +49,41 @@
     var xhr = event.detail.xhr;
     if (!xhr || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
     clearRefusals();
-    if (elt && elt.id === "roll-form") {
-      var intent = elt.querySelector("input[name=intent]");
-      if (intent) intent.value = "";
-    }
+    if (elt && elt.id === "roll-form") resetPerRoll(elt);
   });
+
+  // After a roll, the choices that were that roll's own (what it needs, an advantage, the side
+  // it took, help, rolling blind, the intent) start afresh; the character's standing ones (its
+  // trait, stat or skill: ``RollFormBase.standing``, listed in data-standing) stay for the next
+  // roll. The keypad clears its own entry (keypad.js).
+  function resetPerRoll(form) {
+    var standing = (form.dataset.standing || "").split(/\s+/);
+    var changed = false;
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || standing.indexOf(el.name) >= 0 || el.closest("[data-keypad]")) return;
+      if (el.type === "hidden" || el.type === "submit" || el.type === "button") return;
+      if (el.type === "checkbox" || el.type === "radio") {
+        if (el.checked !== el.defaultChecked) {
+          el.checked = el.defaultChecked;
+          changed = true;
+        }
+      } else if (el.tagName === "SELECT") {
+        var index = 0;
+        Array.prototype.forEach.call(el.options, function (option, i) {
+          if (option.defaultSelected) index = i;
+        });
+        if (el.selectedIndex !== index) {
+          el.selectedIndex = index;
+          changed = true;
+        }
+      } else if (el.value !== el.defaultValue) {
+        el.value = el.defaultValue;
+        changed = true;
+      }
+    });
+    // The odds follow the form's "change" (hx-trigger): they show the choices as they are now.
+    if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
+  }
 
   function clearRefusals() {
     document.querySelectorAll("[data-refusal]").forEach(function (slot) {
@@ -99,7 +129,8 @@
       // Swapped outerHTML: the target the event names has left the page, its successor has not.
       var result = document.getElementById("result");
       card = result && result.querySelector(".card");
-      if (card) card.scrollIntoView({ behavior: "smooth", block: "start" });
+      // The panel, not the card: a take-back button above the card shows too.
+      if (card) result.scrollIntoView({ behavior: "smooth", block: "start" });
     } else if (target.classList && target.classList.contains("card") && target.isConnected) {
       card = target;
     } else if (target.id && target.id.indexOf("-roll-") > 0) {
@@ -169,6 +200,34 @@
     button.setAttribute("aria-pressed", on ? "true" : "false");
     button.textContent = on ? "Sound on" : "Sound off";
   }
+
+  // The take-back button of a stray tap lasts as long as the server allows it (its
+  // data-seconds, rolls/play/takeback.py): then it goes, rather than answer with a refusal.
+  function armTakeBack(root) {
+    (root || document).querySelectorAll(".take-back[data-seconds]:not([data-armed])").forEach(function (form) {
+      form.dataset.armed = "1";
+      setTimeout(function () {
+        form.remove();
+      }, parseInt(form.dataset.seconds, 10) * 1000);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    armTakeBack(document);
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    armTakeBack(document);
+  });
+
+  // The phone's Roll bar is fixed to the bottom of the screen (app.css): the page keeps its
+  // height free below everything, and scrolls stop above it.
+  document.addEventListener("DOMContentLoaded", function () {
+    var bar = document.querySelector("body.phone #roll-form .roll-bar");
+    if (!bar || !window.ResizeObserver) return;
+    new ResizeObserver(function () {
+      var fixed = window.getComputedStyle(bar).position === "fixed";
+      document.documentElement.style.setProperty("--roll-bar-height", fixed ? bar.offsetHeight + "px" : "0px");
+    }).observe(bar);
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     var button = document.getElementById("sound-toggle");

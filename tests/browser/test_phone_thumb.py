@@ -1,0 +1,93 @@
+"""Issue 42, "the phone keeps a player's thumb safe", at 360 x 740 in each system: after a
+result, Roll is where it was and in view with the result; "Roll blind" is never under the
+thumb; the choices that were the last roll's own start afresh; a stray tap is taken back."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests import factories
+from tests.browser.conftest import Browsers, Shot
+from tests.browser.flows import assert_fits_phone
+from tests.browser.test_phone import HEIGHT, RESULT_DICE, SYSTEMS, _in_thread, _roll_screen, _table
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Room a thumb needs around a button (a finger's pad is about 10 mm, ~40 CSS px).
+THUMB = 40
+
+
+def _box(page: Page, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box
+
+
+def _in_view(box: dict[str, float]) -> bool:
+    return box["y"] >= -2 and box["y"] + box["height"] <= HEIGHT + 0.5
+
+
+def _near(a: dict[str, float], b: dict[str, float], margin: float) -> bool:
+    """Whether box ``a`` comes within ``margin`` px of box ``b``."""
+    return not (
+        a["x"] + a["width"] + margin <= b["x"]
+        or b["x"] + b["width"] + margin <= a["x"]
+        or a["y"] + a["height"] + margin <= b["y"]
+        or b["y"] + b["height"] + margin <= a["y"]
+    )
+
+
+def _tappable_near(page: Page, selector: str, target: dict[str, float], margin: float) -> bool:
+    """Whether a tap could reach ``selector`` within ``margin`` px of ``target``: it comes that
+    near and is not covered there (by the Roll bar, say) at its middle."""
+    box = _box(page, selector)
+    if not _near(box, target, margin):
+        return False
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    if not 0 <= y <= HEIGHT:
+        return False
+    return bool(
+        page.evaluate(
+            "([s, x, y]) => document.querySelector(s).contains(document.elementFromPoint(x, y))",
+            [selector, x, y],
+        )
+    )
+
+
+BLIND = "#roll-form label:has(input[name=blind])"
+ROLL = "#roll-form .roll-button"
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_after_a_result_roll_is_where_it_was_in_view_with_the_result_and_roll_blind_far_from_it(
+    system: str, browsers: Browsers, shot: Shot, dice: factories.Script
+) -> None:
+    table = _in_thread(_table, system)
+    phone = _roll_screen(browsers, table)
+    expect(phone.locator("#odds .odds-chance")).to_be_visible()
+    before = _box(phone, ROLL)
+    assert _in_view(before), before
+    assert not _tappable_near(phone, BLIND, before, THUMB)
+
+    dice(*RESULT_DICE[system], then=3)
+    phone.locator(ROLL).click()
+    card = phone.locator("#result .card")
+    expect(card).to_be_visible()
+    phone.wait_for_timeout(700)  # the smooth scroll to the result
+    shot(phone, f"thumb-{system}-result", full_page=False)
+
+    after = _box(phone, ROLL)
+    assert _in_view(after), after
+    assert abs(after["y"] - before["y"]) < 1, (before, after)  # Roll did not move
+    top = card.bounding_box()
+    assert top is not None and -2 <= top["y"] < HEIGHT / 2, top
+    # The verdict of the result is on the screen too, above the Roll bar.
+    verdict = card.locator(".verdict").bounding_box()
+    bar = _box(phone, "#roll-form .roll-bar")
+    assert verdict is not None and verdict["y"] + verdict["height"] <= bar["y"], (verdict, bar)
+    # Nothing but Roll under the thumb where Roll was, and "Roll blind" nowhere near it.
+    x, y = before["x"] + before["width"] / 2, before["y"] + before["height"] / 2
+    assert phone.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('.roll-button')", [x, y])
+    assert not _tappable_near(phone, BLIND, after, THUMB)
+    assert_fits_phone(phone)
