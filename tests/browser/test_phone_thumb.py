@@ -91,3 +91,63 @@ def test_after_a_result_roll_is_where_it_was_in_view_with_the_result_and_roll_bl
     assert phone.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('.roll-button')", [x, y])
     assert not _tappable_near(phone, BLIND, after, THUMB)
     assert_fits_phone(phone)
+
+
+# The choices that belong to one roll in each system: (field, the value a tap picks, the value
+# the form starts with), in the order they are tapped; and the character's standing choice
+# (its field), which stays.
+PER_ROLL = {
+    "sixes": [("need", "2", "1")],
+    "kinds": [("net", "1", "0")],
+    "doubles": [("dn", "opposed", "4")],
+    "sets": [("bar", "opposed", "2"), ("side", "defender", "attacker")],
+    "stars": [("advantage", "advantage", "none")],
+}
+STANDING = {"sixes": "trait", "kinds": "trait", "doubles": "abilities", "sets": "stat", "stars": "stat"}
+ANOTHER_TRAIT = {"sixes": "Sneak", "kinds": "Drive", "sets": "Finesse", "stars": "Agility"}
+
+
+def _value(page: Page, name: str) -> list[str]:
+    return page.locator(
+        f"#roll-form input[name={name}]:checked, #roll-form select[name={name}]"
+    ).evaluate_all("els => els.map(e => e.value)")
+
+
+def _choose(page: Page, name: str, value: str) -> None:
+    select = page.locator(f"#roll-form select[name={name}]")
+    if select.count():
+        select.select_option(value)
+    else:
+        page.locator(f"#roll-form label:has(input[name={name}][value='{value}'])").click()
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_after_a_roll_its_own_choices_start_afresh_and_the_characters_stay(
+    system: str, browsers: Browsers, dice: factories.Script
+) -> None:
+    """Issue 42: the need, the advantage, the side "against" and rolling blind were carried into
+    the next roll. They reset after a roll; the trait (or stat, skill, abilities) stays."""
+    table = _in_thread(_table, system)
+    phone = _roll_screen(browsers, table)
+    standing = STANDING[system]
+    if system in ANOTHER_TRAIT:
+        phone.locator("#roll-form .trait", has_text=ANOTHER_TRAIT[system]).first.click()
+    else:
+        phone.locator(f"#roll-form label:has(input[name={standing}])").last.click()
+    kept = _value(phone, standing)
+    assert kept
+    for name, picked, _ in PER_ROLL[system]:
+        _choose(phone, name, picked)
+        assert _value(phone, name) == [picked]
+    phone.locator(BLIND).click()
+    phone.locator("#roll-form input[name=intent]").fill("Climb the fence")
+
+    dice(*RESULT_DICE[system], then=3)
+    phone.locator(ROLL).click()
+    expect(phone.locator("#result .card")).to_be_visible()
+
+    for name, _, start in PER_ROLL[system]:
+        assert _value(phone, name) == [start], name
+    expect(phone.locator("#roll-form input[name=blind]")).not_to_be_checked()
+    expect(phone.locator("#roll-form input[name=intent]")).to_have_value("")
+    assert _value(phone, standing) == kept
