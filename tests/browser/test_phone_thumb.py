@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import assert_fits_phone
+from tests.browser.flows import assert_fits_phone, wait_live
 from tests.browser.test_phone import HEIGHT, RESULT_DICE, SYSTEMS, _in_thread, _roll_screen, _table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -151,3 +151,51 @@ def test_after_a_roll_its_own_choices_start_afresh_and_the_characters_stay(
     expect(phone.locator("#roll-form input[name=blind]")).not_to_be_checked()
     expect(phone.locator("#roll-form input[name=intent]")).to_have_value("")
     assert _value(phone, standing) == kept
+
+
+def test_a_stray_tap_is_taken_back_and_the_roll_before_it_may_be_pushed_again_SIX_7(
+    browsers: Browsers, shot: Shot, dice: factories.Script
+) -> None:
+    """The roller takes back a stray second roll within its window: the GM's console and the TV
+    strike it through, and the roll before it is the kid's newest again, its push back."""
+    from django.urls import reverse
+
+    from tests.browser.test_phone import _sign_in
+
+    table = _in_thread(_table, "sixes")
+    gm = browsers.gm()
+    _sign_in(gm, table.gm, browsers.base_url)
+    gm.goto(reverse("rolls:session", args=[table.campaign.pk]))
+    tv = browsers.display()
+    tv.goto(reverse("rolls:display", args=[table.campaign.display_token]))
+    phone = _roll_screen(browsers, table)
+    wait_live(gm)
+    wait_live(tv)
+
+    dice(1, 2, 3, then=2)
+    phone.locator(ROLL).click()
+    first = phone.locator("#result .card")
+    expect(first.locator(".follow-up-push button")).to_be_visible()
+    first_id = first.get_attribute("data-roll")
+    dice(4, 5, 2, then=2)
+    phone.locator(ROLL).click()
+    stray = phone.locator("#result .card")
+    expect(stray).not_to_have_attribute("data-roll", first_id or "")
+    stray_id = stray.get_attribute("data-roll")
+    take_back = phone.get_by_role("button", name="Take back this roll")
+    expect(take_back).to_be_visible()
+    shot(phone, "thumb-take-back-offered", full_page=False)
+
+    take_back.click()
+
+    expect(phone.locator("#result .taken-back")).to_contain_text("Taken back")
+    again = phone.locator(f"#result-roll-{first_id}")
+    expect(again.locator(".follow-up-push button")).to_be_visible()
+    shot(phone, "thumb-take-back-done", full_page=False)
+    for screen in (gm, tv):
+        expect(screen.locator(f"[id$='-roll-{stray_id}'].voided").first).to_be_visible()
+    # The push goes on the roll before it.
+    again.get_by_label("Condition to check").select_option("Scared")
+    again.get_by_label("What does the kid do to push themself?").fill("Olle runs faster")
+    again.locator(".follow-up-push button").click()
+    expect(phone.locator(f"#result-roll-{first_id}")).to_contain_text("Pushed")
