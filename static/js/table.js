@@ -47,7 +47,8 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var elt = event.detail.elt;
     var xhr = event.detail.xhr;
-    if (!xhr || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
+    // status 0: nothing came back (offline, htmx:sendError): nothing succeeded either.
+    if (!xhr || !xhr.status || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
     clearRefusals();
     if (elt && elt.id === "roll-form") resetPerRoll(elt);
   });
@@ -84,6 +85,61 @@
     // The odds follow the form's "change" (hx-trigger): they show the choices as they are now.
     if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
   }
+
+  // An action tapped without a network is not lost in silence, and not sent twice: it says
+  // so where the refusal would go, and the player taps it again once back. Nothing is sent
+  // while the browser knows it is offline; a request that fails on the way says the same. While
+  // a request is on its way, the buttons of what sent it are disabled: a second tap waits.
+  var OFFLINE = "You are offline: this was not sent.";
+
+  function sayOffline(elt) {
+    var form = elt && elt.closest ? elt.closest("form") || elt : null;
+    var slot = (form && form.querySelector && form.querySelector("[data-refusal]")) || document.getElementById("notice");
+    if (!slot) return;
+    slot.innerHTML = "";
+    var message = document.createElement("p");
+    message.className = "flash error offline-refusal";
+    message.setAttribute("role", "alert");
+    message.textContent = OFFLINE;
+    slot.appendChild(message);
+    var box = message.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) message.scrollIntoView({ block: "nearest" });
+  }
+
+  function sendingButtons(elt) {
+    if (!elt) return [];
+    if (elt.tagName === "FORM") return Array.prototype.slice.call(elt.querySelectorAll("button:not([type=button])"));
+    return elt.tagName === "BUTTON" ? [elt] : [];
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "get") return;
+    if (navigator.onLine === false) {
+      event.preventDefault();
+      sayOffline(elt);
+      return;
+    }
+    sendingButtons(elt).forEach(function (button) {
+      if (button.disabled) return;
+      button.disabled = true;
+      button.dataset.sending = "1";
+    });
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    sendingButtons(event.detail.elt).forEach(function (button) {
+      if (!button.dataset.sending) return;
+      button.disabled = false;
+      delete button.dataset.sending;
+    });
+  });
+
+  document.addEventListener("htmx:sendError", function (event) {
+    var config = event.detail.requestConfig;
+    if (config && config.verb === "get") return; // the odds: they come again with the next change
+    sayOffline(event.detail.elt);
+  });
 
   function clearRefusals() {
     document.querySelectorAll("[data-refusal]").forEach(function (slot) {
