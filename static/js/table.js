@@ -257,6 +257,36 @@
     button.textContent = on ? "Sound on" : "Sound off";
   }
 
+  // After the player's own follow-up on a contest's roll (a push on their side), the contest's
+  // next actions for them ("Buy a success", "Give a spare success") are redrawn on the
+  // contests panel above the result, out of sight: bring the first into view. Only for a
+  // moment after their own tap, so another player's move never scrolls this page.
+  var followedUp = 0;
+  var FOLLOW_UP_WINDOW = 5000;
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.closest && elt.closest("#result .card")) followedUp = Date.now();
+  });
+
+  function showContestSteps() {
+    if (!followedUp || Date.now() - followedUp > FOLLOW_UP_WINDOW) return;
+    var step = document.querySelector("#contests-panel .contest-step");
+    if (!step) return;
+    var box = step.getBoundingClientRect();
+    var bar = document.querySelector("body.phone #roll-form .roll-bar");
+    var bottom = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+    if (box.top < 0 || box.bottom > bottom) step.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  }
+
+  document.addEventListener("htmx:afterSettle", function () {
+    showContestSteps();
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "contests-panel") setTimeout(showContestSteps, 0);
+  });
+
   // The take-back button of a stray tap lasts as long as the server allows it (its
   // data-seconds, rolls/play/takeback.py): then it goes, rather than answer with a refusal.
   function armTakeBack(root) {
