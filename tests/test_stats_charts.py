@@ -29,5 +29,7 @@ def test_the_dashed_centre_line_spares_the_labels_above_the_bars() -> None:
 
 
 def test_beside_short_labels_the_centre_line_runs_the_whole_chart() -> None:
-    svg = str(charts.bars("Luck", [charts.Bar("3 dice", 0.5, "50%"), charts.Bar("4 dice", 0.2, "20%")], centre=0.5))
+    svg = str(
+        charts.bars("Luck", [charts.Bar("3 dice", 0.5, "50%"), charts.Bar("4 dice", 0.2, "20%")], centre=0.5)
+    )
     assert len(LINE.findall(svg)) == 1

@@ -14,7 +14,6 @@ The note is the GM's alone: not a log entry (the GM may rewrite it), never shown
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction

@@ -54,7 +54,12 @@ def offer(roll: Roll | None, membership: Membership) -> dict[str, object] | None
 def newest_standing(character: Character) -> Roll | None:
     """The character's newest roll that is not voided: what its roll screen shows, and the
     roll a take-back hands the follow-ups of the newest roll back to."""
-    return Roll.objects.filter(character=character, voided=False).select_related("character").order_by("-id").first()
+    return (
+        Roll.objects.filter(character=character, voided=False)
+        .select_related("character")
+        .order_by("-id")
+        .first()
+    )
 
 
 def _refusal(roll: Roll, user: AbstractBaseUser) -> str:

@@ -12,9 +12,8 @@ from django.shortcuts import render
 from rolls import registry
 from rolls.contests.forms import ChallengeBuilder, ContestBuilder
 from rolls.contests.panels import contest_views
-from rolls.models import Roll
-from rolls.play.calls import CallBuilder
 from rolls.play import takeback
+from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
 from rolls.sight.cards import Card, latest_card

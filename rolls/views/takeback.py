@@ -16,8 +16,8 @@ from rolls.play import takeback
 from rolls.sight.cards import latest_card
 from rolls.systems import RulesError
 from rolls.views import pages
-from rolls.views.play import CHARACTER_PAGE, _refusal
 from rolls.views.pages import Refusal
+from rolls.views.play import CHARACTER_PAGE, _refusal
 from tabletop.access import acting_for, membership_or_404
 from tabletop.http import HtmxRequest
 
