@@ -190,7 +190,8 @@ class Roll(models.Model):
         return _ROLL_OF_CAMPAIGN.get_or_none(campaign_id=campaign_id, pk=roll_id)
 
     def is_latest(self) -> bool:
-        """Whether this is its character's most recent roll (a push must follow the roll)."""
+        """Whether this is its character's most recent roll not voided (a push must follow
+        the roll)."""
         if self.known_latest is not None:
             return self.known_latest
         if self.character_id is None:
@@ -222,8 +223,12 @@ class Roll(models.Model):
 _NEWEST_ENTRY = CompiledList(
     lambda roll_id: LogEntry.objects.filter(roll_id=roll_id).order_by("-seq")[:1], "roll_id"
 )
+# A voided roll is no character's latest: voiding the newest gives the roll before it back the
+# follow-ups that go only on the newest (rolls.play.void).
 _LATEST_OF_CHARACTER = CompiledList(
-    lambda character_id: Roll.objects.filter(character_id=character_id).only("id").order_by("-id")[:1],
+    lambda character_id: (
+        Roll.objects.filter(character_id=character_id, voided=False).only("id").order_by("-id")[:1]
+    ),
     "character_id",
 )
 _ROLL_OF_CAMPAIGN = CompiledQuery(

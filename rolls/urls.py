@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats
+from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats, takeback
 
 app_name = "rolls"
 
@@ -20,6 +20,7 @@ urlpatterns = [
     path("c/<int:pk>/history/", history.history_page, name="history"),
     path("c/<int:pk>/rolls/<int:roll_id>/", history.roll_page, name="roll"),
     path("c/<int:pk>/rolls/<int:roll_id>/void/", history.roll_void, name="roll-void"),
+    path("c/<int:pk>/rolls/<int:roll_id>/take-back/", takeback.roll_take_back, name="roll-take-back"),
     path(
         "c/<int:pk>/rolls/<int:roll_id>/helper-condition/",
         history.roll_helper_condition,

@@ -141,6 +141,13 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:roll": ("GET", "roll", {}, MEMBERS),
     "rolls:roll-note": ("POST", "roll", {"note": "Trapped."}, GM_CONTROL),
     "rolls:roll-void": ("POST", "roll", {}, GM_CONTROL),
+    # The roller takes back their own roll (the player's); the GM voids instead: told so (422).
+    "rolls:roll-take-back": (
+        "POST",
+        "roll",
+        {},
+        {"gm": 422, "player": 302, "other_player": 403, "outsider": 404, "anonymous": 302},
+    ),
     # SIX-16: the table's roll had no helper: the GM is told so, nothing is written.
     "rolls:roll-helper-condition": ("POST", "roll", {"condition": "Upset"}, {**GM_CONTROL, "gm": 422}),
     # SIX-15: nobody helped the table's roll: nothing to strike, the GM is told so.

@@ -131,7 +131,10 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
             closing=adapter.contest_closing(contest.kind) if gm else "",
             board=(board := adapter.flow_view(contest, membership)),
             board_template=adapter.template(f"flow_{contest.kind}"),
-            board_rows=[side_row(character, (contest.kind,)) for character in getattr(board, "mine", [])],
+            board_rows=[
+                side_row(character, (contest.kind,), place=f"contest-{contest.pk}")
+                for character in getattr(board, "mine", [])
+            ],
         )
     revealed = all(side.roll is not None and side.roll.revealed for side in sides)
     winner, said = None, ""

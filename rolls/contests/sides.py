@@ -54,13 +54,18 @@ class SideRow:
 UNUSED_IN = "data-unused-in"
 
 
-def side_row(character: Character, kinds: Sequence[str] = (CONTEST,)) -> SideRow:
+def side_row(character: Character, kinds: Sequence[str] = (CONTEST,), *, place: str = "") -> SideRow:
     """``character``'s roll fields for a side of a flow of any of ``kinds`` (the form's kind
     choices): a field that every one of them fixes (``TableAdapter.contest_fixed``) is left
-    out, one that only some fix is marked ``data-unused-in`` with those kinds."""
+    out, one that only some fix is marked ``data-unused-in`` with those kinds. ``place``: a
+    word for its fields' ids where one page holds several rows of the same character (the
+    challenge form and an extended action's board on one phone): the names stay the same."""
     adapter = registry.table(character.campaign.system)
     form = adapter.roll_form(
-        character=character, initial=adapter.roll_initial, prefix=side_prefix(character)
+        character=character,
+        initial=adapter.roll_initial,
+        prefix=side_prefix(character),
+        auto_id=f"id_{place}-%s" if place else "id_%s",
     ).compacted()
     fixed = {kind: adapter.contest_fixed(kind) for kind in kinds}
     names = [

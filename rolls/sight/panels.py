@@ -146,7 +146,9 @@ def _recent(campaign_id: int, *, against: bool) -> QuerySet[Roll]:
             newest_seq=Subquery(entries.values("seq")[:1]),
             newest_state=Subquery(entries.values("state")[:1], output_field=JSONField()),
             newest_of_character=Subquery(
-                Roll.objects.filter(character_id=OuterRef("character_id")).order_by("-id").values("id")[:1]
+                Roll.objects.filter(character_id=OuterRef("character_id"), voided=False)
+                .order_by("-id")
+                .values("id")[:1]
             ),
         )
         .order_by("-id")[:PANEL_ROLLS]

@@ -64,14 +64,16 @@ def _cut(label: str) -> str:
 def bars(title: str, rows: Sequence[Bar], *, centre: float | None = None) -> SafeString:
     """Horizontal bars, one per row, each with its value printed after it and, when given,
     a tick where fair dice would put it. ``centre``: a dashed line across every row (the
-    50th percentile of a luck chart). Labels stand left of their bars when each fits there,
-    else on a line above each bar."""
+    50th percentile of a luck chart; across each bar alone when the labels stand above the
+    bars). Labels stand left of their bars when each fits there, else on a line above each
+    bar."""
     stacked = not all(_fits(row.label, LABEL_WIDTH - 4) for row in rows)
     bar_x = STACKED_BAR_X if stacked else BAR_X
     bar_width = BAR_WIDTH + (BAR_X - STACKED_BAR_X if stacked else 0)
     row_height = ROW + (STACKED_LABEL if stacked else 0)
     height = row_height * len(rows) + 8
     body: list[str] = []
+    centre_x = round(bar_x + bar_width * _share(centre), 1) if centre is not None else None
     for i, row in enumerate(rows):
         top = 4 + row_height * i + (row_height - BAR_HEIGHT) // 2 + (STACKED_LABEL // 2 if stacked else 0)
         middle = top + BAR_HEIGHT / 2
@@ -91,6 +93,13 @@ def bars(title: str, rows: Sequence[Bar], *, centre: float | None = None) -> Saf
         body.append(
             f'<rect class="chart-bar" x="{bar_x}" y="{top}" width="{width}" height="{BAR_HEIGHT}" rx="3"/>'
         )
+        if stacked and centre_x is not None:
+            # Across this bar only: a line the whole chart down would cross the labels that
+            # stand over the bars (issue 44).
+            body.append(
+                f'<line class="chart-centre" x1="{centre_x}" x2="{centre_x}" '
+                f'y1="{top - 1}" y2="{top + BAR_HEIGHT + 2}"/>'
+            )
         if row.marker is not None:
             x = round(bar_x + bar_width * _share(row.marker), 1)
             body.append(
@@ -100,9 +109,8 @@ def bars(title: str, rows: Sequence[Bar], *, centre: float | None = None) -> Saf
             f'<text class="chart-value" x="{bar_x + bar_width + 6}" y="{middle}" '
             f'dominant-baseline="central">{escape(row.text)}</text>'
         )
-    if centre is not None:
-        x = round(bar_x + bar_width * _share(centre), 1)
-        body.append(f'<line class="chart-centre" x1="{x}" x2="{x}" y1="0" y2="{height}"/>')
+    if centre_x is not None and not stacked:
+        body.append(f'<line class="chart-centre" x1="{centre_x}" x2="{centre_x}" y1="0" y2="{height}"/>')
     return _svg(height, title, body)
 
 

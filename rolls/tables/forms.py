@@ -39,6 +39,13 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
     blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
     call = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
 
+    # The choices that describe the character rather than this roll (what it rolls with: a
+    # trait, a stat, a skill): they stay on the phone's form after a roll, since the next roll
+    # is often the same. Every other choice belongs to one roll (what it needs, an advantage,
+    # the side of an opposed roll, help, a bonus, rolling blind, the intent) and starts afresh
+    # after it (static/js/table.js resets them; the form names these in data-standing).
+    standing: tuple[str, ...] = ()
+
     def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.character = character

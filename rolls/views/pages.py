@@ -12,7 +12,7 @@ from django.shortcuts import render
 from rolls import registry
 from rolls.contests.forms import ChallengeBuilder, ContestBuilder
 from rolls.contests.panels import contest_views
-from rolls.models import Roll
+from rolls.play import takeback
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
 from rolls.sight import panels
@@ -144,7 +144,9 @@ def character_page(
     campaign = membership.campaign
     adapter = registry.table(campaign.system)
     form = adapter.roll_form(character=character, initial={**adapter.roll_initial, **(sent or {})})
-    last = Roll.objects.filter(character=character).select_related("character").order_by("-id").first()
+    # The newest roll that stands: once the newest is voided (or taken back), the one before
+    # it, with the follow-ups that go only on a character's newest roll back on it.
+    last = takeback.newest_standing(character)
     result = latest_card(last, place="result", membership=membership) if last else None
     feed, last_seq = newest_items(membership.campaign, membership=membership, limit=10, events=True)
     against_cards = panels.against_panel(campaign.pk, membership)
@@ -161,6 +163,7 @@ def character_page(
             "character": character,
             "form": form,
             "result": result,
+            "take_back": takeback.offer(last, membership),
             "feed": feed,
             "last_seq": last_seq,
             "session": campaign.open_session(),

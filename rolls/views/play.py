@@ -17,7 +17,7 @@ from django_htmx.http import reswap, retarget
 from rolls import registry
 from rolls.log import fairdice, randomness
 from rolls.models import Roll, RollCall
-from rolls.play import services
+from rolls.play import services, takeback
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
 from rolls.sight import answers, panels
@@ -96,6 +96,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         CHARACTER_PAGE + "#result",
         {
             "result": card,
+            "take_back": takeback.offer(roll, membership),
             "campaign": membership.campaign,
             "answered": call,
             "character": locked,

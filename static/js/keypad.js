@@ -168,7 +168,7 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var elt = event.detail.elt;
     var xhr = event.detail.xhr;
-    if (!elt || elt.id !== "roll-form" || !xhr || xhr.status >= 400) return;
+    if (!elt || elt.id !== "roll-form" || !xhr || !xhr.status || xhr.status >= 400) return;
     if (event.detail.requestConfig.verb === "get") return;
     elt.querySelectorAll("[data-keypad]").forEach(function (pad) {
       setFaces(pad, []);

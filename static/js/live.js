@@ -7,7 +7,8 @@
 //   display whose link was replaced).
 // - Reload when the server asks (a catch-up too long to replay, a new join link for the QR
 //   code): its marker has no element to land in, so it is read before htmx looks for one.
-// - Show the connection state in #live-status.
+// - Reconnect at once when the browser says the network is back (its "online" event).
+// - Show the connection state in #live-status (fixed in view while not live, app.css).
 (function () {
   "use strict";
 
@@ -49,10 +50,40 @@
     return !current || current.readyState > 1; // CLOSING or CLOSED
   }
 
+  var live = false;
+
   document.addEventListener("htmx:wsOpen", function (event) {
     wrapper = event.detail.socketWrapper;
     wrapper.send(JSON.stringify({ since: lastSeq() }));
+    live = true;
     setStatus("live", "Live");
+  });
+
+  // The network back (the browser's "online" event): reconnect at once, not when htmx's
+  // growing backoff next tries, then again after 250 ms, 500 ms, 1 s, 2 s... (2 s at most)
+  // until the socket is open. A socket that looks open may have died with the network: it is
+  // replaced too, and the new one asks for what was missed.
+  var retry = null;
+
+  function reconnectNow(attempt) {
+    clearTimeout(retry);
+    if (closedForGood || !wrapper) return;
+    if (attempt > 0 && live && !dead()) return;
+    live = false;
+    setStatus("offline", "Reconnecting…");
+    wrapper.reconnect();
+    retry = setTimeout(function () {
+      reconnectNow(attempt + 1);
+    }, Math.min(250 * Math.pow(2, attempt), 2000));
+  }
+
+  window.addEventListener("online", function () {
+    reconnectNow(0);
+  });
+  window.addEventListener("offline", function () {
+    if (closedForGood) return;
+    live = false;
+    setStatus("offline", "Offline: waiting for the network…");
   });
 
   document.addEventListener("htmx:wsClose", function (event) {
@@ -68,7 +99,8 @@
     // Only the loss of the current socket counts: htmx closes the socket it replaces when
     // it reconnects, and reconnecting again for that would close the new one, and so on.
     if (event.detail.event.target !== current) return;
-    setStatus("offline", "Reconnecting…");
+    live = false;
+    setStatus("offline", navigator.onLine === false ? "Offline: waiting for the network…" : "Reconnecting…");
     // htmx reconnects by itself on 1006/1011/1012/1013; any other close (1001 when a server
     // goes away, for one) gets the same treatment here.
     if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {

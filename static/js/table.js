@@ -47,12 +47,98 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var elt = event.detail.elt;
     var xhr = event.detail.xhr;
-    if (!xhr || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
+    // status 0: nothing came back (offline, htmx:sendError): nothing succeeded either.
+    if (!xhr || !xhr.status || xhr.status >= 400 || event.detail.requestConfig.verb === "get") return;
     clearRefusals();
-    if (elt && elt.id === "roll-form") {
-      var intent = elt.querySelector("input[name=intent]");
-      if (intent) intent.value = "";
+    if (elt && elt.id === "roll-form") resetPerRoll(elt);
+  });
+
+  // After a roll, the choices that were that roll's own (what it needs, an advantage, the side
+  // it took, help, rolling blind, the intent) start afresh; the character's standing ones (its
+  // trait, stat or skill: ``RollFormBase.standing``, listed in data-standing) stay for the next
+  // roll. The keypad clears its own entry (keypad.js).
+  function resetPerRoll(form) {
+    var standing = (form.dataset.standing || "").split(/\s+/);
+    var changed = false;
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || standing.indexOf(el.name) >= 0 || el.closest("[data-keypad]")) return;
+      if (el.type === "hidden" || el.type === "submit" || el.type === "button") return;
+      if (el.type === "checkbox" || el.type === "radio") {
+        if (el.checked !== el.defaultChecked) {
+          el.checked = el.defaultChecked;
+          changed = true;
+        }
+      } else if (el.tagName === "SELECT") {
+        var index = 0;
+        Array.prototype.forEach.call(el.options, function (option, i) {
+          if (option.defaultSelected) index = i;
+        });
+        if (el.selectedIndex !== index) {
+          el.selectedIndex = index;
+          changed = true;
+        }
+      } else if (el.value !== el.defaultValue) {
+        el.value = el.defaultValue;
+        changed = true;
+      }
+    });
+    // The odds follow the form's "change" (hx-trigger): they show the choices as they are now.
+    if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // An action tapped without a network is not lost in silence, and not sent twice: it says
+  // so where the refusal would go, and the player taps it again once back. Nothing is sent
+  // while the browser knows it is offline; a request that fails on the way says the same. While
+  // a request is on its way, the buttons of what sent it are disabled: a second tap waits.
+  var OFFLINE = "You are offline: this was not sent.";
+
+  function sayOffline(elt) {
+    var form = elt && elt.closest ? elt.closest("form") || elt : null;
+    var slot = (form && form.querySelector && form.querySelector("[data-refusal]")) || document.getElementById("notice");
+    if (!slot) return;
+    slot.innerHTML = "";
+    var message = document.createElement("p");
+    message.className = "flash error offline-refusal";
+    message.setAttribute("role", "alert");
+    message.textContent = OFFLINE;
+    slot.appendChild(message);
+    var box = message.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) message.scrollIntoView({ block: "nearest" });
+  }
+
+  function sendingButtons(elt) {
+    if (!elt) return [];
+    if (elt.tagName === "FORM") return Array.prototype.slice.call(elt.querySelectorAll("button:not([type=button])"));
+    return elt.tagName === "BUTTON" ? [elt] : [];
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "get") return;
+    if (navigator.onLine === false) {
+      event.preventDefault();
+      sayOffline(elt);
+      return;
     }
+    sendingButtons(elt).forEach(function (button) {
+      if (button.disabled) return;
+      button.disabled = true;
+      button.dataset.sending = "1";
+    });
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    sendingButtons(event.detail.elt).forEach(function (button) {
+      if (!button.dataset.sending) return;
+      button.disabled = false;
+      delete button.dataset.sending;
+    });
+  });
+
+  document.addEventListener("htmx:sendError", function (event) {
+    var config = event.detail.requestConfig;
+    if (config && config.verb === "get") return; // the odds: they come again with the next change
+    sayOffline(event.detail.elt);
   });
 
   function clearRefusals() {
@@ -99,7 +185,8 @@
       // Swapped outerHTML: the target the event names has left the page, its successor has not.
       var result = document.getElementById("result");
       card = result && result.querySelector(".card");
-      if (card) card.scrollIntoView({ behavior: "smooth", block: "start" });
+      // The panel, not the card: a take-back button above the card shows too.
+      if (card) result.scrollIntoView({ behavior: "smooth", block: "start" });
     } else if (target.classList && target.classList.contains("card") && target.isConnected) {
       card = target;
     } else if (target.id && target.id.indexOf("-roll-") > 0) {
@@ -169,6 +256,64 @@
     button.setAttribute("aria-pressed", on ? "true" : "false");
     button.textContent = on ? "Sound on" : "Sound off";
   }
+
+  // After the player's own follow-up on a contest's roll (a push on their side), the contest's
+  // next actions for them ("Buy a success", "Give a spare success") are redrawn on the
+  // contests panel above the result, out of sight: bring the first into view. Only for a
+  // moment after their own tap, so another player's move never scrolls this page.
+  var followedUp = 0;
+  var FOLLOW_UP_WINDOW = 5000;
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.closest && elt.closest("#result .card")) followedUp = Date.now();
+  });
+
+  function showContestSteps() {
+    if (!followedUp || Date.now() - followedUp > FOLLOW_UP_WINDOW) return;
+    var step = document.querySelector("#contests-panel .contest-step");
+    if (!step) return;
+    var box = step.getBoundingClientRect();
+    var bar = document.querySelector("body.phone #roll-form .roll-bar");
+    var bottom = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+    if (box.top < 0 || box.bottom > bottom) step.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  }
+
+  document.addEventListener("htmx:afterSettle", function () {
+    showContestSteps();
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "contests-panel") setTimeout(showContestSteps, 0);
+  });
+
+  // The take-back button of a stray tap lasts as long as the server allows it (its
+  // data-seconds, rolls/play/takeback.py): then it goes, rather than answer with a refusal.
+  function armTakeBack(root) {
+    (root || document).querySelectorAll(".take-back[data-seconds]:not([data-armed])").forEach(function (form) {
+      form.dataset.armed = "1";
+      setTimeout(function () {
+        form.remove();
+      }, parseInt(form.dataset.seconds, 10) * 1000);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    armTakeBack(document);
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    armTakeBack(document);
+  });
+
+  // The phone's Roll bar is fixed to the bottom of the screen (app.css): the page keeps its
+  // height free below everything, and scrolls stop above it.
+  document.addEventListener("DOMContentLoaded", function () {
+    var bar = document.querySelector("body.phone #roll-form .roll-bar");
+    if (!bar || !window.ResizeObserver) return;
+    new ResizeObserver(function () {
+      var fixed = window.getComputedStyle(bar).position === "fixed";
+      document.documentElement.style.setProperty("--roll-bar-height", fixed ? bar.offsetHeight + "px" : "0px");
+    }).observe(bar);
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     var button = document.getElementById("sound-toggle");

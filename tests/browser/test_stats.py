@@ -125,3 +125,38 @@ def test_a_played_campaigns_statistics_fit_a_phone_and_every_chart_label_is_insi
         each for each in labels if min(each["left"], each["right"], each["top"], each["bottom"]) < 0
     ] == []
     shot(phone, f"big-screen-statistics-{system}-played")
+
+
+# The dashed 50% line of a luck chart and every label of that chart, in the page's pixels.
+CENTRE_CROSSINGS = """() => [...document.querySelectorAll("svg.chart")].flatMap(svg => {
+    const labels = [...svg.querySelectorAll("text.chart-label")].map(t => t.getBoundingClientRect());
+    return [...svg.querySelectorAll("line.chart-centre")].flatMap(line => {
+        const l = line.getBoundingClientRect();
+        return labels.filter(r => l.left <= r.right && r.left <= l.right && l.top < r.bottom - 1 && r.top + 1 < l.bottom)
+            .map(r => ({line: [l.left, l.top, l.bottom], label: [r.left, r.top, r.right, r.bottom]}));
+    });
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("system", ["sixes", "kinds", "doubles", "sets", "stars"])
+def test_the_statistics_page_never_scrolls_sideways_on_a_phone_and_its_centre_line_spares_the_labels(
+    browsers: Browsers, shot: Shot, system: str
+) -> None:
+    """Issue 44: the statistics page was reported 393 px wide at 360, and its chart's dashed
+    50% line crossed the labels drawn above their bars. A campaign of each system, played."""
+    plan = demo.Plan(system=system, rolls=60, sessions=2, characters=4, seed=11)
+    with ThreadPoolExecutor(1) as pool:
+        played = pool.submit(demo.create, plan).result()
+    path = f"/c/{played.campaign.pk}/stats/"
+    phone = browsers.phone()
+    phone.goto(path)
+    phone.get_by_label("Username").fill(played.gm.user.username)
+    phone.get_by_label("Password").fill(played.gm.password)
+    phone.get_by_role("button", name="Log in").click()
+    expect(phone).to_have_url(re.compile(re.escape(path) + "$"))
+    expect(phone.locator("svg.chart").first).to_be_visible()
+
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 360
+    assert phone.evaluate(CENTRE_CROSSINGS) == []
+    shot(phone, f"phone-statistics-{system}-every-system")

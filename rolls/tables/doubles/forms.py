@@ -121,6 +121,9 @@ def teammates(character: Any) -> list[tuple[int, str]]:
 class DoublesRollForm(RollFormBase):
     """Tick what applies; steppers for the situation; the Difficulty Number in one tap."""
 
+    # What the character brings to its rolls; the Difficulty, the situation and help are one roll's.
+    standing = ("abilities", "weaknesses")
+
     abilities = forms.MultipleChoiceField(
         label="Abilities that apply", required=False, widget=forms.CheckboxSelectMultiple
     )

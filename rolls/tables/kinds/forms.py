@@ -113,6 +113,8 @@ class KindsRollForm(RollFormBase):
     """One tap picks the Skill (its Field comes with it); the Challenge and the Fortune Master's
     Advantage or Disadvantage are one tap each."""
 
+    standing = ("trait",)
+
     trait = forms.ChoiceField(label="Skill", widget=forms.RadioSelect)
     level = forms.ChoiceField(
         label="Challenge",

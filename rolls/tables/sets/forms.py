@@ -86,6 +86,8 @@ class SetsSheetForm(SheetFormBase):
 class SetsRollForm(RollFormBase):
     """One tap picks the stat; steppers for bonuses, penalties and help; the Bar in one tap."""
 
+    standing = ("stat",)
+
     stat = forms.ChoiceField(label="Stat", widget=forms.RadioSelect)
     bonus = forms.IntegerField(
         label="Bonus dice", min_value=0, max_value=MAX_BONUS, required=False, initial=0

@@ -129,6 +129,8 @@ class HelperField(forms.ModelChoiceField):
 class SixesRollForm(RollFormBase):
     """One tap picks the trait: an attribute alone, or a skill (which brings its attribute)."""
 
+    standing = ("trait",)
+
     trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
     item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
     # Its queryset is set in __init__, and only when it is needed (see there).

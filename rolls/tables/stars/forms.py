@@ -89,6 +89,8 @@ class StarsRollForm(RollFormBase):
     """One tap picks the Stat, one more a Skill that helps (its training sets the difficulty);
     a d3 has its own button and needs neither."""
 
+    standing = ("stat", "skill")
+
     stat = forms.ChoiceField(label="Stat", choices=[(stat, stat) for stat in STATS], required=False)
     skill = forms.ChoiceField(label="Skill", required=False)
     advantage = forms.ChoiceField(
