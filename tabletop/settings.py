@@ -136,7 +136,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, with a request.user that makes no reference cycle (FAST_PATH gc).
+    "tabletop.serving.cycles.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -200,11 +201,13 @@ if database_url := env("DATABASE_URL"):
         # the worker (an anonymous home page among them), for no better answer.
         # ``check``: each connection is tried before it is handed out, so one broken by a
         # blip of the server (a restart, a network hiccup) is replaced, not given to a request
-        # that would answer 503 with it (psycopg_pool's documented check).
-        from psycopg_pool import ConnectionPool
+        # that would answer 503 with it (psycopg_pool's documented check); and once one is
+        # found broken, the pool's other idle ones are checked at once, not one by one with
+        # a growing wait between them (tabletop/serving/pool_check.py).
+        from tabletop.serving.pool_check import checking_the_rest, default_pool
 
         DATABASES["default"]["OPTIONS"].setdefault(
-            "pool", {"min_size": 2, "max_size": 10, "timeout": 3, "check": ConnectionPool.check_connection}
+            "pool", {"min_size": 2, "max_size": 10, "timeout": 3, "check": checking_the_rest(default_pool)}
         )
     # And a connection a request thread keeps between requests (REQUEST_THREADS) is tried
     # before a request reuses it, for the same reason.

@@ -262,3 +262,23 @@ def test_switched_off_the_lifespan_leaves_the_collector_alone(settings: Settings
     serving_started()
     assert policy._serving is None
     assert gc.callbacks == callbacks
+
+
+@pytest.mark.skipif(not settings.FAST_PATH["gc"], reason="FAST_PATH has gc off: the app leaves gc as it is")
+def test_after_the_response_its_request_still_knows_its_user_and_its_form_its_fields(table: Table) -> None:
+    # request.user reads the request through a weak reference, and a bound field holds its
+    # form only weakly once the response is closed (tabletop/serving/cycles.py): whoever
+    # still holds the request or the form reads them as before.
+    from django.forms import BaseForm
+
+    client = logged_in(table.player)
+    response = client.post(reverse("rolls:campaign-new"), {"name": ""})
+    assert response.status_code == 200  # the form again, with what to fix
+    assert response.wsgi_request.user == table.player
+    contexts = response.context if isinstance(response.context, list) else [response.context]
+    forms = {id(v): v for c in contexts for v in c.flatten().values() if isinstance(v, BaseForm)}
+    assert forms, "the refused campaign's page renders its form"
+    for form in forms.values():
+        for name in form.fields:
+            assert form[name].form is form
+        assert form.errors

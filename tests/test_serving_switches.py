@@ -74,8 +74,9 @@ def test_fast_path_off_builds_the_app_on_the_stock_pieces() -> None:
         assert app["layer"] == "channels.layers.InMemoryChannelLayer"
     if "DATABASE_URL" not in os.environ:
         assert app["conn_max_age"] == 0  # Django's handler: a new thread for every request
-    # Deciding at settings time loads no model and no piece.
-    assert app["loaded_at_settings"] == []
+    # Deciding at settings time loads no model and no piece. The PostgreSQL pool's check
+    # (tabletop/serving/pool_check.py) is named there: it is no piece and reads no model.
+    assert [name for name in app["loaded_at_settings"] if name != "tabletop.serving.pool_check"] == []
 
 
 def test_fast_path_off_lists_the_pieces_to_turn_off() -> None:

@@ -53,15 +53,18 @@ bench/ on the 2-core development machine (bench/README.md, and each module's doc
     generations) and, once the server's lifespan starts, ``gc.Survivors`` (what outlives a
     collection frozen at once, a sweep when idle), instead of Python's collector as it ships,
     and ``cycles.py``: the request's, its forms' and its template contexts' reference cycles
-    cut when they are done with (``request_finished``, ``Context.pop()``). Saves pauses: 100
-    tables x 6 at 50 rolls a second, p99 131 ms and max 595 ms as Python ships, 28-29 ms
-    frozen and with full collections a tenth as often; a roll left 253 objects in cycles,
-    now none through the test client and 1 in the server (``bench/load.py`` counts them).
-    Still private, and the next to go: to cut the request's and its forms' cycles,
-    ``cycles.break_request_cycles`` writes attributes Django keeps for itself (a form's bound
-    field cache, the request's message storage and upload handlers, the lazy user's set-up
-    function); ``tests/test_gc.py`` fails, counting cycles again, on a Django that renames them.
-    Off: ``freeze_startup_heap()`` and the lifespan do nothing and no cycle is cut.
+    cut when they are done with (``request_finished``, ``Context.pop()``), or not made
+    (``request.user`` over a weak reference to the request: ``cycles.AuthenticationMiddleware``
+    in ``MIDDLEWARE``; a request's bound fields keep their form weakly once it is answered).
+    Saves pauses: 100 tables x 6 at 50 rolls a second, p99 131 ms and max 595 ms as Python
+    ships, 28-29 ms frozen and with full collections a tenth as often; a roll left 253
+    objects in cycles, now none through the test client and 1 in the server (``bench/load.py``
+    counts them). Since 2026-12-07 on documented names only (``get_messages()``,
+    ``request.upload_handlers``, ``auth.get_user()``, ``BoundField.form``): until then the
+    cuts wrote attributes Django keeps for itself, which ``tests/test_serving_public_ground.py``
+    now searches for.
+    Off: ``freeze_startup_heap()`` and the lifespan do nothing, no cycle is cut, and Django's
+    own authentication middleware runs.
 
 ``redis_cache``: ``redis_cache.RedisCache``, instead of Django's Redis cache backend (the
     production configuration): a backend of our own on Django's ``BaseCache`` and redis-py's
