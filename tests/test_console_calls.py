@@ -292,3 +292,24 @@ def test_every_system_calls_from_the_console_and_the_phone_shows_the_odds(db: No
     assert f"The GM asks {table.character.name} to roll" in text
     assert "Try it" in text
     assert "%" in text.split("The GM asks", 1)[1].split("Roll", 1)[0]
+
+
+@pytest.mark.parametrize("where", ["intent", "field"])
+def test_a_call_holding_a_nul_character_is_refused_and_asks_nobody(
+    two: tuple[Table, Character, Any], where: str
+) -> None:
+    """PostgreSQL keeps no NUL in text: a call that kept one answered 500 there. It is
+    refused as any bad call is, on every database, and nothing is asked."""
+    table, _, _ = two
+    data = factories.roll_data("sixes", table.character)
+    if where == "intent":
+        data["intent"] = "climb\x00the wall"
+    else:
+        data["why"] = "a\x00b"
+    path = reverse("rolls:call-create", args=[table.campaign.pk, table.character.pk])
+
+    response = logged_in(table.gm).post(path, data, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 422
+    assert "NUL" in response.content.decode()
+    assert not RollCall.objects.exists()

@@ -485,6 +485,10 @@ def call_create(
         raise RulesError("Choose at least one character to ask.")
     if any(character.campaign_id != campaign.pk for character in characters):
         raise RulesError("Those characters are not all at this table.")
+    # The call keeps the form's values as sent, to fill the phones' forms: a NUL character in
+    # one passes the forms' checks of other fields but no PostgreSQL text column takes it.
+    if "\x00" in intent or _holds_nul(data) or _holds_nul(per_character or {}):
+        raise RulesError("A field holds a character that cannot be kept (a NUL): remove it.")
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
@@ -511,6 +515,16 @@ def call_create(
         text += f": {call.intent}." if call.intent else "."
         append_event(campaign_id=campaign.pk, event=TableEvent.CALL, actor=gm, text=text[:300])
         return call
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_holds_nul(key) or _holds_nul(each) for key, each in value.items())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(each) for each in value)
+    return False
 
 
 def call_close(*, call: RollCall, gm: User) -> None:
