@@ -13,10 +13,9 @@ def contest_final(roll: Roll) -> str:
     or called it off, or its table says what its rolls decided is in the log already (doubles
     DBL-9: a Complication named; DBL-13: an extended action recorded as won or lost). A roll of
     no contest is never final here."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None:
+    contest = _contest_of(roll)
+    if contest is None:
         return ""
-    contest = side.contest
     if contest.state == Contest.State.CLOSED:
         return f"The GM settled this contest ({contest.verdict}): its rolls are final."
     if contest.state == Contest.State.CANCELLED:
@@ -32,12 +31,17 @@ def verdict_line(roll: Roll) -> str:
     once settled the card shows who won under its own outcome, since "Success: 1 of 1 needed"
     alone reads as a win to a side that lost. Read only for a side of a head-to-head contest
     (a sealed roll); a flow's rolls are read on its board."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None:
+    contest = _contest_of(roll)
+    if contest is None:
         return ""
-    contest = side.contest
     if contest.state == Contest.State.CLOSED:
         return f"Settled: {contest.verdict}"
     if contest.state == Contest.State.CANCELLED:
         return "The GM called this contest off."
     return ""
+
+
+def _contest_of(roll: Roll) -> Contest | None:
+    """The contest ``roll`` is a side of, if any."""
+    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    return side.contest if side is not None else None
