@@ -3,8 +3,6 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
@@ -27,6 +25,7 @@ from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed, parse_faces
 from rolls.views import pages
 from rolls.views.pages import Refusal
+from rolls.views.refusals import refuse
 from tabletop.access import (
     MAX_ID,
     acting_for,
@@ -62,12 +61,12 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
     if not form.is_valid():
-        return _refusal(request, form.errors_text(), page, "roll-form")
+        return refuse(request, form.errors_text(), page, "roll-form")
     call = None
     if form.cleaned_data.get("call"):
         call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
         if call is None:
-            return _refusal(request, "That call for a roll does not exist.", page, "roll-form")
+            return refuse(request, "That call for a roll does not exist.", page, "roll-form")
     try:
         faces = _roll_faces(request, membership.campaign, blind=bool(form.cleaned_data.get("blind")))
         roll = services.roll_create(
@@ -83,7 +82,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             client=client_value(request),
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, "roll-form")
+        return refuse(request, str(error), page, "roll-form")
     if not request.htmx:
         # No JavaScript: the roll screen again (post, redirect, get), its result on top.
         return redirect(reverse("rolls:character", args=[pk, character.pk]) + "#result")
@@ -136,7 +135,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     try:
         payer = services.payer_of(roll, action)
     except RulesError as error:
-        return _refusal(request, str(error), page, card_id)
+        return refuse(request, str(error), page, card_id)
     # A secret roll is the GM's alone. A blind one's player may still ask, from the phone, for
     # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
@@ -146,7 +145,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     if payer is None:
         if not roll.npc:
             message = "This roll's character is gone; it can no longer be followed up."
-            return _refusal(request, message, page, card_id)
+            return refuse(request, message, page, card_id)
         if not membership.is_gm:
             raise PermissionDenied("Only the GM acts on a roll without a character.")
     else:
@@ -171,7 +170,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
             client=client_value(request),
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, card_id)
+        return refuse(request, str(error), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -227,24 +226,6 @@ def _roll_faces(request: HtmxRequest, campaign: Campaign, *, blind: bool) -> lis
     return None
 
 
-# Where htmx puts a refusal, the first that exists: the refusal slot of the form that was sent
-# (next to the button tapped: the roll bar's, a card's follow-up's), the roll form's (a button
-# of its own that posts it, the d3), or the page's message area.
-REFUSAL_TARGET = "find [data-refusal], #roll-form [data-refusal], #notice"
-
-
-def _refusal(
-    request: HtmxRequest, message: str, page: Callable[[Refusal], HttpResponse], form: str
-) -> HttpResponse:
-    """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
-    it next to what was tapped (``REFUSAL_TARGET``) instead of the result; a plain POST (no
-    JavaScript) gets its whole ``page`` again, the message next to the ``form`` that sent it."""
-    if not request.htmx:
-        return page(Refusal(message, form))
-    response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
-    return reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
-
-
 def _place_character(membership: Membership, roll: Roll, place: str) -> int | None:
     """The character whose roll screen holds the card at ``place``, if this member may open
     it: the roller's result panel, or the panel of rolls against its target."""
@@ -292,7 +273,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         return pages.session_page(request, pk, refusal=refusal, npc_form=form)
 
     if not form.is_valid():
-        return _refusal(request, form.errors_text(), page, "npc-form")
+        return refuse(request, form.errors_text(), page, "npc-form")
     try:
         raw = form.cleaned_data.get("faces", "")
         roll = services.npc_roll_create(
@@ -308,7 +289,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             client=client_value(request),
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, "npc-form")
+        return refuse(request, str(error), page, "npc-form")
     if not request.htmx:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
@@ -395,7 +376,7 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         def page(refusal: Refusal) -> HttpResponse:
             return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
-        return _refusal(request, str(error), page, "roll-form")
+        return refuse(request, str(error), page, "roll-form")
     names = ", ".join(each.name for each in asked)
     message = f"Asked {names} to roll {label}."
     if not request.htmx:
@@ -427,7 +408,7 @@ def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
         def page(refusal: Refusal) -> HttpResponse:
             return pages.session_page(request, pk, refusal=refusal)
 
-        return _refusal(request, str(error), page, "call-form")
+        return refuse(request, str(error), page, "call-form")
     asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in parsed.characters)
     message = f"Asked {asked}."
     if not request.htmx:
