@@ -3,8 +3,11 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -13,8 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import registry
-from rolls.log import fairdice, randomness
-from rolls.models import Roll, RollCall
+from rolls.log import fairdice, randomness, resent
+from rolls.models import LogEntry, Roll, RollCall
 from rolls.play import services, takeback
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
@@ -55,11 +58,21 @@ def client_value(request: HtmxRequest) -> str | None:
 def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
 
     def page(refusal: Refusal) -> HttpResponse:
         return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
+    try:
+        key = client_value(request)
+    except RulesError as error:
+        return refuse(request, str(error), page, "roll-form")
+    # Asked first, before the form: the first roll may have closed the call it answered.
+    first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+    if first is not None:
+        if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
+            return refuse(request, resent.KEY_REUSED, page, "roll-form")
+        return _rolled(request, membership, character, first.roll, again=True)
+    form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
         return refuse(request, form.errors_text(), page, "roll-form")
     call = None
@@ -79,14 +92,32 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             blind=bool(form.cleaned_data.get("blind")),
             call=call,
             faces=faces,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
         return refuse(request, str(error), page, "roll-form")
+    except IntegrityError:
+        # Two copies of one request, both past the lookup: the second answers with the first.
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None or first.roll is None:
+            raise
+        return _rolled(request, membership, character, first.roll, again=True)
+    return _rolled(request, membership, character, roll)
+
+
+def _rolled(
+    request: HtmxRequest, membership: Membership, character: Character, roll: Roll, *, again: bool = False
+) -> HttpResponse:
+    """The answer to a roll: its result panel, or for a plain POST the roll screen again.
+    ``again``: a repeat of a request already answered (``rolls.log.resent``), whose roll was
+    read back rather than just written: its sheet is redrawn as it is now."""
+    pk = membership.campaign_id
     if not request.htmx:
         # No JavaScript: the roll screen again (post, redirect, get), its result on top.
         return redirect(reverse("rolls:character", args=[pk, character.pk]) + "#result")
-    card = latest_card(roll, place="result", membership=membership, latest=True)
+    # A repeat reads whether the roll is still its character's newest (None: asked of the log).
+    card = latest_card(roll, place="result", membership=membership, latest=None if again else True)
     # The roll's character as the service locked and read it: its resources as they are now.
     locked = roll.character
     # Drawn without the request: the result panel holds no form field of the page's (htmx
@@ -97,9 +128,9 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             "result": card,
             "take_back": takeback.offer(roll, membership),
             "campaign": membership.campaign,
-            "answered": call,
+            "answered": roll.call,
             "character": locked,
-            "resources_oob": locked is not None and _changed(character, locked),
+            "resources_oob": locked is not None and (again or _changed(character, locked)),
             "resources_template": registry.table(membership.campaign.system).resources_template,
         },
     )
@@ -157,20 +188,14 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         if key not in ("action", "place", "csrfmiddlewaretoken", "faces", CLIENT_FIELD)
     }
     try:
-        raw = request.POST.get("faces", "").strip()
-        entry = services.follow_up_apply(
-            roll=roll,
-            actor=membership.user,
-            action=action,
-            params=params,
-            rng=randomness.RNG,
-            by_gm=membership.is_gm,
-            unseen=unseen,
-            faces=parse_faces(raw) if raw else None,
-            client=client_value(request),
+        key = client_value(request)
+        entry = resent.first_answer(membership.campaign_id, membership.user_id, key) or _follow_up_made(
+            membership, roll, action, params, unseen=unseen, faces=request.POST.get("faces", ""), key=key
         )
     except RulesError as error:
         return refuse(request, str(error), page, card_id)
+    if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
+        return refuse(request, resent.KEY_REUSED, page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -182,6 +207,39 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
     # From the drawing kept per entry and view, as the GM's quick roll answers (``npc_roll``).
     return HttpResponse(card.markup)
+
+
+def _follow_up_made(
+    membership: Membership,
+    roll: Roll,
+    action: str,
+    params: dict[str, Any],
+    *,
+    unseen: bool,
+    faces: str,
+    key: str | None,
+) -> LogEntry:
+    """The follow-up written, or, for two copies of one request that both passed the lookup,
+    the entry the first wrote (``rolls.log.resent``)."""
+    raw = faces.strip()
+    try:
+        return services.follow_up_apply(
+            roll=roll,
+            actor=membership.user,
+            action=action,
+            params=params,
+            rng=randomness.RNG,
+            by_gm=membership.is_gm,
+            unseen=unseen,
+            faces=parse_faces(raw) if raw else None,
+            client=key,
+            key=key,
+        )
+    except IntegrityError:
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None:
+            raise
+        return first
 
 
 @require_GET
