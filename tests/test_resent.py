@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls.log import resent
+from rolls.play.formdata import npc_baseline
 from rolls.models import LogEntry, Roll
 from tests import factories
 from tests.conftest import Script
@@ -136,3 +137,16 @@ def test_a_roll_key_sent_again_as_a_follow_up_is_refused(table: Table, dice: Scr
     assert answer.status_code == 422
     assert resent.KEY_REUSED in answer.content.decode()
     assert not LogEntry.objects.filter(kind=LogEntry.Kind.FOLLOW_UP).exists()
+
+
+def test_the_gms_quick_roll_sent_twice_rolls_once(table: Table, dice: Script) -> None:
+    dice(6, 2, 3, 4, 5, 6)
+    gm = logged_in(table.gm)
+    data = {**npc_baseline(table.campaign), "name": "Goon", "client_random": KEY}
+    path = reverse("rolls:npc-roll", args=[table.campaign.pk])
+
+    first = gm.post(path, data, HTTP_HX_REQUEST="true")
+    again = gm.post(path, data, HTTP_HX_REQUEST="true")
+
+    assert first.status_code == again.status_code == 200
+    assert Roll.objects.count() == 1

@@ -330,6 +330,15 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     def page(refusal: Refusal) -> HttpResponse:
         return pages.session_page(request, pk, refusal=refusal, npc_form=form)
 
+    try:
+        key = client_value(request)
+    except RulesError as error:
+        return refuse(request, str(error), page, "npc-form")
+    first = resent.first_answer(campaign.pk, membership.user_id, key)
+    if first is not None:
+        if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
+            return refuse(request, resent.KEY_REUSED, page, "npc-form")
+        return _npc_rolled(request, membership, first.roll)
     if not form.is_valid():
         return refuse(request, form.errors_text(), page, "npc-form")
     try:
@@ -344,10 +353,22 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             intent=form.cleaned_data["intent"],
             rng=randomness.RNG,
             faces=parse_faces(raw) if raw else None,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
         return refuse(request, str(error), page, "npc-form")
+    except IntegrityError:
+        first = resent.first_answer(campaign.pk, membership.user_id, key)
+        if first is None or first.roll is None:
+            raise
+        roll = first.roll
+    return _npc_rolled(request, membership, roll)
+
+
+def _npc_rolled(request: HtmxRequest, membership: Membership, roll: Roll) -> HttpResponse:
+    """The answer to the GM's quick roll (or to the same request sent again): its card."""
+    pk = membership.campaign_id
     if not request.htmx:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
