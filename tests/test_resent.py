@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from rolls.log import resent
-from rolls.play.formdata import npc_baseline
 from rolls.models import LogEntry, Roll
+from rolls.play.formdata import npc_baseline
 from tests import factories
 from tests.conftest import Script
 from tests.factories import Table, logged_in
