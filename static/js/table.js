@@ -255,6 +255,17 @@
     if (card && card.closest("#result")) landed(card);
   });
 
+  // A folded panel the address names (the console's Invite panel after a new link:
+  // "#invite-tools") opens, so what the GM just made is in sight without another tap.
+  function openTargeted() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var named = id ? document.getElementById(id) : null;
+    var panel = named && named.closest ? named.closest("details") : null;
+    if (panel && !panel.open) panel.open = true;
+  }
+  document.addEventListener("DOMContentLoaded", openTargeted);
+  window.addEventListener("hashchange", openTargeted);
+
   // -- the sound of a roll: off unless the player turns it on, remembered on this phone ------
   var SOUND_KEY = "tabletop-sound";
   var audio = null;
