@@ -7,11 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import IntegrityError
 from django.test import Client
 from django.urls import reverse
 
+from rolls import log
 from rolls.log import resent
 from rolls.models import LogEntry, Roll
+from rolls.play import services
 from rolls.play.formdata import npc_baseline
 from tests import factories
 from tests.conftest import Script
@@ -150,3 +153,46 @@ def test_the_gms_quick_roll_sent_twice_rolls_once(table: Table, dice: Script) ->
 
     assert first.status_code == again.status_code == 200
     assert Roll.objects.count() == 1
+
+
+def test_the_database_holds_one_entry_per_member_and_key(table: Table, dice: Script) -> None:
+    """Two copies that both passed the lookup: the unique key refuses the second write, and
+    nothing of it stays (its roll row goes with it)."""
+    dice(6, 2, 3, 1, 1, 1)
+    made = dict(
+        character=table.character,
+        roller=table.player,
+        data={"attribute": "Body", "skill": "", "need": 1},
+        helper=None,
+        intent="",
+        rng=log.randomness.RNG,
+        key=KEY,
+    )
+    services.roll_create(**made)  # type: ignore[arg-type]
+
+    with pytest.raises(IntegrityError):
+        services.roll_create(**made)  # type: ignore[arg-type]
+    assert Roll.objects.count() == 1
+
+
+def test_a_copy_that_passed_the_lookup_gets_the_first_answer(
+    table: Table, dice: Script, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second copy arrives while the first is being written: its lookup finds nothing, its
+    write is refused by the unique key, and it answers with the first roll."""
+    dice(6, 2, 3, 1, 1, 1)
+    player = logged_in(table.player)
+    roll(player, table, KEY)
+    looked = []
+    found = resent.first_answer
+
+    def not_yet_then_found(*args: Any) -> Any:
+        looked.append(args)
+        return None if len(looked) == 1 else found(*args)
+
+    monkeypatch.setattr(resent, "first_answer", not_yet_then_found)
+    again = roll(player, table, KEY)
+
+    assert again.status_code == 200
+    assert Roll.objects.count() == 1
+    assert f'id="result-roll-{Roll.objects.get().pk}"' in again.content.decode()
