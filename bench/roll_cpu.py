@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import secrets
 import statistics
 import sys
 import time
@@ -58,7 +59,12 @@ from bench import harness
 
 ROLL = "trait=skill-0&need=1"
 # The random value a phone's script sends with a follow-up (``rolls.log.fairdice``).
-CLIENT = {"client_random": "0123456789abcdef" * 2}
+
+
+def client_random() -> dict[str, str]:
+    """A fresh value for each request, as the phone sends: a repeated one is the same request
+    sent again, answered with its first result (rolls/log/resent.py)."""
+    return {"client_random": secrets.token_hex(16)}
 
 
 def main() -> None:
@@ -173,7 +179,7 @@ def measure_follow_ups(count: int) -> tuple[float, float, dict[str, int]]:
             continue
         action, path, data = chosen
         taken[action] = taken.get(action, 0) + 1
-        timed("follow-up", client, path, {**data, **CLIENT})
+        timed("follow-up", client, path, {**data, **client_random()})
     return (
         spent["roll"] * 1000 / max(1, done["roll"]),
         spent["follow-up"] * 1000 / max(1, done["follow-up"]),

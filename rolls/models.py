@@ -266,6 +266,12 @@ class LogEntry(models.Model):
     # version 2): a withheld entry's digest cannot be matched by trying every face it might
     # hold. Empty on the entries written before (version 1).
     salt = models.CharField(max_length=32, blank=True, default="")
+    # The one-time key of the phone's request that wrote the entry (its ``client_random``, kept
+    # by the phone until an answer comes back): the same request sent again, its first answer
+    # lost on the way, finds this entry instead of rolling again (``rolls.log.resent``). Null
+    # for entries written without one. Not in the hashed content: it says how the request
+    # travelled, not what happened at the table.
+    key = models.CharField(max_length=32, null=True, blank=True, default=None)  # noqa: DJ001 (NULL: no key, out of the partial index)
     # Set by the log before the entry is written, as its hash covers it (rolls/log/chain.py).
     created = models.DateTimeField(default=timezone.now)
     # Hex SHA-256 over the previous entry's hash and this entry's content (rolls/log/chain.py).
@@ -273,7 +279,16 @@ class LogEntry(models.Model):
 
     class Meta:
         ordering = ["seq"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign")]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign"),
+            # One entry per member's key, and the index the repeat's lookup reads. Partial: the
+            # entries without a key (the GM's events, plain POSTs) write no index page.
+            models.UniqueConstraint(
+                fields=["campaign", "actor", "key"],
+                condition=models.Q(key__isnull=False),
+                name="log_one_entry_per_key",
+            ),
+        ]
         # The history pages newest first through one kind (rolls, events) by ``seq``: a
         # keyset page (``seq < before``) is one index range at any depth.
         # The export's session slice and the history's session and date filters find where a

@@ -7,6 +7,7 @@ refusals."""
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import time
 from collections import Counter
@@ -26,7 +27,10 @@ from tabletop.models import Character, Membership
 from tests import factories
 from tests.factories import Script
 
-CLIENT = {"client_random": "0123456789abcdef" * 2}
+
+def client() -> dict[str, str]:
+    """A fresh one-time value for each request, as the phone sends (rolls/log/resent.py)."""
+    return {"client_random": secrets.token_hex(16)}
 
 
 def _table(system: str) -> tuple[factories.Table, dict[str, object], dict[str, object]]:
@@ -37,7 +41,7 @@ def _table(system: str) -> tuple[factories.Table, dict[str, object], dict[str, o
 
 def _roll(table: factories.Table, data: dict[str, object]) -> str:
     path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
-    response = factories.logged_in(table.player).post(path, {**data, **CLIENT}, HTTP_HX_REQUEST="true")
+    response = factories.logged_in(table.player).post(path, {**data, **client()}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200, response.content
     return response.content.decode()
 
@@ -59,7 +63,7 @@ def test_it_takes_the_follow_up_the_card_offers(
     chosen = choose_follow_up(_roll(table, roll_data), turn)
     assert chosen is not None and chosen[0] == action
     _, path, data = chosen
-    response = factories.logged_in(table.player).post(path, {**data, **CLIENT}, HTTP_HX_REQUEST="true")
+    response = factories.logged_in(table.player).post(path, {**data, **client()}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200, response.content
     assert 'data-seq="' in response.content.decode()
 
@@ -79,7 +83,7 @@ def test_it_never_pushes_with_broken(db: None, dice: Script) -> None:
 @pytest.mark.parametrize("secret", [False, True])
 def test_the_gm_rolls_for_an_npc_from_the_console(db: None, system: str, secret: bool) -> None:
     table, _, npc_data = _table(system)
-    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **CLIENT}
+    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **client()}
     if secret:
         data["secret"] = "on"
     path = reverse("rolls:npc-roll", args=[table.campaign.pk])
@@ -117,7 +121,7 @@ def test_a_socket_counts_an_entry_once_when_the_gms_panel_draws_its_card_again(
     table, roll_data, npc_data = _table("sets")
     dice(5, then=5)  # a set of fives: the NPC can bid, so its card waits on the panel
     path = reverse("rolls:npc-roll", args=[table.campaign.pk])
-    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **CLIENT}
+    data = {**npc_data, "name": "Goon", "intent": "Swings at the kids", **client()}
     assert factories.logged_in(table.gm).post(path, data, HTTP_HX_REQUEST="true").status_code == 200
     _roll(table, roll_data)
     npc, kid = LogEntry.objects.filter(campaign=table.campaign).order_by("-seq")[:2][::-1]

@@ -33,6 +33,8 @@ SEEDS = [hashlib.sha256(f"seed {n}".encode()).digest() for n in range(8)]
 PHONE = "0123456789abcdef0123456789abcdef"  # what the player's script sent
 PUSH = "fedcba9876543210fedcba9876543210"
 GM_PHONE = "00000000000000000000000000000001"
+# A value per request: the same one again is the same request (rolls/log/resent.py).
+BLIND_PHONE = "00000000000000000000000000000002"
 
 
 @pytest.fixture
@@ -94,7 +96,7 @@ def play(table: Table) -> dict[str, Roll]:
     assert gm.post(npc_url, npc, HTTP_HX_REQUEST="true").status_code == 200
     secret = {"name": "Warden", "flag_dice": "5", "flag_need": "1", "secret": "on", "client_random": GM_PHONE}
     assert gm.post(npc_url, secret, HTTP_HX_REQUEST="true").status_code == 200
-    blind = {"trait": "Body", "need": 1, "blind": "on", "client_random": PHONE}
+    blind = {"trait": "Body", "need": 1, "blind": "on", "client_random": BLIND_PHONE}
     assert player.post(roll_url(table), blind, HTTP_HX_REQUEST="true").status_code == 200
     rolls = {
         "public": public,
@@ -379,7 +381,7 @@ def test_verify_dice_says_in_plain_words_what_a_players_file_cannot_check(
     npc_url = reverse("rolls:npc-roll", args=[seeded.campaign.pk])
     secret = {"name": "Warden", "flag_dice": "5", "flag_need": "1", "secret": "on", "client_random": GM_PHONE}
     assert gm.post(npc_url, secret, HTTP_HX_REQUEST="true").status_code == 200
-    blind = {"trait": "Body", "need": 1, "blind": "on", "client_random": PHONE}
+    blind = {"trait": "Body", "need": 1, "blind": "on", "client_random": BLIND_PHONE}
     assert player.post(roll_url(seeded), blind, HTTP_HX_REQUEST="true").status_code == 200
     warden, blind_roll = (
         Roll.objects.get(visibility=Visibility.SECRET),

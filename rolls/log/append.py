@@ -43,11 +43,13 @@ def append_entry(
     text: str = "",
     dice: dict[str, Any] | None = None,
     place: Place | None = None,
+    key: str | None = None,
 ) -> LogEntry:
     """Append one entry with the next sequence number, chained to the one before. Call inside
     a transaction: the UPDATE locks the campaign row until commit, so sequence numbers never
     repeat or skip and each entry chains to the one written just before it. ``place``: the
-    number taken by ``reserve`` in this transaction, when the dice needed it first."""
+    number taken by ``reserve`` in this transaction, when the dice needed it first. ``key``:
+    the one-time key of the request that wrote it (``rolls.log.resent``)."""
     seq, previous = place if place is not None else reserve(campaign_id)
     created = timezone.now()
     # Every entry gets its salt (a hidden one is not told apart by having one), and a roll's
@@ -82,6 +84,7 @@ def append_entry(
         created=created,
         dice=dice,
         salt=salt,
+        key=key,
         hash=chain.link(previous, digest),
     )
     _set_last_hash(campaign_id, entry.hash)

@@ -87,6 +87,7 @@ def roll_create(
     sealed: bool = False,
     target: Character | None = None,
     client: str | None = None,
+    key: str | None = None,
 ) -> Roll:
     """Roll for a character from the roll form's ``data``; raises RulesError when the rules or
     the table refuse, and then nothing is written. A blind roll's result reaches only the GM.
@@ -95,7 +96,7 @@ def roll_create(
     ``target``: a side of a contest (``rolls.contests.services``), seen by its roller and the GM until
     the contest reveals it, and made against the other side's character. ``client``: the
     random value the roller's browser sent (``fairdice.client_value``), mixed into the app's
-    dice."""
+    dice. ``key``: the request's one-time key, kept on the entry (``rolls.log.resent``)."""
     system = registry.engine(character.campaign.system)
     adapter = registry.table(system.slug)
     with transaction.atomic():
@@ -142,6 +143,7 @@ def roll_create(
             visibility=Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC,
             call=call,
             target=target,
+            key=key,
         )
 
 
@@ -158,6 +160,7 @@ def npc_roll_create(
     faces: list[int] | None = None,
     sealed: bool = False,
     client: str | None = None,
+    key: str | None = None,
 ) -> Roll:
     """The GM rolls for someone without a sheet: openly, or in secret (only the GM ever sees
     its dice). ``request`` is already validated by the system. A roll made against a
@@ -189,6 +192,7 @@ def npc_roll_create(
             visibility=Visibility.SEALED if sealed else Visibility.SECRET if secret else Visibility.PUBLIC,
             target=target,
             npc=True,
+            key=key,
         )
 
 
@@ -205,6 +209,7 @@ def _roll_written(
     hidden: bool,
     intent: str,
     target: Character | None,
+    key: str | None = None,
     **who: Any,
 ) -> Roll:
     """The part of a roll that a player's and the GM's share, once the table has allowed it:
@@ -242,6 +247,7 @@ def _roll_written(
         state=state,
         dice=_roll_record(dice, seed, following),
         place=place,
+        key=key,
     )
     stats_tally.new_roll(roll)
     return roll
@@ -269,6 +275,7 @@ def follow_up_apply(
     unseen: bool = False,
     faces: list[int] | None = None,
     client: str | None = None,
+    key: str | None = None,
 ) -> LogEntry:
     """Apply one follow-up to a roll and spend what it costs, under the roll's row lock and the
     paying character's; raises RulesError (and writes nothing) when the rules refuse.
@@ -357,6 +364,7 @@ def follow_up_apply(
             state=applied.state,
             dice=dice.record(),
             place=place,
+            key=key,
         )
         _NEW_USE.create(
             roll=roll, seq=entry.seq, payer=character, payer_name=character.name if character else "", **use

@@ -28,6 +28,9 @@ from tabletop.http import AuthenticatedHttpRequest, HtmxRequest
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Ban, Campaign, Character, DiceMode, Membership
 
+# The console's Invite panel (rolls/_invite_panel.html): where a new link is shown.
+INVITE_PANEL = "invite-tools"
+
 
 @login_required
 @require_http_methods(["GET", "POST"])
@@ -96,6 +99,10 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     target = reverse("rolls:session", args=[pk])
     if request.htmx:
         return HttpResponseClientRedirect(target)
+    if action == "rotate":
+        # Back to the console with the Invite panel open on the new link (static/js/table.js
+        # opens the folded panel the address names).
+        target += "#" + INVITE_PANEL
     return redirect(target)
 
 

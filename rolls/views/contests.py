@@ -15,7 +15,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import reswap, retarget
 
 from rolls import registry
 from rolls.contests import extended, services
@@ -28,6 +27,7 @@ from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
 from rolls.views.campaigns import CONFIRMED
 from rolls.views.play import client_value
+from rolls.views.refusals import refusal_partial
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
 from tabletop.http import HtmxRequest
 from tabletop.models import Membership
@@ -55,8 +55,7 @@ def _refused(request: HtmxRequest, membership: Membership, error: RulesError) ->
     if not request.htmx:
         messages.error(request, str(error))
         return redirect(_back(membership))
-    response = render(request, "rolls/_refusal.html", {"message": str(error)}, status=422)
-    return reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
+    return refusal_partial(request, str(error), REFUSAL_TARGET)
 
 
 def _contest(membership: Membership, contest_id: int) -> Contest:

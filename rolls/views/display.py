@@ -16,6 +16,7 @@ from rolls.campaigns import services as campaigns
 from rolls.live import display
 from rolls.log.events import DECISIONS
 from rolls.sight.newest import newest_items
+from rolls.views.campaigns import INVITE_PANEL
 from tabletop import presence
 from tabletop.access import gm_or_403
 from tabletop.http import HtmxRequest
@@ -54,4 +55,4 @@ def display_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     target = reverse("rolls:session", args=[pk])
     if request.htmx:
         return HttpResponseClientRedirect(target)
-    return redirect(target)
+    return redirect(f"{target}#{INVITE_PANEL}")  # the Invite panel open on the new link

@@ -3,10 +3,11 @@ changes, the GM's rolls for people without a sheet and calls for a roll."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -15,8 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from rolls import registry
-from rolls.log import fairdice, randomness
-from rolls.models import Roll, RollCall
+from rolls.log import fairdice, randomness, resent
+from rolls.models import LogEntry, Roll, RollCall
 from rolls.play import services, takeback
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
@@ -27,6 +28,7 @@ from rolls.systems import RulesError
 from rolls.systems.hand import dice_needed, parse_faces
 from rolls.views import pages
 from rolls.views.pages import Refusal
+from rolls.views.refusals import refuse
 from tabletop.access import (
     MAX_ID,
     acting_for,
@@ -56,18 +58,28 @@ def client_value(request: HtmxRequest) -> str | None:
 def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
     membership = membership_or_404(request.user, pk)
     character = character_to_act_for(membership, character_id)
-    form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
 
     def page(refusal: Refusal) -> HttpResponse:
         return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
+    try:
+        key = client_value(request)
+    except RulesError as error:
+        return refuse(request, str(error), page, "roll-form")
+    # Asked first, before the form: the first roll may have closed the call it answered.
+    first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+    if first is not None:
+        if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
+            return refuse(request, resent.KEY_REUSED, page, "roll-form")
+        return _rolled(request, membership, character, first.roll, again=True)
+    form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
-        return _refusal(request, form.errors_text(), page, "roll-form")
+        return refuse(request, form.errors_text(), page, "roll-form")
     call = None
     if form.cleaned_data.get("call"):
         call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
         if call is None:
-            return _refusal(request, "That call for a roll does not exist.", page, "roll-form")
+            return refuse(request, "That call for a roll does not exist.", page, "roll-form")
     try:
         faces = _roll_faces(request, membership.campaign, blind=bool(form.cleaned_data.get("blind")))
         roll = services.roll_create(
@@ -80,14 +92,32 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             blind=bool(form.cleaned_data.get("blind")),
             call=call,
             faces=faces,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, "roll-form")
+        return refuse(request, str(error), page, "roll-form")
+    except IntegrityError:
+        # Two copies of one request, both past the lookup: the second answers with the first.
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None or first.roll is None:
+            raise
+        return _rolled(request, membership, character, first.roll, again=True)
+    return _rolled(request, membership, character, roll)
+
+
+def _rolled(
+    request: HtmxRequest, membership: Membership, character: Character, roll: Roll, *, again: bool = False
+) -> HttpResponse:
+    """The answer to a roll: its result panel, or for a plain POST the roll screen again.
+    ``again``: a repeat of a request already answered (``rolls.log.resent``), whose roll was
+    read back rather than just written: its sheet is redrawn as it is now."""
+    pk = membership.campaign_id
     if not request.htmx:
         # No JavaScript: the roll screen again (post, redirect, get), its result on top.
         return redirect(reverse("rolls:character", args=[pk, character.pk]) + "#result")
-    card = latest_card(roll, place="result", membership=membership, latest=True)
+    # A repeat reads whether the roll is still its character's newest (None: asked of the log).
+    card = latest_card(roll, place="result", membership=membership, latest=None if again else True)
     # The roll's character as the service locked and read it: its resources as they are now.
     locked = roll.character
     # Drawn without the request: the result panel holds no form field of the page's (htmx
@@ -98,9 +128,9 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             "result": card,
             "take_back": takeback.offer(roll, membership),
             "campaign": membership.campaign,
-            "answered": call,
+            "answered": roll.call,
             "character": locked,
-            "resources_oob": locked is not None and _changed(character, locked),
+            "resources_oob": locked is not None and (again or _changed(character, locked)),
             "resources_template": registry.table(membership.campaign.system).resources_template,
         },
     )
@@ -136,7 +166,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     try:
         payer = services.payer_of(roll, action)
     except RulesError as error:
-        return _refusal(request, str(error), page, card_id)
+        return refuse(request, str(error), page, card_id)
     # A secret roll is the GM's alone. A blind one's player may still ask, from the phone, for
     # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
@@ -146,7 +176,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     if payer is None:
         if not roll.npc:
             message = "This roll's character is gone; it can no longer be followed up."
-            return _refusal(request, message, page, card_id)
+            return refuse(request, message, page, card_id)
         if not membership.is_gm:
             raise PermissionDenied("Only the GM acts on a roll without a character.")
     else:
@@ -158,20 +188,14 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
         if key not in ("action", "place", "csrfmiddlewaretoken", "faces", CLIENT_FIELD)
     }
     try:
-        raw = request.POST.get("faces", "").strip()
-        entry = services.follow_up_apply(
-            roll=roll,
-            actor=membership.user,
-            action=action,
-            params=params,
-            rng=randomness.RNG,
-            by_gm=membership.is_gm,
-            unseen=unseen,
-            faces=parse_faces(raw) if raw else None,
-            client=client_value(request),
+        key = client_value(request)
+        entry = resent.first_answer(membership.campaign_id, membership.user_id, key) or _follow_up_made(
+            membership, roll, action, params, unseen=unseen, faces=request.POST.get("faces", ""), key=key
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, card_id)
+        return refuse(request, str(error), page, card_id)
+    if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
+        return refuse(request, resent.KEY_REUSED, page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -183,6 +207,39 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     card = build_card(roll, entry.state or {}, entry.seq, place=place, membership=membership)
     # From the drawing kept per entry and view, as the GM's quick roll answers (``npc_roll``).
     return HttpResponse(card.markup)
+
+
+def _follow_up_made(
+    membership: Membership,
+    roll: Roll,
+    action: str,
+    params: dict[str, Any],
+    *,
+    unseen: bool,
+    faces: str,
+    key: str | None,
+) -> LogEntry:
+    """The follow-up written, or, for two copies of one request that both passed the lookup,
+    the entry the first wrote (``rolls.log.resent``)."""
+    raw = faces.strip()
+    try:
+        return services.follow_up_apply(
+            roll=roll,
+            actor=membership.user,
+            action=action,
+            params=params,
+            rng=randomness.RNG,
+            by_gm=membership.is_gm,
+            unseen=unseen,
+            faces=parse_faces(raw) if raw else None,
+            client=key,
+            key=key,
+        )
+    except IntegrityError:
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None:
+            raise
+        return first
 
 
 @require_GET
@@ -225,24 +282,6 @@ def _roll_faces(request: HtmxRequest, campaign: Campaign, *, blind: bool) -> lis
     if campaign.dice == DiceMode.EITHER and request.POST.get("by_hand") and not blind:
         return []
     return None
-
-
-# Where htmx puts a refusal, the first that exists: the refusal slot of the form that was sent
-# (next to the button tapped: the roll bar's, a card's follow-up's), the roll form's (a button
-# of its own that posts it, the d3), or the page's message area.
-REFUSAL_TARGET = "find [data-refusal], #roll-form [data-refusal], #notice"
-
-
-def _refusal(
-    request: HtmxRequest, message: str, page: Callable[[Refusal], HttpResponse], form: str
-) -> HttpResponse:
-    """A refused roll or follow-up: a clear message, status 422, nothing changed. htmx swaps
-    it next to what was tapped (``REFUSAL_TARGET``) instead of the result; a plain POST (no
-    JavaScript) gets its whole ``page`` again, the message next to the ``form`` that sent it."""
-    if not request.htmx:
-        return page(Refusal(message, form))
-    response = render(request, "rolls/_refusal.html", {"message": message}, status=422)
-    return reswap(retarget(response, REFUSAL_TARGET), "innerHTML")
 
 
 def _place_character(membership: Membership, roll: Roll, place: str) -> int | None:
@@ -291,8 +330,17 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     def page(refusal: Refusal) -> HttpResponse:
         return pages.session_page(request, pk, refusal=refusal, npc_form=form)
 
+    try:
+        key = client_value(request)
+    except RulesError as error:
+        return refuse(request, str(error), page, "npc-form")
+    first = resent.first_answer(campaign.pk, membership.user_id, key)
+    if first is not None:
+        if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
+            return refuse(request, resent.KEY_REUSED, page, "npc-form")
+        return _npc_rolled(request, membership, first.roll)
     if not form.is_valid():
-        return _refusal(request, form.errors_text(), page, "npc-form")
+        return refuse(request, form.errors_text(), page, "npc-form")
     try:
         raw = form.cleaned_data.get("faces", "")
         roll = services.npc_roll_create(
@@ -305,10 +353,22 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             intent=form.cleaned_data["intent"],
             rng=randomness.RNG,
             faces=parse_faces(raw) if raw else None,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
-        return _refusal(request, str(error), page, "npc-form")
+        return refuse(request, str(error), page, "npc-form")
+    except IntegrityError:
+        first = resent.first_answer(campaign.pk, membership.user_id, key)
+        if first is None or first.roll is None:
+            raise
+        roll = first.roll
+    return _npc_rolled(request, membership, roll)
+
+
+def _npc_rolled(request: HtmxRequest, membership: Membership, roll: Roll) -> HttpResponse:
+    """The answer to the GM's quick roll (or to the same request sent again): its card."""
+    pk = membership.campaign_id
     if not request.htmx:
         messages.success(request, f"Rolled for {roll.character_name}.")
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
@@ -395,7 +455,7 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         def page(refusal: Refusal) -> HttpResponse:
             return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
-        return _refusal(request, str(error), page, "roll-form")
+        return refuse(request, str(error), page, "roll-form")
     names = ", ".join(each.name for each in asked)
     message = f"Asked {names} to roll {label}."
     if not request.htmx:
@@ -427,7 +487,7 @@ def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
         def page(refusal: Refusal) -> HttpResponse:
             return pages.session_page(request, pk, refusal=refusal)
 
-        return _refusal(request, str(error), page, "call-form")
+        return refuse(request, str(error), page, "call-form")
     asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in parsed.characters)
     message = f"Asked {asked}."
     if not request.htmx:

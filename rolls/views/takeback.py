@@ -17,7 +17,8 @@ from rolls.sight.cards import latest_card
 from rolls.systems import RulesError
 from rolls.views import pages
 from rolls.views.pages import Refusal
-from rolls.views.play import CHARACTER_PAGE, _refusal
+from rolls.views.play import CHARACTER_PAGE
+from rolls.views.refusals import refuse
 from tabletop.access import acting_for, membership_or_404
 from tabletop.http import HtmxRequest
 
@@ -40,7 +41,7 @@ def roll_take_back(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     try:
         takeback.roll_take_back(roll=roll, roller=membership.user)
     except RulesError as error:
-        return _refusal(request, str(error), page, REFUSAL_FORM)
+        return refuse(request, str(error), page, REFUSAL_FORM)
     if not request.htmx:
         messages.success(request, "Your roll is taken back: struck through for everyone.")
         return redirect(back + "#result")

@@ -119,6 +119,32 @@
     window.location.reload();
   });
 
+  // A card's update for a card this page does not hold (the result panel shows a newer roll
+  // than the one the GM just voided or revealed; the feed keeps only its newest cards) has
+  // nothing to update: the socket's message drops it before htmx looks for its target, which
+  // would report htmx:oobErrorNoTarget. Only cards, swapped by their own id: every other
+  // element the socket sends names something each page of its kind holds.
+  var CARD_ID = /^(result|feed|gm|against)-roll-\d+$/;
+  if (window.htmx) {
+    htmx.defineExtension("cards-shown", {
+      transformResponse: function (text) {
+        if (text.indexOf("-roll-") < 0) return text;
+        var template = document.createElement("template");
+        template.innerHTML = text;
+        var absent = Array.prototype.filter.call(template.content.children, function (element) {
+          var oob = element.getAttribute("hx-swap-oob");
+          var byId = !oob || oob.indexOf(":") < 0; // "true", "outerHTML", "delete": its own id
+          return byId && CARD_ID.test(element.id) && !document.getElementById(element.id);
+        });
+        if (!absent.length) return text;
+        absent.forEach(function (element) {
+          element.remove();
+        });
+        return template.innerHTML;
+      },
+    });
+  }
+
   // A screen that slept may hold a dead socket that has not noticed yet.
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState !== "visible") return;

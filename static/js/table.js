@@ -12,7 +12,11 @@
   // The phone's share of the dice (docs/verify.md): 16 fresh random bytes, as hex, in every
   // roll or follow-up it sends. htmx has read the form when it asks for the request's
   // parameters, so the value goes in there; a form sent without htmx gets it on submit.
+  // The value is also the request's one-time key (rolls/log/resent.py): it stays with what was
+  // tapped until an answer comes back, so a tap repeated after the answer was lost on the way
+  // sends the same key and the server answers with the first result instead of rolling again.
   var CLIENT_FIELD = "client_random";
+  var PENDING = "pendingKey"; // data-pending-key on the form or button that sent the request
 
   function clientValue() {
     var bytes = new Uint8Array(16);
@@ -26,15 +30,24 @@
 
   document.addEventListener("htmx:configRequest", function (event) {
     var parameters = event.detail.parameters;
-    if (parameters && parameters[CLIENT_FIELD] !== undefined) parameters[CLIENT_FIELD] = clientValue();
+    var elt = event.detail.elt;
+    if (!parameters || parameters[CLIENT_FIELD] === undefined || !elt) return;
+    if (!elt.dataset[PENDING]) elt.dataset[PENDING] = clientValue();
+    parameters[CLIENT_FIELD] = elt.dataset[PENDING];
+  });
+  // Any answer (a result, a refusal) ends the key; nothing back (status 0) keeps it.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && event.detail.xhr && event.detail.xhr.status) delete elt.dataset[PENDING];
   });
   document.addEventListener(
     "submit",
     function (event) {
       var form = event.target;
       if (!form || !form.querySelectorAll) return;
+      // A plain POST keeps its key too: the page it answers with draws fresh, empty fields.
       form.querySelectorAll("input[name=" + CLIENT_FIELD + "]").forEach(function (input) {
-        input.value = clientValue();
+        if (!input.value) input.value = clientValue();
       });
     },
     true,
@@ -91,8 +104,11 @@
   // while the browser knows it is offline; a request that fails on the way says the same. While
   // a request is on its way, the buttons of what sent it are disabled: a second tap waits.
   var OFFLINE = "You are offline: this was not sent.";
+  // Sent, but no answer came: it may have reached the table. Its key is kept (above), so
+  // tapping again shows what happened, and does not do it twice.
+  var NO_ANSWER = "No answer came back. Tap again: it will not be done twice.";
 
-  function sayOffline(elt) {
+  function sayOffline(elt, text) {
     var form = elt && elt.closest ? elt.closest("form") || elt : null;
     var slot = (form && form.querySelector && form.querySelector("[data-refusal]")) || document.getElementById("notice");
     if (!slot) return;
@@ -100,7 +116,7 @@
     var message = document.createElement("p");
     message.className = "flash error offline-refusal";
     message.setAttribute("role", "alert");
-    message.textContent = OFFLINE;
+    message.textContent = text || OFFLINE;
     slot.appendChild(message);
     var box = message.getBoundingClientRect();
     if (box.top < 0 || box.bottom > window.innerHeight) message.scrollIntoView({ block: "nearest" });
@@ -138,7 +154,7 @@
   document.addEventListener("htmx:sendError", function (event) {
     var config = event.detail.requestConfig;
     if (config && config.verb === "get") return; // the odds: they come again with the next change
-    sayOffline(event.detail.elt);
+    sayOffline(event.detail.elt, NO_ANSWER);
   });
 
   function clearRefusals() {
@@ -238,6 +254,17 @@
     var card = target && target.id ? document.getElementById(target.id) : null;
     if (card && card.closest("#result")) landed(card);
   });
+
+  // A folded panel the address names (the console's Invite panel after a new link:
+  // "#invite-tools") opens, so what the GM just made is in sight without another tap.
+  function openTargeted() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var named = id ? document.getElementById(id) : null;
+    var panel = named && named.closest ? named.closest("details") : null;
+    if (panel && !panel.open) panel.open = true;
+  }
+  document.addEventListener("DOMContentLoaded", openTargeted);
+  window.addEventListener("hashchange", openTargeted);
 
   // -- the sound of a roll: off unless the player turns it on, remembered on this phone ------
   var SOUND_KEY = "tabletop-sound";

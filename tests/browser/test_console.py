@@ -254,3 +254,34 @@ def test_the_console_is_a_workspace_at_1280x800(browsers: Browsers, dice: Script
     expect(gm.locator("#feed")).to_contain_text("The GM corrected Ada: Luck points")
     ada = in_thread(lambda: Character.objects.get(name="Ada"))
     assert ada.luck == 1
+
+
+def test_a_new_join_link_reloads_the_console_with_the_invite_panel_open(
+    browsers: Browsers, shot: Shot
+) -> None:
+    """Issue 42: after "New join link" (or "New display link") the GM sees the new link at
+    once, without opening the folded Invite panel again."""
+    gm = browsers.gm()
+    link = open_table(gm)
+    join_with_character(browsers.phone(), link, "Alice", "Ada")
+    gm.goto(gm.url)
+    invite = gm.locator("#invite-tools")
+    expect(invite).not_to_have_attribute("open", "")  # folded: a player is in
+
+    gm.locator("#invite-tools > summary").click()
+    gm.get_by_role("button", name="New join link").click()
+    expect(gm.locator("#notice")).to_contain_text("New join link made")
+    expect(invite).to_have_attribute("open", "")
+    new_link = gm.locator("#join-url")
+    expect(new_link).to_be_visible()
+    assert new_link.get_attribute("href") != link
+    expect(gm.locator("#invite-tools .qr")).to_be_visible()
+    box = new_link.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, box
+    shot(gm, "console-new-join-link-1280", full_page=False)
+
+    display = gm.locator("#display-url").get_attribute("href")
+    gm.get_by_role("button", name="New display link").click()
+    expect(invite).to_have_attribute("open", "")
+    expect(gm.locator("#display-url")).to_be_visible()
+    assert gm.locator("#display-url").get_attribute("href") != display

@@ -118,8 +118,8 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     assert tv.evaluate("window.stillTheSamePage") is None  # reloaded, not patched
     wait_live(tv)
 
-    # The GM replaces the display link: the open screens say so and stop.
-    gm.locator("#invite-tools > summary").click()
+    # The GM replaces the display link (the Invite panel stayed open on the new join link):
+    # the open screens say so and stop.
     gm.get_by_role("button", name="New display link").click()
     for screen in (tv, overlay):
         expect(screen.locator("#display-replaced")).to_be_visible()

@@ -72,6 +72,18 @@ def test_a_phone_enters_a_sixes_roll_pushes_and_enters_only_the_rerolled_dice_SI
     expect(card).to_contain_text("rolled by hand")
     expect(card).to_contain_text("Failure: 1 of 2 needed")
     expect(pad.locator(".keypad-count")).to_have_text("0 of 3 dice entered")
+    # Issue 42: the fixed Roll bar holds the odds and Roll, not the keypad, which scrolls with
+    # the form: the card, the keypad and Roll are each reachable on a 360 x 740 screen.
+    bar = ada.locator("#roll-form .roll-bar")
+    expect(bar.locator("[data-keypad]")).to_have_count(0)
+    bar_box = bar.bounding_box()
+    assert bar_box is not None and bar_box["height"] <= 150, bar_box
+    for element in (card.locator(".verdict").first, pad.locator(".keypad-keys")):
+        element.scroll_into_view_if_needed()
+        box = element.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= bar_box["y"] + 1, box
+    expect(roll_button).to_be_in_viewport()
+    shot(ada, "hand-keypad-after-roll-360", full_page=False)
 
     # The push asks for the two dice that are not sixes; the six stays on the card.
     push_form = card.locator(".follow-up-push")

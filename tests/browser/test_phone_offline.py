@@ -5,6 +5,7 @@ back the page reconnects by itself (the browser's "online" event) and catches up
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -16,6 +17,7 @@ from tests.browser.test_phone import _in_thread
 pytestmark = pytest.mark.browser
 
 OFFLINE = "You are offline: this was not sent."
+NO_ANSWER = "No answer came back. Tap again: it will not be done twice."
 
 
 def _rolls_of(name: str) -> int:
@@ -111,7 +113,7 @@ def test_a_request_lost_on_the_way_says_so_and_its_button_waits_while_it_travels
     page = bo.page
     page.route("**/roll/", lambda route: route.abort())
     page.locator("#roll-form .roll-button").click()
-    expect(page.locator("#roll-form [data-refusal] [role=alert]")).to_have_text(OFFLINE)
+    expect(page.locator("#roll-form [data-refusal] [role=alert]")).to_have_text(NO_ANSWER)
     expect(page.locator("#roll-form .roll-button")).to_be_enabled()
     assert _in_thread(_rolls_of, "Bo") == 0
 
@@ -129,3 +131,41 @@ def test_a_request_lost_on_the_way_says_so_and_its_button_waits_while_it_travels
     expect(page.locator("#result .card")).to_be_visible()
     expect(page.locator("#roll-form .roll-button")).to_be_enabled()
     assert _in_thread(_rolls_of, "Bo") == 1
+
+
+def test_a_roll_whose_answer_is_lost_is_not_rolled_again_by_the_second_tap(browsers: Browsers) -> None:
+    """The roll reaches the server, the network drops before its answer: the second tap
+    carries the same one-time key and gets the first roll back (rolls/log/resent.py)."""
+    _ignore_offline_noise(browsers)
+    browsers.ignore(r"net::ERR_FAILED")
+    browsers.ignore(r"^htmx:afterRequest")
+    gm = browsers.gm()
+    link = open_table(gm)
+    bo = join_with_character(browsers.phone(), link, "Bruno", "Bo")
+    page = bo.page
+
+    def answer_lost(route: Any) -> None:
+        route.fetch()  # the server gets the roll and answers ...
+        route.abort()  # ... and the answer never reaches the phone
+
+    page.route("**/roll/", answer_lost)
+    button = page.locator("#roll-form .roll-button")
+    button.click()
+    expect(page.locator("#roll-form [data-refusal] [role=alert]")).to_have_text(NO_ANSWER)
+    assert _in_thread(_rolls_of, "Bo") == 1
+
+    page.unroute("**/roll/")
+    button.click()
+    card = page.locator("#result .card")
+    expect(card).to_be_visible()
+    assert _in_thread(_rolls_of, "Bo") == 1
+    # The card the phone shows is that one roll, which the GM's feed shows once too.
+    rolled = roll_id(card)
+    expect(gm.locator(f"#feed-roll-{rolled}")).to_have_count(1)
+    expect(page.locator("#roll-form [data-refusal] [role=alert]")).to_have_count(0)
+
+    # The key ends with the answer: the next tap is a new roll.
+    button.click()
+    expect(page.locator("#result .card")).not_to_have_attribute("id", f"result-roll-{rolled}")
+    page.wait_for_timeout(300)
+    assert _in_thread(_rolls_of, "Bo") == 2

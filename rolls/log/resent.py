@@ -1,0 +1,29 @@
+"""A request sent twice: the phone keeps a roll's or follow-up's one-time key (its
+``client_random``, static/js/table.js) until an answer comes back, so a tap repeated after the
+first answer was lost on the way (the network dropped after the POST) carries the same key.
+The entry the first request wrote is found by it, and the view answers with that instead of
+rolling again.
+
+Keys are per campaign and member: the lookup names the member who sends it, so another
+member's key (even the same value) never finds someone else's roll. One indexed lookup
+(``log_one_entry_per_key``), and only for a request that carries a key.
+"""
+
+from __future__ import annotations
+
+from rolls.models import LogEntry
+
+# What a key sent again for something else than the first request was says: the phone makes a
+# fresh key for each action, so only a hand-made request gets it.
+KEY_REUSED = "This was already sent once for something else. Reload the page and try again."
+
+
+def first_answer(campaign_id: int, member_id: int, key: str | None) -> LogEntry | None:
+    """The entry this member's request with ``key`` wrote before, or None (a first request)."""
+    if key is None:
+        return None
+    return (
+        LogEntry.objects.select_related("roll")
+        .filter(campaign_id=campaign_id, actor_id=member_id, key=key)
+        .first()
+    )
