@@ -333,7 +333,8 @@ def build_card(
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     # Where the table reads its rolls; the history tells the contest step by step, its verdict
     # last, and draws each roll as it was then.
-    if roll.visibility == Visibility.SEALED and place != "history":
+    # A sealed side, or an open roll of a flow (doubles' extended action, DBL-13).
+    if place != "history" and _may_be_contested(roll):
         card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:
