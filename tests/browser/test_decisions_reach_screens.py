@@ -78,6 +78,7 @@ def test_decisions_reach_the_tv_and_the_phones_without_a_reload(
     # A call for a roll; the console's status comes over the socket, and its form closes it.
     gm.goto(session_url)
     wait_live(gm)
+    gm.locator("#call-tools > summary").click()  # the console's tools are folded (a workspace)
     form = gm.locator("#call-form")
     form.get_by_role("checkbox", name="Bo").check()
     form.get_by_label("What do they try?").fill("Climb the fence")
