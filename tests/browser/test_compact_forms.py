@@ -51,6 +51,7 @@ def test_each_system_draws_its_call_and_contest_forms_on_the_console(
     gm, _, (ann,) = contest_table(browsers, CAMPAIGNS[system], "Forms", character, (("Alice", "Ann"),))
     gm.reload()
     wait_live(gm)
+    gm.locator("#call-tools > summary").click()  # the console's tools are folded (a workspace)
     call = gm.locator("#call-form")
     expect(call).to_be_visible()
     if system == "doubles":
