@@ -282,3 +282,30 @@ def test_a_frozen_verdict_is_the_logs_last_word(db: None) -> None:
         LogEntry.objects.filter(roll=olle).count()
         == 1 + LogEntry.objects.filter(roll=olle, action="contest-reveal").count()
     )
+
+
+def test_dbl_13_a_settled_extended_actions_cards_say_the_verdict(db: None) -> None:
+    """DBL-13: each roll of an extended action is an open roll; once the GM settles the action,
+    every card of it (on the roller's screen and in the table's feed) says how the action
+    ended, as a settled contest's sealed sides do, not only how that one roll went."""
+    duel = Duel()
+    contest = an_action(duel, successes=2, failures=2)
+    contribute(duel, contest, "mara", 3, 2)
+    contribute(duel, contest, "bram", 6, 6)
+    rolls = [side.roll for side in contest.sides.select_related("roll") if side.roll is not None]
+    assert rolls
+
+    def lines() -> list[str]:
+        found = []
+        for roll in rolls:
+            roll = Roll.objects.select_related("character", "target", "campaign").get(pk=roll.pk)
+            entry = roll.entries.order_by("-seq").first()
+            assert entry is not None
+            for place in ("result", "feed"):
+                found.append(build_card(roll, entry.state or {}, entry.seq, place=place).verdict_line)
+        return found
+
+    assert set(lines()) == {""}
+    closed = contests.contest_close(contest=contest, gm=duel.table.gm)
+    assert closed.verdict.startswith("The extended action ")
+    assert set(lines()) == {f"Settled: {closed.verdict}"}

@@ -35,7 +35,7 @@ from django.template.loader import render_to_string
 from rolls import registry
 from rolls.contests.panels import contest_views
 from rolls.log.events import VERDICTS, Refresh, TableEvent
-from rolls.models import LogEntry, Roll
+from rolls.models import LogEntry, Roll, Visibility
 from rolls.sight import answers, panels
 from rolls.sight.audience import Delivery, Facts, GmPanel, Panel, Viewer, delivery
 from rolls.sight.cards import Card, build_card
@@ -228,7 +228,10 @@ def _verdict_cards_for(membership: Membership, entry: LogEntry, result_for: int 
         roll = card.roll
         owner = roll.character.owner_id if roll.character is not None else None
         mine = membership.is_gm or owner == membership.user_id
-        if result_for is not None and result_for == roll.character_id and mine:
+        # Only a sealed side's card is on its roller's screen: a flow's open roll (doubles'
+        # extended action) is rolled from its board, and no result card of it is there to swap.
+        sealed = roll.visibility == Visibility.SEALED
+        if result_for is not None and result_for == roll.character_id and mine and sealed:
             parts.append(card.markup)
     return "".join(parts)
 

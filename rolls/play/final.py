@@ -29,8 +29,9 @@ def contest_final(roll: Roll) -> str:
 def verdict_line(roll: Roll) -> str:
     """What the verdict on ``roll``'s contest says, for its card ("" for none yet, or no contest):
     once settled the card shows who won under its own outcome, since "Success: 1 of 1 needed"
-    alone reads as a win to a side that lost. Read only for a side of a head-to-head contest
-    (a sealed roll); a flow's rolls are read on its board."""
+    alone reads as a win to a side that lost. Read for a side of a head-to-head contest (a
+    sealed roll) and for an open roll a flow counts (doubles' extended action, DBL-13: "Settled:
+    The extended action is won: ..."), since its card alone says only how that one roll went."""
     contest = _contest_of(roll)
     if contest is None:
         return ""

@@ -333,7 +333,11 @@ def build_card(
     card = Card(roll, state, seq, system.evaluate(state), system.view(state), place)
     # Where the table reads its rolls; the history tells the contest step by step, its verdict
     # last, and draws each roll as it was then.
-    if roll.visibility == Visibility.SEALED and place != "history":
+    # A sealed side, or an open roll of a flow (doubles' extended action, DBL-13) where the
+    # table reads it (the feed, its roller's screen); a panel of rolls waiting on the GM reads
+    # nothing more for it.
+    flow_roll = place in ("feed", "result") and _may_be_contested(roll)
+    if place != "history" and (roll.visibility == Visibility.SEALED or flow_roll):
         card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
     if place in ACTIONABLE and membership is not None and (seen.acts or seen.answers) and not roll.voided:

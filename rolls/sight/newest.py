@@ -19,12 +19,19 @@ LOOK_BACK = 200
 
 
 def newest_items(
-    campaign: Campaign, *, membership: Membership | None, limit: int, events: bool | Collection[str]
+    campaign: Campaign,
+    *,
+    membership: Membership | None,
+    limit: int,
+    events: bool | Collection[str],
+    count_events: bool = True,
 ) -> tuple[list[Card | LogEntry], int]:
     """Up to ``limit`` items, newest first: each roll's card (as ``membership`` sees it; None:
     the table, who sees no hidden dice and no button), and with ``events`` each table event's
     entry above the card of the roll it marks (or, given actions, only those events: the
-    television's decisions). Also the last sequence number they include."""
+    television's decisions). ``count_events=False``: ``limit`` counts the cards alone (the
+    television draws its decisions as lines above its cards, which they never push out). Also
+    the last sequence number they include."""
     entries = list(
         LogEntry.objects.filter(campaign=campaign)
         .select_related("roll", "roll__character", "roll__target")
@@ -33,16 +40,19 @@ def newest_items(
     last_seq = entries[0].seq if entries else campaign.last_seq
     items: list[Card | LogEntry] = []
     seen: set[int] = set()
+    counted = 0
     for entry in entries:
         shown = events is True or (not isinstance(events, bool) and entry.action in events)
         if shown and entry.kind == LogEntry.Kind.EVENT:
             # A table event, or the GM's mark on a roll (voided, revealed): its line, and the
             # roll's card below it as it is now.
             items.append(entry)
+            counted += count_events
         roll = entry.roll
         if roll is not None and roll.pk not in seen:
             seen.add(roll.pk)
             items.append(build_card(roll, entry.state or {}, entry.seq, place="feed", membership=membership))
-        if len(items) >= limit:
+            counted += 1
+        if counted >= limit:
             break
     return items, last_seq

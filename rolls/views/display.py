@@ -31,7 +31,9 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     campaign = display.campaign_for(token)
     if campaign is None:
         raise Http404("No such display.")
-    cards, last_seq = newest_items(campaign, membership=None, limit=display.SHOWN, events=DECISIONS)
+    cards, last_seq = newest_items(
+        campaign, membership=None, limit=display.SHOWN, events=DECISIONS, count_events=False
+    )
     overlay = request.GET.get("overlay") == "1"
     context: dict[str, object] = {
         **display.panels_context(campaign),

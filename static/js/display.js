@@ -2,11 +2,12 @@
 // differences from a member's page:
 // - When the GM replaces the display link, the server closes the socket with REPLACED: the page
 //   says so and stays closed (a reconnect would only be refused again).
-// - Only the last few cards are kept: the screen shows five and runs all evening.
+// - Only the last few cards and decision lines are kept: the screen shows five cards and two
+//   lines, and runs all evening; a run of decisions never pushes the cards out.
 (function () {
   "use strict";
   var REPLACED = 4410;
-  var KEPT = 12;
+  var KEPT = {card: 12, event: 4};
 
   TabletopLive.onFinal(REPLACED, "Link replaced", function () {
     document.getElementById("display-replaced").hidden = false;
@@ -17,6 +18,10 @@
 
   document.addEventListener("htmx:wsAfterMessage", function () {
     var feed = document.getElementById("feed");
-    while (feed && feed.children.length > KEPT) feed.lastElementChild.remove();
+    if (!feed) return;
+    Object.keys(KEPT).forEach(function (kind) {
+      var items = feed.querySelectorAll(":scope > ." + kind);
+      for (var i = KEPT[kind]; i < items.length; i++) items[i].remove();
+    });
   });
 })();

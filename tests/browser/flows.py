@@ -8,7 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
+from django.test import Client
 from playwright.sync_api import Locator, Page, expect
 
 from tests.factories import PASSWORD
@@ -42,6 +44,20 @@ def log_in(page: Page, username: str) -> None:
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     expect(page).not_to_have_url(re.compile(r"/login/"))
+
+
+def sign_in(page: Page, user: object, base_url: str) -> None:
+    """Sign ``user`` in on ``page``'s browser context without the login form (its session
+    cookie, as the test client makes it): the evenings start at the table, not at the door."""
+    client = Client()
+    client.force_login(user)  # type: ignore[arg-type]
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base_url}])
+
+
+def feed_line(page: Page, text: str | re.Pattern[str]) -> None:
+    """A decision's line (not a card) in the page's feed, arrived live."""
+    expect(page.locator("#feed > .event", has_text=text).first).to_be_visible()
 
 
 def sign_up(page: Page, username: str = "gamemaster") -> None:

@@ -6,14 +6,20 @@ wrap or are cut; the verdict never is."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
+from rolls.contests import services as contests
+from rolls.models import Contest
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import in_thread, wait_live
-from tests.browser.longcards import LONG_NAME, LONG_WORD, longest_roll
+from tests.browser.longcards import LONG_INTENT, LONG_NAME, LONG_WORD, follow_everything, longest_roll
+from tests.test_sixes_contests import Kids, versus
+from tests.test_sixes_contests import roll as kid_roll
 
 SYSTEMS = ("sixes", "kinds", "doubles", "sets", "stars")
 SCREENS = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
@@ -21,7 +27,7 @@ SCREENS = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 SLACK = 1.5
 
 
-def measure(tv: Page) -> list[dict[str, object]]:
+def measure(tv: Page) -> list[dict[str, Any]]:
     """Each visible card's box, its verdict's, the viewport's, and the parts of its text wider
     than their own box (a word running out of it)."""
     return tv.evaluate(
@@ -30,27 +36,44 @@ def measure(tv: Page) -> list[dict[str, object]]:
             .map((card) => {
               const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
               const verdict = card.querySelector(".verdict");
+              const settled = card.querySelector(".contest-verdict");
               const spills = [...card.querySelectorAll(".who, .trait-name, .intent, .verdict, .details li, .pill")]
                 .filter((el) => el.scrollWidth > el.clientWidth + 1
                   || el.getBoundingClientRect().right > card.getBoundingClientRect().right + 1)
                 .map((el) => el.className);
               return {text: verdict && verdict.textContent.trim(), card: box(card), verdict: verdict && box(verdict),
+                      settled: settled && box(settled), settledText: settled && settled.textContent.trim(),
+                      // its box may sit inside the card while the box cuts its own text
+                      settledCut: Boolean(settled && settled.scrollHeight > settled.clientHeight + 1),
                       screen: {bottom: window.innerHeight, right: window.innerWidth}, spills};
             })"""
     )
 
 
-def assert_reads(tv: Page, system: str, screen: dict[str, int]) -> None:
+def inside(outer: Any, inner: Any) -> bool:
+    """Whether the box ``inner`` lies whole within ``outer``."""
+    return bool(
+        outer["top"] - SLACK <= inner["top"]
+        and inner["bottom"] <= outer["bottom"] + SLACK
+        and outer["left"] - SLACK <= inner["left"]
+        and inner["right"] <= outer["right"] + SLACK
+    )
+
+
+def assert_reads(tv: Page, system: str, screen: dict[str, int], count: int = 5) -> list[dict[str, Any]]:
+    """Every card's outcome line, and a settled contest's verdict line, whole in its card."""
     cards = measure(tv)
-    assert len(cards) == 5, (system, screen, cards)
+    assert len(cards) == count, (system, screen, cards)
     for number, card in enumerate(cards):
         where = (system, screen, number, card)
         outer, verdict, edge = card["card"], card["verdict"], card["screen"]
         assert verdict and card["text"], where
-        assert outer["top"] - SLACK <= verdict["top"] and verdict["bottom"] <= outer["bottom"] + SLACK, where  # type: ignore[index]
-        assert outer["left"] - SLACK <= verdict["left"] and verdict["right"] <= outer["right"] + SLACK, where  # type: ignore[index]
+        assert inside(outer, verdict), where
+        if card["settled"]:
+            assert inside(outer, card["settled"]) and not card["settledCut"], where
         assert outer["bottom"] <= edge["bottom"] + SLACK and outer["right"] <= edge["right"] + SLACK, where  # type: ignore[index]
         assert card["spills"] == [], where
+    return cards
 
 
 @pytest.mark.browser
@@ -102,3 +125,38 @@ def test_a_word_of_sixty_letters_stays_inside_its_card(browsers: Browsers, live_
     for screen in SCREENS:
         tv.set_viewport_size(screen)
         assert_reads(tv, "sixes", screen)
+
+
+@pytest.mark.browser
+def test_a_settled_contests_verdict_line_stays_inside_its_card(
+    browsers: Browsers, live_url: str, shot: Shot
+) -> None:
+    """SIX-18, issue 42: the "Settled: ..." line under a settled contest's long cards (a long
+    intent, every push and Luck the rules offered before the GM settled) is whole inside each
+    card, the large one and the row's, at 1920x1080 and 1280x720."""
+
+    def play() -> factories.Table:
+        kids = Kids()
+        for _ in range(3):  # the row under the contest's cards
+            longest_roll("sixes", kids.table)
+        contest = versus(kids, kids.olle, kids.kim, intent=LONG_INTENT[:200])
+        sides = [kid_roll(kids, contest, 0, 6, 2, 1), kid_roll(kids, contest, 1, 3, 2, 1)]
+        for seed, side in enumerate(sides):
+            follow_everything(side, side.character.owner, kids.table.gm, seed)  # type: ignore[union-attr]
+        contests.contest_close(contest=Contest.objects.get(pk=contest.pk), gm=kids.table.gm)
+        return kids.table
+
+    table = in_thread(play)
+    tv = browsers.display()
+    tv.goto(reverse("rolls:display", args=[table.campaign.display_token]))
+    wait_live(tv)
+    expect(tv.locator("#feed > .card .contest-verdict")).to_have_count(2)
+    # The verdict is a line above the cards, which keep their places: the newest the large one.
+    expect(tv.locator("#feed > .event").first).to_contain_text("something interrupts the scene")
+    expect(tv.locator("#feed > .event").first).to_be_in_viewport()
+    for screen in SCREENS:
+        tv.set_viewport_size(screen)
+        cards = assert_reads(tv, "sixes", screen)
+        settled = [card for card in cards if card["settled"]]
+        assert len(settled) == 2 and all(c["settledText"].startswith("Settled: ") for c in settled), cards
+        shot(tv, f"display-reads-settled-{screen['width']}", full_page=False)
