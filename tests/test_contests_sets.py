@@ -551,6 +551,32 @@ def test_set_8_a_critical_effect_carries_its_die_into_the_next_roll_it_applies_t
     assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
 
 
+def test_set_8_a_voided_roll_took_no_carried_die_the_next_one_takes_it(pair: Pair) -> None:
+    """SET-8: Bo's penalty die from Ada's critical effect went into a roll the GM then voided; a
+    voided roll counts for nothing (as ``Roll.is_latest`` says), so his next roll takes it."""
+    from rolls.play.void import roll_void
+
+    data = {**FINESSE, "bonus": 1}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, data), Side(pair.bo, FINESSE)],
+        intent="",
+    )
+    mine = roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.second, 3, 3, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    follow_up(mine, pair.table.player, "critical_effect", [2, 3], effect="penalty")
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    struck = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert struck.trait == "Finesse, -1 carried die"
+    roll_void(roll=struck, actor=pair.table.gm, text="a stray tap")
+    nxt = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert nxt.current_state()["request"]["penalty"] == 1 and nxt.trait == "Finesse, -1 carried die"
+    assert plain_roll(pair, pair.bo, pair.second, 5, 5, 1).trait == "Finesse"
+
+
 def test_set_8_a_bonus_die_goes_to_the_roller_s_own_next_roll(pair: Pair) -> None:
     third = services.roll_create(
         character=pair.ada,
