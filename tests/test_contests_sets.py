@@ -393,6 +393,43 @@ def test_set_10_the_loser_answers_a_critical_hit_only_after_the_winner_is_done(p
     assert contests.verdict(contest).endswith("Critical hits: 1 more damage (1 of 1 got through).")
 
 
+def phone(user: Any, pair: Pair, roll: Roll) -> str:
+    """What a member's phone draws of ``roll``: its character's page, with the result card."""
+    from django.urls import reverse
+
+    from tests.factories import logged_in
+
+    client = logged_in(user)
+    campaign = pair.table.campaign.pk
+    return client.get(reverse("rolls:character", args=[campaign, roll.character_id])).content.decode()
+
+
+def test_set_10_a_card_waiting_on_the_winner_draws_no_buttons_and_says_whose_turn_it_is(pair: Pair) -> None:
+    """SET-10: Ada lost the bids; while Bo may still spend criticals her phone draws no flinch
+    (the server would refuse it) and says Bo goes first. Once Bo is done her buttons are back,
+    and Bo's card draws no critical any more, saying the other side answers now."""
+    five = {**FINESSE, "bonus": 2}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, five), Side(pair.bo, five)],
+        intent="a duel",
+    )
+    ada = roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+    bo = roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    waiting = phone(pair.table.player, pair, ada)
+    assert 'value="flinch"' not in waiting
+    assert "Bo won the bids and spends criticals first" in waiting
+    assert 'value="critical_effect"' in phone(pair.second, pair, bo)
+    act(contest, 1, pair.second, "hits_done")
+    answering = phone(pair.table.player, pair, ada)
+    assert 'value="flinch"' in answering and "spends criticals first" not in answering
+    done = phone(pair.second, pair, bo)
+    assert 'value="critical_effect"' not in done and "the other side answers now" in done
+
+
 def test_set_4_a_tie_goes_to_the_attacker_the_gm_named_not_the_first_side(pair: Pair) -> None:
     """SET-4: the GM names the second side the attacker; identical bids go to it."""
     contest = contests.contest_open(

@@ -15,8 +15,8 @@ from rolls.log import fairdice
 from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
-from rolls.models import ContestSide, FollowUpUse, LogEntry, Roll, RollCall, Visibility
-from rolls.play.final import contest_final
+from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.play.final import contest_final, turn_waits
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -64,13 +64,9 @@ def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
         raise RulesError(reason)
     if not action:
         return
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None or not side.contest.live:
-        return
-    sides = list(side.contest.sides.order_by("position"))
-    wait = adapter.contest_follow_up_wait(side.contest, side, sides, action)
+    wait = turn_waits(roll, [action])
     if wait:
-        raise RulesError(wait)
+        raise RulesError(wait[action])
 
 
 def roll_create(
