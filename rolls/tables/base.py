@@ -89,6 +89,9 @@ class ContestStep:
     label: str
     params: tuple[Param, ...] = ()
     note: str = ""  # what it costs or does, under the button
+    # The GM may take it for a player's side too (doubles DBL-9: dismiss a Complication the
+    # amazing PC never names, so the settled contest leaves the panel).
+    gm_may: bool = False
 
 
 @dataclass(frozen=True)

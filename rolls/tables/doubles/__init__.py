@@ -33,6 +33,7 @@ from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import (
     COMPLICATION,
+    NO_COMPLICATION,
     complication_done,
     complication_freezes,
     complication_steps,
@@ -203,9 +204,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         params: Mapping[str, Any],
         character: Character | None,
     ) -> ContestStepDone:
-        if step.action != COMPLICATION:
+        if step.action not in (COMPLICATION, NO_COMPLICATION):
             raise RulesError("That is not a step of this contest.")
-        return complication_done(side, sides, params)
+        return complication_done(side, sides, {**params, "action": step.action})
 
     def contest_rolls_final(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
         """DBL-9: a Complication named freezes both rolls; DBL-13: an extended action recorded
