@@ -7,7 +7,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rolls import registry
-from rolls.models import Contest, ContestSide, Roll
+from rolls.models import Contest, ContestSide, Roll, Visibility
+
+
+def may_be_contested(roll: Roll) -> bool:
+    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
+    rolled in the open in a system whose flows take open rolls (doubles' extended action).
+    Asked before anything reads the contest, so a plain roll costs no read."""
+    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
+
+
+def lock_contest_of(roll: Roll) -> None:
+    """Lock the contest ``roll`` is a side of, if any (one query): taken before the roll's own
+    lock, in the order of the contest services (contest, roll, character), so a follow-up and
+    the GM's settle, close, cancel or a contest step queue one after the other and the second
+    reads what the first wrote; a follow-up tapped as the GM settles is refused, not accepted
+    after the verdict."""
+    list(
+        Contest.objects.select_for_update(no_key=True, of=("self",))
+        .filter(sides__roll_id=roll.pk)
+        .only("id")
+    )
 
 
 def contest_final(roll: Roll) -> str:

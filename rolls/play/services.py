@@ -16,7 +16,7 @@ from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
-from rolls.play.final import contest_final, turn_waits
+from rolls.play.final import contest_final, lock_contest_of, may_be_contested, turn_waits
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -288,6 +288,10 @@ def follow_up_apply(
         # the roll before the character, so two follow-ups never wait on each other in a circle.
         # A target's answer (stars Luck against a roll) takes the same roll lock first, so the
         # roller's Luck and the target's, tapped at the same moment, apply one after the other.
+        # A contest's side locks its contest before the roll (the contest services' order), so
+        # the GM's settle and this follow-up never both read the contest as it was.
+        if may_be_contested(roll):
+            lock_contest_of(roll)
         locked = _LOCKED_ROLL.get(pk=roll.pk)
         if locked.voided:
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")

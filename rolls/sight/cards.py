@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.models import LogEntry, Roll, Visibility
-from rolls.play.final import contest_final, turn_waits, verdict_line
+from rolls.play.final import contest_final, may_be_contested, turn_waits, verdict_line
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -341,7 +341,7 @@ def build_card(
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
         # A verdict froze it (``rolls.play.final``): asked only of a card that would offer a
         # button, so a card of no contest, or with nothing to offer, costs no read.
-        if card.follow_ups and _may_be_contested(roll):
+        if card.follow_ups and may_be_contested(roll):
             if contest_final(roll):
                 card.follow_ups = []
             else:
@@ -351,13 +351,6 @@ def build_card(
                 card.follow_ups = [button for button in card.follow_ups if button.action not in waits]
                 card.turn = next(iter(waits.values()), "")
     return card
-
-
-def _may_be_contested(roll: Roll) -> bool:
-    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
-    rolled in the open in a system whose flows take open rolls (doubles' extended action). A
-    panel of the GM's own rolls reads nothing more for them."""
-    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
 
 
 def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:
