@@ -199,6 +199,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
     def odds_context(self, system: E, request: R, label: str) -> dict[str, Any]:
         """The context of ``odds.html`` for a parsed request."""
 
+    def odds_that_apply(self, context: dict[str, Any], character: Character | None) -> dict[str, Any]:
+        """``odds_context``'s figures less those of a follow-up ``character`` cannot take on this
+        roll (None: someone the GM rolls without a sheet, who pays for nothing): a form shows
+        only the odds of what can be done. Every figure applies by default."""
+        return context
+
     # -- contests (rolls.contests.services) ---------------------------------------------------------------
     def contest_steps(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
-from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
+from rolls.systems.doubles import DN_NAMES, DRAMA_COST, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import (
     COMPLICATION,
@@ -328,3 +328,11 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
                 (count, percent(system.chance_with_drama(request, count))) for count in DRAMA_SHOWN
             ]
         return context
+
+    def odds_that_apply(self, context: dict[str, Any], character: Character | None) -> dict[str, Any]:
+        """DBL-10: a drama die costs Endurance, so only the counts the character can pay for
+        are shown (none for someone without a sheet, who has no Endurance)."""
+        if not context.get("drama"):
+            return context
+        affordable = 0 if character is None else character.endurance // DRAMA_COST
+        return {**context, "drama": [(count, with_) for count, with_ in context["drama"] if count <= affordable]}
