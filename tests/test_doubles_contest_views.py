@@ -262,3 +262,47 @@ def test_dbl_9_no_complication_declined_by_the_pc_or_dismissed_by_the_gm_is_logg
     # Once only: neither a Complication nor a second refusal after it.
     late = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "a limp"}, **HX)
     assert late.status_code == 422
+
+
+def cli_contest(net: int, other: int) -> dict[str, str]:
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command(
+        "odds", "doubles", "--dice", str(net), "--against", "--dice", str(other), "--json", stdout=out
+    )
+    exact: dict[str, str] = json.loads(out.getvalue())["contest_exact"]
+    return exact
+
+
+@pytest.mark.parametrize("mara_first", [True, False])
+def test_dbl_7_the_phones_show_the_odds_the_command_line_prints_for_either_side(
+    duel: Duel, mara_first: bool
+) -> None:
+    """DBL-7, DBL-15: each phone's chance to win, and of a standoff, is ``manage.py odds doubles
+    --dice A --against --dice B`` with its own pool first, whichever side the GM listed first."""
+    from rolls import registry
+
+    order = [duel.mara, duel.bram] if mara_first else [duel.bram, duel.mara]
+    data = {
+        "first": str(order[0].pk),
+        "second": str(order[1].pk),
+        "intent": "Arm wrestling",
+        f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"],
+    }
+    url = reverse("rolls:contest-create", args=[duel.table.campaign.pk])
+    assert logged_in(duel.table.gm).post(url, data, **HX).status_code == 200
+    contest = Contest.objects.get()
+    nets = {}
+    for character in (duel.mara, duel.bram):
+        request, _ = registry.table("doubles").pool(character, contest.sides.get(character=character).data)
+        nets[character.name] = registry.engine("doubles").parse_request(request).net
+    assert nets == {"Mara": 5, "Bram": 2}
+    for name, user, other in (("Mara", duel.table.player, "Bram"), ("Bram", duel.second, "Mara")):
+        exact = cli_contest(nets[name], nets[other])
+        phone = panel_of(page(logged_in(user), "rolls:campaign", duel.table.campaign.pk))
+        assert f"{name}'s chance to win: <b>{percent(Fraction(exact['win']))}</b>" in phone
+        assert f"a tie: {percent(Fraction(exact['tie']))}" in phone and f"(exact: {exact['win']})" in phone
