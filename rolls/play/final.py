@@ -24,9 +24,7 @@ def lock_contest_of(roll: Roll) -> None:
     reads what the first wrote; a follow-up tapped as the GM settles is refused, not accepted
     after the verdict."""
     list(
-        Contest.objects.select_for_update(no_key=True, of=("self",))
-        .filter(sides__roll_id=roll.pk)
-        .only("id")
+        Contest.objects.select_for_update(no_key=True, of=("self",)).filter(sides__roll_id=roll.pk).only("id")
     )
 
 

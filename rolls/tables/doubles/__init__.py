@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
-from rolls.systems.doubles import DN_NAMES, DRAMA_COST, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
+from rolls.systems.doubles import (
+    DN_NAMES,
+    DRAMA_COST,
+    MAX_HELPERS,
+    Doubles,
+    DoublesRequest,
+    negative_keep,
+    system,
+)
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import (
     COMPLICATION,
@@ -335,4 +343,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         if not context.get("drama"):
             return context
         affordable = 0 if character is None else character.endurance // DRAMA_COST
-        return {**context, "drama": [(count, with_) for count, with_ in context["drama"] if count <= affordable]}
+        return {
+            **context,
+            "drama": [(count, with_) for count, with_ in context["drama"] if count <= affordable],
+        }
