@@ -697,3 +697,43 @@ async def test_set_4_no_frame_to_the_gm_carries_the_players_side_when_the_gm_pla
         await database_sync_to_async(bid)(contest, 1, pair.table.gm, [0, 1], gm=True)
         revealed = await sockets.received(8)
         assert 'data-face="5"' in revealed["gm"] and "bid 2x5" in revealed["gm"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_set_10_when_the_winner_is_done_the_losers_roll_screen_gets_its_buttons_live() -> None:
+    """SET-10: Ada's card waits (no flinch, a line saying Bo goes first); when Bo says he is
+    done with criticals, her roll screen's socket draws her result card again, the flinch on it."""
+    from tests.test_consumers import frames_until, open_socket, sync, up_to
+
+    pair = await database_sync_to_async(Pair)()
+    five = {**FINESSE, "bonus": 2}
+
+    def revealed() -> tuple[Contest, int]:
+        contest = contests.contest_open(
+            campaign=pair.table.campaign,
+            opener=pair.table.gm,
+            sides=[Side(pair.ada, five), Side(pair.bo, five)],
+            intent="a duel",
+        )
+        ada = roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+        roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+        bid(contest, 0, pair.table.player, [0, 1])
+        bid(contest, 1, pair.second, [0, 1])
+        return contest, ada.pk
+
+    contest, ada = await database_sync_to_async(revealed)()
+    last = await database_sync_to_async(
+        lambda: LogEntry.objects.order_by("-seq").values_list("seq", flat=True)[0]
+    )()
+    phone, connected, _ = await open_socket(
+        pair.table.campaign.pk, pair.table.player, roll_screen=pair.ada.pk
+    )
+    try:
+        assert connected
+        await sync(phone, 0, last)
+        await database_sync_to_async(act)(contest, 1, pair.second, "hits_done")
+        got = "".join(await frames_until(phone, up_to(last + 1)))
+        assert f'id="result-roll-{ada}"' in got
+        assert 'value="flinch"' in got and "spends criticals first" not in got
+    finally:
+        await phone.disconnect()
