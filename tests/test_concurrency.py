@@ -433,3 +433,79 @@ def test_an_npc_roll_against_a_character_never_waits_for_that_characters_lock(ta
     gm.join(timeout=30)
     assert done == {"npc": "rolled"}
     assert finished_while_held, "the GM's roll waited for the kid's row"
+
+
+@pytest.mark.production
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("gm_call", ["close", "cancel"])
+def test_six_18_a_push_tapped_as_the_gm_settles_waits_for_the_verdict_and_is_refused(gm_call: str) -> None:
+    """SIX-18, SIX-10: kid versus kid is revealed; the GM's settle (or call-off) holds the
+    contest and has not committed when Olle's push arrives. The push locks the contest first
+    (as every contest service does), so it waits, then reads the verdict and is refused: no
+    push lands after the verdict, and no Condition is checked for it. Marked ``production``:
+    it must run on PostgreSQL too."""
+    from rolls.contests import services as contests
+    from rolls.contests.sides import Side
+    from tests.test_sixes_contests import BODY, Kids
+
+    kids = Kids()
+    contest = contests.contest_open(
+        campaign=kids.table.campaign,
+        opener=kids.table.gm,
+        sides=[Side(kids.olle, BODY), Side(kids.kim, BODY)],
+        intent="the last bike",
+    )
+    sides = list(contest.sides.order_by("position"))
+    olle = contests.contest_roll(
+        side=sides[0], user=kids.table.player, rng=ScriptedDice(1, 2, 3), is_gm=False
+    )
+    contests.contest_roll(side=sides[1], user=kids.second, rng=ScriptedDice(6, 2, 3), is_gm=False)
+    held, release = threading.Event(), threading.Event()
+    done: list[str] = []
+
+    def settle_and_hold() -> None:
+        try:
+            with transaction.atomic():
+                if gm_call == "close":
+                    contests.contest_close(contest=contest, gm=kids.table.gm)
+                else:
+                    contests.contest_cancel(contest=contest, gm=kids.table.gm)
+                held.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def push() -> None:
+        try:
+            services.follow_up_apply(
+                roll=Roll.objects.get(pk=olle.pk),
+                actor=kids.table.player,
+                action="push",
+                params={"condition": "Scared", "description": "Olle pedals harder"},
+                rng=ScriptedDice(6, 6, then=6),
+            )
+            done.append("applied")
+        except RulesError as error:
+            done.append(f"refused: {error}")
+        except Exception as error:
+            done.append(f"error: {error}")
+        finally:
+            connection.close()
+
+    gm = threading.Thread(target=settle_and_hold)
+    gm.start()
+    assert held.wait(timeout=30)
+    player = threading.Thread(target=push)
+    player.start()
+    player.join(timeout=1.0)
+    waited = player.is_alive()
+    release.set()
+    gm.join(timeout=30)
+    player.join(timeout=30)
+
+    if connection.vendor == "postgresql":
+        assert waited, "the push did not wait for the GM's settle"
+    assert len(done) == 1 and done[0].startswith("refused:") and "its rolls are final" in done[0]
+    assert not LogEntry.objects.filter(roll=olle, action="push").exists()
+    kids.olle.refresh_from_db()
+    assert kids.olle.sheet["conditions"]["Scared"] is False

@@ -305,3 +305,21 @@ def test_the_npc_odds_still_say_what_is_wrong_beside_an_empty_field(db: None) ->
     table = table_of("sixes")
     response = npc_odds(table, {"name": "", "flag_dice": 40})
     assert "Dice: Ensure this value is less than or equal to 13." in html.unescape(response.content.decode())
+
+
+def test_six_6_six_10_the_npc_odds_show_no_push_or_luck_without_a_sheet(db: None) -> None:
+    """SIX-6, SIX-10: a push checks a Condition and Luck spends a point; someone the GM rolls
+    without a sheet has neither, so the quick roll's odds show the plain chance alone."""
+    table = table_of("sixes")
+    response = npc_odds(table, {**npc_baseline(table.campaign), "flag_dice": 4, "flag_need": 1})
+    shown = response.content.decode()
+    assert "<b>52%</b>" in shown
+    assert "push" not in shown.lower() and "luck" not in shown.lower()
+
+
+def test_dbl_10_the_npc_odds_show_no_drama_dice_without_endurance(db: None) -> None:
+    """DBL-10: drama dice cost Endurance, which someone without a sheet does not have."""
+    table = table_of("doubles")
+    response = npc_odds(table, {**npc_baseline(table.campaign), "flag_dice": 5, "flag_dn": "6"})
+    shown = response.content.decode()
+    assert "<b>57%</b>" in shown and "drama" not in shown.lower()

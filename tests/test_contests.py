@@ -294,3 +294,26 @@ async def test_the_bytes_of_other_sockets_hold_no_face_of_a_sealed_roll() -> Non
         )
         revealed = await sockets.received(5, "second")
         assert 'data-face="6"' in revealed["second"]  # Dave's dice, now that both sides have rolled
+
+
+def test_kin_kinds_has_no_contest_so_no_phone_shows_contest_odds_and_the_command_line_agrees(
+    db: None,
+) -> None:
+    """Kinds has no contested roll (Dangers are faced one Challenge each): the command line's
+    ``odds kinds ... --against`` refuses, the GM's contest form opens nothing, and no phone
+    shows a chance to win, so the phones and the command line never disagree."""
+    from django.core.management import CommandError, call_command
+    from django.urls import reverse
+
+    from tests.factories import logged_in
+
+    kinds = factories.table("kinds", sheet=factories.sheet_of("kinds"))
+    with pytest.raises(CommandError, match="Kinds has no contested roll"):
+        call_command("odds", "kinds", "--dice", "3", "--against", "--dice", "3")
+    url = reverse("rolls:contest-create", args=[kinds.campaign.pk])
+    refused = logged_in(kinds.gm).post(url, {"first": str(kinds.character.pk), "intent": "x"})
+    assert refused.status_code < 500 and not Contest.objects.exists()
+    phone = logged_in(kinds.player).get(
+        reverse("rolls:character", args=[kinds.campaign.pk, kinds.character.pk])
+    )
+    assert phone.status_code == 200 and "chance to win" not in phone.content.decode()

@@ -393,6 +393,43 @@ def test_set_10_the_loser_answers_a_critical_hit_only_after_the_winner_is_done(p
     assert contests.verdict(contest).endswith("Critical hits: 1 more damage (1 of 1 got through).")
 
 
+def phone(user: Any, pair: Pair, roll: Roll) -> str:
+    """What a member's phone draws of ``roll``: its character's page, with the result card."""
+    from django.urls import reverse
+
+    from tests.factories import logged_in
+
+    client = logged_in(user)
+    campaign = pair.table.campaign.pk
+    return client.get(reverse("rolls:character", args=[campaign, roll.character_id])).content.decode()
+
+
+def test_set_10_a_card_waiting_on_the_winner_draws_no_buttons_and_says_whose_turn_it_is(pair: Pair) -> None:
+    """SET-10: Ada lost the bids; while Bo may still spend criticals her phone draws no flinch
+    (the server would refuse it) and says Bo goes first. Once Bo is done her buttons are back,
+    and Bo's card draws no critical any more, saying the other side answers now."""
+    five = {**FINESSE, "bonus": 2}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, five), Side(pair.bo, five)],
+        intent="a duel",
+    )
+    ada = roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+    bo = roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    waiting = phone(pair.table.player, pair, ada)
+    assert 'value="flinch"' not in waiting
+    assert "Bo won the bids and spends criticals first" in waiting
+    assert 'value="critical_effect"' in phone(pair.second, pair, bo)
+    act(contest, 1, pair.second, "hits_done")
+    answering = phone(pair.table.player, pair, ada)
+    assert 'value="flinch"' in answering and "spends criticals first" not in answering
+    done = phone(pair.second, pair, bo)
+    assert 'value="critical_effect"' not in done and "the other side answers now" in done
+
+
 def test_set_4_a_tie_goes_to_the_attacker_the_gm_named_not_the_first_side(pair: Pair) -> None:
     """SET-4: the GM names the second side the attacker; identical bids go to it."""
     contest = contests.contest_open(
@@ -551,6 +588,32 @@ def test_set_8_a_critical_effect_carries_its_die_into_the_next_roll_it_applies_t
     assert plain_roll(pair, pair.ada, pair.table.player, 1, 2, 3).trait == "Finesse"
 
 
+def test_set_8_a_voided_roll_took_no_carried_die_the_next_one_takes_it(pair: Pair) -> None:
+    """SET-8: Bo's penalty die from Ada's critical effect went into a roll the GM then voided; a
+    voided roll counts for nothing (as ``Roll.is_latest`` says), so his next roll takes it."""
+    from rolls.play.void import roll_void
+
+    data = {**FINESSE, "bonus": 1}
+    contest = contests.contest_open(
+        campaign=pair.table.campaign,
+        opener=pair.table.gm,
+        sides=[Side(pair.ada, data), Side(pair.bo, FINESSE)],
+        intent="",
+    )
+    mine = roll(contest, 0, pair.table.player, 4, 4, 6, 6)
+    roll(contest, 1, pair.second, 3, 3, 1)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bid(contest, 1, pair.second, [0, 1])
+    follow_up(mine, pair.table.player, "critical_effect", [2, 3], effect="penalty")
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    struck = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert struck.trait == "Finesse, -1 carried die"
+    roll_void(roll=struck, actor=pair.table.gm, text="a stray tap")
+    nxt = plain_roll(pair, pair.bo, pair.second, 5, 5)
+    assert nxt.current_state()["request"]["penalty"] == 1 and nxt.trait == "Finesse, -1 carried die"
+    assert plain_roll(pair, pair.bo, pair.second, 5, 5, 1).trait == "Finesse"
+
+
 def test_set_8_a_bonus_die_goes_to_the_roller_s_own_next_roll(pair: Pair) -> None:
     third = services.roll_create(
         character=pair.ada,
@@ -634,3 +697,43 @@ async def test_set_4_no_frame_to_the_gm_carries_the_players_side_when_the_gm_pla
         await database_sync_to_async(bid)(contest, 1, pair.table.gm, [0, 1], gm=True)
         revealed = await sockets.received(8)
         assert 'data-face="5"' in revealed["gm"] and "bid 2x5" in revealed["gm"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_set_10_when_the_winner_is_done_the_losers_roll_screen_gets_its_buttons_live() -> None:
+    """SET-10: Ada's card waits (no flinch, a line saying Bo goes first); when Bo says he is
+    done with criticals, her roll screen's socket draws her result card again, the flinch on it."""
+    from tests.test_consumers import frames_until, open_socket, sync, up_to
+
+    pair = await database_sync_to_async(Pair)()
+    five = {**FINESSE, "bonus": 2}
+
+    def revealed() -> tuple[Contest, int]:
+        contest = contests.contest_open(
+            campaign=pair.table.campaign,
+            opener=pair.table.gm,
+            sides=[Side(pair.ada, five), Side(pair.bo, five)],
+            intent="a duel",
+        )
+        ada = roll(contest, 0, pair.table.player, 2, 2, 4, 4, 6)
+        roll(contest, 1, pair.second, 5, 5, 4, 4, 1)
+        bid(contest, 0, pair.table.player, [0, 1])
+        bid(contest, 1, pair.second, [0, 1])
+        return contest, ada.pk
+
+    contest, ada = await database_sync_to_async(revealed)()
+    last = await database_sync_to_async(
+        lambda: LogEntry.objects.order_by("-seq").values_list("seq", flat=True)[0]
+    )()
+    phone, connected, _ = await open_socket(
+        pair.table.campaign.pk, pair.table.player, roll_screen=pair.ada.pk
+    )
+    try:
+        assert connected
+        await sync(phone, 0, last)
+        await database_sync_to_async(act)(contest, 1, pair.second, "hits_done")
+        got = "".join(await frames_until(phone, up_to(last + 1)))
+        assert f'id="result-roll-{ada}"' in got
+        assert 'value="flinch"' in got and "spends criticals first" not in got
+    finally:
+        await phone.disconnect()

@@ -221,3 +221,88 @@ def test_dbl_9_after_the_gms_settle_the_panel_offers_the_complication_to_the_ama
     )
     again = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "x"}, **HX)
     assert again.status_code == 422
+
+
+def settled_with_amazing_mara(duel: Duel, dice: Script) -> Contest:
+    """Mara rolls an Amazing Success, Bram an ordinary result, and the GM settles it."""
+    open_duel(duel, **{f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"]})
+    dice(5, 5, 5, 2, 1)
+    roll_side(duel, duel.table.player, 0)
+    dice(6, 1)
+    roll_side(duel, duel.second, 1)
+    contest = Contest.objects.get()
+    close = reverse("rolls:contest-close", args=[duel.table.campaign.pk, contest.pk])
+    assert logged_in(duel.table.gm).post(close, {}, **HX).status_code == 200
+    return contest
+
+
+@pytest.mark.parametrize("who", ["player", "gm"])
+def test_dbl_9_no_complication_declined_by_the_pc_or_dismissed_by_the_gm_is_logged_and_the_contest_leaves_the_panel(
+    duel: Duel, dice: Script, who: str
+) -> None:
+    """DBL-9: inflicting the Complication is the amazing PC's choice: "No Complication" on her
+    phone, or the GM's dismissal on the console, is logged once and the settled contest leaves
+    every panel. Bram, who rolled no Amazing Success, may not decline it for her."""
+    contest = settled_with_amazing_mara(duel, dice)
+    campaign = duel.table.campaign.pk
+    gm_console = panel_of(page(logged_in(duel.table.gm), "rolls:session", campaign))
+    assert "No Complication" in gm_console and "Inflict a Complication" not in gm_console
+    assert "No Complication" in panel_of(page(logged_in(duel.table.player), "rolls:campaign", campaign))
+    side = contest.sides.get(position=0)
+    url = reverse("rolls:contest-act", args=[campaign, contest.pk, side.pk])
+    refused = logged_in(duel.second).post(url, {"action": "no_complication"}, **HX)
+    assert refused.status_code == 422
+    user = duel.table.player if who == "player" else duel.table.gm
+    assert logged_in(user).post(url, {"action": "no_complication"}, **HX).status_code == 200
+    assert LogEntry.objects.filter(text="No Complication: Mara inflicts none on Bram.").count() == 1
+    contest.refresh_from_db()
+    assert contest.verdict.endswith("Amazing Success: Mara inflicts no Complication on Bram.")
+    for viewer, name in ((duel.table.player, "rolls:campaign"), (duel.table.gm, "rolls:session")):
+        assert f'id="contest-{contest.pk}"' not in panel_of(page(logged_in(viewer), name, campaign))
+    # Once only: neither a Complication nor a second refusal after it.
+    late = logged_in(duel.table.player).post(url, {"action": "complication", "complication": "a limp"}, **HX)
+    assert late.status_code == 422
+
+
+def cli_contest(net: int, other: int) -> dict[str, str]:
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command(
+        "odds", "doubles", "--dice", str(net), "--against", "--dice", str(other), "--json", stdout=out
+    )
+    exact: dict[str, str] = json.loads(out.getvalue())["contest_exact"]
+    return exact
+
+
+@pytest.mark.parametrize("mara_first", [True, False])
+def test_dbl_7_the_phones_show_the_odds_the_command_line_prints_for_either_side(
+    duel: Duel, mara_first: bool
+) -> None:
+    """DBL-7, DBL-15: each phone's chance to win, and of a standoff, is ``manage.py odds doubles
+    --dice A --against --dice B`` with its own pool first, whichever side the GM listed first."""
+    from rolls import registry
+
+    order = [duel.mara, duel.bram] if mara_first else [duel.bram, duel.mara]
+    data = {
+        "first": str(order[0].pk),
+        "second": str(order[1].pk),
+        "intent": "Arm wrestling",
+        f"s{duel.mara.pk}-abilities": ["Fighting", "Athletics"],
+    }
+    url = reverse("rolls:contest-create", args=[duel.table.campaign.pk])
+    assert logged_in(duel.table.gm).post(url, data, **HX).status_code == 200
+    contest = Contest.objects.get()
+    nets = {}
+    for character in (duel.mara, duel.bram):
+        request, _ = registry.table("doubles").pool(character, contest.sides.get(character=character).data)
+        nets[character.name] = registry.engine("doubles").parse_request(request).net
+    assert nets == {"Mara": 5, "Bram": 2}
+    for name, user, other in (("Mara", duel.table.player, "Bram"), ("Bram", duel.second, "Mara")):
+        exact = cli_contest(nets[name], nets[other])
+        phone = panel_of(page(logged_in(user), "rolls:campaign", duel.table.campaign.pk))
+        assert f"{name}'s chance to win: <b>{percent(Fraction(exact['win']))}</b>" in phone
+        assert f"a tie: {percent(Fraction(exact['tie']))}" in phone and f"(exact: {exact['win']})" in phone

@@ -992,3 +992,17 @@ def test_six_8_a_kid_with_no_luck_left_is_shown_no_luck_odds(table: Table) -> No
     assert (
         visible_text(text(response)) == "Body + Sneak: 4 dice 52% to get 1 six With a push 77% · no Luck left"
     )
+
+
+def test_six_10_six_11_a_kid_with_every_condition_checked_is_shown_no_push_odds_and_why(table: Table) -> None:
+    """SIX-10, SIX-11: a push first checks a Condition; with every one checked there is none to
+    push with, so the form shows no push odds, says why, and keeps the Luck odds (SIX-6)."""
+    sheet = table.character.sheet
+    sheet["conditions"] = {name: True for name in sheet["conditions"]}
+    table.character.save(update_fields=["sheet"])
+
+    response = odds(logged_in(table.player), table, trait="skill-0", need=1)
+
+    assert visible_text(text(response)) == (
+        "Body + Sneak: 4 dice 52% to get 1 six No push: every Condition is checked. · With Luck 77%"
+    )

@@ -990,3 +990,16 @@ def test_a_player_may_not_move_the_clocks(table: Table, control: str) -> None:
 
     assert response.status_code == 403
     assert everything(table.campaign) == before
+
+
+def test_dbl_10_the_odds_show_only_the_drama_dice_the_endurance_pays_for(table: Table) -> None:
+    """DBL-10: each drama die costs 5 Endurance; with 10 left the form offers the odds of one
+    or two drama dice, with 4 left none."""
+    table.character.endurance = 10
+    table.character.save(update_fields=["endurance"])
+    response = odds(logged_in(table.player), table, abilities=["Fighting", "Athletics"], dn="6")
+    assert "With drama dice: 1 72% · 2 83% Catastrophe" in visible_text(response)
+    table.character.endurance = 4
+    table.character.save(update_fields=["endurance"])
+    response = odds(logged_in(table.player), table, abilities=["Fighting", "Athletics"], dn="6")
+    assert "drama" not in visible_text(response)

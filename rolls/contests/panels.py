@@ -162,7 +162,12 @@ def _view(contest: Contest, membership: Membership | None) -> ContestView:
         # success bought after it): only whoever rolls that side is offered them, as plain
         # buttons unless the system draws the side itself.
         acting = contest.live or (contest.state == Contest.State.CLOSED and adapter.steps_after_settle)
-        steps = adapter.contest_steps(contest, side, sides) if yours and acting and extra is None else []
+        steps = (
+            adapter.contest_steps(contest, side, sides) if (yours or gm) and acting and extra is None else []
+        )
+        if not yours:
+            # The GM, for a player's side: only what the GM may take for them (a dismissal).
+            steps = [step for step in steps if step.gm_may]
         views.append(
             SideView(
                 side=side,

@@ -424,12 +424,18 @@ def contest_act(
         settled = contest.state == Contest.State.CLOSED and adapter.steps_after_settle
         if not contest.live and not settled:
             raise RulesError("This contest is over.")
-        if side.npc and not is_gm:
-            raise RulesError("Only the GM acts for someone without a sheet.")
-        if not side.npc and (side.character is None or side.character.owner_id != user.pk):
-            raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
         offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
         step = offered.get(action)
+        # A step the GM may take for a player's side (doubles: dismiss a Complication, DBL-9).
+        gm_dismisses = is_gm and step is not None and step.gm_may
+        if side.npc and not is_gm:
+            raise RulesError("Only the GM acts for someone without a sheet.")
+        if (
+            not side.npc
+            and not gm_dismisses
+            and (side.character is None or side.character.owner_id != user.pk)
+        ):
+            raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
         if step is None:
             raise RulesError("That is not a step this side may take now.")
         if side.roll_id is not None:

@@ -179,6 +179,10 @@ def _entry_for(
             return render_to_string("rolls/_event_oob.html", context)
         if entry.action in VERDICTS:
             return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
+        if entry.action == TableEvent.CONTEST_STEP and result_for is not None:
+            # A step may pass the turn (sets SET-10: the winner is done with criticals): the
+            # roll screen's result card of a side is drawn again, its buttons as they are now.
+            return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
         return _shared(entry).html
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
         return _shared(entry).html

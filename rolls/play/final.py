@@ -4,8 +4,28 @@ which then offer no button, so what a screen offers and what the server accepts 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rolls import registry
-from rolls.models import Contest, ContestSide, Roll
+from rolls.models import Contest, ContestSide, Roll, Visibility
+
+
+def may_be_contested(roll: Roll) -> bool:
+    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
+    rolled in the open in a system whose flows take open rolls (doubles' extended action).
+    Asked before anything reads the contest, so a plain roll costs no read."""
+    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
+
+
+def lock_contest_of(roll: Roll) -> None:
+    """Lock the contest ``roll`` is a side of, if any (one query): taken before the roll's own
+    lock, in the order of the contest services (contest, roll, character), so a follow-up and
+    the GM's settle, close, cancel or a contest step queue one after the other and the second
+    reads what the first wrote; a follow-up tapped as the GM settles is refused, not accepted
+    after the verdict."""
+    list(
+        Contest.objects.select_for_update(no_key=True, of=("self",)).filter(sides__roll_id=roll.pk).only("id")
+    )
 
 
 def contest_final(roll: Roll) -> str:
@@ -24,6 +44,21 @@ def contest_final(roll: Roll) -> str:
     if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
         return "What this contest's rolls decided is in the log already: they are final."
     return ""
+
+
+def turn_waits(roll: Roll, actions: Iterable[str]) -> dict[str, str]:
+    """Of the follow-up ``actions``, those ``roll`` may not take yet because its contest waits on
+    the other side (``TableAdapter.contest_follow_up_wait``; sets SET-10: the loser answers only
+    after the winner's criticals), each with the line that says whose turn it is. Empty for a
+    roll of no contest being played. The service refuses what is listed; the card draws no
+    button for it and shows the line instead."""
+    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    if side is None or not side.contest.live:
+        return {}
+    adapter = registry.table(side.contest.system)
+    sides = list(side.contest.sides.order_by("position"))
+    waits = {action: adapter.contest_follow_up_wait(side.contest, side, sides, action) for action in actions}
+    return {action: why for action, why in waits.items() if why}
 
 
 def verdict_line(roll: Roll) -> str:

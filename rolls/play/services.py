@@ -15,8 +15,8 @@ from rolls.log import fairdice
 from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
-from rolls.models import ContestSide, FollowUpUse, LogEntry, Roll, RollCall, Visibility
-from rolls.play.final import contest_final
+from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
+from rolls.play.final import contest_final, lock_contest_of, may_be_contested, turn_waits
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -64,13 +64,9 @@ def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
         raise RulesError(reason)
     if not action:
         return
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None or not side.contest.live:
-        return
-    sides = list(side.contest.sides.order_by("position"))
-    wait = adapter.contest_follow_up_wait(side.contest, side, sides, action)
+    wait = turn_waits(roll, [action])
     if wait:
-        raise RulesError(wait)
+        raise RulesError(wait[action])
 
 
 def roll_create(
@@ -299,6 +295,10 @@ def follow_up_apply(
         # the roll before the character, so two follow-ups never wait on each other in a circle.
         # A target's answer (stars Luck against a roll) takes the same roll lock first, so the
         # roller's Luck and the target's, tapped at the same moment, apply one after the other.
+        # A contest's side locks its contest before the roll (the contest services' order), so
+        # the GM's settle and this follow-up never both read the contest as it was.
+        if may_be_contested(roll):
+            lock_contest_of(roll)
         locked = _LOCKED_ROLL.get(pk=roll.pk)
         if locked.voided:
             raise RulesError("The GM voided this roll: it takes no more follow-ups.")

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from rolls import registry
 from rolls.models import LogEntry, Roll, Visibility
-from rolls.play.final import contest_final, verdict_line
+from rolls.play.final import contest_final, may_be_contested, turn_waits, verdict_line
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.kept import Kept, sharing
 from rolls.systems import RulesError
@@ -74,6 +74,7 @@ class Card:
     form_token: bool = False
     refusal: str = ""  # why a plain POST of one of its follow-ups was refused, next to them
     verdict_line: str = ""  # its contest's verdict, once the GM settled it or called it off
+    turn: str = ""  # whose turn it is, when the card's follow-ups wait on the other side (SET-10)
 
     @property
     def dom_id(self) -> str:
@@ -192,7 +193,7 @@ class Card:
         field only by its page's template, which has the request the field's token comes from."""
         if self.form_token:
             raise ValueError("a card with a form field is drawn by its page, with the request")
-        if self.refusal:
+        if self.refusal or self.turn:
             return render_to_string("rolls/_card.html", {"card": self})
         frame = _drawn(_frames, self._key, "rolls/_card.html", _FrameDrawing(self))
         forms = self.follow_ups_markup if self.follow_ups else ""
@@ -344,16 +345,16 @@ def build_card(
         card.follow_ups = _buttons(roll, state, membership, latest, acts=seen.acts, answers=seen.answers)
         # A verdict froze it (``rolls.play.final``): asked only of a card that would offer a
         # button, so a card of no contest, or with nothing to offer, costs no read.
-        if card.follow_ups and _may_be_contested(roll) and contest_final(roll):
-            card.follow_ups = []
+        if card.follow_ups and may_be_contested(roll):
+            if contest_final(roll):
+                card.follow_ups = []
+            else:
+                # What the service would refuse as out of turn (SET-10) is not drawn: the card
+                # says whose turn it is instead.
+                waits = turn_waits(roll, [button.action for button in card.follow_ups])
+                card.follow_ups = [button for button in card.follow_ups if button.action not in waits]
+                card.turn = next(iter(waits.values()), "")
     return card
-
-
-def _may_be_contested(roll: Roll) -> bool:
-    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
-    rolled in the open in a system whose flows take open rolls (doubles' extended action). A
-    panel of the GM's own rolls reads nothing more for them."""
-    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
 
 
 def _unseen_buttons(roll: Roll, state: dict[str, Any]) -> list[FollowUpButton]:

@@ -256,7 +256,7 @@ def _waiting(call: RollCall, character: Character) -> WaitingCall:
             request_data, label = adapter.pool(character, {**form.engine_data(), "helper": False})
             system = registry.engine(call.campaign.system)
             request = system.parse_request(request_data)
-            context.update(adapter.odds_context(system, request, label))
+            context.update(adapter.odds_that_apply(adapter.odds_context(system, request, label), character))
             if call.campaign.dice != "digital":
                 context["needed"] = dice_needed(lambda rng: system.roll(request, rng))
         except RulesError as error:  # the sheet changed since the GM asked

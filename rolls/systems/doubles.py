@@ -925,6 +925,8 @@ class Doubles(DiceSystem):
             loser = names[1 - index]
             if chosen:
                 text += f" {names[index]} inflicts a Complication on {loser}: {chosen}."
+            elif [*extras, {}, {}][index].get("no_complication"):
+                text += f" Amazing Success: {names[index]} inflicts no Complication on {loser}."
             else:
                 text += f" Amazing Success: {names[index]} may inflict a Complication on {loser}."
         return text

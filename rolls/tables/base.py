@@ -89,6 +89,9 @@ class ContestStep:
     label: str
     params: tuple[Param, ...] = ()
     note: str = ""  # what it costs or does, under the button
+    # The GM may take it for a player's side too (doubles DBL-9: dismiss a Complication the
+    # amazing PC never names, so the settled contest leaves the panel).
+    gm_may: bool = False
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,12 @@ class TableAdapter[E: DiceSystem, R](ABC):
     @abstractmethod
     def odds_context(self, system: E, request: R, label: str) -> dict[str, Any]:
         """The context of ``odds.html`` for a parsed request."""
+
+    def odds_that_apply(self, context: dict[str, Any], character: Character | None) -> dict[str, Any]:
+        """``odds_context``'s figures less those of a follow-up ``character`` cannot take on this
+        roll (None: someone the GM rolls without a sheet, who pays for nothing): a form shows
+        only the odds of what can be done. Every figure applies by default."""
+        return context
 
     # -- contests (rolls.contests.services) ---------------------------------------------------------------
     def contest_steps(

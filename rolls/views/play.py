@@ -257,7 +257,7 @@ def odds(request: HtmxRequest, pk: int, character_id: int) -> HttpResponse:
             request_data, label = adapter.pool(character, data)
             system = registry.engine(membership.campaign.system)
             parsed = system.parse_request(request_data)
-            context.update(adapter.odds_context(system, parsed, label))
+            context.update(adapter.odds_that_apply(adapter.odds_context(system, parsed, label), character))
             if membership.campaign.dice != DiceMode.DIGITAL:
                 # How many faces the keypad asks for: the dice this request rolls.
                 needed = dice_needed(lambda rng: system.roll(parsed, rng))
@@ -398,7 +398,9 @@ def npc_odds(request: HtmxRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             system = registry.engine(campaign.system)
-            context.update(adapter.odds_context(system, form.engine_request(), form.cleaned_data["name"]))
+            figures = adapter.odds_context(system, form.engine_request(), form.cleaned_data["name"])
+            # Someone without a sheet pays for nothing: no push, Luck or drama dice odds.
+            context.update(adapter.odds_that_apply(figures, None))
         except RulesError as error:
             context["error"] = str(error)
     elif not _only_missing(form):

@@ -129,3 +129,40 @@ def test_dbl_9_after_the_gms_settle_the_amazing_pc_names_the_complication_on_her
         )
     # DBL-8: Mara's amazing card asks how the scene changes.
     expect(mara.locator(".scene-prompt").first).to_contain_text("Amazing Success: Mara gets more than")
+
+
+@pytest.mark.browser
+def test_dbl_9_the_gm_dismisses_a_complication_the_amazing_pc_never_names(
+    browsers: Browsers, dice: Script, shot: Shot
+) -> None:
+    """DBL-9: after the settle Mara may name the Complication or decline it; she does neither,
+    so the GM taps "No Complication" on the console: logged, and the contest leaves every
+    panel. Bram is offered neither button."""
+    gm, _, (mara, bram) = contest_table(
+        browsers, create_doubles_campaign, "Night Shift", create_hero, (("Alice", "Mara"), ("Bob", "Bram"))
+    )
+    tools = contest_tools(gm)
+    tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
+    tools.get_by_label("Second side").select_option(label="Bram")
+    group = tools.get_by_role("group", name="Mara's abilities that apply")
+    group.get_by_label("Athletics").check()
+    group.get_by_label("Fighting").check()
+    tools.get_by_role("button", name="Open the contest").click()
+    dice(5, 5, 5, 2)
+    contest(mara).get_by_role("button", name=re.compile(r"^Roll Athletics \+ Fighting")).click()
+    expect(contest(mara)).to_contain_text("rolled, sealed")
+    dice(6, 1)
+    contest(bram).get_by_role("button", name=re.compile(r"^Roll Two dice")).click()
+    contest(gm).get_by_role("button", name="Settle it").click()
+    expect(contest(mara).get_by_role("button", name="No Complication")).to_be_visible()
+    expect(contest(bram).get_by_role("button", name="No Complication")).to_have_count(0)
+    assert_fits_phone(mara)
+    shot(mara, "doubles-no-complication-phone", full_page=False)
+    button = contest(gm).get_by_role("button", name="No Complication")
+    button.scroll_into_view_if_needed()
+    expect(contest(gm).get_by_role("button", name="Inflict a Complication")).to_have_count(0)
+    shot(gm, "doubles-no-complication-console", full_page=False)
+    button.click()
+    for page in (gm, mara, bram):
+        expect(page.locator("#contests-panel .contest")).to_have_count(0)
+    expect(mara.locator("body")).to_contain_text("No Complication: Mara inflicts none on Bram.")

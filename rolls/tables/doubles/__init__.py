@@ -29,10 +29,19 @@ from typing import TYPE_CHECKING, Any
 
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
-from rolls.systems.doubles import DN_NAMES, MAX_HELPERS, Doubles, DoublesRequest, negative_keep, system
+from rolls.systems.doubles import (
+    DN_NAMES,
+    DRAMA_COST,
+    MAX_HELPERS,
+    Doubles,
+    DoublesRequest,
+    negative_keep,
+    system,
+)
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, Correction, TableAdapter
 from rolls.tables.doubles.contest import (
     COMPLICATION,
+    NO_COMPLICATION,
     complication_done,
     complication_freezes,
     complication_steps,
@@ -203,9 +212,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         params: Mapping[str, Any],
         character: Character | None,
     ) -> ContestStepDone:
-        if step.action != COMPLICATION:
+        if step.action not in (COMPLICATION, NO_COMPLICATION):
             raise RulesError("That is not a step of this contest.")
-        return complication_done(side, sides, params)
+        return complication_done(side, sides, {**params, "action": step.action})
 
     def contest_rolls_final(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
         """DBL-9: a Complication named freezes both rolls; DBL-13: an extended action recorded
@@ -327,3 +336,14 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
                 (count, percent(system.chance_with_drama(request, count))) for count in DRAMA_SHOWN
             ]
         return context
+
+    def odds_that_apply(self, context: dict[str, Any], character: Character | None) -> dict[str, Any]:
+        """DBL-10: a drama die costs Endurance, so only the counts the character can pay for
+        are shown (none for someone without a sheet, who has no Endurance)."""
+        if not context.get("drama"):
+            return context
+        affordable = 0 if character is None else character.endurance // DRAMA_COST
+        return {
+            **context,
+            "drama": [(count, with_) for count, with_ in context["drama"] if count <= affordable],
+        }

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tabletop.models import Character, Membership
 
 COMPLICATION = "complication"
+NO_COMPLICATION = "no_complication"
 COMPLICATION_LENGTH = 120
 
 
@@ -31,7 +32,7 @@ def complication_steps(
     left), or before it once no follow-up can still change either roll (``settled_for_good``).
     Never while the other side could still answer with drama dice or a miracle: the log never
     keeps a Complication the outcome later takes back."""
-    if contest.kind != "contest" or len(sides) != 2 or COMPLICATION in side.extra:
+    if contest.kind != "contest" or len(sides) != 2 or _chosen(side):
         return []
     if contest.state not in ("revealed", "closed"):
         return []
@@ -51,7 +52,17 @@ def complication_steps(
     loser = sides[1 - side.position].name
     param = Param(COMPLICATION, f"The Complication for {loser}", maximum=COMPLICATION_LENGTH, text=True)
     note = "An Amazing Success against an ordinary result (DBL-9): a temporary flaw, or one of theirs."
-    return [ContestStep(COMPLICATION, "Inflict a Complication", (param,), note)]
+    # Inflicting one is the PC's choice: they may decline, and the GM may dismiss it for them,
+    # so a settled contest whose PC never chooses does not wait on the panel all session.
+    decline = ContestStep(
+        NO_COMPLICATION, "No Complication", (), f"{loser} suffers no Complication from it.", gm_may=True
+    )
+    return [ContestStep(COMPLICATION, "Inflict a Complication", (param,), note), decline]
+
+
+def _chosen(side: ContestSide) -> bool:
+    """Whether the side has named its Complication or declined it (DBL-9): once only."""
+    return COMPLICATION in side.extra or NO_COMPLICATION in side.extra
 
 
 def settled_for_good(sides: Sequence[ContestSide], states: Sequence[State]) -> bool:
@@ -68,8 +79,9 @@ def settled_for_good(sides: Sequence[ContestSide], states: Sequence[State]) -> b
 
 def complication_freezes(sides: Sequence[ContestSide]) -> bool:
     """DBL-9: a Complication named freezes both rolls of its contest, so no later change (a
-    GM's correction that gives Endurance back) can overturn what the log says."""
-    return any(COMPLICATION in side.extra for side in sides)
+    GM's correction that gives Endurance back) can overturn what the log says; so does one
+    declined."""
+    return any(_chosen(side) for side in sides)
 
 
 def resources_of(character: Character, *, latest: bool) -> dict[str, Any]:
@@ -81,11 +93,17 @@ def resources_of(character: Character, *, latest: bool) -> dict[str, Any]:
 def complication_done(
     side: ContestSide, sides: Sequence[ContestSide], params: Mapping[str, Any]
 ) -> ContestStepDone:
+    loser = sides[1 - side.position].name
+    if params.get("action") == NO_COMPLICATION:
+        return ContestStepDone(
+            {**side.extra, NO_COMPLICATION: True},
+            [],
+            f"No Complication: {side.name} inflicts none on {loser}.",
+        )
     raw = params.get(COMPLICATION, "")
     text = " ".join(str(raw).split())[:COMPLICATION_LENGTH] if isinstance(raw, str) else ""
     if not text:
         raise RulesError("Say what the Complication is (a temporary flaw, or one of theirs).")
-    loser = sides[1 - side.position].name
     return ContestStepDone(
         {**side.extra, COMPLICATION: text}, [], f"{side.name} inflicts a Complication on {loser}: {text}."
     )

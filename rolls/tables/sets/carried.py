@@ -4,7 +4,8 @@ Nothing new is stored: the critical effect's entry is the record. A bonus die go
 next roll of the character who chose the effect; a penalty die to the next roll of the
 character the roll was made against (the other side of a contest, or whoever the GM's roll
 targeted). Each is carried into exactly one roll: the first one that character makes after the
-effect, since a roll made after the effect is later in the log. A penalty against someone
+effect, since a roll made after the effect is later in the log. A voided roll (the GM's void
+or the roller's take-back) counts for nothing, so the die it took waits for the next one. A penalty against someone
 without a sheet (a side the GM rolls) has no sheet to follow: the card says it, and the GM
 takes the die off that side's next quick roll.
 """
@@ -27,8 +28,11 @@ def _effects_since_last_roll(
     three times: each stand-in of a compiled query appears once), the public or revealed
     ones not voided, written after that character's latest roll: those not carried yet."""
     # The entry of the character's latest roll: through the roll's indexes (its character's
-    # newest id, then its entries), never a walk of the campaign's log.
-    latest_roll = Roll.objects.filter(character_id=character_id).order_by("-id").values("id")[:1]
+    # newest id, then its entries), never a walk of the campaign's log. A voided roll is no
+    # character's latest (as ``Roll.is_latest`` says): the die it took is carried again.
+    latest_roll = (
+        Roll.objects.filter(character_id=character_id, voided=False).order_by("-id").values("id")[:1]
+    )
     latest = (
         LogEntry.objects.filter(roll_id=Subquery(latest_roll), kind=LogEntry.Kind.ROLL)
         .order_by("seq")

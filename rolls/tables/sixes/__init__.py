@@ -269,4 +269,22 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             "chance": percent(system.chance(request)),
             "with_push": percent(system.chance_with(request, push=True)),
             "with_push_luck": percent(system.chance_with(request, push=True, luck=True)),
+            "with_luck": percent(system.chance_with(request, luck=True)),
+        }
+
+    def odds_that_apply(self, context: dict[str, Any], character: Character | None) -> dict[str, Any]:
+        """SIX-6, SIX-10, SIX-11: a push checks a Condition and Luck spends a point, so someone
+        without a sheet is shown neither; a kid with every Condition checked no push (and says
+        why), and one with no Luck left no Luck."""
+        if "with_push" not in context:
+            return context
+        push = character is not None and bool(unchecked_conditions(character.sheet))
+        luck = character is not None and character.luck > 0
+        return {
+            **context,
+            "with_push": context["with_push"] if push else "",
+            "with_push_luck": context["with_push_luck"] if push and luck else "",
+            "with_luck": context["with_luck"] if luck and not push else "",
+            "no_push": "" if push or character is None else "No push: every Condition is checked.",
+            "no_luck": character is not None and not luck,
         }
