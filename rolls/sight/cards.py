@@ -337,7 +337,7 @@ def build_card(
     # A sealed side, or an open roll of a flow (doubles' extended action, DBL-13) where the
     # table reads it (the feed, its roller's screen); a panel of rolls waiting on the GM reads
     # nothing more for it.
-    flow_roll = place in ("feed", "result") and _may_be_contested(roll)
+    flow_roll = place in ("feed", "result") and may_be_contested(roll)
     if place != "history" and (roll.visibility == Visibility.SEALED or flow_roll):
         card.verdict_line = verdict_line(roll)
     # A voided roll offers nothing more (``rolls.play.services.follow_up_apply`` refuses it too).
