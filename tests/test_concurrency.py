@@ -84,7 +84,17 @@ def _at_once(
 
 @pytest.mark.django_db(transaction=True)
 def test_six_7_fifty_requests_for_one_luck_point_spend_it_once(table: Table) -> None:
+    # A statement's SQL is recorded on its first use in a process, on a connection of its own
+    # (tabletop/serving/compiled_query.py): with fifty threads holding the pool's ten, that
+    # first use would wait out the pool's timeout. A served process has one request thread
+    # and warms its statements on its first rolls; here one Luck spend on an earlier roll does.
+    warm = _failed_roll(table)
+    services.follow_up_apply(
+        roll=warm, actor=table.player, action="luck", params={}, rng=random.Random(), by_gm=False
+    )
+    connection.close()
     roll = _failed_roll(table)
+    table.character.refresh_from_db()
     luck = table.character.luck
     outcomes = _at_once(table, roll, "luck", {})
     assert outcomes == Counter({"applied": 1, "refused": REQUESTS - 1})
