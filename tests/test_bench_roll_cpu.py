@@ -73,7 +73,7 @@ def test_a_roll_without_drawing_still_rolls_and_writes(db: None, dice: Script, n
     table = factories.table()
     dice(6, 6, 2, then=1)
     path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
-    data = {**factories.roll_data("sixes", table.character), **roll_cpu.CLIENT}
+    data = {**factories.roll_data("sixes", table.character), **roll_cpu.client_random()}
     response = factories.logged_in(table.player).post(path, data, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert response.content == b""
