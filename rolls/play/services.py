@@ -58,7 +58,10 @@ def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
     """A verdict freezes the rolls it read (``rolls.play.final``): a follow-up on one could make
     the log contradict itself. And a side's follow-up ``action`` waits for its turn where the
     table says so (``TableAdapter.contest_follow_up_wait``, sets SET-10: the loser answers after
-    the winner's criticals)."""
+    the winner's criticals). A roll that cannot be a contest's side reads nothing here: this
+    runs on every follow-up."""
+    if not may_be_contested(roll):
+        return
     reason = contest_final(roll)
     if reason:
         raise RulesError(reason)
