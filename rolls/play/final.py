@@ -33,9 +33,21 @@ def contest_final(roll: Roll) -> str:
     or called it off, or its table says what its rolls decided is in the log already (doubles
     DBL-9: a Complication named; DBL-13: an extended action recorded as won or lost). A roll of
     no contest is never final here."""
-    contest = _contest_of(roll)
-    if contest is None:
+    side = _side_of(roll)
+    return _final(side.contest) if side is not None else ""
+
+
+def refusal(roll: Roll, action: str) -> str:
+    """Why the follow-up ``action`` may not go on ``roll`` now ("" when it may): its contest's
+    verdict froze it (``contest_final``), or the contest waits on the other side
+    (``turn_waits``). One read of the side, for the follow-up service."""
+    side = _side_of(roll)
+    if side is None:
         return ""
+    return _final(side.contest) or _waits(side, [action]).get(action, "")
+
+
+def _final(contest: Contest) -> str:
     if contest.state == Contest.State.CLOSED:
         return f"The GM settled this contest ({contest.verdict}): its rolls are final."
     if contest.state == Contest.State.CANCELLED:
@@ -52,8 +64,12 @@ def turn_waits(roll: Roll, actions: Iterable[str]) -> dict[str, str]:
     after the winner's criticals), each with the line that says whose turn it is. Empty for a
     roll of no contest being played. The service refuses what is listed; the card draws no
     button for it and shows the line instead."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
-    if side is None or not side.contest.live:
+    side = _side_of(roll)
+    return _waits(side, actions) if side is not None else {}
+
+
+def _waits(side: ContestSide, actions: Iterable[str]) -> dict[str, str]:
+    if not side.contest.live:
         return {}
     adapter = registry.table(side.contest.system)
     sides = list(side.contest.sides.order_by("position"))
@@ -79,5 +95,9 @@ def verdict_line(roll: Roll) -> str:
 
 def _contest_of(roll: Roll) -> Contest | None:
     """The contest ``roll`` is a side of, if any."""
-    side = ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()
+    side = _side_of(roll)
     return side.contest if side is not None else None
+
+
+def _side_of(roll: Roll) -> ContestSide | None:
+    return ContestSide.objects.filter(roll_id=roll.pk).select_related("contest").first()

@@ -16,7 +16,7 @@ from rolls.log.append import append_entry, append_event, reserve
 from rolls.log.events import TableEvent
 from rolls.log.randomness import ROLL_SEED, SESSION_SEED, AppDice, EntryDice, wants_own_seed
 from rolls.models import FollowUpUse, LogEntry, Roll, RollCall, Visibility
-from rolls.play.final import contest_final, lock_contest_of, may_be_contested, turn_waits
+from rolls.play.final import contest_final, lock_contest_of, may_be_contested, refusal
 from rolls.stats import record
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -62,14 +62,9 @@ def _refuse_when_final(roll: Roll, adapter: Any, action: str = "") -> None:
     runs on every follow-up."""
     if not may_be_contested(roll):
         return
-    reason = contest_final(roll)
+    reason = refusal(roll, action) if action else contest_final(roll)
     if reason:
         raise RulesError(reason)
-    if not action:
-        return
-    wait = turn_waits(roll, [action])
-    if wait:
-        raise RulesError(wait[action])
 
 
 def roll_create(
