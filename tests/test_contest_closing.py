@@ -14,7 +14,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from rolls.models import Contest
+from rolls.log.events import TableEvent
+from rolls.models import Contest, LogEntry
 from tests.factories import logged_in
 from tests.test_contests_sets import Pair
 from tests.test_contests_sets import duel as sets_duel
@@ -115,6 +116,9 @@ def test_dbl_13_closing_an_extended_action_says_it_ends_as_its_tally_stands(db: 
         "Close it now? The extended action ends as its tally stands: won, lost or unfinished.",
     )
     assert verdict.startswith("The extended action stops unfinished: 1 of 2 successes")
+    # Its rolls were made in the open: closing it reveals none of them again (a reveal would
+    # redraw a result card the roller's screen never had).
+    assert not LogEntry.objects.filter(action=TableEvent.CONTEST_REVEAL).exists()
 
 
 def test_a_contest_rolled_by_every_side_is_settled_without_a_question(db: None) -> None:

@@ -44,7 +44,7 @@ from rolls.contests.reckoning import reckon, reckoning_words
 from rolls.contests.sides import Side
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
-from rolls.models import Contest, ContestSide, LogEntry, Roll
+from rolls.models import Contest, ContestSide, LogEntry, Roll, Visibility
 from rolls.play.services import npc_roll_create, roll_create
 from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
@@ -259,10 +259,11 @@ def contest_roll(
     is_gm: bool,
     faces: list[int] | None = None,
     client: str | None = None,
+    key: str | None = None,
 ) -> Roll:
     """Roll one side, sealed; the last side to roll reveals them all. A player rolls only
     their own character's side, the GM only a side without a sheet, each once, and only while
-    the contest is open."""
+    the contest is open. ``key``: the request's one-time key (``rolls.log.resent``)."""
     with transaction.atomic():
         contest = _locked(side.contest)
         side = contest.sides.select_related("character__campaign").get(pk=side.pk)
@@ -296,6 +297,7 @@ def contest_roll(
                 faces=faces,
                 sealed=True,
                 client=client,
+                key=key,
             )
         else:
             character = side.character
@@ -314,6 +316,7 @@ def contest_roll(
                 sealed=True,
                 target=target,
                 client=client,
+                key=key,
             )
         side.roll = roll
         side.save(update_fields=["roll"])
@@ -412,10 +415,17 @@ def _called_off(contest: Contest) -> str:
 
 
 def contest_act(
-    *, side: ContestSide, user: User, action: str, params: Mapping[str, Any], is_gm: bool
+    *,
+    side: ContestSide,
+    user: User,
+    action: str,
+    params: Mapping[str, Any],
+    is_gm: bool,
+    key: str | None = None,
 ) -> Contest:
     """A step of a contest besides rolling (``TableAdapter.contest_steps``): taken only by the
-    side's own player (the GM for a side without a sheet), only when the system offers it."""
+    side's own player (the GM for a side without a sheet), only when the system offers it.
+    ``key``: the request's one-time key, kept on the step's entry (``rolls.log.resent``)."""
     with transaction.atomic():
         contest = _locked(side.contest)
         sides = list(contest.sides.select_related("roll", "character__campaign").order_by("position"))
@@ -453,7 +463,7 @@ def contest_act(
             character.save(update_fields=done.changed)
         side.extra = done.extra
         side.save(update_fields=["extra"])
-        contest_event(contest, TableEvent.CONTEST_STEP, user, done.text)
+        contest_event(contest, TableEvent.CONTEST_STEP, user, done.text, key=key)
         if settled:
             # The rolls are final: the verdict read again says the step too (the Complication).
             contest.verdict = verdict(contest)[:200]
@@ -509,8 +519,10 @@ def _reveal(contest: Contest, actor: User) -> None:
     carries its state, so every page draws its card again, now with its dice. What the sides
     did in secret is written into their rolls first, and said in one entry before them
     (``TableAdapter.contest_revealed``)."""
+    # Only sealed rolls wait for the reveal: an extended action's rolls are made in the open
+    # (each already on every screen), so closing one that is still going reveals nothing.
     rolls = list(
-        Roll.objects.filter(contest_side__contest=contest, revealed=False)
+        Roll.objects.filter(contest_side__contest=contest, revealed=False, visibility=Visibility.SEALED)
         .select_related("character")
         .order_by("id")
     )
@@ -559,9 +571,12 @@ def _roll_step(contest: Contest, roll: Roll, state: dict[str, Any], action: str,
     tally.record()
 
 
-def contest_event(contest: Contest, event: TableEvent, actor: User, text: str) -> LogEntry:
+def contest_event(
+    contest: Contest, event: TableEvent, actor: User, text: str, key: str | None = None
+) -> LogEntry:
     """A contest's event in the log. Its state names the contest, under the entry's hash, so the
-    history draws the contest as one entry and its page finds every part of it."""
+    history draws the contest as one entry and its page finds every part of it. ``key``: the
+    one-time key of the step's request (``rolls.log.resent``)."""
     return append_entry(
         campaign_id=contest.campaign_id,
         kind=LogEntry.Kind.EVENT,
@@ -569,6 +584,7 @@ def contest_event(contest: Contest, event: TableEvent, actor: User, text: str) -
         actor=actor,
         state={"contest": contest.pk},
         text=text[:300],
+        key=key,
     )
 
 
