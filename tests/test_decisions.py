@@ -26,6 +26,9 @@ from rolls.play import services
 from tabletop.models import Campaign, Membership
 from tests.factories import ScriptedDice, logged_in, table
 from tests.test_contests import stars_sheet
+from tests.test_contests_sets import Pair, duel
+from tests.test_contests_sets import bid as sets_bid
+from tests.test_contests_sets import roll as sets_roll
 from tests.test_display import (
     SECRET_INTENT,
     bytes_until,
@@ -105,6 +108,27 @@ def test_a_contest_called_off_is_a_line_on_the_tv(db: None) -> None:
     live = tv_since(kids.table.campaign, before)
     assert "The GM called it off: no contest between Olle and Kim." in live
     assert live.count("The GM called this contest off.") == 2
+
+
+def test_set_4_a_sealed_bid_and_the_bids_revealed_are_lines_on_the_tv_the_bid_only_once_revealed(
+    db: None,
+) -> None:
+    pair = Pair()
+    contest = duel(pair)
+    sets_roll(contest, 0, pair.table.player, 4, 4, 2)
+    sets_roll(contest, 1, pair.second, 6, 6, 1)
+    before = last_seq(pair.table.campaign)
+
+    sets_bid(contest, 0, pair.table.player, ["0", "1"])
+    sealed = tv_since(pair.table.campaign, before)
+    assert "Ada has bid, sealed." in sealed
+    assert "2x4" not in sealed and "2x4" not in tv_page(pair.table.campaign)
+
+    sets_bid(contest, 1, pair.second, ["0", "1"])
+    revealed = tv_since(pair.table.campaign, before)
+    assert "Bo has bid, sealed." in revealed
+    assert re.search(r'class="event event-contest-step"[^>]*>Bids revealed: [^<]*2x4', revealed)
+    assert "Bids revealed:" in tv_page(pair.table.campaign)
 
 
 def test_session_mystery_and_calls_are_lines_on_the_tv(db: None) -> None:

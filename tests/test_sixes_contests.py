@@ -166,7 +166,7 @@ def test_six_19_still_tied_the_scene_is_interrupted(kids: Kids) -> None:
     buy(kids, contest, 0, "Exhausted")
     buy(kids, contest, 1, "Injured")
     closed = contests.contest_close(contest=contest, gm=kids.table.gm)
-    assert closed.verdict == "Still tied at 2 successes (Olle and Kim): something interrupts the scene."
+    assert closed.verdict == "Still tied at 2 successes (Olle and Kim): the scene is interrupted."
     assert LogEntry.objects.filter(action="contest-end", text=closed.verdict).exists()
 
 

@@ -69,9 +69,11 @@ def extended_roll(
     rng: Rng,
     faces: list[int] | None = None,
     client: str | None = None,
+    key: str | None = None,
 ) -> Roll:
     """One roll for the action by a player's own character, against its Difficulty Number;
-    refused once the action is won, lost, closed or called off."""
+    refused once the action is won, lost, closed or called off. ``key``: the request's one-time
+    key (``rolls.log.resent``): the same tap sent twice rolls once."""
     with transaction.atomic():
         contest = (
             Contest.objects.select_for_update(no_key=True, of=("self",))
@@ -97,6 +99,7 @@ def extended_roll(
             rng=rng,
             faces=faces,
             client=client,
+            key=key,
         )
         side = ContestSide.objects.create(
             contest=contest,

@@ -99,6 +99,10 @@ DECISIONS = frozenset(
         TableEvent.DICE_MODE,
         TableEvent.CONTEST_OPEN,
         TableEvent.CONTEST_ANSWER,
+        # A side's step: a bid sealed ("Ada has bid, sealed", never the bid), the bids
+        # revealed, a critical hit, a Complication, a success bought, an extended action's
+        # count. Each table's step text says only what every member may see.
+        TableEvent.CONTEST_STEP,
         TableEvent.CONTEST_END,
         TableEvent.CONTEST_CANCEL,
     }

@@ -21,8 +21,9 @@ from rolls.contests import extended, services
 from rolls.contests.forms import ChallengeBuilder, ContestBuilder, intent_of, visible_line
 from rolls.contests.panels import contest_views
 from rolls.contests.sides import side_data, side_values
-from rolls.log import randomness
-from rolls.models import Contest, ContestSide
+from rolls.log import randomness, resent
+from rolls.log.events import TableEvent
+from rolls.models import Contest, ContestSide, LogEntry
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
 from rolls.views.campaigns import CONFIRMED
@@ -56,6 +57,23 @@ def _refused(request: HtmxRequest, membership: Membership, error: RulesError) ->
         messages.error(request, str(error))
         return redirect(_back(membership))
     return refusal_partial(request, str(error), REFUSAL_TARGET)
+
+
+def _sent_before(membership: Membership, key: str | None, contest: Contest, *, roll: bool) -> bool:
+    """Whether this tap was answered before (``rolls.log.resent``): the phone sends a step's
+    one-time key again when the first answer was lost on the way, and gets the panel as it now
+    stands instead of a second roll or step. RulesError when the key was spent on something
+    else."""
+    first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+    if first is None:
+        return False
+    if roll:
+        same = first.kind == LogEntry.Kind.ROLL
+    else:
+        same = first.action == TableEvent.CONTEST_STEP and (first.state or {}).get("contest") == contest.pk
+    if not same:
+        raise RulesError(resent.KEY_REUSED)
+    return True
 
 
 def _contest(membership: Membership, contest_id: int) -> Contest:
@@ -135,6 +153,9 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
         raise Http404("No such side.")
     side = get_object_or_404(ContestSide, contest=contest, pk=side_id)
     try:
+        key = client_value(request)
+        if _sent_before(membership, key, contest, roll=True):
+            return _panel(request, membership, f"{side.name} has rolled.")
         raw = request.POST.get("faces", "").strip()
         faces = parse_faces(raw) if raw else None
         services.contest_roll(
@@ -143,7 +164,8 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
             rng=randomness.RNG,
             is_gm=membership.is_gm,
             faces=faces,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
         return _refused(request, membership, error)
@@ -223,9 +245,12 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
     params = {
         key: [value[:200] for value in values] if len(values) > 1 else values[0][:200]
         for key, values in request.POST.lists()
-        if key not in ("action", "csrfmiddlewaretoken")
+        if key not in STEP_FIELDS
     }
     try:
+        once = client_value(request)
+        if _sent_before(membership, once, contest, roll=False):
+            return _panel(request, membership, "Done.")
         for key, value in params.items():
             for each in value if isinstance(value, list) else [value]:
                 visible_line(each, key.replace("_", " ").capitalize())
@@ -235,6 +260,7 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
             action=request.POST.get("action", "")[:40],
             params=params,
             is_gm=membership.is_gm,
+            key=once,
         )
     except RulesError as error:
         return _refused(request, membership, error)
@@ -276,6 +302,9 @@ def extended_roll(request: HtmxRequest, pk: int, contest_id: int, character_id: 
     try:
         if character.owner_id != membership.user_id:
             raise RulesError(f"Only {character.name}'s player rolls for {character.name}.")
+        key = client_value(request)
+        if _sent_before(membership, key, contest, roll=True):
+            return _panel(request, membership, f"{character.name} has rolled for the extended action.")
         raw = request.POST.get("faces", "").strip()
         data = side_values(character, request.POST, {"dn": str(contest.setup.get("dn", ""))})
         extended.extended_roll(
@@ -285,7 +314,8 @@ def extended_roll(request: HtmxRequest, pk: int, contest_id: int, character_id: 
             data=data,
             rng=randomness.RNG,
             faces=parse_faces(raw) if raw else None,
-            client=client_value(request),
+            client=key,
+            key=key,
         )
     except RulesError as error:
         return _refused(request, membership, error)

@@ -152,7 +152,7 @@ def test_a_settled_contests_verdict_line_stays_inside_its_card(
     wait_live(tv)
     expect(tv.locator("#feed > .card .contest-verdict")).to_have_count(2)
     # The verdict is a line above the cards, which keep their places: the newest the large one.
-    expect(tv.locator("#feed > .event").first).to_contain_text("something interrupts the scene")
+    expect(tv.locator("#feed > .event").first).to_contain_text("the scene is interrupted")
     expect(tv.locator("#feed > .event").first).to_be_in_viewport()
     for screen in SCREENS:
         tv.set_viewport_size(screen)

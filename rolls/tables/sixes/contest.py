@@ -106,7 +106,7 @@ def versus_reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestRea
         "the lead may buy a success by checking a Condition. Still tied when the GM settles: "
         "the scene is interrupted."
     )
-    verdict = f"Still tied at {successes_text(best)} ({tied}): something interrupts the scene{absent}."
+    verdict = f"Still tied at {successes_text(best)} ({tied}): the scene is interrupted{absent}."
     return ContestReading(results, phase, verdict)
 
 
