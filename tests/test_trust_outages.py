@@ -66,12 +66,25 @@ def test_an_outage_and_an_overload_each_say_what_they_are(error: Exception | Non
     assert other not in body
 
 
+@pytest.mark.production
+@pytest.mark.django_db
 @pytest.mark.skipif(not PRODUCTION, reason="needs PostgreSQL (TEST_PRODUCTION=1)")
 def test_the_pool_checks_a_connection_before_handing_it_out_and_after_a_broken_one_the_rest() -> None:
+    """The check is ours, and the pool it checks is the one Django hands connections from.
+    ``default_pool`` reads the PostgreSQL backend's ``pool`` attribute, which Django does not
+    document (docs/architecture.md, "Serving pieces"): this fails on a Django without it."""
+    from psycopg_pool import ConnectionPool
+
     from tabletop.serving.pool_check import checking_the_rest, default_pool
 
     check = settings.DATABASES["default"]["OPTIONS"]["pool"]["check"]
     assert check.__qualname__ == checking_the_rest(default_pool).__qualname__
+    pool = default_pool()
+    assert isinstance(pool, ConnectionPool)
+    with connection.cursor() as cursor:
+        cursor.execute("select 1")
+        # The connection Django took for this test came from that very pool.
+        assert pool.get_stats()["pool_size"] >= 1
 
 
 @pytest.mark.production

@@ -40,7 +40,10 @@ def checking_the_rest(pool_of: Callable[[], ConnectionPool[Any]]) -> Callable[[A
 
 
 def default_pool() -> ConnectionPool[Any]:
-    """The pool Django made for the default database (its PostgreSQL backend's ``pool``)."""
+    """The pool Django made for the default database: its PostgreSQL backend's ``pool``, which
+    Django builds from ``OPTIONS["pool"]`` but does not document. The one such name the app
+    reads (docs/architecture.md, "Serving pieces"); ``tests/test_trust_outages.py`` fails on a
+    Django without it."""
     from django.db import connections
 
     pool: ConnectionPool[Any] = connections["default"].pool  # type: ignore[attr-defined]
