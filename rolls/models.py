@@ -120,6 +120,10 @@ class Roll(models.Model):
     outcome = models.CharField(max_length=12, blank=True, default="")
     voided = models.BooleanField(default=False)
     revealed = models.BooleanField(default=False)
+    # Rolled as a side of a contest or a flow (sealed for a contest; in the open for doubles'
+    # extended action), set once when the roll is made: the cards and the follow-up service read
+    # its contest only for such a roll, so a plain roll costs no read (``rolls.play.final``).
+    contested = models.BooleanField(default=False)
     # What the statistics add up (``rolls.stats.summary``), written with the roll and its follow-ups
     # (``rolls.stats.record``) so a page sums columns instead of reading states: the pool the
     # system groups by, the engine's exact chance of success of the request (null: nothing to

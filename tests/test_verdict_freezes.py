@@ -12,14 +12,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
 from django.forms.models import model_to_dict
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rolls import registry
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
 from rolls.models import Contest, LogEntry, Roll
+from rolls.play import services as play
 from rolls.sight.cards import build_card
 from tabletop.models import Character, Membership
 from tests.dice import ScriptedDice
@@ -30,7 +33,7 @@ from tests.test_contests_sets import Pair as SetsPair
 from tests.test_contests_sets import bid as sets_bid
 from tests.test_contests_sets import duel as sets_duel
 from tests.test_contests_sets import roll as sets_roll
-from tests.test_doubles_contests import Duel, an_action, contribute, opposed, roll_both
+from tests.test_doubles_contests import PLAIN, Duel, an_action, contribute, opposed, roll_both
 from tests.test_kinds_danger import Party, danger
 from tests.test_kinds_danger import roll as danger_roll
 from tests.test_sixes_contests import Kids, versus
@@ -309,3 +312,31 @@ def test_dbl_13_a_settled_extended_actions_cards_say_the_verdict(db: None) -> No
     closed = contests.contest_close(contest=contest, gm=duel.table.gm)
     assert closed.verdict.startswith("The extended action ")
     assert set(lines()) == {f"Settled: {closed.verdict}"}
+
+
+def test_a_plain_doubles_roll_reads_no_contest_and_an_extended_rolls_card_reads_its_verdict(db: None) -> None:
+    """Only a roll made for a contest or a flow (``Roll.contested``) has its contest read: a
+    plain doubles roll's cards, buttons included, cost no read of the contest tables, where
+    every doubles roll once paid four (an open roll may be an extended action's)."""
+    duel = Duel()
+    plain = play.roll_create(
+        character=duel.mara,
+        roller=duel.table.player,
+        data={**PLAIN, "dn": "6"},
+        helper=None,
+        intent="",
+        rng=ScriptedDice(3, 2),
+    )
+    membership = Membership.objects.get(campaign=duel.table.campaign, user=duel.table.player)
+    with CaptureQueriesContext(connection) as queries:
+        card = build_card(plain, plain.current_state(), 1, place="result", membership=membership, latest=True)
+    assert card.follow_ups  # drama dice on offer: the buttons were asked for
+    assert not [query for query in queries if "rolls_contest" in query["sql"]]
+    assert not plain.contested
+
+    action = an_action(duel, successes=1, failures=1)
+    rolled = contribute(duel, action, "mara", 5, 5)  # 10 beats 6: the action is won
+    assert rolled.contested
+    contests.contest_close(contest=action, gm=duel.table.gm)
+    card = build_card(rolled, rolled.current_state(), 1, place="feed")
+    assert card.verdict_line.startswith("Settled: The extended action is won")

@@ -98,6 +98,7 @@ def extended_roll(
             intent=contest.intent,
             rng=rng,
             faces=faces,
+            flow=True,
             client=client,
             key=key,
         )

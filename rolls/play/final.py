@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rolls import registry
-from rolls.models import Contest, ContestSide, Roll, Visibility
+from rolls.models import Contest, ContestSide, Roll
 
 
 def may_be_contested(roll: Roll) -> bool:
-    """Whether a roll can be a side of a contest: sealed when rolled (every contest's side), or
-    rolled in the open in a system whose flows take open rolls (doubles' extended action).
-    Asked before anything reads the contest, so a plain roll costs no read."""
-    return roll.visibility == Visibility.SEALED or bool(registry.table(roll.system).flow_boards)
+    """Whether a roll is a side of a contest: made for one (``Roll.contested``: a contest's
+    sealed side, or an open roll of a flow such as doubles' extended action). Asked before
+    anything reads the contest, so a plain roll, in any system, costs no read."""
+    return roll.contested
 
 
 def lock_contest_of(roll: Roll) -> None:

@@ -79,6 +79,7 @@ def roll_create(
     call: RollCall | None = None,
     faces: list[int] | None = None,
     sealed: bool = False,
+    flow: bool = False,
     target: Character | None = None,
     client: str | None = None,
     key: str | None = None,
@@ -88,7 +89,8 @@ def roll_create(
     ``faces``: the dice the player rolled by hand, as the campaign's dice mode allows
     (``player_dice``); the engine rolls from them instead of ``rng``. ``sealed`` and
     ``target``: a side of a contest (``rolls.contests.services``), seen by its roller and the GM until
-    the contest reveals it, and made against the other side's character. ``client``: the
+    the contest reveals it, and made against the other side's character. ``flow``: an open
+    roll made for a flow (doubles' extended action), which its contest reads. ``client``: the
     random value the roller's browser sent (``fairdice.client_value``), mixed into the app's
     dice. ``key``: the request's one-time key, kept on the entry (``rolls.log.resent``)."""
     system = registry.engine(character.campaign.system)
@@ -135,6 +137,7 @@ def roll_create(
             intent=intent,
             trait=trait[:80],
             visibility=Visibility.SEALED if sealed else Visibility.BLIND if blind else Visibility.PUBLIC,
+            contested=sealed or flow,
             call=call,
             target=target,
             key=key,
@@ -184,6 +187,7 @@ def npc_roll_create(
             character_name=name.strip()[:60] or "GM",
             intent=intent,
             visibility=Visibility.SEALED if sealed else Visibility.SECRET if secret else Visibility.PUBLIC,
+            contested=sealed,
             target=target,
             npc=True,
             key=key,
