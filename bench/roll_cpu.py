@@ -173,7 +173,9 @@ def measure_follow_ups(count: int) -> tuple[float, float, dict[str, int]]:
             done = dict.fromkeys(done, 0)
             taken.clear()
         client, url, data = phones[n % len(phones)]
-        answer = timed("roll", client, url, data, content_type="application/x-www-form-urlencoded")
+        # A fresh one-time key with each roll, as a phone sends it (rolls/log/resent.py).
+        sent = f"{data}&client_random={secrets.token_hex(16)}"
+        answer = timed("roll", client, url, sent, content_type="application/x-www-form-urlencoded")
         chosen = choose_follow_up(answer, n)
         if chosen is None:
             continue

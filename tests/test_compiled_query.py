@@ -18,7 +18,7 @@ from pytest_django.fixtures import Settings
 
 from rolls import models as roll_models
 from rolls.live import feed
-from rolls.log import append
+from rolls.log import append, resent
 from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.sight import panels
@@ -76,7 +76,7 @@ def _from(sql: str) -> str:
     return sql[start:order] + limit
 
 
-def _orm_sql(compiled: CompiledQuery[Any], **params: int) -> str:
+def _orm_sql(compiled: CompiledQuery[Any], **params: Any) -> str:
     queryset = compiled._build(**params).order_by()[:2]
     return queryset.query.sql_with_params()[0]
 
@@ -158,9 +158,10 @@ def test_it_reads_no_inactive_or_unknown_user(table: Table) -> None:
         (auth_backend._USER, {"pk": 3}),
         (roll_models._ROLL_OF_CAMPAIGN, {"campaign_id": 3, "pk": 4}),
         (services._RUNNING_SESSION_SEED, {"pk": 3}),
+        (resent._BY_KEY, {"campaign_id": 3, "actor_id": 4, "key": "0123456789abcdef0123456789abcdef"}),
     ],
 )
-def test_it_runs_the_sql_the_orm_would(compiled: CompiledQuery[Any], params: dict[str, int]) -> None:
+def test_it_runs_the_sql_the_orm_would(compiled: CompiledQuery[Any], params: dict[str, Any]) -> None:
     # The rows the ORM's get() reads (its FROM, WHERE and LIMIT), every column of each model.
     assert _from(compiled.sql()) == _from(_orm_sql(compiled, **params))
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:

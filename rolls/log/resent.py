@@ -12,18 +12,29 @@ member's key (even the same value) never finds someone else's roll. One indexed 
 from __future__ import annotations
 
 from rolls.models import LogEntry
+from tabletop.serving.compiled_query import CompiledQuery
 
 # What a key sent again for something else than the first request was says: the phone makes a
 # fresh key for each action, so only a hand-made request gets it.
 KEY_REUSED = "This was already sent once for something else. Reload the page and try again."
 
 
+# Asked on every roll and follow-up a phone sends (each carries its key): compiled once, as
+# the roll path's other reads are (``tabletop.serving.compiled_query``). At most one row: the
+# key is unique per campaign and member (``log_one_entry_per_key``).
+_BY_KEY: CompiledQuery[LogEntry] = CompiledQuery(
+    lambda campaign_id, actor_id, key: LogEntry.objects.select_related("roll").filter(
+        campaign_id=campaign_id, actor_id=actor_id, key=key
+    ),
+    "campaign_id",
+    "actor_id",
+    related=("roll",),
+    key=str,
+)
+
+
 def first_answer(campaign_id: int, member_id: int, key: str | None) -> LogEntry | None:
     """The entry this member's request with ``key`` wrote before, or None (a first request)."""
     if key is None:
         return None
-    return (
-        LogEntry.objects.select_related("roll")
-        .filter(campaign_id=campaign_id, actor_id=member_id, key=key)
-        .first()
-    )
+    return _BY_KEY.get_or_none(campaign_id=campaign_id, actor_id=member_id, key=key)
