@@ -115,7 +115,8 @@ from .words import N_, Text, Texts, _, ngettext
 
 # The Conditions are kept in English (on the sheet, in a push's step) and translated where drawn.
 CONDITIONS = (N_("Upset"), N_("Scared"), N_("Exhausted"), N_("Injured"), N_("Broken"))
-ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
+# Kept in English on the sheet and in requests; translated where drawn.
+ATTRIBUTES = (N_("Body"), N_("Tech"), N_("Heart"), N_("Mind"))
 # Three skills under each attribute, editable on the sheet.
 DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
     "Body": ("Sneak", "Force", "Move"),

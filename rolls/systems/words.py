@@ -32,8 +32,9 @@ _language: Callable[[], str | None] = _no_language
 
 
 def _(message: str) -> str:
-    """``message`` in the active language (English without a translator)."""
-    return _gettext(message)
+    """``message`` in the active language (English without a translator). The empty text
+    stays empty (gettext would answer a catalogue's header)."""
+    return _gettext(message) if message else message
 
 
 def ngettext(singular: str, plural: str, number: int) -> str:

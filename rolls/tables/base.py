@@ -28,8 +28,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from django.utils.translation import gettext as _
+from django_stubs_ext import StrOrPromise
+
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem, Param, State
+from rolls.systems.words import N_, Text
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
@@ -44,10 +48,12 @@ TEMPLATES = ("sheet_form", "sheet", "resources", "roll_form", "odds", "rules")
 class Clock:
     """A GM control that moves a system's clock for every character (a new Mystery, a long
     rest...). ``apply`` changes one locked character and returns the fields it changed;
-    ``event`` is what the log says, with ``{n}`` for the campaign's story counter."""
+    ``event`` is what the log says, with ``{n}`` for the campaign's story counter. Both are
+    lazy translations (``gettext_lazy``): read in the language active where they are drawn
+    or logged."""
 
-    label: str
-    event: str
+    label: StrOrPromise
+    event: StrOrPromise
     apply: Callable[[Character], list[str]]
 
 
@@ -60,7 +66,7 @@ class Correction:
     the service refuses a value above it under the character's row lock."""
 
     field: str  # the Character column
-    label: str
+    label: StrOrPromise  # a lazy translation
     maximum: int
     limit: Callable[[Character], tuple[int, str]] | None = None
 
@@ -71,7 +77,8 @@ class Correction:
         most, why = self.limit(character)
         if value > most:
             raise RulesError(
-                f"{character.name} holds at most {most} {self.label} ({why}); {value} is too many."
+                _("%(name)s holds at most %(most)d %(resource)s (%(why)s); %(value)d is too many.")
+                % {"name": character.name, "most": most, "resource": self.label, "why": why, "value": value}
             )
 
 
@@ -128,9 +135,10 @@ class TableAdapter[E: DiceSystem, R](ABC):
     roll_form: ClassVar[type[RollFormBase]]
     roll_initial: ClassVar[Mapping[str, Any]]  # the roll form's first values
     story: ClassVar[Clock]  # the GM's "new Mystery/Adventure"
-    story_name: ClassVar[str] = "Adventure"  # what the story clock counts
+    # Read in the active language (``words.Text``): a subclass sets ``Text(N_("..."))``.
+    story_name: ClassVar[Text] = Text(N_("Adventure"))  # what the story clock counts
     rest: ClassVar[Clock | None] = None  # the GM's "long rest", where the system has one
-    session_note: ClassVar[str] = ""  # what a new play session refills, for the log
+    session_note: ClassVar[Text] = Text("")  # what a new play session refills, for the log
     corrections: ClassVar[tuple[Correction, ...]] = ()
     # What can keep a roll waiting on the GM's panel (``rolls.tables.waits.Waits``): the entries
     # that redraw it on the GM's socket. A system that says nothing redraws it on every one.
@@ -142,7 +150,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # the statistics keep of each (``rolls.stats.record.SPENT_AMOUNTS``) with their names on
     # the sheet, and whether they (and the GM's checks) give Conditions. A system that spends
     # nothing says nothing: no empty column of another system's resource.
-    spent: ClassVar[tuple[tuple[str, str], ...]] = ()
+    spent: ClassVar[tuple[tuple[str, StrOrPromise], ...]] = ()
     takes_conditions: ClassVar[bool] = False
     # The GM's call for a roll from the session page, in the roll form's field names: what the
     # GM picks for each character from that character's sheet (``call_traits``), what is
@@ -234,7 +242,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """Take ``step`` (one of ``contest_steps``) with ``params``: the side's new ``extra``,
         what it cost the (locked) character, and the line for the log. RulesError refuses it,
         and nothing is written."""
-        raise RulesError("That is not a step of this contest.")
+        raise RulesError(_("That is not a step of this contest."))
 
     # Values every character's side of a contest rolls with, whatever the form says (doubles:
     # no Difficulty Number); those fields are not asked for a side. For every kind of flow,
@@ -273,22 +281,22 @@ class TableAdapter[E: DiceSystem, R](ABC):
 
     def flow_verdict(self, contest: Contest) -> str:
         """How a flow of another kind than head to head ended (``Contest.kind``), in words."""
-        raise RulesError("That is not a flow of this system.")
+        raise RulesError(_("That is not a flow of this system."))
 
     def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
         """The contests panel's view of a flow of another kind (``rolls.contests.panels``)."""
-        raise RulesError("That is not a flow of this system.")
+        raise RulesError(_("That is not a flow of this system."))
 
     # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
     # labels for the GM's form): their sides are checked by ``contest_setup``, not the engine.
-    contest_kinds: ClassVar[tuple[tuple[str, str], ...]] = ()
+    contest_kinds: ClassVar[tuple[tuple[str, StrOrPromise], ...]] = ()
     # The choices those flows need on the GM's form, sent as ``setup-<name>``.
     contest_setup_params: ClassVar[tuple[Param, ...]] = ()
 
     def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
         """What a flow of ``kind`` with ``count`` sides keeps in ``Contest.setup``, checked
         (a DN, the successes needed...); RulesError refuses it and nothing is opened."""
-        raise RulesError("This table does not play that kind of contest.")
+        raise RulesError(_("This table does not play that kind of contest."))
 
     def contest_side_data(
         self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
@@ -336,10 +344,10 @@ class TableAdapter[E: DiceSystem, R](ABC):
         what ``rolls.contests.services.contest_close`` does to it then, in words. By default the
         head-to-head reading (``rolls.contests.services.verdict``): the rolls made so far are revealed
         and compared, and a side that has not rolled loses."""
-        return "Close it now? The rolls made so far are revealed; a side that has not rolled loses."
+        return _("Close it now? The rolls made so far are revealed; a side that has not rolled loses.")
 
     # The contests panel's line once every side has rolled and ``contest_ready`` still waits.
-    contest_waiting: ClassVar[str] = ""
+    contest_waiting: ClassVar[Text] = Text("")
 
     def contest_side(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
@@ -422,7 +430,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """Spend ``Applied.costs`` on the locked character; the caller saves. Returns the
         fields changed. A system without resources pays for nothing."""
         if costs:
-            raise RulesError("Nothing on this sheet pays for that.")
+            raise RulesError(_("Nothing on this sheet pays for that."))
         return []
 
     def new_character(self, character: Character) -> None:
