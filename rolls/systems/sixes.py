@@ -119,10 +119,10 @@ CONDITIONS = (N_("Upset"), N_("Scared"), N_("Exhausted"), N_("Injured"), N_("Bro
 ATTRIBUTES = (N_("Body"), N_("Tech"), N_("Heart"), N_("Mind"))
 # Three skills under each attribute, editable on the sheet.
 DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
-    "Body": ("Sneak", "Force", "Move"),
-    "Tech": ("Tinker", "Program", "Calculate"),
-    "Heart": ("Contact", "Charm", "Lead"),
-    "Mind": ("Investigate", "Comprehend", "Empathize"),
+    "Body": (N_("Sneak"), N_("Force"), N_("Move")),
+    "Tech": (N_("Tinker"), N_("Program"), N_("Calculate")),
+    "Heart": (N_("Contact"), N_("Charm"), N_("Lead")),
+    "Mind": (N_("Investigate"), N_("Comprehend"), N_("Empathize")),
 }
 MIN_AGE, MAX_AGE = 10, 15
 MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
