@@ -20,7 +20,7 @@ class SheetFormBase(forms.Form):
     """What every system's sheet form offers the character views, and the character's name,
     the same in each: the whole table sees it."""
 
-    name = forms.CharField(max_length=60, validators=[visible_name])
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=60, validators=[visible_name])
 
     def to_sheet(self) -> dict[str, Any]:
         """The cleaned form as the character's ``sheet``."""
