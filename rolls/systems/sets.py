@@ -234,10 +234,8 @@ class BidVerdict:
     reason: str
 
     @property
-    def note(self) -> str:
-        def name(bid: Bid | None) -> str:
-            return _("no set") if bid is None else str(bid)
-
+    def why(self) -> str:
+        """Why the winner wins, in a phrase ("the larger Size wins")."""
         why = {
             "size": N_("the larger Size wins"),
             "face": N_("equal Sizes, the higher Face wins"),
@@ -246,7 +244,14 @@ class BidVerdict:
             if self.attacker or self.defender
             else N_("no set on either side: the tie goes to the attacker"),
         }[self.reason]
-        words = {"attacker": name(self.attacker), "defender": name(self.defender), "why": _(why)}
+        return _(why)
+
+    @property
+    def note(self) -> str:
+        def name(bid: Bid | None) -> str:
+            return _("no set") if bid is None else str(bid)
+
+        words = {"attacker": name(self.attacker), "defender": name(self.defender), "why": self.why}
         if self.winner == "attacker":
             return _("The attacker wins, %(attacker)s against %(defender)s: %(why)s.") % words
         return _("The defender wins, %(attacker)s against %(defender)s: %(why)s.") % words
