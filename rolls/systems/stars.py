@@ -90,7 +90,8 @@ from .flags import IntRange, OneOf
 from .words import N_, Text, Texts, _, ngettext
 
 # STR-13: the character sheet's lists, as the document names them.
-STATS = ("Vigor", "Agility", "Smarts", "Presence")
+# The Stats, Skills and Edges are the sheet's keys, kept in English and translated where drawn.
+STATS = (N_("Vigor"), N_("Agility"), N_("Smarts"), N_("Presence"))
 RATINGS: dict[int, str] = {
     1: N_("Poor"),
     2: N_("Average"),
@@ -99,38 +100,39 @@ RATINGS: dict[int, str] = {
     5: N_("World Class"),
 }
 SKILLS = (
-    "Aim",
-    "Athletics",
-    "Bookworm",
-    "Entertain",
-    "Gambling",
-    "Heal",
-    "Melee",
-    "Perception",
-    "Persuasion",
-    "Primal",
-    "Stealth",
-    "Technology",
-    "Thievery",
-    "Willpower",
+    N_("Aim"),
+    N_("Athletics"),
+    N_("Bookworm"),
+    N_("Entertain"),
+    N_("Gambling"),
+    N_("Heal"),
+    N_("Melee"),
+    N_("Perception"),
+    N_("Persuasion"),
+    N_("Primal"),
+    N_("Stealth"),
+    N_("Technology"),
+    N_("Thievery"),
+    N_("Willpower"),
 )
 EDGES = (
-    "Allure",
-    "Artisan",
-    "Brawler",
-    "Charmed Life",
-    "Dodge!",
-    "Double Trouble",
-    "Fast Hands",
-    "First Strike",
-    "Heirloom",
-    "Lifestyle",
-    "Mind Over Matter",
-    "Mysterious Blood",
-    "Tough as Nails",
-    "Third Wind",
+    N_("Allure"),
+    N_("Artisan"),
+    N_("Brawler"),
+    N_("Charmed Life"),
+    N_("Dodge!"),
+    N_("Double Trouble"),
+    N_("Fast Hands"),
+    N_("First Strike"),
+    N_("Heirloom"),
+    N_("Lifestyle"),
+    N_("Mind Over Matter"),
+    N_("Mysterious Blood"),
+    N_("Tough as Nails"),
+    N_("Third Wind"),
 )
 EDGE_RATINGS = ("basic", "advanced")
+EDGE_RATING_NAMES = {"basic": N_("Basic"), "advanced": N_("Advanced")}
 TRAININGS = ("untrained", "novice", "adept", "professional")
 # The trainings as a table heads them (the values above stay the request's words).
 TRAINING_NAMES = {
