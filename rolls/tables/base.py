@@ -150,7 +150,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     # the statistics keep of each (``rolls.stats.record.SPENT_AMOUNTS``) with their names on
     # the sheet, and whether they (and the GM's checks) give Conditions. A system that spends
     # nothing says nothing: no empty column of another system's resource.
-    spent: ClassVar[tuple[tuple[str, StrOrPromise], ...]] = ()
+    spent: ClassVar[tuple[tuple[str, str], ...]] = ()
     takes_conditions: ClassVar[bool] = False
     # The GM's call for a roll from the session page, in the roll form's field names: what the
     # GM picks for each character from that character's sheet (``call_traits``), what is
@@ -289,7 +289,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
 
     # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
     # labels for the GM's form): their sides are checked by ``contest_setup``, not the engine.
-    contest_kinds: ClassVar[tuple[tuple[str, StrOrPromise], ...]] = ()
+    contest_kinds: ClassVar[tuple[tuple[str, str], ...]] = ()
     # The choices those flows need on the GM's form, sent as ``setup-<name>``.
     contest_setup_params: ClassVar[tuple[Param, ...]] = ()
 

@@ -25,7 +25,7 @@ roll) still goes to the engine as it is.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -163,7 +163,9 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     # A miracle waits for the GM, who may approve it while its character has the Endurance.
     gm_waits = Waits.DECISIONS | Waits.SHEETS
     slug = "doubles"
-    spent = (("endurance", gettext_lazy("Endurance")),)  # drama dice and miracles (DBL-10, DBL-11)
+    spent = (
+        ("endurance", cast("str", gettext_lazy("Endurance"))),
+    )  # drama dice and miracles (DBL-10, DBL-11)
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm
     call_traits = ("abilities", "weaknesses")

@@ -23,7 +23,7 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -96,7 +96,9 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
     story = Clock(gettext_lazy("New Adventure"), gettext_lazy("Adventure {n} begins."), unchanged)
 
     # -- one Danger faced together (rolls.tables.kinds.danger) ----------------------------------
-    contest_kinds = ((Contest.Kind.DANGER.value, gettext_lazy("One Danger: each rolls their own Challenge")),)
+    contest_kinds = (
+        (Contest.Kind.DANGER.value, cast("str", gettext_lazy("One Danger: each rolls their own Challenge"))),
+    )
     contest_setup_params = (danger.LEVEL,)
     # Every side of a Danger is a Danger; its level is the flow's (``contest_side_data``), so
     # neither is asked per character on the GM's form.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -41,7 +41,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     # every follow-up spends from a sheet, so no blind roll settles from its own dice.
     gm_waits = Waits.NOTHING
     slug = "sixes"
-    spent = (("luck", gettext_lazy("Luck")), ("pride", gettext_lazy("Pride")))
+    spent = (("luck", cast("str", gettext_lazy("Luck"))), ("pride", cast("str", gettext_lazy("Pride"))))
     takes_conditions = True  # a push checks one (SIX-12), and so does the GM
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm
@@ -97,8 +97,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
 
     # -- contests (rolls.tables.sixes.contest) ------------------------------------------------
     contest_kinds = (
-        (Contest.Kind.GROUP.value, gettext_lazy("Group Trouble: everyone faces it, nobody helps")),
-        (Contest.Kind.PLAN.value, gettext_lazy("Extended Trouble: a plan, each kid rolls their part")),
+        (
+            Contest.Kind.GROUP.value,
+            cast("str", gettext_lazy("Group Trouble: everyone faces it, nobody helps")),
+        ),
+        (
+            Contest.Kind.PLAN.value,
+            cast("str", gettext_lazy("Extended Trouble: a plan, each kid rolls their part")),
+        ),
     )
     contest_setup_params = (group.NEED, plan.PARTS, plan.NEEDED)
 

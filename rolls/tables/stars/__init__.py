@@ -20,7 +20,7 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -77,7 +77,7 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
     # A roll made against a character offers the GM its Luck against, while it has Luck.
     gm_waits = Waits.AGAINST | Waits.SHEETS
     slug = "stars"
-    spent = (("luck", gettext_lazy("Luck")),)
+    spent = (("luck", cast("str", gettext_lazy("Luck"))),)
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm
     call_traits = ("stat", "skill")
