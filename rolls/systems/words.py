@@ -54,17 +54,23 @@ def language() -> str | None:
     return _language()
 
 
+Translator = tuple[Callable[[str], str], Callable[[str, str, int], str], Callable[[], str | None]]
+
+
 def install(
     gettext: Callable[[str], str] | None,
     plural: Callable[[str, str, int], str] | None,
     active: Callable[[], str | None] | None = None,
-) -> None:
+) -> Translator:
     """Have the engine speak through ``gettext`` and ``plural``, in the language ``active``
-    names (None: back to English)."""
+    names (None: back to English). Returns the translator it replaces, so a test can put it
+    back: ``install(*previous)``."""
     global _gettext, _ngettext, _language
+    previous = (_gettext, _ngettext, _language)
     _gettext = gettext or _english
     _ngettext = plural or _english_plural
     _language = active or _no_language
+    return previous
 
 
 class Text:
