@@ -490,6 +490,13 @@ def get_choice(
     return lowered[text]
 
 
+def choice_labels(choices: Sequence[str]) -> tuple[str, ...]:
+    """What a ``Param``'s choices say in the active language, when they are words kept in
+    English (a Condition, an effect): ``Param.labels``, or none where each says itself."""
+    labels = tuple(_(choice) for choice in choices)
+    return () if labels == tuple(choices) else labels
+
+
 def dice_count(n: int) -> str:
     """A number of dice as a card says it: "1 die", "3 dice"."""
     return ngettext("%(count)d die", "%(count)d dice", n) % {"count": n}

@@ -109,6 +109,7 @@ from .base import (
     State,
     StepView,
     Table,
+    choice_labels,
     contest_odds,
     dice_count,
     get_bool,
@@ -974,7 +975,7 @@ class Sets(DiceSystem):
             else:
                 params = [Param("dice", _("Dice of one set to spend"), choices, multiple=True)]
                 if action == "critical_effect":
-                    effects = tuple(_(effect) for effect in EFFECTS)
+                    effects = choice_labels(EFFECTS)
                     params.append(Param("effect", _("Effect on a later roll"), EFFECTS, labels=effects))
                 allowed.append(FollowUp(action, _(CRITICAL_LABELS[action]), _("one more set"), tuple(params)))
         return allowed

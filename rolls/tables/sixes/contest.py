@@ -26,7 +26,7 @@ from django.utils.translation import ngettext
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
-from rolls.systems.base import Param, State
+from rolls.systems.base import Param, State, choice_labels
 from rolls.systems.sixes import CONDITIONS, contest_leaders
 from rolls.systems.sixes import system as sixes
 from rolls.systems.words import N_
@@ -162,7 +162,7 @@ def versus_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSid
         "condition",
         _("Condition to check"),
         choices,
-        labels=tuple(_(choice) for choice in choices),
+        labels=choice_labels(choices),
         prompt=_("Choose a Condition"),
     )
     return [ContestStep(BUY, _("Buy a success: check a Condition"), (param,), _(BUY_NOTE))]
