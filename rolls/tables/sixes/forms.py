@@ -25,7 +25,11 @@ def skill_field(attribute: str, index: int) -> str:
 
 class SixesSheetForm(SheetFormBase):
     age = forms.IntegerField(
-        min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text=gettext_lazy("10 to 15")
+        label=gettext_lazy("Age"),
+        min_value=MIN_AGE,
+        max_value=MAX_AGE,
+        initial=12,
+        help_text=gettext_lazy("10 to 15"),
     )
     item = forms.CharField(label=gettext_lazy("Iconic item"), max_length=80, required=False)
     pride = forms.CharField(label=gettext_lazy("Pride"), max_length=120, required=False)
