@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.translation import gettext as _
-from django_stubs_ext import StrOrPromise
 
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem, Param, State
@@ -37,6 +36,9 @@ from rolls.systems.words import N_, Text
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
+    # A development dependency (the type stubs): only the checker reads it.
+    from django_stubs_ext import StrOrPromise
+
     from rolls.models import Contest, ContestSide, Roll
     from rolls.tables.forms import RollFormBase, SheetFormBase
     from tabletop.models import Character, Membership
