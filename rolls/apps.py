@@ -14,6 +14,14 @@ class RollsConfig(AppConfig):
     name = "rolls"
 
     def ready(self) -> None:
+        # The rules engine speaks through Django's translations (in the language active
+        # while a card is drawn or a log text written), without importing Django itself.
+        from django.utils.translation import get_language, gettext, ngettext
+
+        from rolls.systems import words
+
+        words.install(gettext, ngettext, get_language)
+
         # The log announces each committed entry and the live side publishes it: connected
         # here, so the writes never import the side that draws.
         from rolls.live.publish import on_entry_committed

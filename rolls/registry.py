@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from rolls.systems import RulesError
 
 __all__ = [
@@ -90,7 +92,10 @@ def get(slug: str) -> GameSystem:
     try:
         return _systems[slug]
     except KeyError:
-        raise RulesError(f"Unknown dice system {slug!r}; choose one of {', '.join(_systems)}.") from None
+        raise RulesError(
+            _("Unknown dice system %(slug)s; choose one of %(slugs)s.")
+            % {"slug": repr(slug), "slugs": ", ".join(_systems)}
+        ) from None
 
 
 def engine(slug: str) -> DiceSystem:

@@ -27,6 +27,8 @@ from fractions import Fraction
 from functools import cache
 from typing import Any, ClassVar, Protocol
 
+from .words import N_, Text, Texts, _, language, ngettext
+
 State = dict[str, Any]
 """A roll's state: ``{"system": slug, "request": {...}, "steps": [{"action": ..., ...}, ...]}``."""
 
@@ -143,24 +145,29 @@ class Applied:
 # The protocol
 
 
+# What an ``Outcome.tone`` is called in every system, unless the system names it otherwise.
+TONE_NAMES = {
+    "success": N_("Success"),
+    "failure": N_("Failure"),
+    "neutral": N_("Nothing to meet"),
+}
+
+
 class DiceSystem(ABC):
     """One dice system. Subclasses are stateless; each module exposes one instance, ``system``."""
 
     slug: ClassVar[str]
-    name: ClassVar[str]
-    summary: ClassVar[str]  # one line, in our own words, for the campaign form
+    # Read in the active language (``words.Text``): a subclass sets ``Text(N_("..."))``.
+    name: ClassVar[Text]
+    summary: ClassVar[Text]  # one line, in our own words, for the campaign form
     result_name: ClassVar[str] = "result"  # what ``Outcome.key`` counts, for odds tables
     # Follow-ups made by the character a roll is made *against* (not by the roller), paid from
     # that character's resources: the table offers them to the target's player.
     target_actions: ClassVar[frozenset[str]] = frozenset()
     # Every follow-up action the system has, named as the history's filter offers it.
-    follow_up_names: ClassVar[Mapping[str, str]] = {}
+    follow_up_names: ClassVar[Texts] = Texts({})
     # What each ``Outcome.tone`` is called in this system's words, for the history's filter.
-    tone_names: ClassVar[Mapping[str, str]] = {
-        "success": "Success",
-        "failure": "Failure",
-        "neutral": "Nothing to meet",
-    }
+    tone_names: ClassVar[Texts] = Texts(TONE_NAMES)
 
     # -- requests -----------------------------------------------------------------------------
     @abstractmethod
@@ -267,7 +274,7 @@ class DiceSystem(ABC):
     def contest_request(self, request: Any) -> Any:
         """``request`` when it may be a side of a contest; raises RulesError naming why not.
         A system without contests at the table refuses every request."""
-        raise RulesError(f"{self.name} has no contested rolls at this table.")
+        raise RulesError(_("%(system)s has no contested rolls at this table.") % {"system": self.name})
 
     # How many sides a contest of this system has, at least and at most.
     contest_sides: ClassVar[tuple[int, int]] = (2, 2)
@@ -284,7 +291,7 @@ class DiceSystem(ABC):
         the states' requests, never by its place), or
         None when the rules leave it tied. ``extras``: each side's steps besides its roll
         (``ContestSide.extra``: successes bought to break a tie...), in the same order."""
-        raise RulesError(f"{self.name} has no contested rolls at this table.")
+        raise RulesError(_("%(system)s has no contested rolls at this table.") % {"system": self.name})
 
     def contest_chance_after(
         self, states: Sequence[State], position: int, action: str, target: int
@@ -327,7 +334,7 @@ class DiceSystem(ABC):
     # -- contests -----------------------------------------------------------------------------
     # How a contest between two sides is settled, in one line for ``manage.py odds`` and the
     # table; empty when the system has no head-to-head contest.
-    contest_rule: ClassVar[str] = ""
+    contest_rule: ClassVar[Text] = Text("")
 
     def contest(self, request_a: Any, request_b: Any) -> ContestOdds:
         """The exact odds of a contest between two fresh rolls, from side A's view, before any
@@ -336,20 +343,23 @@ class DiceSystem(ABC):
         A tie the rules award to one side counts as that side's win or loss; ``tie`` is only
         what the rules leave undecided. Raises RulesError when the system has no contest or a
         request cannot take part in one (a message that says why)."""
-        raise RulesError(f"{self.name} has no contested roll.")
+        raise RulesError(_("%(system)s has no contested roll.") % {"system": self.name})
 
     def contest_among(self, requests: Sequence[Any]) -> list[ContestOdds]:
         """Each side's exact odds in a contest of ``requests`` before anyone rolls, from that
         side's view. Two sides: ``contest``; a system with more sides overrides this."""
         if len(requests) != 2:
-            raise RulesError(f"{self.name} has no odds for a contest of {len(requests)} sides.")
+            raise RulesError(
+                _("%(system)s has no odds for a contest of %(sides)d sides.")
+                % {"system": self.name, "sides": len(requests)}
+            )
         odds = self.contest(requests[0], requests[1])
         return [odds, {"win": odds["lose"], "tie": odds["tie"], "lose": odds["win"]}]
 
     # -- the rules page and the warm-up -------------------------------------------------------
     def rules_tables(self) -> tuple[Table, ...]:
-        """Tables of exact odds for the rules page, computed once per process."""
-        return _rules_tables(self)
+        """Tables of exact odds for the rules page, computed once per process and language."""
+        return _rules_tables(self, language())
 
     def build_rules_tables(self) -> tuple[Table, ...]:
         """The rules page's tables, computed (``rules_tables`` keeps them). None by default."""
@@ -384,8 +394,9 @@ def higher_wins(a: Any, b: Any) -> str:
     return "win" if a > b else "tie" if a == b else "lose"
 
 
+# Kept by language too: the tables' captions and headings are drawn in it.
 @cache
-def _rules_tables(system: DiceSystem) -> tuple[Table, ...]:
+def _rules_tables(system: DiceSystem, language: str | None) -> tuple[Table, ...]:
     return system.build_rules_tables()
 
 
@@ -425,9 +436,9 @@ def get_int(
     if raw is None or raw == "":
         if default is not None:
             return default
-        raise RulesError(f"{label} is missing.")
+        raise RulesError(_("%(label)s is missing.") % {"label": label})
     if isinstance(raw, bool):
-        raise RulesError(f"{label} must be a whole number.")
+        raise RulesError(_("%(label)s must be a whole number.") % {"label": label})
     value: int | None
     try:
         if isinstance(raw, str):
@@ -438,9 +449,12 @@ def get_int(
     except (TypeError, ValueError, OverflowError):
         value = None
     if value is None:
-        raise RulesError(f"{label} must be a whole number.")
+        raise RulesError(_("%(label)s must be a whole number.") % {"label": label})
     if not minimum <= value <= maximum:
-        raise RulesError(f"{label} must be between {minimum} and {maximum} (got {value}).")
+        raise RulesError(
+            _("%(label)s must be between %(minimum)d and %(maximum)d (got %(value)d).")
+            % {"label": label, "minimum": minimum, "maximum": maximum, "value": value}
+        )
     return value
 
 
@@ -456,7 +470,7 @@ def get_bool(data: Mapping[str, Any], key: str, default: bool = False) -> bool:
         return False
     if text in ("1", "true", "on", "yes"):
         return True
-    raise RulesError(f"The choice {key!r} must be yes or no.")
+    raise RulesError(_("The choice %(key)s must be yes or no.") % {"key": repr(key)})
 
 
 def get_choice(
@@ -466,17 +480,26 @@ def get_choice(
     if raw is None or raw == "":
         if default is not None:
             return default
-        raise RulesError(f"{label} is missing.")
+        raise RulesError(_("%(label)s is missing.") % {"label": label})
     text = str(raw).strip().lower()
     lowered = {choice.lower(): choice for choice in choices}
     if text not in lowered:
-        raise RulesError(f"{label} must be one of: {', '.join(choices)}.")
+        raise RulesError(
+            _("%(label)s must be one of: %(choices)s.") % {"label": label, "choices": ", ".join(choices)}
+        )
     return lowered[text]
+
+
+def choice_labels(choices: Sequence[str]) -> tuple[str, ...]:
+    """What a ``Param``'s choices say in the active language, when they are words kept in
+    English (a Condition, an effect): ``Param.labels``, or none where each says itself."""
+    labels = tuple(_(choice) for choice in choices)
+    return () if labels == tuple(choices) else labels
 
 
 def dice_count(n: int) -> str:
     """A number of dice as a card says it: "1 die", "3 dice"."""
-    return f"{n} {'die' if n == 1 else 'dice'}"
+    return ngettext("%(count)d die", "%(count)d dice", n) % {"count": n}
 
 
 # Unicode categories of characters a line of text must not hold (as names, tabletop/text.py):
@@ -491,13 +514,17 @@ def get_line(data: Mapping[str, Any], key: str, label: str, maximum: int) -> str
     raw = data.get(key)
     text = raw.strip() if isinstance(raw, str) else ""
     if not text:
-        raise RulesError(f"{label} is missing.")
+        raise RulesError(_("%(label)s is missing.") % {"label": label})
     if len(text) > maximum:
-        raise RulesError(f"{label} must be at most {maximum} characters (got {len(text)}).")
+        raise RulesError(
+            _("%(label)s must be at most %(maximum)d characters (got %(length)d).")
+            % {"label": label, "maximum": maximum, "length": len(text)}
+        )
     for char in text:
         if unicodedata.category(char) in INVISIBLE:
             raise RulesError(
-                f"{label} cannot hold invisible or control characters (this one has U+{ord(char):04X})."
+                _("%(label)s cannot hold invisible or control characters (this one has %(code)s).")
+                % {"label": label, "code": f"U+{ord(char):04X}"}
             )
     return text
 
@@ -507,15 +534,17 @@ def percent(chance: Fraction | None) -> str:
     if chance is None:
         return "-"
     if chance == 0:
-        return "0%"
+        return _("0%")
     if chance == 1:
-        return "100%"
+        return _("100%")
     value = float(chance) * 100
+    # Translators: a chance on a card; some languages put a space before the percent sign.
     if value < 1:
-        return "<1%"
+        return _("<1%")
     if value > 99:
-        return ">99%"
-    return f"{value:.0f}%"
+        return _(">99%")
+    # Translators: a chance on a card, "42%".
+    return _("%(percent)s%%") % {"percent": f"{value:.0f}"}
 
 
 # --------------------------------------------------------------------------------------------

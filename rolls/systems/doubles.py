@@ -105,6 +105,7 @@ from math import comb
 from typing import Any
 
 from .base import (
+    TONE_NAMES,
     Applied,
     ContestOdds,
     DiceSystem,
@@ -118,6 +119,7 @@ from .base import (
     StepView,
     Table,
     contest_odds,
+    dice_count,
     get_bool,
     get_int,
     grid,
@@ -130,6 +132,7 @@ from .base import (
 )
 from .dice import Counts, binomial, counts_of
 from .flags import IntRange, OneOf
+from .words import N_, Text, Texts, _, ngettext
 
 # The drama dice table's examples: (net pool, Difficulty Number).
 DRAMA_EXAMPLES = ((0, 4), (2, 6), (2, 8), (4, 8), (4, 10))
@@ -147,13 +150,15 @@ MIRACLE_COST = 30
 MIRACLE_DICE = 6
 AMAZING_ABOVE = 12
 
+# The names are kept in English (a request may name its Difficulty Number) and translated
+# where drawn: ``_(DN_NAMES[dn])``.
 DIFFICULTIES: dict[str, int] = {
-    "Easy": 2,
-    "Moderate": 4,
-    "Challenging": 6,
-    "Difficult": 8,
-    "Very Difficult": 10,
-    "Nigh Impossible": 12,
+    N_("Easy"): 2,
+    N_("Moderate"): 4,
+    N_("Challenging"): 6,
+    N_("Difficult"): 8,
+    N_("Very Difficult"): 10,
+    N_("Nigh Impossible"): 12,
 }
 DN_NAMES = {dn: name for name, dn in DIFFICULTIES.items()}
 OPPOSED_WORDS = ("none", "opposed")
@@ -245,15 +250,25 @@ def _levels(data: Mapping[str, Any], key: str, label: str) -> tuple[int, ...]:
         items = [raw]
     if len(items) == 1:
         # A single total stands for several traits together.
-        return (get_int({key: items[0]}, key, f"The {label} total", 0, MAX_TRAITS * MAX_LEVEL),)
+        return (
+            get_int(
+                {key: items[0]}, key, _("The %(trait)s total") % {"trait": label}, 0, MAX_TRAITS * MAX_LEVEL
+            ),
+        )
     if len(items) > MAX_TRAITS:
-        raise RulesError(f"At most {MAX_TRAITS} {label} levels can count on one roll.")
-    return tuple(get_int({key: item}, key, f"Each {label} level", 0, MAX_LEVEL) for item in items)
+        raise RulesError(
+            _("At most %(count)d %(trait)s levels can count on one roll.")
+            % {"count": MAX_TRAITS, "trait": label}
+        )
+    each = _("Each %(trait)s level") % {"trait": label}
+    return tuple(get_int({key: item}, key, each, 0, MAX_LEVEL) for item in items)
 
 
 def _dn_message() -> str:
-    choices = ", ".join(f"{name} ({dn})" for name, dn in DIFFICULTIES.items())
-    return f"The Difficulty Number must be one of {choices}, or none for an opposed roll."
+    choices = ", ".join(f"{_(name)} ({dn})" for name, dn in DIFFICULTIES.items())
+    return _("The Difficulty Number must be one of %(choices)s, or none for an opposed roll.") % {
+        "choices": choices
+    }
 
 
 def parse_dn(raw: Any) -> int | None:
@@ -446,26 +461,28 @@ def chance_beating(net: int, dn: int, extra: int = 0, already: tuple[int, ...] =
 
 class Doubles(DiceSystem):
     slug = "doubles"
-    follow_up_names = {
-        "drama": "Drama dice",
-        "miracle": "Miracle asked",
-        "miracle_approve": "Miracle approved",
-        "miracle_refuse": "Miracle refused",
-    }
-    tone_names = {**DiceSystem.tone_names, "amazing": "Amazing Success", "catastrophe": "Catastrophe"}
-    name = "Doubles"
-    summary = (
-        "Keep the best die or add up matching dice; beat the Difficulty Number. Drama dice and miracles."
+    follow_up_names = Texts(
+        {
+            "drama": N_("Drama dice"),
+            "miracle": N_("Miracle asked"),
+            "miracle_approve": N_("Miracle approved"),
+            "miracle_refuse": N_("Miracle refused"),
+        }
+    )
+    tone_names = Texts({**TONE_NAMES, "amazing": N_("Amazing Success"), "catastrophe": N_("Catastrophe")})
+    name = Text(N_("Doubles"))
+    summary = Text(
+        N_("Keep the best die or add up matching dice; beat the Difficulty Number. Drama dice and miracles.")
     )
     result_name = "result"
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> DoublesRequest:
-        abilities = _levels(data, "abilities", "Ability")
-        weaknesses = _levels(data, "weaknesses", "Weakness")
-        bonus = get_int(data, "bonus", "Bonus dice", 0, MAX_SITUATIONAL, default=0)
-        penalty = get_int(data, "penalty", "Penalty dice", 0, MAX_SITUATIONAL, default=0)
-        helpers = get_int(data, "helpers", "Helpers", 0, MAX_HELPERS, default=0)
+        abilities = _levels(data, "abilities", _("Ability"))
+        weaknesses = _levels(data, "weaknesses", _("Weakness"))
+        bonus = get_int(data, "bonus", _("Bonus dice"), 0, MAX_SITUATIONAL, default=0)
+        penalty = get_int(data, "penalty", _("Penalty dice"), 0, MAX_SITUATIONAL, default=0)
+        helpers = get_int(data, "helpers", _("Helpers"), 0, MAX_HELPERS, default=0)
         dn = parse_dn(data.get("dn"))
         degree_matters = get_bool(data, "degree_matters")
         declaration = get_bool(data, "declaration")
@@ -473,18 +490,24 @@ class Doubles(DiceSystem):
         if data.get("dice") not in (None, ""):
             if abilities or weaknesses or bonus or penalty or helpers:
                 raise RulesError(
-                    "Give either the net number of dice or its parts (Abilities, bonuses...), not both."
+                    _("Give either the net number of dice or its parts (Abilities, bonuses...), not both.")
                 )
-            dice = get_int(data, "dice", "The number of dice", MIN_POOL, MAX_POOL)
+            dice = get_int(data, "dice", _("The number of dice"), MIN_POOL, MAX_POOL)
         request = DoublesRequest(
             abilities, bonus, weaknesses, penalty, helpers, dn, degree_matters, declaration, dice
         )
         if request.net > MAX_POOL:
-            raise RulesError(f"A roll has at most {MAX_POOL} dice; this one adds up to {request.net}.")
+            raise RulesError(
+                _("A roll has at most %(maximum)d dice; this one adds up to %(net)d.")
+                % {"maximum": MAX_POOL, "net": request.net}
+            )
         if request.net < MIN_POOL:
             raise RulesError(
-                f"The penalties bring the pool to {request.net}; the table stops at {MIN_POOL} "
-                f"({negative_keep(MIN_POOL)} dice, keep the lowest)."
+                _(
+                    "The penalties bring the pool to %(net)d; the table stops at %(minimum)d "
+                    "(%(dice)d dice, keep the lowest)."
+                )
+                % {"net": request.net, "minimum": MIN_POOL, "dice": negative_keep(MIN_POOL)}
             )
         return request
 
@@ -544,45 +567,61 @@ class Doubles(DiceSystem):
         details: list[str] = []
         drama = sum(len(step["dice"]) for step in steps_of(state, "drama"))
         if drama:
-            details.append(f"{drama} drama {'die' if drama == 1 else 'dice'} bought.")
+            details.append(
+                ngettext("%(count)d drama die bought.", "%(count)d drama dice bought.", drama)
+                % {"count": drama}
+            )
         if reading.miracle == "pending":
-            details.append("A miracle is asked for: the GM approves or refuses it.")
+            details.append(_("A miracle is asked for: the GM approves or refuses it."))
         elif reading.miracle == "approved":
-            details.append("Miracle: the action succeeds by at least one, whatever the dice.")
+            details.append(_("Miracle: the action succeeds by at least one, whatever the dice."))
         elif reading.miracle == "refused":
-            details.append("The GM refused the miracle; the dice stand.")
+            details.append(_("The GM refused the miracle; the dice stand."))
         if result > reading.dice_result:
-            details.append(f"The dice showed {reading.dice_result}; the miracle makes it {result}.")
+            details.append(
+                _("The dice showed %(dice)d; the miracle makes it %(result)d.")
+                % {"dice": reading.dice_result, "result": result}
+            )
 
         success: bool | None
         if dn is None:
             success = None
-            headline = f"Result {result}: compare with the other side's roll"
+            headline = _("Result %(result)d: compare with the other side's roll") % {"result": result}
             margin = 0
         else:
             success = beats(result, dn)
             margin = result - dn
-            verb = "beats" if success else "does not beat"
-            headline = f"Result {result} {verb} {DN_NAMES[dn]} ({dn})"
+            words = {"result": result, "name": _(DN_NAMES[dn]), "dn": dn}
+            if success:
+                headline = _("Result %(result)d beats %(name)s (%(dn)d)") % words
+            else:
+                headline = _("Result %(result)d does not beat %(name)s (%(dn)d)") % words
         if reading.catastrophe:
             tone = "catastrophe"
-            headline = f"Catastrophe! Result {result}"
-            details.append("Every die that counts shows 1: a catastrophic failure.")
+            headline = _("Catastrophe! Result %(result)d") % {"result": result}
+            details.append(_("Every die that counts shows 1: a catastrophic failure."))
         elif amazing and success is not False:
             tone = "amazing"
-            headline = f"Amazing Success! Result {result}" + (f" against {DN_NAMES[dn]} ({dn})" if dn else "")
-            details.append("Above the highest Difficulty Number: something beyond what was aimed for.")
+            if dn:
+                headline = _("Amazing Success! Result %(result)d against %(name)s (%(dn)d)") % {
+                    "result": result,
+                    "name": _(DN_NAMES[dn]),
+                    "dn": dn,
+                }
+            else:
+                headline = _("Amazing Success! Result %(result)d") % {"result": result}
+            details.append(_("Above the highest Difficulty Number: something beyond what was aimed for."))
             if dn is None:
-                details.append("If the other side is not amazing too, a PC may inflict a Complication.")
+                details.append(_("If the other side is not amazing too, a PC may inflict a Complication."))
         elif success is None:
             tone = "neutral"
         else:
             tone = "success" if success else "failure"
         if request.declaration and success is not None:
             details.append(
-                "Declaration: it is now something the character can explicitly do."
+                _("Declaration: it is now something the character can explicitly do.")
                 if success
-                else "Declaration: it does not hold."
+                else _("Declaration: it does not hold.")
             )
         return Outcome(
             success=success,
@@ -601,7 +640,8 @@ class Doubles(DiceSystem):
         for step in state["steps"]:
             action = step["action"]
             faces = step.get("dice", ())
-            label = {"drama": "drama", "miracle_approve": "miracle"}.get(action, "")
+            # Translators: the caption under a drama die, and under a die a miracle added.
+            label = {"drama": _("drama"), "miracle_approve": _("miracle")}.get(action, "")
             dice = tuple(
                 Die(
                     face,
@@ -616,21 +656,29 @@ class Doubles(DiceSystem):
             if action == "roll":
                 net = request.net
                 if net >= 1:
-                    title = f"Rolled {net} {'die' if net == 1 else 'dice'}"
+                    title = _("Rolled %(dice)s") % {"dice": dice_count(net)}
                 else:
-                    title = f"Rolled {len(faces)} negative dice ({net}), keeping the lowest"
+                    title = _("Rolled %(count)d negative dice (%(net)d), keeping the lowest") % {
+                        "count": len(faces),
+                        "net": net,
+                    }
                 views.append(StepView(action, title, dice, _pool_note(request)))
             elif action == "drama":
                 cost = DRAMA_COST * len(faces)
-                more = "die" if len(faces) == 1 else "dice"
-                views.append(StepView(action, f"Drama: {len(faces)} more {more} for {cost} Endurance", dice))
+                title = ngettext(
+                    "Drama: %(count)d more die for %(cost)d Endurance",
+                    "Drama: %(count)d more dice for %(cost)d Endurance",
+                    len(faces),
+                ) % {"count": len(faces), "cost": cost}
+                views.append(StepView(action, title, dice))
             elif action == "miracle":
-                views.append(StepView(action, "Asked for a miracle", note="The GM decides."))
+                views.append(StepView(action, _("Asked for a miracle"), note=_("The GM decides.")))
             elif action == "miracle_approve":
-                note = "Six dice join the roll: the degree matters." if faces else ""
-                views.append(StepView(action, f"Miracle approved: {MIRACLE_COST} Endurance", dice, note))
+                note = _("Six dice join the roll: the degree matters.") if faces else ""
+                title = _("Miracle approved: %(cost)d Endurance") % {"cost": MIRACLE_COST}
+                views.append(StepView(action, title, dice, note))
             else:
-                views.append(StepView(action, "The GM refused the miracle"))
+                views.append(StepView(action, _("The GM refused the miracle")))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------
@@ -642,38 +690,49 @@ class Doubles(DiceSystem):
         miracle = self._miracle(state)
         endurance = _endurance(resources)
         if action in ("drama", "miracle") and not resources.get("latest", True):
-            raise RulesError("Drama dice and miracles go on the character's latest roll only.")
+            raise RulesError(_("Drama dice and miracles go on the character's latest roll only."))
         if action == "drama":
             if miracle == "pending":
-                raise RulesError("A miracle is waiting for the GM; buy drama dice once it is settled.")
+                raise RulesError(_("A miracle is waiting for the GM; buy drama dice once it is settled."))
             if miracle == "approved" and not request.degree_matters:
                 raise RulesError(
-                    "The miracle already makes this roll succeed; more dice would change nothing."
+                    _("The miracle already makes this roll succeed; more dice would change nothing.")
                 )
             bought = sum(len(step["dice"]) for step in steps_of(state, "drama"))
             room = MAX_DRAMA - bought
             if room <= 0:
-                raise RulesError(f"A roll takes at most {MAX_DRAMA} drama dice.")
+                raise RulesError(_("A roll takes at most %(maximum)d drama dice.") % {"maximum": MAX_DRAMA})
             affordable = endurance // DRAMA_COST
             if affordable < 1:
-                raise RulesError(f"A drama die costs {DRAMA_COST} Endurance, and there is not enough left.")
-            count = get_int(params, "count", "The number of drama dice", 1, min(room, affordable), default=1)
+                raise RulesError(
+                    _("A drama die costs %(cost)d Endurance, and there is not enough left.")
+                    % {"cost": DRAMA_COST}
+                )
+            count = get_int(
+                params, "count", _("The number of drama dice"), 1, min(room, affordable), default=1
+            )
             return count
         if action == "miracle":
             if miracle:
-                raise RulesError("A miracle has been asked for on this roll already.")
+                raise RulesError(_("A miracle has been asked for on this roll already."))
             if self.evaluate(state).success and not request.degree_matters:
-                raise RulesError("This roll succeeds already; a miracle would change nothing.")
+                raise RulesError(_("This roll succeeds already; a miracle would change nothing."))
             if endurance < MIRACLE_COST:
-                raise RulesError(f"A miracle costs {MIRACLE_COST} Endurance, and there is not enough left.")
+                raise RulesError(
+                    _("A miracle costs %(cost)d Endurance, and there is not enough left.")
+                    % {"cost": MIRACLE_COST}
+                )
             return 0
         if action in ("miracle_approve", "miracle_refuse"):
             if miracle != "pending":
-                raise RulesError("No miracle is waiting for the GM on this roll.")
+                raise RulesError(_("No miracle is waiting for the GM on this roll."))
             if action == "miracle_approve" and endurance < MIRACLE_COST:
-                raise RulesError(f"A miracle costs {MIRACLE_COST} Endurance, and there is not enough left.")
+                raise RulesError(
+                    _("A miracle costs %(cost)d Endurance, and there is not enough left.")
+                    % {"cost": MIRACLE_COST}
+                )
             return 0
-        raise RulesError(f"{action!r} is not a follow-up in this system.")
+        raise RulesError(_("%(action)s is not a follow-up in this system.") % {"action": repr(action)})
 
     def may_await_gm(self, state: State) -> bool:
         # The GM's only follow-ups settle a miracle the player asked for.
@@ -698,8 +757,8 @@ class Doubles(DiceSystem):
                 allowed.append(
                     FollowUp(
                         "drama",
-                        "Buy drama dice",
-                        cost=f"{DRAMA_COST} Endurance per die",
+                        _("Buy drama dice"),
+                        cost=_("%(cost)d Endurance per die") % {"cost": DRAMA_COST},
                         params=(self._drama_param(state, most, before),),
                         chance_before=before,
                         chance_after=None,
@@ -710,8 +769,8 @@ class Doubles(DiceSystem):
                 allowed.append(
                     FollowUp(
                         "miracle",
-                        "Ask for a miracle",
-                        cost=f"{MIRACLE_COST} Endurance if the GM approves",
+                        _("Ask for a miracle"),
+                        cost=_("%(cost)d Endurance if the GM approves") % {"cost": MIRACLE_COST},
                         chance_before=before,
                         chance_after=None if request.dn is None else Fraction(1),
                         spends=True,
@@ -721,14 +780,14 @@ class Doubles(DiceSystem):
                 allowed.append(
                     FollowUp(
                         "miracle_approve",
-                        "Approve the miracle",
-                        f"{MIRACLE_COST} Endurance",
+                        _("Approve the miracle"),
+                        _("%(cost)d Endurance") % {"cost": MIRACLE_COST},
                         gm_only=True,
                         spends=True,
                     )
                 )
             else:
-                allowed.append(FollowUp("miracle_refuse", "Refuse the miracle", gm_only=True))
+                allowed.append(FollowUp("miracle_refuse", _("Refuse the miracle"), gm_only=True))
         return allowed
 
     def apply(
@@ -762,15 +821,19 @@ class Doubles(DiceSystem):
         chances = self.drama_chances(state, most)
         labels = []
         for count in range(1, most + 1):
-            label = f"{count} {'die' if count == 1 else 'dice'}"
+            dice = dice_count(count)
             # "100% -> 100%" says nothing: a roll that succeeds already buys degree, not safety.
             if count in chances and chances[count] != before:
-                label += f": {percent(before)} -> {percent(chances[count])}"
+                label = _("%(dice)s: %(before)s -> %(after)s") % {
+                    "dice": dice,
+                    "before": percent(before),
+                    "after": percent(chances[count]),
+                }
             else:
-                label += f", {DRAMA_COST * count} Endurance"
+                label = _("%(dice)s, %(cost)d Endurance") % {"dice": dice, "cost": DRAMA_COST * count}
             labels.append(label)
         choices = tuple(str(count) for count in range(1, most + 1))
-        return Param("count", "Drama dice", choices, minimum=1, maximum=most, labels=tuple(labels))
+        return Param("count", _("Drama dice"), choices, minimum=1, maximum=most, labels=tuple(labels))
 
     def chance_after_step(self, before: State, after: State, follow_up: FollowUp) -> Fraction | None:
         """DBL-10: the chance of success the drama dice of ``after``'s last step bought, from
@@ -821,7 +884,7 @@ class Doubles(DiceSystem):
         if request.dn is None:
             return None
         if not 0 <= count <= MAX_DRAMA:
-            raise RulesError(f"A roll takes between 0 and {MAX_DRAMA} drama dice.")
+            raise RulesError(_("A roll takes between 0 and %(maximum)d drama dice.") % {"maximum": MAX_DRAMA})
         return chance_beating(request.net, request.dn, count)
 
     def chance_of_catastrophe(self, request: DoublesRequest) -> Fraction:
@@ -836,8 +899,8 @@ class Doubles(DiceSystem):
         )
 
     # -- contests -----------------------------------------------------------------------------
-    contest_rule = (
-        "the higher result wins; equal results are a standoff, two catastrophes included (DBL-7, DBL-15)"
+    contest_rule = Text(
+        N_("the higher result wins; equal results are a standoff, two catastrophes included (DBL-7, DBL-15)")
     )
 
     def contest_request(self, request: DoublesRequest) -> DoublesRequest:
@@ -850,7 +913,7 @@ class Doubles(DiceSystem):
         dice count and an approved miracle lifts its side (``settle_opposed``). Refused while a
         miracle waits for the GM."""
         if len(states) != 2:
-            raise RulesError("An opposed roll has exactly two sides.")
+            raise RulesError(_("An opposed roll has exactly two sides."))
         winner = settle_opposed(states[0], states[1]).winner
         return None if winner is None else "ab".index(winner)
 
@@ -881,13 +944,16 @@ class Doubles(DiceSystem):
             counts = [int(choice) for choice in follow_up.params[0].choices]
             chances = contest_drama_chances(states, position, max(counts, default=0))
             return [
-                (f"Buy {count} drama {'die' if count == 1 else 'dice'}", chances[count])
+                (
+                    ngettext("Buy %(count)d drama die", "Buy %(count)d drama dice", count) % {"count": count},
+                    chances[count],
+                )
                 for count in counts
                 if count in chances
             ]
         if follow_up.action == "miracle":
             chance = contest_miracle_chance(states, position)
-            return [] if chance is None else [("Ask for a miracle, if the GM approves", chance)]
+            return [] if chance is None else [(_("Ask for a miracle, if the GM approves"), chance)]
         return super().contest_option_chances(states, position, follow_up, target)
 
     def opposed_verdict(
@@ -905,30 +971,52 @@ class Doubles(DiceSystem):
         settled = settle_opposed(states[0], states[1])
         first, second = settled.results
         if settled.winner is None:
-            text = f"Standoff at {first}: neither {names[0]} nor {names[1]} beats the other"
+            text = _("Standoff at %(result)d: neither %(first)s nor %(second)s beats the other") % {
+                "result": first,
+                "first": names[0],
+                "second": names[1],
+            }
         else:
             index = "ab".index(settled.winner)
             # The winner's result first, as a table says a score ("Bram wins, 5 to 4").
             won, lost = (first, second) if index == 0 else (second, first)
-            text = f"{names[index]} wins, {won} to {lost}"
+            text = _("%(name)s wins, %(won)d to %(lost)d") % {"name": names[index], "won": won, "lost": lost}
         miracles = [
             name for name, state in zip(names, states, strict=True) if self.read(state).miracle == "approved"
         ]
         if miracles:
-            text += f" ({' and '.join(miracles)}: a miracle)"
-        text += "."
+            who = (
+                miracles[0]
+                if len(miracles) == 1
+                else _("%(first)s and %(second)s") % {"first": miracles[0], "second": miracles[1]}
+            )
+            # Translators: the verdict above, then who a miracle helped: "Bram wins, 5 to 4 (Bram: a miracle)."
+            text = _("%(verdict)s (%(names)s: a miracle).") % {"verdict": text, "names": who}
+        else:
+            # Translators: the verdict above as one sentence.
+            text = _("%(verdict)s.") % {"verdict": text}
         for side in settled.catastrophes:
-            text += f" {names['ab'.index(side)]} rolled a catastrophe."
+            text += " " + _("%(name)s rolled a catastrophe.") % {"name": names["ab".index(side)]}
         if settled.amazing is not None and players["ab".index(settled.amazing)]:
             index = "ab".index(settled.amazing)
             chosen = str([*extras, {}, {}][index].get("complication", ""))
             loser = names[1 - index]
             if chosen:
-                text += f" {names[index]} inflicts a Complication on {loser}: {chosen}."
+                text += " " + _("%(name)s inflicts a Complication on %(loser)s: %(chosen)s.") % {
+                    "name": names[index],
+                    "loser": loser,
+                    "chosen": chosen,
+                }
             elif [*extras, {}, {}][index].get("no_complication"):
-                text += f" Amazing Success: {names[index]} inflicts no Complication on {loser}."
+                text += " " + _("Amazing Success: %(name)s inflicts no Complication on %(loser)s.") % {
+                    "name": names[index],
+                    "loser": loser,
+                }
             else:
-                text += f" Amazing Success: {names[index]} may inflict a Complication on {loser}."
+                text += " " + _("Amazing Success: %(name)s may inflict a Complication on %(loser)s.") % {
+                    "name": names[index],
+                    "loser": loser,
+                }
         return text
 
     def contest(self, request_a: DoublesRequest, request_b: DoublesRequest) -> ContestOdds:
@@ -938,7 +1026,7 @@ class Doubles(DiceSystem):
         for request in (request_a, request_b):
             if request.dn is not None:
                 raise RulesError(
-                    "An opposed roll has no Difficulty Number: each side beats the other's result."
+                    _("An opposed roll has no Difficulty Number: each side beats the other's result.")
                 )
         return contest_odds(
             result_distribution(request_a.net), result_distribution(request_b.net), higher_wins
@@ -949,35 +1037,43 @@ class Doubles(DiceSystem):
         parser.add_argument(
             "--dice",
             type=IntRange(MIN_POOL, MAX_POOL),
-            help=f"net pool after every modifier, {MIN_POOL} to {MAX_POOL} (0 or less: negative dice)",
+            help=_("net pool after every modifier, %(minimum)d to %(maximum)d (0 or less: negative dice)")
+            % {"minimum": MIN_POOL, "maximum": MAX_POOL},
         )
         parser.add_argument(
             "--ability",
             type=IntRange(1, MAX_LEVEL),
             action="append",
             dest="abilities",
-            help="an Ability's level (repeat)",
+            help=_("an Ability's level (repeat)"),
         )
         situational = IntRange(0, MAX_SITUATIONAL)
-        parser.add_argument("--bonus", type=situational, default=0, help="situational bonus dice")
+        parser.add_argument("--bonus", type=situational, default=0, help=_("situational bonus dice"))
         parser.add_argument(
             "--weakness",
             type=IntRange(1, MAX_LEVEL),
             action="append",
             dest="weaknesses",
-            help="a Weakness's level (repeat)",
+            help=_("a Weakness's level (repeat)"),
         )
-        parser.add_argument("--penalty", type=situational, default=0, help="situational penalty dice")
+        parser.add_argument("--penalty", type=situational, default=0, help=_("situational penalty dice"))
         parser.add_argument(
-            "--helpers", type=IntRange(0, MAX_HELPERS), default=0, help="characters teaming up: +1 die each"
+            "--helpers",
+            type=IntRange(0, MAX_HELPERS),
+            default=0,
+            help=_("characters teaming up: +1 die each"),
         )
         parser.add_argument(
             "--dn",
-            type=OneOf(tuple((str(dn), f"{name} ({dn})") for name, dn in DIFFICULTIES.items())),
-            help="Difficulty Number: 2-12 or its name (Easy ... 'Nigh Impossible'); none for an opposed roll",
+            type=OneOf(tuple((str(dn), f"{_(name)} ({dn})") for name, dn in DIFFICULTIES.items())),
+            help=_(
+                "Difficulty Number: 2-12 or its name (Easy ... 'Nigh Impossible'); none for an opposed roll"
+            ),
         )
-        parser.add_argument("--degree-matters", action="store_true", help="the degree of success matters")
-        parser.add_argument("--declaration", action="store_true", help="the player declared this challenge")
+        parser.add_argument("--degree-matters", action="store_true", help=_("the degree of success matters"))
+        parser.add_argument(
+            "--declaration", action="store_true", help=_("the player declared this challenge")
+        )
 
     def request_from_cli(self, options: argparse.Namespace) -> DoublesRequest:
         keys = (
@@ -1008,23 +1104,32 @@ class Doubles(DiceSystem):
     def build_rules_tables(self) -> tuple[Table, ...]:
         def net_pool(net: int) -> str:
             """A net pool as a row heading: "3", or "-1 (3 dice)" for negative dice."""
-            return str(net) if net >= 1 else f"{net} ({2 - net} dice)"
+            return str(net) if net >= 1 else _("%(net)d (%(count)d dice)") % {"net": net, "count": 2 - net}
 
         plain = grid(
-            "Chance of beating each Difficulty Number, from Easy (2) to Nigh Impossible (12), by net "
-            "pool (0 or less: negative dice, keep the lowest)",
-            "Net pool",
+            _(
+                "Chance of beating each Difficulty Number, from Easy (2) to Nigh Impossible (12), by net "
+                "pool (0 or less: negative dice, keep the lowest)"
+            ),
+            _("Net pool"),
             [(net_pool(net), net) for net in range(-3, 9)],
             [(str(dn), dn) for dn in DN_NAMES],
             lambda net, dn: self.chance(self.parse_request({"dice": net, "dn": dn})),
         )
         drama = grid(
-            "Chance of beating the Difficulty Number with drama dice added to the roll (5 Endurance "
-            "each); 0 or less: negative dice",
-            "Net pool, Difficulty",
-            [(f"{net_pool(net)}, {DN_NAMES[dn]} ({dn})", (net, dn)) for net, dn in DRAMA_EXAMPLES],
+            _(
+                "Chance of beating the Difficulty Number with drama dice added to the roll (5 Endurance "
+                "each); 0 or less: negative dice"
+            ),
+            _("Net pool, Difficulty"),
+            [(f"{net_pool(net)}, {_(DN_NAMES[dn])} ({dn})", (net, dn)) for net, dn in DRAMA_EXAMPLES],
             [
-                ("none" if count == 0 else f"+{count} {'die' if count == 1 else 'dice'}", count)
+                (
+                    _("none")
+                    if count == 0
+                    else ngettext("+%(count)d die", "+%(count)d dice", count) % {"count": count},
+                    count,
+                )
                 for count in range(4)
             ],
             lambda example, count: self.chance_with_drama(
@@ -1042,13 +1147,13 @@ def _pool_note(request: DoublesRequest) -> str:
     if request.dice is not None:
         return ""
     parts = [
-        ("+", "Abilities", sum(request.abilities)),
-        ("+", "bonus", request.bonus),
-        ("-", "Weaknesses", sum(request.weaknesses)),
-        ("-", "penalty", request.penalty),
-        ("+", "helpers", request.helpers),
+        ("+", N_("Abilities"), sum(request.abilities)),
+        ("+", N_("bonus"), request.bonus),
+        ("-", N_("Weaknesses"), sum(request.weaknesses)),
+        ("-", N_("penalty"), request.penalty),
+        ("+", N_("helpers"), request.helpers),
     ]
-    terms = [f" {sign} {label} {value}" for sign, label, value in parts if value]
+    terms = [f" {sign} {_(label)} {value}" for sign, label, value in parts if value]
     return f"{BASE_DICE}{''.join(terms)} = {request.net}" if terms else ""
 
 
@@ -1056,7 +1161,7 @@ def _endurance(resources: Mapping[str, Any]) -> int:
     try:
         return max(0, int(resources.get("endurance", 0) or 0))
     except (TypeError, ValueError, OverflowError):
-        raise RulesError("The character's Endurance must be a whole number.") from None
+        raise RulesError(_("The character's Endurance must be a whole number.")) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1099,21 +1204,21 @@ def opposed(result_a: int, result_b: int, *, miracle_a: bool = False, miracle_b:
     )
     for value in (result_a, result_b):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RulesError("Each side's result must be a whole number of at least 1.")
+            raise RulesError(_("Each side's result must be a whole number of at least 1."))
     a, b = result_a, result_b
     if miracle_a and not miracle_b:
         a = max(a, b + 1)
     elif miracle_b and not miracle_a:
         b = max(b, a + 1)
     complication = amazing is not None
-    extra = " An Amazing Success against an ordinary one: its side may inflict a Complication."
+    extra = " " + _("An Amazing Success against an ordinary one: its side may inflict a Complication.")
     if a == b:
-        note = f"Standoff at {a}: neither side beats the other."
+        note = _("Standoff at %(result)d: neither side beats the other.") % {"result": a}
         return Opposed(
             None, 0, complication, note + (extra if complication else ""), results=(a, b), amazing=amazing
         )
     winner, high, low = ("a", a, b) if a > b else ("b", b, a)
-    note = f"{high} beats {low}." + (extra if complication else "")
+    note = _("%(high)d beats %(low)d.") % {"high": high, "low": low} + (extra if complication else "")
     return Opposed(winner, high - low, complication, note, results=(a, b), amazing=amazing)
 
 
@@ -1125,12 +1230,17 @@ def settle_opposed(state_a: State, state_b: State) -> Opposed:
     readings = []
     for side, state in (("A", state_a), ("B", state_b)):
         if state.get("system") != system.slug:
-            raise RulesError("Both sides of an opposed roll must be rolls of this system.")
+            raise RulesError(_("Both sides of an opposed roll must be rolls of this system."))
         if state["request"].get("dn") is not None:
-            raise RulesError(f"Side {side} rolled against a Difficulty Number, not against the other side.")
+            raise RulesError(
+                _("Side %(side)s rolled against a Difficulty Number, not against the other side.")
+                % {"side": side}
+            )
         reading = system.read(state)
         if reading.miracle == "pending":
-            raise RulesError(f"Side {side} asked for a miracle: the GM approves or refuses it first.")
+            raise RulesError(
+                _("Side %(side)s asked for a miracle: the GM approves or refuses it first.") % {"side": side}
+            )
         readings.append(reading)
     first, second = readings
     result = opposed(
@@ -1142,9 +1252,9 @@ def settle_opposed(state_a: State, state_b: State) -> Opposed:
     catastrophes = tuple(side for side, reading in zip("ab", readings, strict=True) if reading.catastrophe)
     note = result.note
     if len(catastrophes) == 2:
-        note += " Both sides rolled a catastrophe and suffer it."
+        note += " " + _("Both sides rolled a catastrophe and suffer it.")
     elif catastrophes:
-        note += f" Side {catastrophes[0].upper()} rolled a catastrophe."
+        note += " " + _("Side %(side)s rolled a catastrophe.") % {"side": catastrophes[0].upper()}
     return replace(result, catastrophes=catastrophes, note=note)
 
 
@@ -1236,9 +1346,11 @@ class ExtendedAction:
 
     def __post_init__(self) -> None:
         if self.dn not in DN_NAMES:
-            raise RulesError("An extended action needs one of the Difficulty Numbers 2 to 12.")
+            raise RulesError(_("An extended action needs one of the Difficulty Numbers 2 to 12."))
         if not 1 <= self.successes_needed <= 20 or not 1 <= self.failures_allowed <= 20:
-            raise RulesError("An extended action needs 1 to 20 successes, and ends after 1 to 20 failures.")
+            raise RulesError(
+                _("An extended action needs 1 to 20 successes, and ends after 1 to 20 failures.")
+            )
 
     @property
     def status(self) -> str:
@@ -1252,7 +1364,11 @@ class ExtendedAction:
     def record(self, success: bool, by: str = "") -> ExtendedAction:
         """The tally with one more roll, made by ``by`` (any member may contribute)."""
         if self.status != "going":
-            raise RulesError(f"This extended action is over: it is {self.status}.")
+            raise RulesError(
+                _("This extended action is over: it is won.")
+                if self.status == "won"
+                else _("This extended action is over: it is lost.")
+            )
         return replace(
             self,
             successes=self.successes + bool(success),

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .base import RulesError, dice_count
+from .words import _
 
 MAX_ENTERED = 60  # more faces than any pool of these rules can need; a longer entry is noise
 FACES = range(1, 7)
@@ -46,7 +47,7 @@ class EnteredDice:
 
     def randint(self, a: int, b: int) -> int:
         if (a, b) != (1, 6):  # every draw of these rules is a d6
-            raise RulesError("Dice entered by hand are six-sided dice.")
+            raise RulesError(_("Dice entered by hand are six-sided dice."))
         if self.drawn >= len(self.faces):
             raise RulesError(_count_message(self.drawn + 1, len(self.faces)))
         face = self.faces[self.drawn]
@@ -72,12 +73,16 @@ def parse_faces(raw: str | Iterable[object]) -> list[int]:
     else:
         items = list(raw)
     if len(items) > MAX_ENTERED:
-        raise RulesError(f"That is more dice than any roll here uses (at most {MAX_ENTERED}).")
+        raise RulesError(
+            _("That is more dice than any roll here uses (at most %(maximum)d).") % {"maximum": MAX_ENTERED}
+        )
     faces = []
     for item in items:
         value = str(item).strip()
         if not (value.isdecimal() and len(value) == 1 and int(value) in FACES):
-            raise RulesError(f"“{value[:6]}” is not a face of a die: each die shows 1 to 6.")
+            raise RulesError(
+                _("“%(value)s” is not a face of a die: each die shows 1 to 6.") % {"value": value[:6]}
+            )
         faces.append(int(value))
     return faces
 
@@ -96,5 +101,8 @@ def entered_step[T](step: Callable[[Any], T], faces: list[int]) -> T:
 
 def _count_message(needed: int, entered: int) -> str:
     if needed == 0:
-        return "This step rolls no dice: enter none."
-    return f"Enter exactly {dice_count(needed)}; you entered {entered}."
+        return _("This step rolls no dice: enter none.")
+    return _("Enter exactly %(dice)s; you entered %(entered)d.") % {
+        "dice": dice_count(needed),
+        "entered": entered,
+    }

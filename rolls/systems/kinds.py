@@ -65,6 +65,7 @@ from .base import (
 )
 from .dice import Counts, counts_of, distribution
 from .flags import IntRange, OneOf
+from .words import N_, Text, _, ngettext
 
 MAX_DICE = 9  # KIN-2: Advantage never goes past nine dice; no roll has more
 MIN_AFTER_DISADVANTAGE = 2  # KIN-3
@@ -72,9 +73,27 @@ MAX_STEPS = 3  # up to three Advantages or Disadvantages
 MAX_DIAMONDS = 9
 
 # Grade index = group size - 1, so a pair is 1 (Basic) ... five or more is 4 (Impossible).
-GRADES = ("", "Basic", "Critical", "Extreme", "Impossible")
+# Kept in English (a request's level, a choice's value) and translated where drawn.
+GRADES = ("", N_("Basic"), N_("Critical"), N_("Extreme"), N_("Impossible"))
 LEVELS = ("none", "basic", "critical", "extreme", "impossible")
-SIZE_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+SIZE_WORDS = {
+    2: N_("two"),
+    3: N_("three"),
+    4: N_("four"),
+    5: N_("five"),
+    6: N_("six"),
+    7: N_("seven"),
+    8: N_("eight"),
+    9: N_("nine"),
+}
+# What a Success of each grade passes, as a whole phrase (the grades it reaches).
+PASSES = (
+    "",
+    N_("passes a Basic Challenge"),
+    N_("passes Basic and Critical Challenges"),
+    N_("passes Basic, Critical and Extreme Challenges"),
+    N_("passes Basic, Critical, Extreme and Impossible Challenges"),
+)
 
 
 def grade_of(size: int) -> int:
@@ -147,48 +166,53 @@ def largest_group(counts: Counts) -> int:
 
 
 def _passes(grade: int) -> str:
-    names = [GRADES[g] for g in range(1, grade + 1)]
-    if len(names) == 1:
-        return f"passes a {names[0]} Challenge"
-    return f"passes {', '.join(names[:-1])} and {names[-1]} Challenges"
+    return _(PASSES[grade])
 
 
 class Kinds(DiceSystem):
     slug = "kinds"
-    name = "Kinds"
-    summary = "Skill plus Field dice; two or more of a kind is a Success, bigger groups grade higher."
+    name = Text(N_("Kinds"))
+    summary = Text(
+        N_("Skill plus Field dice; two or more of a kind is a Success, bigger groups grade higher.")
+    )
     result_name = "largest group"
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> KindsRequest:
-        advantage = get_int(data, "advantage", "Advantage", 0, MAX_STEPS, default=0)
-        disadvantage = get_int(data, "disadvantage", "Disadvantage", 0, MAX_STEPS, default=0)
-        level = get_choice(data, "level", "The Challenge level", LEVELS, default="none")
+        advantage = get_int(data, "advantage", _("Advantage"), 0, MAX_STEPS, default=0)
+        disadvantage = get_int(data, "disadvantage", _("Disadvantage"), 0, MAX_STEPS, default=0)
+        level = get_choice(data, "level", _("The Challenge level"), LEVELS, default="none")
         danger = get_bool(data, "danger")
         has_parts = any(data.get(key) not in (None, "") for key in ("skill", "field"))
         if data.get("dice") not in (None, ""):
-            dice = get_int(data, "dice", "The number of dice", 1, MAX_DICE)
+            dice = get_int(data, "dice", _("The number of dice"), 1, MAX_DICE)
             skill = field = None
             if has_parts:
-                skill = get_int(data, "skill", "The Skill's Diamonds", 0, MAX_DIAMONDS, default=0)
-                field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
+                skill = get_int(data, "skill", _("The Skill's Diamonds"), 0, MAX_DIAMONDS, default=0)
+                field = get_int(data, "field", _("The Field's Diamonds"), 0, MAX_DIAMONDS, default=0)
                 if skill + field != dice:
                     raise RulesError(
-                        f"The Skill and Field Diamonds make {dice_count(skill + field)}, not {dice}; "
-                        "give either the dice or the Diamonds."
+                        _(
+                            "The Skill and Field Diamonds make %(dice)s, not %(given)d; "
+                            "give either the dice or the Diamonds."
+                        )
+                        % {"dice": dice_count(skill + field), "given": dice}
                     )
         elif has_parts:
-            skill = get_int(data, "skill", "The Skill's Diamonds", 0, MAX_DIAMONDS, default=0)
-            field = get_int(data, "field", "The Field's Diamonds", 0, MAX_DIAMONDS, default=0)
+            skill = get_int(data, "skill", _("The Skill's Diamonds"), 0, MAX_DIAMONDS, default=0)
+            field = get_int(data, "field", _("The Field's Diamonds"), 0, MAX_DIAMONDS, default=0)
             dice = skill + field
             if dice < 1:
                 raise RulesError(
-                    "The Skill and its Field have no Diamonds between them: there is nothing to roll."
+                    _("The Skill and its Field have no Diamonds between them: there is nothing to roll.")
                 )
             if dice > MAX_DICE:
-                raise RulesError(f"A Skill and its Field give at most {MAX_DICE} dice (got {dice}).")
+                raise RulesError(
+                    _("A Skill and its Field give at most %(maximum)d dice (got %(dice)d).")
+                    % {"maximum": MAX_DICE, "dice": dice}
+                )
         else:
-            raise RulesError("Give the Skill and Field Diamonds, or the number of dice.")
+            raise RulesError(_("Give the Skill and Field Diamonds, or the number of dice."))
         return KindsRequest(dice, skill, field, advantage, disadvantage, level, danger)
 
     # -- rolling ------------------------------------------------------------------------------
@@ -209,30 +233,47 @@ class Kinds(DiceSystem):
         key = str(max(counts_of(dice)) or 1)
 
         details = [
-            f"{group.name} Success ({SIZE_WORDS[group.size]} {group.face}s): {_passes(group.grade)}."
+            # Translators: "Critical Success (three 5s): passes Basic and Critical Challenges."
+            _("%(grade)s Success (%(size)s %(face)ds): %(passes)s.")
+            % {
+                "grade": _(group.name),
+                "size": _(SIZE_WORDS[group.size]),
+                "face": group.face,
+                "passes": _passes(group.grade),
+            }
             for group in groups
         ]
         if len(groups) > 1:
-            details.append(f"{len(groups)} Successes in one roll: each may accomplish its own task.")
+            details.append(
+                _("%(count)d Successes in one roll: each may accomplish its own task.")
+                % {"count": len(groups)}
+            )
         success = best >= needed
         if success:
-            headline = f"{GRADES[best]} Success"
             if named:
-                headline += f": passes the {GRADES[needed]} Challenge"
+                headline = _("%(grade)s Success: passes the %(level)s Challenge") % {
+                    "grade": _(GRADES[best]),
+                    "level": _(GRADES[needed]),
+                }
+            else:
+                headline = _("%(grade)s Success") % {"grade": _(GRADES[best])}
             tone = "success"
             if best > needed and named:
-                details.append("Higher than the Challenge needed: the Fortune Master may grant an advantage.")
+                details.append(
+                    _("Higher than the Challenge needed: the Fortune Master may grant an advantage.")
+                )
         else:
             if groups:
-                headline = (
-                    f"{GRADES[best]} Success falls short of the {GRADES[needed]} Challenge: an Accident"
-                )
+                headline = _("%(grade)s Success falls short of the %(level)s Challenge: an Accident") % {
+                    "grade": _(GRADES[best]),
+                    "level": _(GRADES[needed]),
+                }
             else:
-                headline = "No Success: an Accident"
+                headline = _("No Success: an Accident")
             tone = "failure"
-            details.append("The Fortune Master describes a consequence other than the one hoped for.")
+            details.append(_("The Fortune Master describes a consequence other than the one hoped for."))
             if request.danger:
-                details.append("This Challenge is a Danger: the Accident can hurt the Adventurer.")
+                details.append(_("This Challenge is a Danger: the Accident can hurt the Adventurer."))
         return Outcome(
             success=success,
             headline=headline,
@@ -251,8 +292,13 @@ class Kinds(DiceSystem):
             note = ""
             if request.pool != request.dice:
                 change = request.pool - request.dice
-                note = f"{dice_count(request.dice)}, {'+' if change > 0 else ''}{change} for Advantage/Disadvantage"
-            views.append(StepView(step["action"], f"Rolled {dice_count(len(dice))}", dice, note))
+                note = _("%(dice)s, %(change)s for Advantage/Disadvantage") % {
+                    "dice": dice_count(request.dice),
+                    "change": f"{change:+d}",
+                }
+            views.append(
+                StepView(step["action"], _("Rolled %(dice)s") % {"dice": dice_count(len(dice))}, dice, note)
+            )
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------
@@ -267,7 +313,7 @@ class Kinds(DiceSystem):
         resources: Mapping[str, Any],
         rng: Rng,
     ) -> Applied:
-        raise RulesError("This system has no follow-ups: the roll stands as it fell.")
+        raise RulesError(_("This system has no follow-ups: the roll stands as it fell."))
 
     # -- odds ---------------------------------------------------------------------------------
     def outcomes(self, request: KindsRequest) -> dict[str, Fraction]:
@@ -298,39 +344,46 @@ class Kinds(DiceSystem):
     def contest(self, request_a: KindsRequest, request_b: KindsRequest) -> dict[str, Fraction]:
         """Kinds has no head-to-head contest: refused with the reason (see the module's notes)."""
         raise RulesError(
-            "Kinds has no contested roll: its rules only set an Adventurer against a Challenge. "
-            "When several Adventurers face one Danger, each rolls their own Challenge."
+            _(
+                "Kinds has no contested roll: its rules only set an Adventurer against a Challenge. "
+                "When several Adventurers face one Danger, each rolls their own Challenge."
+            )
         )
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         diamonds = IntRange(0, MAX_DIAMONDS)
         parser.add_argument(
-            "--dice", type=IntRange(1, MAX_DICE), help=f"dice from the Skill and Field Diamonds, 1-{MAX_DICE}"
+            "--dice",
+            type=IntRange(1, MAX_DICE),
+            help=_("dice from the Skill and Field Diamonds, 1-%(maximum)d") % {"maximum": MAX_DICE},
         )
-        parser.add_argument("--skill", type=diamonds, help="Diamonds of the Skill (instead of --dice)")
-        parser.add_argument("--field", type=diamonds, help="Diamonds of the Field (instead of --dice)")
+        parser.add_argument("--skill", type=diamonds, help=_("Diamonds of the Skill (instead of --dice)"))
+        parser.add_argument("--field", type=diamonds, help=_("Diamonds of the Field (instead of --dice)"))
         parser.add_argument(
             "--advantage",
             type=IntRange(0, MAX_STEPS),
             default=0,
-            help="Advantages, 0-3: +1 die each, at most 9",
+            help=_("Advantages, 0-3: +1 die each, at most 9"),
         )
         parser.add_argument(
             "--disadvantage",
             type=IntRange(0, MAX_STEPS),
             default=0,
-            help="Disadvantages, 0-3: -1 die each, at least 2",
+            help=_("Disadvantages, 0-3: -1 die each, at least 2"),
         )
         parser.add_argument(
             "--level",
             type=OneOf(
-                (("none", "No Challenge level"), *((LEVELS[g], GRADES[g]) for g in range(1, len(LEVELS))))
+                (
+                    ("none", _("No Challenge level")),
+                    *((LEVELS[g], _(GRADES[g])) for g in range(1, len(LEVELS))),
+                )
             ),
             default="none",
-            help="the Challenge: " + ", ".join(LEVELS),
+            help=_("the Challenge: %(levels)s") % {"levels": ", ".join(LEVELS)},
         )
-        parser.add_argument("--danger", action="store_true", help="the Challenge can hurt (a Danger)")
+        parser.add_argument("--danger", action="store_true", help=_("the Challenge can hurt (a Danger)"))
 
     def request_from_cli(self, options: argparse.Namespace) -> KindsRequest:
         keys = ("dice", "skill", "field", "advantage", "disadvantage", "level", "danger")
@@ -348,10 +401,10 @@ class Kinds(DiceSystem):
     def build_rules_tables(self) -> tuple[Table, ...]:
         return (
             grid(
-                "Chance of passing a Challenge by number of dice (after Advantage and Disadvantage)",
-                "Dice",
+                _("Chance of passing a Challenge by number of dice (after Advantage and Disadvantage)"),
+                _("Dice"),
                 [(str(n), n) for n in range(2, 10)],
-                [(level.capitalize(), level) for level in LEVELS[1:]],
+                [(_(GRADES[grade]), level) for grade, level in enumerate(LEVELS) if grade],
                 lambda n, level: self.chance(self.parse_request({"dice": n, "level": level})),
             ),
         )
@@ -383,19 +436,26 @@ class DangerResult:
     def headline(self) -> str:
         total, passed = len(self.outcomes), len(self.passed)
         if passed == total:
-            return f"All {total} pass the Danger" if total > 1 else "Passes the Danger"
+            return (
+                _("All %(total)d pass the Danger") % {"total": total} if total > 1 else _("Passes the Danger")
+            )
         if not passed:
-            return "Nobody passes the Danger: an Accident for everyone" if total > 1 else "An Accident"
-        return f"{passed} of {total} pass the Danger; an Accident for {', '.join(self.accidents)}"
+            return _("Nobody passes the Danger: an Accident for everyone") if total > 1 else _("An Accident")
+        return ngettext(
+            # Translators: "1 of 3 pass": the subject is the number of Adventurers; by ``passed``.
+            "%(passed)d of %(total)d pass the Danger; an Accident for %(names)s",
+            "%(passed)d of %(total)d pass the Danger; an Accident for %(names)s",
+            passed,
+        ) % {"passed": passed, "total": total, "names": ", ".join(self.accidents)}
 
 
 def face_danger(states: Mapping[str, State]) -> DangerResult:
     """KIN-6, KIN-8: each Adventurer's rolled Challenge (name -> state), read together."""
     if not states:
-        raise RulesError("Name at least one Adventurer facing the Danger.")
+        raise RulesError(_("Name at least one Adventurer facing the Danger."))
     for state in states.values():
         if state.get("system") != system.slug:
-            raise RulesError("Every roll facing the Danger must be a roll of this system.")
+            raise RulesError(_("Every roll facing the Danger must be a roll of this system."))
     return DangerResult(tuple((name, system.evaluate(state)) for name, state in states.items()))
 
 

@@ -109,6 +109,7 @@ from .base import (
     State,
     StepView,
     Table,
+    choice_labels,
     contest_odds,
     dice_count,
     get_bool,
@@ -121,6 +122,7 @@ from .base import (
 )
 from .dice import FACES, counts_of
 from .flags import IntRange, OneOfEach
+from .words import N_, Text, Texts, _, ngettext
 
 MAX_POOL = 15
 MAX_STAT = 15
@@ -130,7 +132,8 @@ MAX_ASSISTS = 5
 MAX_LESSER_ASSISTS = 15
 LESSER_PER_DIE = 3  # SET-11: three lesser helpers together count as one significant helper
 
-BAR_LEVELS: dict[int, str] = {2: "Apprentice", 3: "Journeyman", 4: "Master"}
+# Kept in English (the command line names a Bar by them) and translated where drawn.
+BAR_LEVELS: dict[int, str] = {2: N_("Apprentice"), 3: N_("Journeyman"), 4: N_("Master")}
 SUCCESS_CRITICALS = ("critical_hit", "critical_effect")
 FAILURE_CRITICALS = ("defy_death", "flinch", "clean_break")
 ONCE_PER_ROLL = ("defy_death", "clean_break")
@@ -138,22 +141,28 @@ ONCE_PER_ROLL = ("defy_death", "clean_break")
 HELP_COUNTS, HELP_STRUCK = "help_counts", "help_struck"
 HELP_ACTIONS = (HELP_COUNTS, HELP_STRUCK)
 CRITICAL_LABELS = {
-    "critical_hit": "Critical hit",
-    "critical_effect": "Critical effect",
-    "defy_death": "Defy death",
-    "flinch": "Flinch",
-    "clean_break": "Clean break",
+    "critical_hit": N_("Critical hit"),
+    "critical_effect": N_("Critical effect"),
+    "defy_death": N_("Defy death"),
+    "flinch": N_("Flinch"),
+    "clean_break": N_("Clean break"),
     # SET-10: a set the loser of a contest spends against one of the winner's critical hits.
-    "critical_answer": "Against a critical hit",
+    "critical_answer": N_("Against a critical hit"),
+}  # translated where drawn: ``_(CRITICAL_LABELS[action])``
+# Translators: captions under the spent dice, a word each.
+SHORT_LABELS = {
+    "bid": N_("bid"),
+    "critical_hit": N_("hit"),
+    "critical_effect": N_("effect"),
+    "defy_death": N_("defy"),
 }
-SHORT_LABELS = {"bid": "bid", "critical_hit": "hit", "critical_effect": "effect", "defy_death": "defy"}
 SHORT_LABELS |= {
-    "flinch": "flinch",
-    "clean_break": "break",
-    HELP_STRUCK: "struck",
-    "critical_answer": "answer",
+    "flinch": N_("flinch"),
+    "clean_break": N_("break"),
+    HELP_STRUCK: N_("struck"),
+    "critical_answer": N_("answer"),
 }  # captions under the spent dice
-EFFECTS = ("none", "bonus", "penalty")  # what a critical effect may do to a later roll
+EFFECTS = (N_("none"), N_("bonus"), N_("penalty"))  # what a critical effect may do to a later roll
 
 
 @dataclass(frozen=True, order=True)
@@ -173,10 +182,13 @@ def score_bid(faces: Iterable[int]) -> Bid:
     for face in faces:
         groups[face] += 1
     if not groups:
-        raise RulesError("Choose the dice of a set to spend.")
+        raise RulesError(_("Choose the dice of a set to spend."))
     single = sorted(face for face, count in groups.items() if count < 2)
     if single:
-        raise RulesError(f"A set needs two or more matching dice; the {single[0]} has no match in this bid.")
+        raise RulesError(
+            _("A set needs two or more matching dice; the %(face)d has no match in this bid.")
+            % {"face": single[0]}
+        )
     return Bid(max(groups.values()) + len(groups) - 1, min(groups))
 
 
@@ -223,19 +235,27 @@ class BidVerdict:
     reason: str
 
     @property
+    def why(self) -> str:
+        """Why the winner wins, in a phrase ("the larger Size wins")."""
+        why = {
+            "size": N_("the larger Size wins"),
+            "face": N_("equal Sizes, the higher Face wins"),
+            "tie": N_("identical bids: the tie goes to the attacker"),
+            "no set": N_("any set beats no set")
+            if self.attacker or self.defender
+            else N_("no set on either side: the tie goes to the attacker"),
+        }[self.reason]
+        return _(why)
+
+    @property
     def note(self) -> str:
         def name(bid: Bid | None) -> str:
-            return "no set" if bid is None else str(bid)
+            return _("no set") if bid is None else str(bid)
 
-        why = {
-            "size": "the larger Size wins",
-            "face": "equal Sizes, the higher Face wins",
-            "tie": "identical bids: the tie goes to the attacker",
-            "no set": "any set beats no set"
-            if self.attacker or self.defender
-            else "no set on either side: the tie goes to the attacker",
-        }[self.reason]
-        return f"The {self.winner} wins, {name(self.attacker)} against {name(self.defender)}: {why}."
+        words = {"attacker": name(self.attacker), "defender": name(self.defender), "why": self.why}
+        if self.winner == "attacker":
+            return _("The attacker wins, %(attacker)s against %(defender)s: %(why)s.") % words
+        return _("The defender wins, %(attacker)s against %(defender)s: %(why)s.") % words
 
 
 def settle_bids(attacker: Bid | None, defender: Bid | None) -> BidVerdict:
@@ -243,7 +263,7 @@ def settle_bids(attacker: Bid | None, defender: Bid | None) -> BidVerdict:
     then the attacker. None is a side with no set to bid."""
     for bid in (attacker, defender):
         if bid is not None and bid.size < 2:
-            raise RulesError("A set has a Size of two or more.")
+            raise RulesError(_("A set has a Size of two or more."))
     if attacker is None or defender is None:
         reason = "no set"
     elif attacker.size != defender.size:
@@ -272,13 +292,13 @@ def compare_critical_hits(
     critical set that wins the comparison (Size, Face, ties to the attacker) or meets no set
     deals one more damage. ``sum(e.hit for e in ...)`` is the extra damage."""
     if len(loser_sets) > len(winner_sets):
-        raise RulesError("The loser answers critical hits one set each, no more sets than were spent.")
+        raise RulesError(_("The loser answers critical hits one set each, no more sets than were spent."))
     exchanges = []
     for index, mine in enumerate(winner_sets):
         theirs = loser_sets[index] if index < len(loser_sets) else None
         for bid in (mine, theirs):
             if bid is not None and bid.size < 2:
-                raise RulesError("A set has a Size of two or more.")
+                raise RulesError(_("A set has a Size of two or more."))
         if winner_attacks:
             hit = compare_bids(mine, theirs) == "attacker"
         else:
@@ -300,16 +320,18 @@ def spend_set(state: State, action: str, raw: Any) -> tuple[State, Bid]:
     critical hit, or an answer to one), written into the roll. RulesError for dice it did not
     roll, dice spent already, or dice that are not one set."""
     if action not in ("critical_hit", "critical_answer"):
-        raise RulesError("Only a critical hit or an answer to one is spent this way.")
+        raise RulesError(_("Only a critical hit or an answer to one is spent this way."))
     indices = sorted(set(_parse_indices(raw)))
     dice = list(state["steps"][0]["dice"])
     if any(not 0 <= i < len(dice) for i in indices):
-        raise RulesError(f"There are {dice_count(len(dice))} on the card; choose among them.")
+        raise RulesError(
+            _("There are %(dice)s on the card; choose among them.") % {"dice": dice_count(len(dice))}
+        )
     free = set(unspent_set_dice(state))
     if any(i not in free for i in indices):
-        raise RulesError("Some of those dice are spent already.")
+        raise RulesError(_("Some of those dice are spent already."))
     if len(indices) < 2 or len({dice[i] for i in indices}) != 1:
-        raise RulesError("A set is two or more dice that all show the same face.")
+        raise RulesError(_("A set is two or more dice that all show the same face."))
     bid = score_bid(dice[i] for i in indices)
     step = {"action": action, "dice": indices, "faces": [dice[i] for i in indices], "bid": str(bid)}
     return with_step(state, step), bid
@@ -331,7 +353,12 @@ def carried_dice(state: State) -> tuple[CarriedDie, ...]:
         effect = step.get("effect", "none")
         if effect in ("bonus", "penalty"):
             change = 1 if effect == "bonus" else -1
-            carried.append(CarriedDie(change, f"a critical effect with {step['bid']} ({effect})"))
+            label = (
+                _("a critical effect with %(bid)s (bonus)")
+                if effect == "bonus"
+                else _("a critical effect with %(bid)s (penalty)")
+            )
+            carried.append(CarriedDie(change, label % {"bid": step["bid"]}))
     return tuple(carried)
 
 
@@ -346,7 +373,7 @@ def with_carried(request: SetsRequest, carried: Sequence[CarriedDie]) -> SetsReq
         data["dice"] = request.dice + bonus - penalty
         if data["dice"] < 1:
             raise RulesError(
-                "The penalty dice leave no dice to roll, so no set can be made: the action fails."
+                _("The penalty dice leave no dice to roll, so no set can be made: the action fails.")
             )
     else:
         data["bonus"] = request.bonus + bonus
@@ -367,7 +394,12 @@ def sealed_bid(state: State, indices: Any) -> dict[str, Any]:
     chosen = sorted(_parse_indices(indices))
     if any(not 0 <= i < len(dice) for i in chosen):
         raise RulesError(
-            f"There {'is' if len(dice) == 1 else 'are'} {dice_count(len(dice))} in your roll; choose among them."
+            ngettext(
+                "There is %(dice)s in your roll; choose among them.",
+                "There are %(dice)s in your roll; choose among them.",
+                len(dice),
+            )
+            % {"dice": dice_count(len(dice))}
         )
     bid = score_bid(dice[i] for i in chosen)
     faces = [dice[i] for i in chosen]
@@ -515,7 +547,7 @@ def _best_bid_distribution(dice: int) -> tuple[tuple[Bid | None, Fraction], ...]
                 nxt[key] += ways * comb(free, count)
         states = nxt
     weights: dict[Bid | None, int] = defaultdict(int)
-    for (_, largest, sets, lowest), ways in states.items():
+    for (_seen, largest, sets, lowest), ways in states.items():
         weights[Bid(largest + sets - 1, lowest) if sets else None] += ways
     total = 6**dice
     return tuple((bid, Fraction(ways, total)) for bid, ways in weights.items())
@@ -562,9 +594,9 @@ def _parse_bar_size(data: Mapping[str, Any]) -> int:
     if isinstance(raw, str) and raw.strip().lower() in (name.lower() for name in BAR_LEVELS.values()):
         return next(size for size, name in BAR_LEVELS.items() if name.lower() == raw.strip().lower())
     try:
-        return get_int(data, "bar_size", "The Bar's Size", 2, 4, default=2)
+        return get_int(data, "bar_size", _("The Bar's Size"), 2, 4, default=2)
     except RulesError:
-        raise RulesError("The Bar is Apprentice (Size 2), Journeyman (3) or Master (4).") from None
+        raise RulesError(_("The Bar is Apprentice (Size 2), Journeyman (3) or Master (4).")) from None
 
 
 def _parse_bar_face(data: Mapping[str, Any]) -> int | None:
@@ -572,9 +604,9 @@ def _parse_bar_face(data: Mapping[str, Any]) -> int | None:
     if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "rolled", "roll", "random")):
         return None
     try:
-        return get_int(data, "bar_face", "The Bar's Face", 1, 6)
+        return get_int(data, "bar_face", _("The Bar's Face"), 1, 6)
     except RulesError:
-        raise RulesError("The Bar's Face is a number from 1 to 6, or rolled.") from None
+        raise RulesError(_("The Bar's Face is a number from 1 to 6, or rolled.")) from None
 
 
 def _parse_indices(raw: Any) -> list[int]:
@@ -594,25 +626,29 @@ def _parse_indices(raw: Any) -> list[int]:
         elif isinstance(item, str) and item.strip().isdigit():
             indices.append(int(item.strip()))
         else:
-            raise RulesError("Choose dice by their numbers on the card.")
+            raise RulesError(_("Choose dice by their numbers on the card."))
     if not indices:
-        raise RulesError("Choose the dice of a set to spend.")
+        raise RulesError(_("Choose the dice of a set to spend."))
     if len(set(indices)) != len(indices):
-        raise RulesError("Each die can be chosen only once.")
+        raise RulesError(_("Each die can be chosen only once."))
     return indices
 
 
 class Sets(DiceSystem):
     slug = "sets"
-    follow_up_names = {
-        "bid": "Bid",
-        "opposition": "Opposition recorded",
-        HELP_COUNTS: "The Judge counts the help",
-        HELP_STRUCK: "The Judge strikes the help",
-        **CRITICAL_LABELS,
-    }
-    name = "Sets"
-    summary = "Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets."
+    follow_up_names = Texts(
+        {
+            "bid": N_("Bid"),
+            "opposition": N_("Opposition recorded"),
+            HELP_COUNTS: N_("The Judge counts the help"),
+            HELP_STRUCK: N_("The Judge strikes the help"),
+            **CRITICAL_LABELS,
+        }
+    )
+    name = Text(N_("Sets"))
+    summary = Text(
+        N_("Stat plus bonus dice; bid sets of matching dice by Size and Face. Criticals spend more sets.")
+    )
     result_name = "best bid"
 
     # -- requests -----------------------------------------------------------------------------
@@ -626,18 +662,23 @@ class Sets(DiceSystem):
         bar_size = None if opposed else _parse_bar_size(data)
         bar_face = None if opposed else _parse_bar_face(data)
         if data.get("stat") in (None, ""):
-            dice = get_int(data, "dice", "The number of dice", 1, MAX_POOL)
+            dice = get_int(data, "dice", _("The number of dice"), 1, MAX_POOL)
             return SetsRequest(dice, None, 0, 0, 0, 0, bar_size, bar_face, attacker, opposed)
-        stat = get_int(data, "stat", "The derived stat", 0, MAX_STAT)
-        bonus = get_int(data, "bonus", "Bonus dice", 0, MAX_BONUS, default=0)
-        penalty = get_int(data, "penalty", "Penalty dice", 0, MAX_PENALTY, default=0)
-        assists = get_int(data, "assists", "Significant helpers", 0, MAX_ASSISTS, default=0)
-        lesser = get_int(data, "lesser_assists", "Lesser helpers", 0, MAX_LESSER_ASSISTS, default=0)
+        stat = get_int(data, "stat", _("The derived stat"), 0, MAX_STAT)
+        bonus = get_int(data, "bonus", _("Bonus dice"), 0, MAX_BONUS, default=0)
+        penalty = get_int(data, "penalty", _("Penalty dice"), 0, MAX_PENALTY, default=0)
+        assists = get_int(data, "assists", _("Significant helpers"), 0, MAX_ASSISTS, default=0)
+        lesser = get_int(data, "lesser_assists", _("Lesser helpers"), 0, MAX_LESSER_ASSISTS, default=0)
         dice = stat + bonus - penalty + assists + lesser // LESSER_PER_DIE
         if dice < 1:
-            raise RulesError("The penalties leave no dice to roll, so no set can be made: the action fails.")
+            raise RulesError(
+                _("The penalties leave no dice to roll, so no set can be made: the action fails.")
+            )
         if dice > MAX_POOL:
-            raise RulesError(f"That makes {dice} dice; the most the table rolls is {MAX_POOL}.")
+            raise RulesError(
+                _("That makes %(dice)d dice; the most the table rolls is %(maximum)d.")
+                % {"dice": dice, "maximum": MAX_POOL}
+            )
         return SetsRequest(dice, stat, bonus, penalty, assists, lesser, bar_size, bar_face, attacker, opposed)
 
     # -- rolling ------------------------------------------------------------------------------
@@ -717,32 +758,50 @@ class Sets(DiceSystem):
         success = self._success(state)
         bids = steps_of(state, "bid")
         bid = Bid(bids[0]["size"], bids[0]["face"]) if bids else None
-        against = f" against the {BAR_LEVELS[bar.size]} Bar {bar}" if bar else ""
+        words: dict[str, Any] = {"bid": str(bid), "best": str(best)}
+        if bar is not None:
+            words |= {"level": _(BAR_LEVELS[bar.size]), "bar": str(bar)}
         opposition = steps_of(state, "opposition")
         if bid is None and opposition:
             theirs = opposition[0]["bid"]
-            headline = f"No set {'wins against' if success else 'loses to'} {'no set' if theirs == 'none' else theirs}"
+            words["theirs"] = _("no set") if theirs == "none" else theirs
+            headline = (
+                _("No set wins against %(theirs)s") if success else _("No set loses to %(theirs)s")
+            ) % words
+        elif bid is None and best is None:
+            headline = _("No set against the %(level)s Bar %(bar)s") % words if bar else _("No set")
         elif bid is None:
-            headline = f"No set{against}" if best is None else f"Best bid {best}{against}"
+            headline = (
+                _("Best bid %(best)s against the %(level)s Bar %(bar)s") if bar else _("Best bid %(best)s")
+            ) % words
         elif bar is not None:
             headline = (
-                f"Bid {bid} {'meets' if success else 'falls short of'} the {BAR_LEVELS[bar.size]} Bar {bar}"
-            )
+                _("Bid %(bid)s meets the %(level)s Bar %(bar)s")
+                if success
+                else _("Bid %(bid)s falls short of the %(level)s Bar %(bar)s")
+            ) % words
         elif success is None:
-            headline = f"Bid {bid}: waiting for the other side's bid"
+            headline = _("Bid %(bid)s: waiting for the other side's bid") % words
         else:
-            theirs = steps_of(state, "opposition")[0]
-            headline = f"Bid {bid} {'wins against' if success else 'loses to'} {theirs['bid']}"
+            theirs = steps_of(state, "opposition")[0]["bid"]
+            words["theirs"] = _("none") if theirs == "none" else theirs
+            headline = (
+                _("Bid %(bid)s wins against %(theirs)s") if success else _("Bid %(bid)s loses to %(theirs)s")
+            ) % words
         details: list[str] = []
         if self.help_pending(state):
-            headline = f"Waiting for the Judge: does the help count (+{dice_count(self.help_dice(state))})?"
+            headline = _("Waiting for the Judge: does the help count (+%(dice)s)?") % {
+                "dice": dice_count(self.help_dice(state))
+            }
         if best is None and bar is None and bid is None and not opposition:
             details.append(
-                "No set to spend: any set on the other side wins. Record their bid for the verdict."
+                _("No set to spend: any set on the other side wins. Record their bid for the verdict.")
             )
         if success is not None and bar is None:
             details.append(
-                "You spend further sets first." if success else "The other side spends further sets first."
+                _("You spend further sets first.")
+                if success
+                else _("The other side spends further sets first.")
             )
         details.extend(self._critical_details(state))
         free = counts_of(tuple(dice[i] for i in range(len(dice)) if i not in self._spent(state)))
@@ -756,13 +815,17 @@ class Sets(DiceSystem):
             action = step["action"]
             if action not in CRITICAL_LABELS:
                 continue
-            line = f"{CRITICAL_LABELS[action]} with {step['bid']}"
-            if action == "critical_effect" and step["effect"] != "none":
-                line += f" (a one-die {step['effect']} on a later roll)"
-            details.append(line + ".")
+            words = {"critical": _(CRITICAL_LABELS[action]), "bid": step["bid"]}
+            effect = step["effect"] if action == "critical_effect" else "none"
+            if effect == "bonus":
+                details.append(_("%(critical)s with %(bid)s (a one-die bonus on a later roll).") % words)
+            elif effect == "penalty":
+                details.append(_("%(critical)s with %(bid)s (a one-die penalty on a later roll).") % words)
+            else:
+                details.append(_("%(critical)s with %(bid)s.") % words)
         flinches = len(steps_of(state, "flinch"))
         if flinches:
-            details.append(f"Incoming damage reduced by {flinches}.")
+            details.append(_("Incoming damage reduced by %(count)d.") % {"count": flinches})
         return details
 
     def view(self, state: State) -> tuple[StepView, ...]:
@@ -771,17 +834,26 @@ class Sets(DiceSystem):
         spent_by: dict[int, str] = {}
         for step in state["steps"][1:]:
             for index in step.get("dice", ()):
-                spent_by[index] = SHORT_LABELS[step["action"]]
+                spent_by[index] = _(SHORT_LABELS[step["action"]])
         first = state["steps"][0]
         rolled = tuple(
             Die(face, hit=counts[face - 1] >= 2, new=True, label=spent_by.get(i, ""))
             for i, face in enumerate(dice)
         )
         bar = self._bar(state)
-        title = f"Rolled {dice_count(len(dice))}"
         if bar is not None:
-            title += f" against the {BAR_LEVELS[bar.size]} Bar {bar}"
-        note = f"The Bar's Face was rolled: {first['bar_face']}." if "bar_face" in first else ""
+            title = _("Rolled %(dice)s against the %(level)s Bar %(bar)s") % {
+                "dice": dice_count(len(dice)),
+                "level": _(BAR_LEVELS[bar.size]),
+                "bar": str(bar),
+            }
+        else:
+            title = _("Rolled %(dice)s") % {"dice": dice_count(len(dice))}
+        note = (
+            _("The Bar's Face was rolled: %(face)s.") % {"face": first["bar_face"]}
+            if "bar_face" in first
+            else ""
+        )
         views = [StepView("roll", title, rolled, note)]
         success = self._success(state)
         for step in state["steps"][1:]:
@@ -789,32 +861,47 @@ class Sets(DiceSystem):
             if action == "opposition":
                 views.append(
                     StepView(
-                        action, f"The other side bid {step['bid']}", (), "Won." if step["won"] else "Lost."
+                        action,
+                        _("The other side bid %(bid)s")
+                        % {"bid": _("none") if step["bid"] == "none" else step["bid"]},
+                        (),
+                        _("Won.") if step["won"] else _("Lost."),
                     )
                 )
                 continue
             if action == HELP_COUNTS:
-                views.append(StepView(action, "The Judge counts the help", (), ""))
+                views.append(StepView(action, _("The Judge counts the help"), (), ""))
                 continue
             spent = tuple(Die(dice[i], hit=True) for i in sorted(step["dice"], key=lambda i: (dice[i], i)))
             if action == HELP_STRUCK:
                 # Not a set spent: the struck dice are drawn as dropped, rolled but not counted.
                 struck = tuple(Die(dice[i], dropped=True) for i in step["dice"])
                 views.append(
-                    StepView(action, "The Judge strikes the help", struck, "The helpers' dice do not count.")
+                    StepView(
+                        action, _("The Judge strikes the help"), struck, _("The helpers' dice do not count.")
+                    )
                 )
                 continue
             if action == "bid":
-                note = "" if success is None else ("Success." if success else "Failure.")
-                unseen = ", unseen (a blind roll)" if step.get("unseen") else ""
-                views.append(StepView(action, f"Bid {step['bid']}{unseen}", spent, note))
+                note = "" if success is None else (_("Success.") if success else _("Failure."))
+                title = (
+                    _("Bid %(bid)s, unseen (a blind roll)") if step.get("unseen") else _("Bid %(bid)s")
+                ) % {"bid": step["bid"]}
+                views.append(StepView(action, title, spent, note))
             else:
+                effect = step.get("effect", "none")
                 note = (
-                    f"A one-die {step['effect']} on a later roll."
-                    if step.get("effect", "none") != "none"
+                    _("A one-die bonus on a later roll.")
+                    if effect == "bonus"
+                    else _("A one-die penalty on a later roll.")
+                    if effect == "penalty"
                     else ""
                 )
-                views.append(StepView(action, f"{CRITICAL_LABELS[action]}: spent {step['bid']}", spent, note))
+                title = _("%(critical)s: spent %(bid)s") % {
+                    "critical": _(CRITICAL_LABELS[action]),
+                    "bid": step["bid"],
+                }
+                views.append(StepView(action, title, spent, note))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------
@@ -867,25 +954,30 @@ class Sets(DiceSystem):
         for action in self._allowed_actions(state):
             if action in HELP_ACTIONS:
                 count = dice_count(self.help_dice(state))
-                label = f"Help counts (+{count})" if action == HELP_COUNTS else f"No help: strike {count}"
+                label = (
+                    _("Help counts (+%(dice)s)") if action == HELP_COUNTS else _("No help: strike %(dice)s")
+                ) % {"dice": count}
                 allowed.append(FollowUp(action, label, gm_only=True))
             elif action == "bid":
                 bar = self._bar(state)
                 before = after = None
                 if bar is not None:
                     before, after = Fraction(0), Fraction(int(meets_bar(best_bid(self._counted(state)), bar)))
-                dice = Param("dice", "Dice to bid", choices, multiple=True)
+                dice = Param("dice", _("Dice to bid"), choices, multiple=True)
                 suggested = tuple(str(i) for i in usual_bid(state))
-                allowed.append(FollowUp("bid", "Bid a set", "", (dice,), before, after, suggested=suggested))
+                allowed.append(
+                    FollowUp("bid", _("Bid a set"), "", (dice,), before, after, suggested=suggested)
+                )
             elif action == "opposition":
-                size = Param("size", "Their Size (0: no set)", minimum=0, maximum=MAX_POOL)
-                face = Param("face", "Their Face", minimum=1, maximum=6)
-                allowed.append(FollowUp("opposition", "Record the other side's bid", params=(size, face)))
+                size = Param("size", _("Their Size (0: no set)"), minimum=0, maximum=MAX_POOL)
+                face = Param("face", _("Their Face"), minimum=1, maximum=6)
+                allowed.append(FollowUp("opposition", _("Record the other side's bid"), params=(size, face)))
             else:
-                params = [Param("dice", "Dice of one set to spend", choices, multiple=True)]
+                params = [Param("dice", _("Dice of one set to spend"), choices, multiple=True)]
                 if action == "critical_effect":
-                    params.append(Param("effect", "Effect on a later roll", EFFECTS))
-                allowed.append(FollowUp(action, CRITICAL_LABELS[action], "one more set", tuple(params)))
+                    effects = choice_labels(EFFECTS)
+                    params.append(Param("effect", _("Effect on a later roll"), EFFECTS, labels=effects))
+                allowed.append(FollowUp(action, _(CRITICAL_LABELS[action]), _("one more set"), tuple(params)))
         return allowed
 
     def apply(
@@ -897,7 +989,7 @@ class Sets(DiceSystem):
         rng: Rng,
     ) -> Applied:
         if state.get("system") != self.slug:
-            raise RulesError("This roll belongs to another dice system.")
+            raise RulesError(_("This roll belongs to another dice system."))
         allowed = self._allowed_actions(state)
         if action not in allowed and not (action == "bid_best" and "bid" in allowed):
             raise RulesError(self._refusal(state, "bid" if action == "bid_best" else action))
@@ -905,7 +997,7 @@ class Sets(DiceSystem):
             size = get_int(params, "size", "Their Size", 0, MAX_POOL)
             theirs = None if size == 0 else Bid(size, get_int(params, "face", "Their Face", 1, 6))
             if theirs is not None and theirs.size < 2:
-                raise RulesError("A set has a Size of two or more (0 when the other side has no set).")
+                raise RulesError(_("A set has a Size of two or more (0 when the other side has no set)."))
             bids = steps_of(state, "bid")
             mine = Bid(bids[0]["size"], bids[0]["face"]) if bids else None
             attacker = state["request"]["attacker"]
@@ -934,10 +1026,15 @@ class Sets(DiceSystem):
         dice, spent = self._dice(state), self._spent(state)
         if any(not 0 <= i < len(dice) for i in indices):
             raise RulesError(
-                f"There {'is' if len(dice) == 1 else 'are'} {dice_count(len(dice))} on the card; choose among them."
+                ngettext(
+                    "There is %(dice)s on the card; choose among them.",
+                    "There are %(dice)s on the card; choose among them.",
+                    len(dice),
+                )
+                % {"dice": dice_count(len(dice))}
             )
         if any(i in spent for i in indices):
-            raise RulesError("Some of those dice are spent already.")
+            raise RulesError(_("Some of those dice are spent already."))
         chosen = sorted(indices)
         bid = score_bid(dice[i] for i in chosen)
         step = {"action": action, "dice": chosen, "faces": [dice[i] for i in chosen], "bid": str(bid)}
@@ -945,11 +1042,11 @@ class Sets(DiceSystem):
         if action == "bid":
             step.update(size=bid.size, face=bid.face)
         elif len({dice[i] for i in chosen}) != 1:
-            raise RulesError("A critical spends one set: dice that all show the same face.")
+            raise RulesError(_("A critical spends one set: dice that all show the same face."))
         if action == "critical_effect":
             effect = str(params.get("effect") or "none").strip().lower()
             if effect not in EFFECTS:
-                raise RulesError("A critical effect gives a bonus die, a penalty die, or none.")
+                raise RulesError(_("A critical effect gives a bonus die, a penalty die, or none."))
             step["effect"] = effect
         return Applied(with_step(state, step))
 
@@ -964,51 +1061,55 @@ class Sets(DiceSystem):
         allowed = self._allowed_actions(state)
         unseen = []
         if "bid" in allowed:
-            unseen.append(FollowUp("bid_best", "Bid your best set, unseen"))
+            unseen.append(FollowUp("bid_best", _("Bid your best set, unseen")))
         unseen += [f for f in self.follow_ups(state, resources) if f.action == "opposition"]
         return unseen
 
     def _refusal(self, state: State, action: str) -> str:
         if action not in ("bid", "opposition", *CRITICAL_LABELS, *HELP_ACTIONS):
-            return f"{action!r} is not a follow-up in this system."
+            return _("%(action)s is not a follow-up in this system.") % {"action": repr(action)}
         if self.help_pending(state):
-            return "The roll waits for the Judge to say whether the help counts (SET-11)."
+            return _("The roll waits for the Judge to say whether the help counts (SET-11).")
         if action in HELP_ACTIONS:
             if self.help_dice(state) == 0:
-                return "This roll names no help to count or strike."
-            return "The Judge has ruled on this roll's help already."
+                return _("This roll names no help to count or strike.")
+            return _("The Judge has ruled on this roll's help already.")
         if state["request"].get("sealed_bid") and action in ("bid", "opposition"):
-            return "In a contest both bids are sealed by the contest: bid from the contests panel."
+            return _("In a contest both bids are sealed by the contest: bid from the contests panel.")
         if action == "bid":
             if steps_of(state, "bid"):
-                return "This roll has been bid already; a roll is bid once."
-            return "There is no set in this roll to bid."
+                return _("This roll has been bid already; a roll is bid once.")
+            return _("There is no set in this roll to bid.")
         if action == "opposition" and steps_of(state, "opposition"):
-            return "The other side's bid is recorded already."
+            return _("The other side's bid is recorded already.")
         if not steps_of(state, "bid"):
             if best_bid(self._counted(state)) is None and self._bar(state) is not None:
-                return "This roll has no set: it failed against the Bar, and there is nothing to spend."
-            return "Bid a set first."
+                return _("This roll has no set: it failed against the Bar, and there is nothing to spend.")
+            return _("Bid a set first.")
         if action == "opposition":
             if self._bar(state) is not None:
-                return "This roll is against a Bar, not another side."
-            return "The other side's bid is recorded already."
+                return _("This roll is against a Bar, not another side.")
+            return _("The other side's bid is recorded already.")
         success = self._success(state)
         if success is None:
-            return "Record the other side's bid first: criticals depend on who won."
+            return _("Record the other side's bid first: criticals depend on who won.")
         if action in SUCCESS_CRITICALS and not success:
-            return "That critical improves a success, and this roll failed."
+            return _("That critical improves a success, and this roll failed.")
         if action == "critical_hit" and not self._attacks(state):
             if self._bar(state) is not None:
-                return "A critical hit is for an attacker; a roll against a Bar attacks nobody: choose a critical effect."
-            return (
+                return _(
+                    "A critical hit is for an attacker; a roll against a Bar attacks nobody: choose a critical effect."
+                )
+            return _(
                 "A critical hit is for the attacker; a defender who wins chooses a critical effect instead."
             )
         if action in FAILURE_CRITICALS and success:
-            return "That critical softens a failure, and this roll succeeded."
+            return _("That critical softens a failure, and this roll succeeded.")
         if action in ONCE_PER_ROLL and steps_of(state, action):
-            return f"{CRITICAL_LABELS[action]} has been chosen already on this roll."
-        return "No unspent set is left for a critical."
+            return _("%(critical)s has been chosen already on this roll.") % {
+                "critical": _(CRITICAL_LABELS[action])
+            }
+        return _("No unspent set is left for a critical.")
 
     # -- odds ---------------------------------------------------------------------------------
     def outcomes(self, request: SetsRequest) -> dict[str, Fraction]:
@@ -1038,9 +1139,11 @@ class Sets(DiceSystem):
         return meets_bar(best_bid(self._counted(state)), bar)
 
     # -- contests -----------------------------------------------------------------------------
-    contest_rule = (
-        "each side bids its best set: the larger Size wins, then the higher Face, then the "
-        "attacker; any set beats no set (SET-4)"
+    contest_rule = Text(
+        N_(
+            "each side bids its best set: the larger Size wins, then the higher Face, then the "
+            "attacker; any set beats no set (SET-4)"
+        )
     )
 
     def contest(self, request_a: SetsRequest, request_b: SetsRequest) -> ContestOdds:
@@ -1049,13 +1152,18 @@ class Sets(DiceSystem):
         tie, so ``tie`` is always 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if not request.opposed:
-                raise RulesError(f"Side {side} rolls against a Bar; a contest compares the two sides' bids.")
+                raise RulesError(
+                    _("Side %(side)s rolls against a Bar; a contest compares the two sides' bids.")
+                    % {"side": side}
+                )
         table = request_a.sealed_bid and request_b.sealed_bid
         if not request_a.attacker and not request_b.attacker:
-            raise RulesError("Both sides defend: one of them must be the attacker, who wins ties.")
+            raise RulesError(_("Both sides defend: one of them must be the attacker, who wins ties."))
         if table and request_a.attacker and request_b.attacker:
             # At the table who attacks is the GM's call (SET-4): no odds until it is named.
-            raise RulesError("Who attacks is the GM's call: the odds wait until the GM names the attacker.")
+            raise RulesError(
+                _("Who attacks is the GM's call: the odds wait until the GM names the attacker.")
+            )
         a_attacks = request_a.attacker
 
         def verdict(mine: Bid | None, theirs: Bid | None) -> str:
@@ -1082,14 +1190,16 @@ class Sets(DiceSystem):
         closed the contest) loses to any set. Never a tie. RulesError while nobody is named
         the attacker."""
         if len(states) != 2:
-            raise RulesError("A contested roll has exactly two sides.")
+            raise RulesError(_("A contested roll has exactly two sides."))
         bids = [
             extra_bid(extras[i]) if i < len(extras) and "bid" in extras[i] else state_bid(state)
             for i, state in enumerate(states)
         ]
         attacker = attacker_position(extras)
         if attacker is None:
-            raise RulesError("Who attacks is the GM's call: the GM names the attacker before it is settled.")
+            raise RulesError(
+                _("Who attacks is the GM's call: the GM names the attacker before it is settled.")
+            )
         if settle_bids(bids[attacker], bids[1 - attacker]).winner == "attacker":
             return attacker
         return 1 - attacker
@@ -1100,7 +1210,7 @@ class Sets(DiceSystem):
             "--dice",
             type=IntRange(1, MAX_POOL),
             required=True,
-            help=f"pool after every modifier, 1-{MAX_POOL}",
+            help=_("pool after every modifier, 1-%(maximum)d") % {"maximum": MAX_POOL},
         )
         parser.add_argument(
             "--bar",
@@ -1108,15 +1218,22 @@ class Sets(DiceSystem):
             metavar=("SIZE", "FACE"),
             type=OneOfEach(
                 (
-                    tuple((name.lower(), f"{name} (Size {size})") for size, name in BAR_LEVELS.items()),
-                    (("rolled", "Rolled"), *((str(face), str(face)) for face in FACES)),
+                    tuple(
+                        (name.lower(), _("%(name)s (Size %(size)d)") % {"name": _(name), "size": size})
+                        for size, name in BAR_LEVELS.items()
+                    ),
+                    (("rolled", _("Rolled")), *((str(face), str(face)) for face in FACES)),
                 )
             ),
-            help="the Bar: SIZE 2-4 or apprentice/journeyman/master, FACE 1-6 or rolled "
-            "(without --bar the roll is opposed)",
+            help=_(
+                "the Bar: SIZE 2-4 or apprentice/journeyman/master, FACE 1-6 or rolled "
+                "(without --bar the roll is opposed)"
+            ),
         )
         parser.add_argument(
-            "--defender", action="store_true", help="opposed: roll as the defender (ties go to the attacker)"
+            "--defender",
+            action="store_true",
+            help=_("opposed: roll as the defender (ties go to the attacker)"),
         )
 
     def request_from_cli(self, options: argparse.Namespace) -> SetsRequest:
@@ -1124,7 +1241,7 @@ class Sets(DiceSystem):
         if options.bar:
             # argparse always gives --bar two words; the GM's form passes whatever was typed.
             if len(options.bar) != 2:
-                raise RulesError("The Bar is a Size and a Face, for example journeyman 4 or 3 rolled.")
+                raise RulesError(_("The Bar is a Size and a Face, for example journeyman 4 or 3 rolled."))
             data.update(bar_size=options.bar[0], bar_face=options.bar[1])
         else:
             data["opposed"] = True
@@ -1140,15 +1257,16 @@ class Sets(DiceSystem):
     # -- the rules page and the warm-up ----------------------------------------------------
     def build_rules_tables(self) -> tuple[Table, ...]:
         faces: list[tuple[str, int | str]] = [
-            ("Face 1", 1),
-            ("Face 3", 3),
-            ("Face 6", 6),
-            ("rolled Face", "rolled"),
+            (_("Face %(face)d") % {"face": 1}, 1),
+            (_("Face %(face)d") % {"face": 3}, 3),
+            (_("Face %(face)d") % {"face": 6}, 6),
+            (_("rolled Face"), "rolled"),
         ]
         return tuple(
             grid(
-                f"Chance of meeting the {BAR_LEVELS[size]} Bar (Size {size}) with the best bid, by pool",
-                "Dice",
+                _("Chance of meeting the %(level)s Bar (Size %(size)d) with the best bid, by pool")
+                % {"level": _(BAR_LEVELS[size]), "size": size},
+                _("Dice"),
                 [(str(n), n) for n in range(1, 13)],
                 faces,
                 self._chance_against_bar(size),

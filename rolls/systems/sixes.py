@@ -97,6 +97,7 @@ from .base import (
     State,
     StepView,
     Table,
+    choice_labels,
     contest_odds,
     dice_count,
     get_bool,
@@ -111,36 +112,39 @@ from .base import (
 )
 from .dice import binomial
 from .flags import IntRange
+from .words import N_, Text, Texts, _, ngettext
 
-CONDITIONS = ("Upset", "Scared", "Exhausted", "Injured", "Broken")
-ATTRIBUTES = ("Body", "Tech", "Heart", "Mind")
+# The Conditions are kept in English (on the sheet, in a push's step) and translated where drawn.
+CONDITIONS = (N_("Upset"), N_("Scared"), N_("Exhausted"), N_("Injured"), N_("Broken"))
+# Kept in English on the sheet and in requests; translated where drawn.
+ATTRIBUTES = (N_("Body"), N_("Tech"), N_("Heart"), N_("Mind"))
 # Three skills under each attribute, editable on the sheet.
 DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
-    "Body": ("Sneak", "Force", "Move"),
-    "Tech": ("Tinker", "Program", "Calculate"),
-    "Heart": ("Contact", "Charm", "Lead"),
-    "Mind": ("Investigate", "Comprehend", "Empathize"),
+    "Body": (N_("Sneak"), N_("Force"), N_("Move")),
+    "Tech": (N_("Tinker"), N_("Program"), N_("Calculate")),
+    "Heart": (N_("Contact"), N_("Charm"), N_("Lead")),
+    "Mind": (N_("Investigate"), N_("Comprehend"), N_("Empathize")),
 }
 MIN_AGE, MAX_AGE = 10, 15
 MAX_DICE = 5 + 5 + 2 + 1  # attribute + skill + Iconic Item + one helper
 # SIX-23: a push is described, in a line everyone who sees the roll reads on its card.
-PUSH_PROMPT = "What does the kid do to push themself?"
-PUSH_LABEL = "What the kid does to push"
+PUSH_PROMPT = N_("What does the kid do to push themself?")
+PUSH_LABEL = N_("What the kid does to push")
 PUSH_TEXT_MAX = 160
 # SIX-23's other half: after a push that succeeds, the card prompts the GM to narrate it.
-PUSH_WORKED = "The push worked: GM, describe what it did, alongside the player's words."
+PUSH_WORKED = N_("The push worked: GM, describe what it did, alongside the player's words.")
 SIX = Fraction(1, 6)
 # SIX-15: help is the GM's call; the GM strikes it from a helped roll (the roll's page, the
 # GM's cards), and the roll stands without the helper's die.
-STRIKE_LABEL = "Strike the help: no helper on this roll"
+STRIKE_LABEL = N_("Strike the help: no helper on this roll")
 # SIX-18: Pride in kid versus kid that brings the kid level with the leader, no further.
-PRIDE_TIES = "Use Pride (it only ties the lead)"
+PRIDE_TIES = N_("Use Pride (it only ties the lead)")
 
 
 def luck_max(age: int) -> int:
     """SIX-8: the most Luck points a kid of this age holds."""
     if not MIN_AGE <= age <= MAX_AGE:
-        raise RulesError(f"Age must be between {MIN_AGE} and {MAX_AGE}.")
+        raise RulesError(_("Age must be between %(low)d and %(high)d.") % {"low": MIN_AGE, "high": MAX_AGE})
     return 15 - age
 
 
@@ -158,26 +162,28 @@ class SixesRequest:
 
 class Sixes(DiceSystem):
     slug = "sixes"
-    follow_up_names = {"push": "Pushed", "luck": "Luck point", "pride": "Pride", "strike": "Help struck"}
-    name = "Sixes"
-    summary = "Attribute plus skill dice; every six is a success. Push, Luck and Pride."
+    follow_up_names = Texts(
+        {"push": N_("Pushed"), "luck": N_("Luck point"), "pride": N_("Pride"), "strike": N_("Help struck")}
+    )
+    name = Text(N_("Sixes"))
+    summary = Text(N_("Attribute plus skill dice; every six is a success. Push, Luck and Pride."))
     result_name = "sixes"
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> SixesRequest:
-        need = get_int(data, "need", "Successes needed", 1, 3, default=1)
+        need = get_int(data, "need", _("Successes needed"), 1, 3, default=1)
         item = get_bool(data, "item")
         helper = get_bool(data, "helper")
         group = get_bool(data, "group")
         threat = get_bool(data, "threat")
         if helper and group:
-            raise RulesError("Nobody can help in group Trouble: everyone rolls for themself.")
+            raise RulesError(_("Nobody can help in group Trouble: everyone rolls for themself."))
         if data.get("attribute") not in (None, ""):
-            attribute = get_int(data, "attribute", "The attribute", 1, 5)
-            skill = get_int(data, "skill", "The skill", 0, 5, default=0)
+            attribute = get_int(data, "attribute", _("The attribute"), 1, 5)
+            skill = get_int(data, "skill", _("The skill"), 0, 5, default=0)
             dice = attribute + skill + 2 * item + helper
             return SixesRequest(dice, need, attribute, skill, item, helper, group, threat)
-        dice = get_int(data, "dice", "The number of dice", 1, MAX_DICE)
+        dice = get_int(data, "dice", _("The number of dice"), 1, MAX_DICE)
         return SixesRequest(dice, need, None, 0, item, helper, group, threat)
 
     # -- rolling ------------------------------------------------------------------------------
@@ -196,7 +202,7 @@ class Sixes(DiceSystem):
         for step in reversed(state["steps"]):
             if "dice" in step:
                 return list(step["dice"])
-        raise RulesError("This roll has no dice.")  # pragma: no cover - states always start rolled
+        raise RulesError(_("This roll has no dice."))  # pragma: no cover - states always start rolled
 
     def successes(self, state: State) -> int:
         return self._dice(state).count(6) + len(steps_of(state, "pride"))
@@ -211,22 +217,31 @@ class Sixes(DiceSystem):
         if total >= need:
             if pushed:
                 # SIX-23: the player said what the push was; the GM says what it did.
-                details.append(PUSH_WORKED)
+                details.append(_(PUSH_WORKED))
             extra = total - need
             if extra:
-                details.append(f"{extra} extra success{'es' if extra > 1 else ''} to buy effects.")
+                details.append(
+                    ngettext(
+                        "%(count)d extra success to buy effects.",
+                        "%(count)d extra successes to buy effects.",
+                        extra,
+                    )
+                    % {"count": extra}
+                )
                 if request.get("group"):
-                    details.append("Group Trouble: extra successes may go to the other kids.")
-            headline = f"Success: {total} of {need} needed"
+                    details.append(_("Group Trouble: extra successes may go to the other kids."))
+            headline = _("Success: %(total)d of %(need)d needed") % {"total": total, "need": need}
             tone = "success"
         else:
-            headline = f"Failure: {total} of {need} needed"
+            headline = _("Failure: %(total)d of %(need)d needed") % {"total": total, "need": need}
             tone = "failure"
-            details.append("The situation changes: the GM picks a Condition, new Trouble or a Complication.")
+            details.append(
+                _("The situation changes: the GM picks a Condition, new Trouble or a Complication.")
+            )
             if request["helper"] and not struck(state):
-                details.append("The helper suffers the same effects.")
+                details.append(_("The helper suffers the same effects."))
             if pushed and request["threat"]:
-                details.append("Pushed and still failed against a threat: check a second Condition.")
+                details.append(_("Pushed and still failed against a threat: check a second Condition."))
         return Outcome(
             success=total >= need,
             headline=headline,
@@ -241,28 +256,31 @@ class Sixes(DiceSystem):
         for step in state["steps"]:
             action = step["action"]
             if action == "pride":
-                views.append(StepView(action, "Pride: one automatic success"))
+                views.append(StepView(action, _("Pride: one automatic success")))
                 continue
             if action == "strike":
                 # SIX-15: the GM said no to the help; the helper's die (the last) leaves the pool.
                 dice = tuple(Die(face, hit=face == 6) for face in step["dice"])
-                views.append(StepView(action, "The GM struck the help: the helper's die is gone", dice))
+                views.append(StepView(action, _("The GM struck the help: the helper's die is gone"), dice))
                 continue
             fresh = set(step.get("rerolled", range(len(step["dice"]))))
             dice = tuple(Die(face, hit=face == 6, new=i in fresh) for i, face in enumerate(step["dice"]))
             if action == "roll":
-                views.append(StepView(action, f"Rolled {dice_count(len(dice))}", dice))
+                views.append(StepView(action, _("Rolled %(dice)s") % {"dice": dice_count(len(dice))}, dice))
             elif action == "push":
                 # SIX-23: what the kid did to push themself, as the player said it (older
                 # pushes, from before it was asked, have none).
                 said = step.get("description", "")
                 views.append(
                     StepView(
-                        action, f"Pushed, checking {step['condition']}", dice, f"“{said}”" if said else ""
+                        action,
+                        _("Pushed, checking %(condition)s") % {"condition": _(step["condition"])},
+                        dice,
+                        _("“%(said)s”") % {"said": said} if said else "",
                     )
                 )
             else:
-                views.append(StepView(action, "Luck point: rerolled the failed dice", dice))
+                views.append(StepView(action, _("Luck point: rerolled the failed dice"), dice))
         return tuple(views)
 
     # -- follow-ups ---------------------------------------------------------------------------
@@ -288,11 +306,17 @@ class Sixes(DiceSystem):
                 allowed.append(
                     FollowUp(
                         "push",
-                        "Push the roll",
-                        cost="a checked Condition",
+                        _("Push the roll"),
+                        cost=_("a checked Condition"),
                         params=(
-                            Param("condition", "Condition to check", choices, prompt="Choose a Condition"),
-                            Param("description", PUSH_PROMPT, maximum=PUSH_TEXT_MAX, text=True),
+                            Param(
+                                "condition",
+                                _("Condition to check"),
+                                choices,
+                                labels=choice_labels(choices),
+                                prompt=_("Choose a Condition"),
+                            ),
+                            Param("description", _(PUSH_PROMPT), maximum=PUSH_TEXT_MAX, text=True),
                         ),
                         chance_before=before,
                         chance_after=after,
@@ -301,17 +325,19 @@ class Sixes(DiceSystem):
                 )
             elif action == "luck":
                 allowed.append(
-                    FollowUp("luck", "Spend a Luck point", "1 Luck point", (), before, after, spends=True)
+                    FollowUp(
+                        "luck", _("Spend a Luck point"), _("1 Luck point"), (), before, after, spends=True
+                    )
                 )
             elif action == "pride":
-                label = "Use Pride"
+                label = _("Use Pride")
                 if rivals and self.successes(state) + 1 == max(rivals):
-                    label = PRIDE_TIES
+                    label = _(PRIDE_TIES)
                 allowed.append(
-                    FollowUp("pride", label, "Pride, once per Mystery", (), before, after, spends=True)
+                    FollowUp("pride", label, _("Pride, once per Mystery"), (), before, after, spends=True)
                 )
             else:
-                allowed.append(FollowUp("strike", STRIKE_LABEL, gm_only=True))
+                allowed.append(FollowUp("strike", _(STRIKE_LABEL), gm_only=True))
         return allowed
 
     def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
@@ -319,47 +345,47 @@ class Sixes(DiceSystem):
         SIX-15's strike, SIX-18's Luck for a kid losing the contest)."""
         if action == "push":
             if steps_of(state, "push"):
-                raise RulesError("This roll has been pushed already; a roll is pushed once.")
+                raise RulesError(_("This roll has been pushed already; a roll is pushed once."))
             if not resources.get("latest", False):
-                raise RulesError("Only the character's latest roll can be pushed.")
+                raise RulesError(_("Only the character's latest roll can be pushed."))
             if not resources.get("conditions"):
-                raise RulesError("Every Condition is checked already: there is none left to push with.")
+                raise RulesError(_("Every Condition is checked already: there is none left to push with."))
             self._check_something_to_reroll(state)
         elif action == "luck":
             if steps_of(state, "luck"):
-                raise RulesError("A Luck point has been spent on this roll already; one per roll.")
+                raise RulesError(_("A Luck point has been spent on this roll already; one per roll."))
             if resources.get("rivals"):
                 # SIX-6, SIX-18 (our reading): in kid versus kid a kid who is behind (``behind``:
                 # another kid has more successes, bought ones included) has failed what they
                 # tried, whatever the need says; level or ahead, they have not.
                 if not resources.get("behind"):
                     raise RulesError(
-                        "Luck is spent after a failed roll, and this kid is not losing the contest."
+                        _("Luck is spent after a failed roll, and this kid is not losing the contest.")
                     )
             elif self.evaluate(state).success:
-                raise RulesError("Luck is spent after a failed roll, and this one succeeded.")
+                raise RulesError(_("Luck is spent after a failed roll, and this one succeeded."))
             if int(resources.get("luck", 0)) < 1:
-                raise RulesError("No Luck points left.")
+                raise RulesError(_("No Luck points left."))
             self._check_something_to_reroll(state)
         elif action == "pride":
             if steps_of(state, "pride"):
-                raise RulesError("Pride has been used on this roll already.")
+                raise RulesError(_("Pride has been used on this roll already."))
             if not resources.get("pride", False):
-                raise RulesError("Pride has been used already in this Mystery.")
+                raise RulesError(_("Pride has been used already in this Mystery."))
         elif action == "strike":
             if not state["request"].get("helper"):
-                raise RulesError("Nobody helped this roll: there is no help to strike.")
+                raise RulesError(_("Nobody helped this roll: there is no help to strike."))
             if state["request"].get("attribute") is None:
                 # A pool given as a number of dice counts no die as the helper's.
-                raise RulesError("This roll's dice were given as a number: none of them is the helper's.")
+                raise RulesError(_("This roll's dice were given as a number: none of them is the helper's."))
             if struck(state):
-                raise RulesError("The GM has struck this roll's help already.")
+                raise RulesError(_("The GM has struck this roll's help already."))
         else:
-            raise RulesError(f"{action!r} is not a follow-up in this system.")
+            raise RulesError(_("%(action)s is not a follow-up in this system.") % {"action": repr(action)})
 
     def _check_something_to_reroll(self, state: State) -> None:
         if all(face == 6 for face in self._dice(state)):
-            raise RulesError("Every die shows a six already: there is nothing to reroll.")
+            raise RulesError(_("Every die shows a six already: there is nothing to reroll."))
 
     def apply(
         self,
@@ -382,10 +408,10 @@ class Sixes(DiceSystem):
             # Checked before any die is drawn: a refused push changes nothing, not even the dice.
             condition = str(params.get("condition", "") or "").strip().capitalize()
             if not condition:
-                raise RulesError("Choose the Condition the push checks: none is chosen for you.")
+                raise RulesError(_("Choose the Condition the push checks: none is chosen for you."))
             if condition not in resources.get("conditions", ()):
-                raise RulesError("Choose a Condition that is not checked yet to push the roll.")
-            description = get_line(params, "description", PUSH_LABEL, PUSH_TEXT_MAX)
+                raise RulesError(_("Choose a Condition that is not checked yet to push the roll."))
+            description = get_line(params, "description", _(PUSH_LABEL), PUSH_TEXT_MAX)
         dice = self._dice(state)
         rerolled = [i for i, face in enumerate(dice) if face != 6]
         for i in rerolled:
@@ -431,10 +457,13 @@ class Sixes(DiceSystem):
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--dice", type=IntRange(1, MAX_DICE), required=True, help=f"pool size, 1-{MAX_DICE}"
+            "--dice",
+            type=IntRange(1, MAX_DICE),
+            required=True,
+            help=_("pool size, 1-%(maximum)d") % {"maximum": MAX_DICE},
         )
         parser.add_argument(
-            "--need", type=IntRange(1, 3), default=1, help="successes needed, 1-3 (default 1)"
+            "--need", type=IntRange(1, 3), default=1, help=_("successes needed, 1-3 (default 1)")
         )
 
     def request_from_cli(self, options: argparse.Namespace) -> SixesRequest:
@@ -449,9 +478,11 @@ class Sixes(DiceSystem):
         }
 
     # -- contests -----------------------------------------------------------------------------
-    contest_rule = (
-        "the most sixes wins; equal sixes are a tie, which pushes and then successes bought "
-        "with Conditions may break (SIX-18, SIX-19)"
+    contest_rule = Text(
+        N_(
+            "the most sixes wins; equal sixes are a tie, which pushes and then successes bought "
+            "with Conditions may break (SIX-18, SIX-19)"
+        )
     )
 
     def contest(self, request_a: SixesRequest, request_b: SixesRequest) -> ContestOdds:
@@ -466,7 +497,7 @@ class Sixes(DiceSystem):
         """SIX-15, SIX-17, SIX-18: in kid versus kid (and a group Trouble) every kid rolls
         for themself: no helper."""
         if request.helper:
-            raise RulesError("Nobody helps in kid versus kid: every kid rolls for themself.")
+            raise RulesError(_("Nobody helps in kid versus kid: every kid rolls for themself."))
         return request
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
@@ -475,7 +506,7 @@ class Sixes(DiceSystem):
         bought with Conditions; they count only for the kids tied for the lead on their
         dice (a kid overtaken by a later push bought in vain: the Conditions stay checked)."""
         if len(states) < 2:
-            raise RulesError("A contest needs at least two kids.")
+            raise RulesError(_("A contest needs at least two kids."))
         rolled = {str(i): self.successes(state) for i, state in enumerate(states)}
         leaders = set(contest_leaders(rolled))
         bought = {str(i): int(extra.get("bought", 0)) for i, extra in enumerate(extras) if str(i) in leaders}
@@ -519,7 +550,7 @@ class Sixes(DiceSystem):
         label = follow_up.label.split(":")[0]
         if follow_up.action == "pride":
             best_other = max(self.successes(state) for i, state in enumerate(states) if i != position)
-            label = PRIDE_TIES if self.successes(states[position]) + 1 == best_other else "Use Pride"
+            label = _(PRIDE_TIES) if self.successes(states[position]) + 1 == best_other else _("Use Pride")
         return [(label, chance)]
 
     def contest_among(self, requests: Sequence[SixesRequest]) -> list[ContestOdds]:
@@ -544,17 +575,17 @@ class Sixes(DiceSystem):
     def build_rules_tables(self) -> tuple[Table, ...]:
         chance = self.chance
         plain = grid(
-            "Chance of success by number of dice and successes needed (without push or Luck)",
-            "Dice",
+            _("Chance of success by number of dice and successes needed (without push or Luck)"),
+            _("Dice"),
             [(str(n), n) for n in range(1, 14)],
-            [(f"{k} six{'es' if k > 1 else ''}", k) for k in (1, 2, 3)],
+            [(ngettext("%(count)d six", "%(count)d sixes", k) % {"count": k}, k) for k in (1, 2, 3)],
             lambda n, k: chance(self.parse_request({"dice": n, "need": k})),
         )
         pushed = grid(
-            "One six needed: plain, with a push, with a push and a Luck point",
-            "Dice",
+            _("One six needed: plain, with a push, with a push and a Luck point"),
+            _("Dice"),
             [(str(n), n) for n in range(1, 14)],
-            [("plain", (False, False)), ("push", (True, False)), ("push + Luck", (True, True))],
+            [(_("plain"), (False, False)), (_("push"), (True, False)), (_("push + Luck"), (True, True))],
             lambda n, how: self.chance_with(
                 self.parse_request({"dice": n, "need": 1}), push=how[0], luck=how[1]
             ),
@@ -591,14 +622,14 @@ def kid_versus_kid(successes: Mapping[str, int], bought: Mapping[str, int] | Non
     ``successes`` are each kid's successes after any pushes; ``bought`` the extra successes
     each kid bought by checking Conditions (one per Condition, Broken included)."""
     if len(successes) < 2:
-        raise RulesError("A contest needs at least two kids.")
+        raise RulesError(_("A contest needs at least two kids."))
     bought = bought or {}
     if any(count < 0 for count in (*successes.values(), *bought.values())):
-        raise RulesError("Successes cannot be negative.")
+        raise RulesError(_("Successes cannot be negative."))
     best_rolled = max(successes.values())
     if any(bought.get(kid) and count < best_rolled for kid, count in successes.items()):
         # SIX-19: buying successes breaks a tie; it does not overturn a loss.
-        raise RulesError("Only kids tied for the lead after their pushes may buy extra successes.")
+        raise RulesError(_("Only kids tied for the lead after their pushes may buy extra successes."))
     totals = {kid: count + bought.get(kid, 0) for kid, count in successes.items()}
     best = max(totals.values())
     leaders = [kid for kid, total in totals.items() if total == best]
@@ -610,9 +641,9 @@ def kid_versus_kid_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fract
     (before pushes, Luck or Pride), and under the key ``"tie"`` the chance that two or more
     kids share the lead. With two kids these are ``system.contest``'s win, lose and tie."""
     if len(requests) < 2:
-        raise RulesError("A contest needs at least two kids.")
+        raise RulesError(_("A contest needs at least two kids."))
     if "tie" in requests:
-        raise RulesError("A kid cannot be called tie here; give them another name.")
+        raise RulesError(_("A kid cannot be called tie here; give them another name."))
     counts = {kid: Sixes.outcomes_by_count(request) for kid, request in requests.items()}
 
     def below(kid: str, value: int) -> Fraction:
@@ -636,7 +667,7 @@ def shared_lead_odds(requests: Mapping[str, SixesRequest]) -> dict[str, Fraction
     the most sixes with at least one other kid level (a tie for them, which pushes and then
     Conditions may break). With two kids both are ``system.contest``'s tie."""
     if len(requests) < 2:
-        raise RulesError("A contest needs at least two kids.")
+        raise RulesError(_("A contest needs at least two kids."))
     counts = {kid: Sixes.outcomes_by_count(request) for kid, request in requests.items()}
 
     def at_most(kid: str, value: int, *, below: bool) -> Fraction:
@@ -660,7 +691,7 @@ def contest_leaders(successes: Mapping[str, int]) -> tuple[str, ...]:
     """SIX-19: the kids tied for the lead after their pushes, in the order given: those who
     may buy extra successes with Conditions. One kid alone leads: nobody needs to buy."""
     if not successes:
-        raise RulesError("A contest needs at least two kids.")
+        raise RulesError(_("A contest needs at least two kids."))
     best = max(successes.values())
     return tuple(kid for kid, count in successes.items() if count == best)
 
@@ -717,21 +748,24 @@ def group_trouble(
     Refuses a gift from or to someone outside the group, to oneself, a success the giver
     does not have to spare, or a success received being given on."""
     if not successes:
-        raise RulesError("Group Trouble needs at least one kid.")
+        raise RulesError(_("Group Trouble needs at least one kid."))
     if not 1 <= need <= 3:
-        raise RulesError("The Trouble needs 1 to 3 successes.")
+        raise RulesError(_("The Trouble needs 1 to 3 successes."))
     if any(count < 0 for count in successes.values()):
-        raise RulesError("Successes cannot be negative.")
+        raise RulesError(_("Successes cannot be negative."))
     given: dict[str, int] = dict.fromkeys(successes, 0)
     received: dict[str, int] = dict.fromkeys(successes, 0)
     for giver, receiver in gifts:
         if giver not in successes or receiver not in successes:
-            raise RulesError("A success can only go between kids facing this Trouble.")
+            raise RulesError(_("A success can only go between kids facing this Trouble."))
         if giver == receiver:
-            raise RulesError("A kid cannot give a success to themself.")
+            raise RulesError(_("A kid cannot give a success to themself."))
         if spare_successes(successes[giver], need, given[giver]) < 1:
             raise RulesError(
-                f"{giver} has no extra success to give: only successes beyond the {need} needed can go to a friend."
+                _(
+                    "%(kid)s has no extra success to give: only successes beyond the %(need)d needed can go to a friend."
+                )
+                % {"kid": giver, "need": need}
             )
         given[giver] += 1
         received[receiver] += 1
@@ -751,11 +785,13 @@ class ExtendedTrouble:
 
     def __post_init__(self) -> None:
         if not self.parts:
-            raise RulesError("Extended Trouble needs at least one kid's part.")
+            raise RulesError(_("Extended Trouble needs at least one kid's part."))
         if len(set(self.parts)) != len(self.parts):
-            raise RulesError("Each part of the plan needs its own name.")
+            raise RulesError(_("Each part of the plan needs its own name."))
         if not 1 <= self.target <= len(self.parts):
-            raise RulesError(f"The plan needs between 1 and {len(self.parts)} successful parts.")
+            raise RulesError(
+                _("The plan needs between 1 and %(parts)d successful parts.") % {"parts": len(self.parts)}
+            )
 
     @property
     def target(self) -> int:
@@ -788,11 +824,15 @@ class ExtendedTrouble:
 
     def record(self, part: str, success: bool) -> ExtendedTrouble:
         if part not in self.parts:
-            raise RulesError(f"{part!r} is not a part of this plan.")
+            raise RulesError(_("%(part)s is not a part of this plan.") % {"part": repr(part)})
         if self.result_of(part) is not None:
-            raise RulesError(f"The part {part!r} has been played already.")
+            raise RulesError(_("The part %(part)s has been played already.") % {"part": repr(part)})
         if self.status != "going":
-            raise RulesError(f"This plan is settled: it is {self.status}.")
+            raise RulesError(
+                _("This plan is settled: it is won.")
+                if self.status == "won"
+                else _("This plan is settled: it is lost.")
+            )
         return replace(self, results=(*self.results, (part, bool(success))))
 
     def chance(self, chances: Mapping[str, Fraction]) -> Fraction:
@@ -800,7 +840,7 @@ class ExtendedTrouble:
         success (parts already played count as they went)."""
         missing = [part for part in self.remaining if part not in chances]
         if missing:
-            raise RulesError(f"The chance of the part {missing[0]!r} is missing.")
+            raise RulesError(_("The chance of the part %(part)s is missing.") % {"part": repr(missing[0])})
         # Distribution of successes among the remaining parts, one part at a time.
         counts = {self.succeeded: Fraction(1)}
         for part in self.remaining:
@@ -816,10 +856,12 @@ class ExtendedTrouble:
 def extended_trouble(parts: Sequence[bool], needed: int | None = None) -> bool:
     """SIX-20: the plan succeeds when enough kids' parts succeeded (all of them by default)."""
     if not parts:
-        raise RulesError("Extended Trouble needs at least one kid's part.")
+        raise RulesError(_("Extended Trouble needs at least one kid's part."))
     needed = len(parts) if needed is None else needed
     if not 1 <= needed <= len(parts):
-        raise RulesError(f"The plan needs between 1 and {len(parts)} successful parts.")
+        raise RulesError(
+            _("The plan needs between 1 and %(parts)d successful parts.") % {"parts": len(parts)}
+        )
     return sum(parts) >= needed
 
 

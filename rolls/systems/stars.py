@@ -62,6 +62,7 @@ from functools import cache
 from typing import Any
 
 from .base import (
+    TONE_NAMES,
     Applied,
     ContestOdds,
     DiceSystem,
@@ -74,6 +75,7 @@ from .base import (
     StepView,
     Table,
     contest_odds,
+    dice_count,
     get_bool,
     get_choice,
     get_int,
@@ -85,51 +87,67 @@ from .base import (
 )
 from .dice import Counts, distribution
 from .flags import IntRange, OneOf
+from .words import N_, Text, Texts, _, ngettext
 
 # STR-13: the character sheet's lists, as the document names them.
-STATS = ("Vigor", "Agility", "Smarts", "Presence")
-RATINGS: dict[int, str] = {1: "Poor", 2: "Average", 3: "Good", 4: "Superb", 5: "World Class"}
+# The Stats, Skills and Edges are the sheet's keys, kept in English and translated where drawn.
+STATS = (N_("Vigor"), N_("Agility"), N_("Smarts"), N_("Presence"))
+RATINGS: dict[int, str] = {
+    1: N_("Poor"),
+    2: N_("Average"),
+    3: N_("Good"),
+    4: N_("Superb"),
+    5: N_("World Class"),
+}
 SKILLS = (
-    "Aim",
-    "Athletics",
-    "Bookworm",
-    "Entertain",
-    "Gambling",
-    "Heal",
-    "Melee",
-    "Perception",
-    "Persuasion",
-    "Primal",
-    "Stealth",
-    "Technology",
-    "Thievery",
-    "Willpower",
+    N_("Aim"),
+    N_("Athletics"),
+    N_("Bookworm"),
+    N_("Entertain"),
+    N_("Gambling"),
+    N_("Heal"),
+    N_("Melee"),
+    N_("Perception"),
+    N_("Persuasion"),
+    N_("Primal"),
+    N_("Stealth"),
+    N_("Technology"),
+    N_("Thievery"),
+    N_("Willpower"),
 )
 EDGES = (
-    "Allure",
-    "Artisan",
-    "Brawler",
-    "Charmed Life",
-    "Dodge!",
-    "Double Trouble",
-    "Fast Hands",
-    "First Strike",
-    "Heirloom",
-    "Lifestyle",
-    "Mind Over Matter",
-    "Mysterious Blood",
-    "Tough as Nails",
-    "Third Wind",
+    N_("Allure"),
+    N_("Artisan"),
+    N_("Brawler"),
+    N_("Charmed Life"),
+    N_("Dodge!"),
+    N_("Double Trouble"),
+    N_("Fast Hands"),
+    N_("First Strike"),
+    N_("Heirloom"),
+    N_("Lifestyle"),
+    N_("Mind Over Matter"),
+    N_("Mysterious Blood"),
+    N_("Tough as Nails"),
+    N_("Third Wind"),
 )
 EDGE_RATINGS = ("basic", "advanced")
+EDGE_RATING_NAMES = {"basic": N_("Basic"), "advanced": N_("Advanced")}
 TRAININGS = ("untrained", "novice", "adept", "professional")
+# The trainings as a table heads them (the values above stay the request's words).
+TRAINING_NAMES = {
+    "untrained": N_("Untrained"),
+    "novice": N_("Novice"),
+    "adept": N_("Adept"),
+    "professional": N_("Professional"),
+}
 TRAINING_DIFFICULTY = {"untrained": 5, "novice": 4, "adept": 3, "professional": 3}
 MIN_DIFFICULTY, MAX_DIFFICULTY = 2, 6
 MIN_DICE, MAX_DICE = 1, 5
 KINDS = ("test", "d3")
 LUCK_BASE = 3
 # STR-5: the prompt a roll of five Stars or more carries on its card.
-FIVE_STARS = "Five Stars or more: done with flair, and in half the usual time."
+FIVE_STARS = N_("Five Stars or more: done with flair, and in half the usual time.")
 LUCK_EDGE_BONUS = {"basic": 1, "advanced": 2}  # Charmed Life
 
 
@@ -178,10 +196,15 @@ def luck_max(edges: Mapping[str, str] | Iterable[str] = ()) -> int:
     for name, rating in rated.items():
         edge = known.get(str(name).strip().lower())
         if edge is None:
-            raise RulesError(f"{name!r} is not an Edge; the Edges are {', '.join(EDGES)}.")
+            raise RulesError(
+                _("%(name)s is not an Edge; the Edges are %(edges)s.")
+                % {"name": repr(name), "edges": ", ".join(EDGES)}
+            )
         level = str(rating).strip().lower()
         if level not in EDGE_RATINGS:
-            raise RulesError(f"An Edge is rated Basic or Advanced, not {rating!r}.")
+            raise RulesError(
+                _("An Edge is rated Basic or Advanced, not %(rating)s.") % {"rating": repr(rating)}
+            )
         if edge == "Charmed Life":
             bonus += LUCK_EDGE_BONUS[level]
     return LUCK_BASE + bonus
@@ -191,14 +214,14 @@ def after_long_rest(current: int, maximum: int) -> int:
     """STR-12: Luck after a long rest: one spent point back, never above the maximum (a pool
     found above it, say after Charmed Life was lost, comes down to it)."""
     if current < 0 or maximum < 0:
-        raise RulesError("Luck cannot be negative.")
+        raise RulesError(_("Luck cannot be negative."))
     return min(current + 1, maximum)
 
 
 def at_new_adventure(maximum: int) -> int:
     """STR-12: Luck at the start of an Adventure: the whole pool."""
     if maximum < 0:
-        raise RulesError("Luck cannot be negative.")
+        raise RulesError(_("Luck cannot be negative."))
     return maximum
 
 
@@ -328,7 +351,7 @@ def state_result(state: State) -> Result:
     """A test's result as it stands now (after any Luck): (Stars, 0 for a botch else 1)."""
     request = StarsRequest(**state["request"])
     if request.kind != "test":
-        raise RulesError("A d3 has no Stars to compare.")
+        raise RulesError(_("A d3 has no Stars to compare."))
     return rank(system._result(state), request.target, request.immune)
 
 
@@ -337,7 +360,7 @@ def after_luck(state: State, keep: str) -> dict[Result, Fraction]:
     "better" (the roller's own Luck) or the "worse" (Luck spent against it) of the result now
     and the new test."""
     if keep not in ("better", "worse"):
-        raise RulesError("A Luck reroll keeps the better or the worse result.")
+        raise RulesError(_("A Luck reroll keeps the better or the worse result."))
     now = state_result(state)
     pick = max if keep == "better" else min
     found: dict[Result, Fraction] = defaultdict(Fraction)
@@ -358,7 +381,7 @@ def contest_chance_after_luck(player_state: State, opponent_state: State, action
         return contest_odds(
             {state_result(player_state): Fraction(1)}, after_luck(opponent_state, "worse"), _verdict
         )["win"]
-    raise RulesError(f"{action!r} is not a Luck reroll.")
+    raise RulesError(_("%(action)s is not a Luck reroll.") % {"action": repr(action)})
 
 
 @dataclass(frozen=True)
@@ -374,23 +397,32 @@ class StarsContest:
     @property
     def note(self) -> str:
         def said(stars: int, botched: bool) -> str:
-            return "a botch" if botched else f"{stars} Star{'' if stars == 1 else 's'}"
+            return (
+                _("a botch")
+                if botched
+                else ngettext("%(count)d Star", "%(count)d Stars", stars) % {"count": stars}
+            )
 
         mine, theirs = (
             said(self.player_stars, self.player_botched),
             said(self.opponent_stars, self.opponent_botched),
         )
         if not self.player_wins:
-            return f"The opponent wins: {theirs} against {mine}."
+            return _("The opponent wins: %(theirs)s against %(mine)s.") % {"theirs": theirs, "mine": mine}
         tie = (self.player_stars, self.player_botched) == (self.opponent_stars, self.opponent_botched)
-        return f"The player wins: {mine} against {theirs}{' (a tie goes to the player)' if tie else ''}."
+        if tie:
+            return _("The player wins: %(mine)s against %(theirs)s (a tie goes to the player).") % {
+                "mine": mine,
+                "theirs": theirs,
+            }
+        return _("The player wins: %(mine)s against %(theirs)s.") % {"mine": mine, "theirs": theirs}
 
 
 def settle_contest(player_state: State, opponent_state: State) -> StarsContest:
     """STR-9: the contest between two rolled tests as they stand (after any Luck on either)."""
     for state in (player_state, opponent_state):
         if state.get("system") != system.slug:
-            raise RulesError("Both sides of a contest must be rolls of this system.")
+            raise RulesError(_("Both sides of a contest must be rolls of this system."))
     player, opponent = state_result(player_state), state_result(opponent_state)
     return StarsContest(
         contest_won(player, opponent), player[0], opponent[0], player[1] == 0, opponent[1] == 0
@@ -402,27 +434,29 @@ def settle_contest(player_state: State, opponent_state: State) -> StarsContest:
 
 class Stars(DiceSystem):
     slug = "stars"
-    follow_up_names = {"luck": "Luck", "luck_against": "Luck against the roll"}
-    tone_names = {**DiceSystem.tone_names, "amazing": "Breathtaking", "catastrophe": "Botch"}
-    name = "Stars"
-    summary = "Roll your Stat in dice; each die at the difficulty is a Star, a six two. Luck rerolls."
+    follow_up_names = Texts({"luck": N_("Luck"), "luck_against": N_("Luck against the roll")})
+    tone_names = Texts({**TONE_NAMES, "amazing": N_("Breathtaking"), "catastrophe": N_("Botch")})
+    name = Text(N_("Stars"))
+    summary = Text(
+        N_("Roll your Stat in dice; each die at the difficulty is a Star, a six two. Luck rerolls.")
+    )
     result_name = "Stars"
     target_actions = frozenset({"luck_against"})
 
     # -- requests -----------------------------------------------------------------------------
     def parse_request(self, data: Mapping[str, Any]) -> StarsRequest:
-        kind = get_choice(data, "kind", "The kind of roll", KINDS, default="test")
+        kind = get_choice(data, "kind", _("The kind of roll"), KINDS, default="test")
         advantage = get_bool(data, "advantage")
         disadvantage = get_bool(data, "disadvantage")
         if kind == "d3":
             if advantage or disadvantage:
-                raise RulesError("Advantage and disadvantage apply to tests, not to a d3.")
+                raise RulesError(_("Advantage and disadvantage apply to tests, not to a d3."))
             return StarsRequest(1, kind="d3")
-        dice = get_int(data, "dice", "The Stat's rating", MIN_DICE, MAX_DICE)
-        training = get_choice(data, "training", "Training", TRAININGS, default="untrained")
+        dice = get_int(data, "dice", _("The Stat's rating"), MIN_DICE, MAX_DICE)
+        training = get_choice(data, "training", _("Training"), TRAININGS, default="untrained")
         difficulty = None
         if data.get("difficulty") not in (None, ""):
-            difficulty = get_int(data, "difficulty", "The difficulty", MIN_DIFFICULTY, MAX_DIFFICULTY)
+            difficulty = get_int(data, "difficulty", _("The difficulty"), MIN_DIFFICULTY, MAX_DIFFICULTY)
         return StarsRequest(dice, training, difficulty, advantage, disadvantage, npc=get_bool(data, "npc"))
 
     def request_dict(self, request: StarsRequest) -> dict[str, Any]:
@@ -440,7 +474,7 @@ class Stars(DiceSystem):
     # -- contests (STR-9) ------------------------------------------------------------------------
     def contest_request(self, request: StarsRequest) -> StarsRequest:
         if request.kind == "d3":
-            raise RulesError("A d3 is not a Skill roll: a contested roll rolls a Stat's dice.")
+            raise RulesError(_("A d3 is not a Skill roll: a contested roll rolls a Stat's dice."))
         return request
 
     def contest_winner(self, states: Sequence[State], extras: Sequence[Mapping[str, Any]] = ()) -> int | None:
@@ -449,7 +483,7 @@ class Stars(DiceSystem):
         who challenged). With no Stars on either side, a botch loses to a plain failure
         (``settle_contest``)."""
         if len(states) != 2:
-            raise RulesError("A contested roll has exactly two sides.")
+            raise RulesError(_("A contested roll has exactly two sides."))
         favoured = favoured_side(_is_npc(states[0]), _is_npc(states[1]))
         other = 1 - favoured
         return favoured if settle_contest(states[favoured], states[other]).player_wins else other
@@ -517,31 +551,45 @@ class Stars(DiceSystem):
         details = self._luck_details(state)
         if request.kind == "d3":
             value = d3(dice[0])
-            return Outcome(None, f"d3: {value}", str(value), details=details, margin=value)
+            return Outcome(
+                None, _("d3: %(value)d") % {"value": value}, str(value), details=details, margin=value
+            )
         stars = count_stars(dice, request.target)
         if request.rolls == 2:
-            more = "more" if request.keep == "better" else "fewer"
-            details = (f"Rolled twice, kept the roll with {more} Stars.", *details)
+            twice = (
+                _("Rolled twice, kept the roll with more Stars.")
+                if request.keep == "better"
+                else _("Rolled twice, kept the roll with fewer Stars.")
+            )
+            details = (twice, *details)
         if is_botch(dice) and not request.immune:
-            return Outcome(False, "Botch: the worst possible result", "0", "catastrophe", details)
+            return Outcome(False, _("Botch: the worst possible result"), "0", "catastrophe", details)
         if is_botch(dice):
-            details = ("A botch, but Professional training makes it a plain failure.", *details)
-            return Outcome(False, "Failure: no Stars", "0", "failure", details)
+            details = (_("A botch, but Professional training makes it a plain failure."), *details)
+            return Outcome(False, _("Failure: no Stars"), "0", "failure", details)
         if not stars:
-            return Outcome(False, "Failure: no Stars", "0", "failure", details)
-        plural = "Star" if stars == 1 else "Stars"
+            return Outcome(False, _("Failure: no Stars"), "0", "failure", details)
         if stars >= 5:
             # A five-Star roll is done in half the time: the card tells the table so.
-            details = (*details, FIVE_STARS)
-            return Outcome(True, f"Breathtaking: {stars} {plural}", str(stars), "amazing", details, stars)
-        return Outcome(True, f"Success: {stars} {plural}", str(stars), "success", details, stars)
+            details = (*details, _(FIVE_STARS))
+            headline = ngettext("Breathtaking: %(count)d Star", "Breathtaking: %(count)d Stars", stars)
+            return Outcome(True, headline % {"count": stars}, str(stars), "amazing", details, stars)
+        headline = ngettext("Success: %(count)d Star", "Success: %(count)d Stars", stars) % {"count": stars}
+        return Outcome(True, headline, str(stars), "success", details, stars)
 
     @staticmethod
     def _luck_details(state: State) -> tuple[str, ...]:
         lines = []
         for step in state["steps"][1:]:
-            who = "Luck" if step["action"] == "luck" else "Luck against the roll"
-            lines.append(f"{who}: kept the {'new' if step['keep'] == 'new' else 'earlier'} result.")
+            new = step["keep"] == "new"
+            if step["action"] == "luck":
+                lines.append(_("Luck: kept the new result.") if new else _("Luck: kept the earlier result."))
+            else:
+                lines.append(
+                    _("Luck against the roll: kept the new result.")
+                    if new
+                    else _("Luck against the roll: kept the earlier result.")
+                )
         return tuple(lines)
 
     def view(self, state: State) -> tuple[StepView, ...]:
@@ -561,7 +609,7 @@ class Stars(DiceSystem):
     @staticmethod
     def _die(request: StarsRequest, face: int, roll: list[int], dropped: bool) -> Die:
         if request.kind == "d3":
-            return Die(face, new=True, dropped=dropped, label=f"d3: {d3(face)}")
+            return Die(face, new=True, dropped=dropped, label=_("d3: %(value)d") % {"value": d3(face)})
         star = face >= request.target and not is_botch(roll)
         label = "x2" if star and face == 6 else ""
         return Die(face, hit=star, new=True, dropped=dropped, label=label)
@@ -569,39 +617,41 @@ class Stars(DiceSystem):
     @staticmethod
     def _title(request: StarsRequest, step: Mapping[str, Any]) -> str:
         if step["action"] == "luck":
-            return "Luck: rerolled, keeping the better"
+            return _("Luck: rerolled, keeping the better")
         if step["action"] == "luck_against":
-            return "Luck against the roll: rerolled, keeping the worse"
+            return _("Luck against the roll: rerolled, keeping the worse")
         if request.kind == "d3":
-            return "Rolled a d3"
-        count = f"{request.dice} {'die' if request.dice == 1 else 'dice'}"
-        twice = (
-            f" twice ({'advantage' if request.keep == 'better' else 'disadvantage'})"
-            if request.rolls == 2
-            else ""
-        )
-        return f"Rolled {count}{twice} at difficulty {request.target}"
+            return _("Rolled a d3")
+        words = {"dice": dice_count(request.dice), "target": request.target}
+        if request.rolls != 2:
+            return _("Rolled %(dice)s at difficulty %(target)d") % words
+        if request.keep == "better":
+            return _("Rolled %(dice)s twice (advantage) at difficulty %(target)d") % words
+        return _("Rolled %(dice)s twice (disadvantage) at difficulty %(target)d") % words
 
     @staticmethod
     def _note(request: StarsRequest, step: Mapping[str, Any]) -> str:
         if step["action"] != "roll":
-            return "Kept the new result." if step["keep"] == "new" else "The earlier result stands."
+            return _("Kept the new result.") if step["keep"] == "new" else _("The earlier result stands.")
         if request.kind == "test" and len(step["rolls"]) == 2:
             kept, dropped = step["rolls"][step["kept"]], step["rolls"][1 - step["kept"]]
-            return f"Kept {_stars(kept, request)}; dropped {_stars(dropped, request)}."
+            return _("Kept %(kept)s; dropped %(dropped)s.") % {
+                "kept": _stars(kept, request),
+                "dropped": _stars(dropped, request),
+            }
         return ""
 
     # -- follow-ups ---------------------------------------------------------------------------
     def _check(self, state: State, action: str, resources: Mapping[str, Any]) -> None:
         """Raise RulesError unless ``action`` is allowed now (STR-11)."""
         if action not in ("luck", "luck_against"):
-            raise RulesError(f"{action!r} is not a follow-up in this system.")
+            raise RulesError(_("%(action)s is not a follow-up in this system.") % {"action": repr(action)})
         if steps_of(state, action):
             if action == "luck":
-                raise RulesError("Luck has been spent on this roll already; one reroll per roll.")
-            raise RulesError("Luck has been spent against this roll already; one reroll per roll.")
+                raise RulesError(_("Luck has been spent on this roll already; one reroll per roll."))
+            raise RulesError(_("Luck has been spent against this roll already; one reroll per roll."))
         if _points(resources.get("luck")) < 1:
-            raise RulesError("No Luck points left.")
+            raise RulesError(_("No Luck points left."))
 
     def follow_ups(self, state: State, resources: Mapping[str, Any]) -> list[FollowUp]:
         """Luck rerolls. The chances: the roll's success now, and after the reroll (for a test)."""
@@ -621,10 +671,10 @@ class Stars(DiceSystem):
                     (Fraction(1) if now else fresh) if action == "luck" else (fresh if now else Fraction(0))
                 )
             if action == "luck":
-                label = "Spend Luck: reroll, keep the better"
+                label = _("Spend Luck: reroll, keep the better")
             else:
-                label = "Spend your Luck against this roll: reroll, keep the worse"
-            allowed.append(FollowUp(action, label, "1 Luck", (), before, after, spends=True))
+                label = _("Spend your Luck against this roll: reroll, keep the worse")
+            allowed.append(FollowUp(action, label, _("1 Luck"), (), before, after, spends=True))
         return allowed
 
     def apply(
@@ -636,7 +686,7 @@ class Stars(DiceSystem):
         rng: Rng,
     ) -> Applied:
         if state.get("system") != self.slug:
-            raise RulesError("This roll belongs to another dice system.")
+            raise RulesError(_("This roll belongs to another dice system."))
         self._check(state, action, resources)
         request = self._request(state)
         earlier = self._score(request, self._result(state))
@@ -651,7 +701,7 @@ class Stars(DiceSystem):
         if request.kind == "d3":
             return {"1": Fraction(1, 3), "2": Fraction(1, 3), "3": Fraction(1, 3)}
         stars: dict[int, Fraction] = defaultdict(Fraction)
-        for (count, _), p in _kept(request).items():
+        for (count, _kept_low), p in _kept(request).items():
             stars[count] += p
         return {str(count): stars[count] for count in sorted(stars)}
 
@@ -664,10 +714,12 @@ class Stars(DiceSystem):
         return {"luck": 1} if step.get("action") in ("luck", "luck_against") else {}
 
     # -- contests -----------------------------------------------------------------------------
-    contest_rule = (
-        "more Stars wins and a tie goes to the player: the side not marked --npc, or the first "
-        "side when both or neither are; with no Stars on either side a botch loses to a plain "
-        "failure (STR-9)"
+    contest_rule = Text(
+        N_(
+            "more Stars wins and a tie goes to the player: the side not marked --npc, or the first "
+            "side when both or neither are; with no Stars on either side a botch loses to a plain "
+            "failure (STR-9)"
+        )
     )
 
     def contest(self, request_a: StarsRequest, request_b: StarsRequest) -> ContestOdds:
@@ -676,34 +728,39 @@ class Stars(DiceSystem):
         (``favoured_side``: B only when A is the GM's side and B is not): ``tie`` is 0."""
         for side, request in (("A", request_a), ("B", request_b)):
             if request.kind != "test":
-                raise RulesError(f"Side {side} rolls a d3; a contest compares the Stars of two tests.")
+                raise RulesError(
+                    _("Side %(side)s rolls a d3; a contest compares the Stars of two tests.") % {"side": side}
+                )
         verdict = _verdict_for(favoured_side(request_a.npc, request_b.npc))
         return contest_odds(_kept(request_a), _kept(request_b), verdict)
 
     # -- command line -------------------------------------------------------------------------
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--dice", type=IntRange(MIN_DICE, MAX_DICE), help=f"the Stat's rating, {MIN_DICE}-{MAX_DICE}"
+            "--dice",
+            type=IntRange(MIN_DICE, MAX_DICE),
+            help=_("the Stat's rating, %(low)d-%(high)d") % {"low": MIN_DICE, "high": MAX_DICE},
         )
         parser.add_argument(
             "--training",
             type=OneOf(tuple((t, t.capitalize()) for t in TRAININGS)),
             default="untrained",
-            help="untrained, novice, adept or professional",
+            help=_("untrained, novice, adept or professional"),
         )
         parser.add_argument(
             "--difficulty",
             type=IntRange(MIN_DIFFICULTY, MAX_DIFFICULTY),
-            help="a difficulty set by the GM, 2-6 (replaces training's)",
+            help=_("a difficulty set by the GM, 2-6 (replaces training's)"),
         )
-        parser.add_argument("--advantage", action="store_true", help="roll twice, keep the more Stars")
-        parser.add_argument("--disadvantage", action="store_true", help="roll twice, keep the fewer Stars")
-        parser.add_argument("--d3", action="store_true", help="roll a d3 instead of a test")
+        parser.add_argument("--advantage", action="store_true", help=_("roll twice, keep the more Stars"))
+        parser.add_argument("--disadvantage", action="store_true", help=_("roll twice, keep the fewer Stars"))
+        parser.add_argument("--d3", action="store_true", help=_("roll a d3 instead of a test"))
         parser.add_argument(
             "--npc",
             action="store_true",
-            help="this side is played by the GM without a sheet: in a contest a tie goes to "
-            "the other side (STR-9)",
+            help=_(
+                "this side is played by the GM without a sheet: in a contest a tie goes to the other side (STR-9)"
+            ),
         )
 
     def request_from_cli(self, options: argparse.Namespace) -> StarsRequest:
@@ -732,7 +789,7 @@ class Stars(DiceSystem):
     # -- the rules page and the warm-up ----------------------------------------------------
     def build_rules_tables(self) -> tuple[Table, ...]:
         def stat(n: int) -> str:
-            return f"{n} ({RATINGS[n]})"
+            return f"{n} ({_(RATINGS[n])})"
 
         def measure(what: str, **data: object) -> Fraction:
             """The chance of at least one Star ("star") or of a botch ("botch")."""
@@ -740,32 +797,34 @@ class Stars(DiceSystem):
             return success_chance(request) if what == "star" else botch_chance(request)
 
         stats = [(stat(n), n) for n in range(1, 6)]
-        trainings = [(training.capitalize(), training) for training in TRAININGS]
+        trainings = [(_(TRAINING_NAMES[training]), training) for training in TRAININGS]
         return (
             grid(
-                "Chance of at least one Star by Stat and training",
-                "Stat",
+                _("Chance of at least one Star by Stat and training"),
+                _("Stat"),
                 stats,
                 trainings,
                 lambda n, training: measure("star", dice=n, training=training),
             ),
             grid(
-                "Chance of a botch by Stat and training",
-                "Stat",
+                _("Chance of a botch by Stat and training"),
+                _("Stat"),
                 stats,
                 trainings,
                 lambda n, training: measure("botch", dice=n, training=training),
             ),
             grid(
-                "Untrained (difficulty 5), rolled twice: advantage keeps the better roll, disadvantage "
-                "the worse",
-                "Stat",
+                _(
+                    "Untrained (difficulty 5), rolled twice: advantage keeps the better roll, disadvantage "
+                    "the worse"
+                ),
+                _("Stat"),
                 stats,
                 [
-                    ("a Star, advantage", ("star", "advantage")),
-                    ("a Star, disadvantage", ("star", "disadvantage")),
-                    ("botch, advantage", ("botch", "advantage")),
-                    ("botch, disadvantage", ("botch", "disadvantage")),
+                    (_("a Star, advantage"), ("star", "advantage")),
+                    (_("a Star, disadvantage"), ("star", "disadvantage")),
+                    (_("botch, advantage"), ("botch", "advantage")),
+                    (_("botch, disadvantage"), ("botch", "disadvantage")),
                 ],
                 lambda n, how: measure(how[0], dice=n, **{how[1]: True}),
             ),
@@ -782,9 +841,9 @@ class Stars(DiceSystem):
 
 def _stars(dice: list[int], request: StarsRequest) -> str:
     if is_botch(dice) and not request.immune:
-        return "a botch"
+        return _("a botch")
     stars = count_stars(dice, request.target)
-    return f"{stars} Star" if stars == 1 else f"{stars} Stars"
+    return ngettext("%(count)d Star", "%(count)d Stars", stars) % {"count": stars}
 
 
 def _points(raw: Any) -> int:

@@ -28,11 +28,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from django.utils.translation import gettext as _
+
 from rolls.systems import RulesError
 from rolls.systems.base import DiceSystem, Param, State
+from rolls.systems.words import N_, Text
 from rolls.tables.waits import ALL_WAITS, Waits
 
 if TYPE_CHECKING:
+    # A development dependency (the type stubs): only the checker reads it.
+    from django_stubs_ext import StrOrPromise
+
     from rolls.models import Contest, ContestSide, Roll
     from rolls.tables.forms import RollFormBase, SheetFormBase
     from tabletop.models import Character, Membership
@@ -44,10 +50,12 @@ TEMPLATES = ("sheet_form", "sheet", "resources", "roll_form", "odds", "rules")
 class Clock:
     """A GM control that moves a system's clock for every character (a new Mystery, a long
     rest...). ``apply`` changes one locked character and returns the fields it changed;
-    ``event`` is what the log says, with ``{n}`` for the campaign's story counter."""
+    ``event`` is what the log says, with ``{n}`` for the campaign's story counter. Both are
+    lazy translations (``gettext_lazy``): read in the language active where they are drawn
+    or logged."""
 
-    label: str
-    event: str
+    label: StrOrPromise
+    event: StrOrPromise
     apply: Callable[[Character], list[str]]
 
 
@@ -60,7 +68,7 @@ class Correction:
     the service refuses a value above it under the character's row lock."""
 
     field: str  # the Character column
-    label: str
+    label: StrOrPromise  # a lazy translation
     maximum: int
     limit: Callable[[Character], tuple[int, str]] | None = None
 
@@ -71,7 +79,8 @@ class Correction:
         most, why = self.limit(character)
         if value > most:
             raise RulesError(
-                f"{character.name} holds at most {most} {self.label} ({why}); {value} is too many."
+                _("%(name)s holds at most %(most)d %(resource)s (%(why)s); %(value)d is too many.")
+                % {"name": character.name, "most": most, "resource": self.label, "why": why, "value": value}
             )
 
 
@@ -128,9 +137,10 @@ class TableAdapter[E: DiceSystem, R](ABC):
     roll_form: ClassVar[type[RollFormBase]]
     roll_initial: ClassVar[Mapping[str, Any]]  # the roll form's first values
     story: ClassVar[Clock]  # the GM's "new Mystery/Adventure"
-    story_name: ClassVar[str] = "Adventure"  # what the story clock counts
+    # Read in the active language (``words.Text``): a subclass sets ``Text(N_("..."))``.
+    story_name: ClassVar[Text] = Text(N_("Adventure"))  # what the story clock counts
     rest: ClassVar[Clock | None] = None  # the GM's "long rest", where the system has one
-    session_note: ClassVar[str] = ""  # what a new play session refills, for the log
+    session_note: ClassVar[Text] = Text("")  # what a new play session refills, for the log
     corrections: ClassVar[tuple[Correction, ...]] = ()
     # What can keep a roll waiting on the GM's panel (``rolls.tables.waits.Waits``): the entries
     # that redraw it on the GM's socket. A system that says nothing redraws it on every one.
@@ -234,7 +244,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """Take ``step`` (one of ``contest_steps``) with ``params``: the side's new ``extra``,
         what it cost the (locked) character, and the line for the log. RulesError refuses it,
         and nothing is written."""
-        raise RulesError("That is not a step of this contest.")
+        raise RulesError(_("That is not a step of this contest."))
 
     # Values every character's side of a contest rolls with, whatever the form says (doubles:
     # no Difficulty Number); those fields are not asked for a side. For every kind of flow,
@@ -273,11 +283,11 @@ class TableAdapter[E: DiceSystem, R](ABC):
 
     def flow_verdict(self, contest: Contest) -> str:
         """How a flow of another kind than head to head ended (``Contest.kind``), in words."""
-        raise RulesError("That is not a flow of this system.")
+        raise RulesError(_("That is not a flow of this system."))
 
     def flow_view(self, contest: Contest, membership: Membership | None) -> Any:
         """The contests panel's view of a flow of another kind (``rolls.contests.panels``)."""
-        raise RulesError("That is not a flow of this system.")
+        raise RulesError(_("That is not a flow of this system."))
 
     # Flows besides head-to-head that this system plays (``Contest.Kind`` values and their
     # labels for the GM's form): their sides are checked by ``contest_setup``, not the engine.
@@ -288,7 +298,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
     def contest_setup(self, kind: str, count: int, setup: Mapping[str, Any]) -> dict[str, Any]:
         """What a flow of ``kind`` with ``count`` sides keeps in ``Contest.setup``, checked
         (a DN, the successes needed...); RulesError refuses it and nothing is opened."""
-        raise RulesError("This table does not play that kind of contest.")
+        raise RulesError(_("This table does not play that kind of contest."))
 
     def contest_side_data(
         self, kind: str, setup: Mapping[str, Any], data: Mapping[str, Any]
@@ -336,10 +346,10 @@ class TableAdapter[E: DiceSystem, R](ABC):
         what ``rolls.contests.services.contest_close`` does to it then, in words. By default the
         head-to-head reading (``rolls.contests.services.verdict``): the rolls made so far are revealed
         and compared, and a side that has not rolled loses."""
-        return "Close it now? The rolls made so far are revealed; a side that has not rolled loses."
+        return _("Close it now? The rolls made so far are revealed; a side that has not rolled loses.")
 
     # The contests panel's line once every side has rolled and ``contest_ready`` still waits.
-    contest_waiting: ClassVar[str] = ""
+    contest_waiting: ClassVar[Text] = Text("")
 
     def contest_side(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide], *, sees: bool, acts: bool
@@ -422,7 +432,7 @@ class TableAdapter[E: DiceSystem, R](ABC):
         """Spend ``Applied.costs`` on the locked character; the caller saves. Returns the
         fields changed. A system without resources pays for nothing."""
         if costs:
-            raise RulesError("Nothing on this sheet pays for that.")
+            raise RulesError(_("Nothing on this sheet pays for that."))
         return []
 
     def new_character(self, character: Character) -> None:

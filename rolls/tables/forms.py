@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from tabletop.models import Character
 from tabletop.serving.fields import CopiedFieldsMetaclass
@@ -19,7 +20,7 @@ class SheetFormBase(forms.Form):
     """What every system's sheet form offers the character views, and the character's name,
     the same in each: the whole table sees it."""
 
-    name = forms.CharField(max_length=60, validators=[visible_name])
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=60, validators=[visible_name])
 
     def to_sheet(self) -> dict[str, Any]:
         """The cleaned form as the character's ``sheet``."""
@@ -35,8 +36,8 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
     """Built on every roll: each form copies its class's fields one by one, not by ``deepcopy``
     (tabletop/serving/fields.py)."""
 
-    intent = forms.CharField(label="What do you try?", max_length=200, required=False)
-    blind = forms.BooleanField(label="Roll blind: only the GM sees the result", required=False)
+    intent = forms.CharField(label=gettext_lazy("What do you try?"), max_length=200, required=False)
+    blind = forms.BooleanField(label=gettext_lazy("Roll blind: only the GM sees the result"), required=False)
     call = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
 
     # The choices that describe the character rather than this roll (what it rolls with: a
@@ -75,7 +76,7 @@ class RollFormBase(forms.Form, metaclass=CopiedFieldsMetaclass):
                 # Normalised to a list of pairs by the field's setter.
                 choices: list[Any] = list(cast("list[tuple[Any, Any]]", field.choices))
                 if not field.required and not any(value in ("", None) for value, _ in choices):
-                    choices.insert(0, ("", "None"))
+                    choices.insert(0, ("", gettext("None")))
                 field.widget = forms.Select()
                 field.choices = choices  # the setter hands the choices to the new widget
         return self

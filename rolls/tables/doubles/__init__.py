@@ -25,7 +25,10 @@ roll) still goes to the engine as it is.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
@@ -91,16 +94,20 @@ def _levels(sheet: Mapping[str, Any], key: str, names: Any, label: str) -> list[
     traits = {trait["name"]: trait["level"] for trait in sheet.get(key, [])}
     for name in wanted:
         if name not in traits:
-            raise RulesError(f"{name} is not a {label} on this sheet.")
+            raise RulesError(_("%(name)s is not a %(trait)s on this sheet.") % {"name": name, "trait": label})
     return [(name, level) for name, level in traits.items() if name in wanted]
 
 
 def pool_words(net: int) -> str:
     """The net pool in the table's words; negative pools said as such (DBL-6)."""
     if net >= 1:
-        return f"{net} {'die' if net == 1 else 'dice'}"
+        return ngettext("%(count)d die", "%(count)d dice", net) % {"count": net}
     shown = f"\N{MINUS SIGN}{-net}" if net < 0 else "0"
-    return f"{shown} {'die' if net == -1 else 'dice'}: roll {negative_keep(net)}, keep the lowest"
+    return ngettext(
+        "%(shown)s die: roll %(keep)d, keep the lowest",
+        "%(shown)s dice: roll %(keep)d, keep the lowest",
+        abs(net),
+    ) % {"shown": shown, "keep": negative_keep(net)}
 
 
 def _helpers(character: Character, given: Any) -> tuple[Any, list[str]]:
@@ -112,44 +119,53 @@ def _helpers(character: Character, given: Any) -> tuple[Any, list[str]]:
     try:
         ids = [int(pk) for pk in given]
     except (TypeError, ValueError):
-        raise RulesError("Name the helpers among the characters at this table.") from None
+        raise RulesError(_("Name the helpers among the characters at this table.")) from None
     if len(set(ids)) != len(ids):
-        raise RulesError("Each helper counts once.")
+        raise RulesError(_("Each helper counts once."))
     if character.pk in ids:
-        raise RulesError(f"{character.name} leads this roll and cannot also help it.")
+        raise RulesError(_("%(name)s leads this roll and cannot also help it.") % {"name": character.name})
     if len(ids) > MAX_HELPERS:
-        raise RulesError(f"At most {MAX_HELPERS} characters help one leader.")
+        raise RulesError(_("At most %(count)d characters help one leader.") % {"count": MAX_HELPERS})
     if not ids:
         return 0, []
     found = dict(
         Character.objects.filter(campaign_id=character.campaign_id, pk__in=ids).values_list("pk", "name")
     )
     if len(found) != len(ids):
-        raise RulesError("Name the helpers among the characters at this table.")
+        raise RulesError(_("Name the helpers among the characters at this table."))
     return len(ids), [found[pk] for pk in ids]
 
 
 def _with_helpers(label: str, names: list[str]) -> str:
     """The card's label names the helpers: "Fighting, with Ann and Bo" (DBL-14); when the
     names do not fit the card's label, how many."""
-    joined = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    named = f"{label}, with {joined}"
+    if len(names) == 1:
+        joined = names[0]
+    else:
+        # Translators: a list of names, "Ana, Bo and Kim".
+        joined = _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
+    named = _("%(label)s, with %(helpers)s") % {"label": label, "helpers": joined}
     if len(named) <= TRAIT_LENGTH:
         return named
-    return f"{label[: TRAIT_LENGTH - 20]}, with {len(names)} helpers"
+    return ngettext("%(label)s, with %(count)d helper", "%(label)s, with %(count)d helpers", len(names)) % {
+        "label": label[: TRAIT_LENGTH - 20],
+        "count": len(names),
+    }
 
 
 def _endurance_limit(character: Character) -> tuple[int, str]:
     """DBL-10, our reading: the sheet's Endurance is the most a character has, and the most
     that can have gone on drama dice since the Adventure began."""
-    return endurance_max(character.sheet), "the Endurance on the sheet, DBL-10"
+    return endurance_max(character.sheet), _("the Endurance on the sheet, DBL-10")
 
 
 class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     # A miracle waits for the GM, who may approve it while its character has the Endurance.
     gm_waits = Waits.DECISIONS | Waits.SHEETS
     slug = "doubles"
-    spent = (("endurance", "Endurance"),)  # drama dice and miracles (DBL-10, DBL-11)
+    spent = (
+        ("endurance", cast("str", gettext_lazy("Endurance"))),
+    )  # drama dice and miracles (DBL-10, DBL-11)
     sheet_form = DoublesSheetForm
     roll_form = DoublesRollForm
     call_traits = ("abilities", "weaknesses")
@@ -158,18 +174,20 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     side_extras = ("helpers",)  # DBL-14: a side of an opposed roll or an extended action teams up too
     roll_initial = {"dn": "4", "bonus": 0, "penalty": 0, "helpers": 0}
     story = Clock(
-        "New Adventure",
-        "Adventure {n} begins. Endurance is full again, and what went on drama dice is back.",
+        gettext_lazy("New Adventure"),
+        gettext_lazy("Adventure {n} begins. Endurance is full again, and what went on drama dice is back."),
         _new_adventure,
     )
     rest = Clock(
-        "Long rest",
-        "A long rest: Endurance comes back, except what went on drama dice.",
+        gettext_lazy("Long rest"),
+        gettext_lazy("A long rest: Endurance comes back, except what went on drama dice."),
         _long_rest,
     )
     corrections = (
-        Correction("endurance", "Endurance now", 200, limit=lambda c: _endurance_limit(c)),
-        Correction("drama_spent", "Endurance spent on drama", 200, limit=lambda c: _endurance_limit(c)),
+        Correction("endurance", gettext_lazy("Endurance now"), 200, limit=lambda c: _endurance_limit(c)),
+        Correction(
+            "drama_spent", gettext_lazy("Endurance spent on drama"), 200, limit=lambda c: _endurance_limit(c)
+        ),
     )
 
     # DBL-7: a side of an opposed roll beats the other side, not a Difficulty Number.
@@ -193,9 +211,11 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
             clash = ids & set(taking_part)
             if clash:
                 name = taking_part[min(clash)]
-                raise RulesError(f"{name} takes part in this contest and cannot help a side.")
+                raise RulesError(
+                    _("%(name)s takes part in this contest and cannot help a side.") % {"name": name}
+                )
             if ids & seen:
-                raise RulesError("A character helps one side of a contest, not both.")
+                raise RulesError(_("A character helps one side of a contest, not both."))
             seen |= ids
 
     def contest_steps(
@@ -213,7 +233,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         character: Character | None,
     ) -> ContestStepDone:
         if step.action not in (COMPLICATION, NO_COMPLICATION):
-            raise RulesError("That is not a step of this contest.")
+            raise RulesError(_("That is not a step of this contest."))
         return complication_done(side, sides, {**params, "action": step.action})
 
     def contest_rolls_final(self, contest: Contest, sides: Sequence[ContestSide]) -> bool:
@@ -234,7 +254,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
     def contest_closing(self, kind: str) -> str:
         if kind in self.flow_boards:
             # ``contest.verdict``: the tally as it stands, whoever has not rolled yet.
-            return "Close it now? The extended action ends as its tally stands: won, lost or unfinished."
+            return _("Close it now? The extended action ends as its tally stands: won, lost or unfinished.")
         return super().contest_closing(kind)
 
     def flow_verdict(self, contest: Contest) -> str:
@@ -252,16 +272,16 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         a bare number from an older roll still counts), ``dn`` (2-12, or "opposed"),
         ``degree_matters``, ``declaration``. ``helper`` (from the generic form) is not used:
         teaming up counts helpers."""
-        abilities = _levels(character.sheet, "abilities", data.get("abilities"), "Ability")
-        weaknesses = _levels(character.sheet, "weaknesses", data.get("weaknesses"), "Weakness")
-        label = " + ".join(name for name, _ in abilities) or "Two dice"
-        label += "".join(f" - {name}" for name, _ in weaknesses)
+        abilities = _levels(character.sheet, "abilities", data.get("abilities"), _("Ability"))
+        weaknesses = _levels(character.sheet, "weaknesses", data.get("weaknesses"), _("Weakness"))
+        label = " + ".join(name for name, _level in abilities) or _("Two dice")
+        label += "".join(f" - {name}" for name, _level in weaknesses)
         helpers, names = _helpers(character, data.get("helpers", 0))
         if names:
             label = _with_helpers(label, names)
         request = {
-            "abilities": [level for _, level in abilities],
-            "weaknesses": [level for _, level in weaknesses],
+            "abilities": [level for _name, level in abilities],
+            "weaknesses": [level for _name, level in weaknesses],
             "bonus": data.get("bonus", 0),
             "penalty": data.get("penalty", 0),
             "helpers": helpers,
@@ -278,11 +298,13 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         if system.evaluate(dict(state)).tone != "amazing":
             return ""
         if pc:
-            return (
-                f"Amazing Success: {name} gets more than they aimed for. Say what else goes right, "
+            return _(
+                "Amazing Success: %(name)s gets more than they aimed for. Say what else goes right, "
                 "or how the scene shifts in the PCs' favour."
-            )
-        return f"Amazing Success: {name} gets more than they aimed for. The GM says what else goes their way."
+            ) % {"name": name}
+        return _(
+            "Amazing Success: %(name)s gets more than they aimed for. The GM says what else goes their way."
+        ) % {"name": name}
 
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
         return resources_of(character, latest=latest)
@@ -296,7 +318,8 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
         amount = int(costs["endurance"])
         if amount > character.endurance:
             raise RulesError(
-                f"That costs {amount} Endurance, and {character.name} has {character.endurance}."
+                _("That costs %(amount)d Endurance, and %(name)s has %(endurance)d.")
+                % {"amount": amount, "name": character.name, "endurance": character.endurance}
             )
         character.endurance -= amount
         drama = int(costs.get("drama", 0))
@@ -324,7 +347,7 @@ class DoublesTable(TableAdapter[Doubles, DoublesRequest]):
             "trait": label,
             "pool": pool_words(request.net),
             "dn": request.dn,
-            "dn_name": DN_NAMES.get(request.dn) if request.dn is not None else "",
+            "dn_name": _(DN_NAMES[request.dn]) if request.dn in DN_NAMES else "",
             "catastrophe": percent(system.chance_of_catastrophe(request)),
             "amazing": percent(system.chance_of_amazing(request)),
             "chance": "",

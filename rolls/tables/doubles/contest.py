@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
+
 from rolls.systems import RulesError
-from rolls.systems.base import Param, State, percent
+from rolls.systems.base import Param, State, dice_count, percent
 from rolls.systems.doubles import DN_NAMES, ExtendedAction, settle_opposed, system
 from rolls.tables.base import ContestStep, ContestStepDone
 
@@ -50,14 +52,23 @@ def complication_steps(
     if contest.state != "closed" and not settled_for_good(sides, states):
         return []
     loser = sides[1 - side.position].name
-    param = Param(COMPLICATION, f"The Complication for {loser}", maximum=COMPLICATION_LENGTH, text=True)
-    note = "An Amazing Success against an ordinary result (DBL-9): a temporary flaw, or one of theirs."
+    param = Param(
+        COMPLICATION,
+        _("The Complication for %(loser)s") % {"loser": loser},
+        maximum=COMPLICATION_LENGTH,
+        text=True,
+    )
+    note = _("An Amazing Success against an ordinary result (DBL-9): a temporary flaw, or one of theirs.")
     # Inflicting one is the PC's choice: they may decline, and the GM may dismiss it for them,
     # so a settled contest whose PC never chooses does not wait on the panel all session.
     decline = ContestStep(
-        NO_COMPLICATION, "No Complication", (), f"{loser} suffers no Complication from it.", gm_may=True
+        NO_COMPLICATION,
+        _("No Complication"),
+        (),
+        _("%(loser)s suffers no Complication from it.") % {"loser": loser},
+        gm_may=True,
     )
-    return [ContestStep(COMPLICATION, "Inflict a Complication", (param,), note), decline]
+    return [ContestStep(COMPLICATION, _("Inflict a Complication"), (param,), note), decline]
 
 
 def _chosen(side: ContestSide) -> bool:
@@ -98,14 +109,17 @@ def complication_done(
         return ContestStepDone(
             {**side.extra, NO_COMPLICATION: True},
             [],
-            f"No Complication: {side.name} inflicts none on {loser}.",
+            _("No Complication: %(name)s inflicts none on %(loser)s.") % {"name": side.name, "loser": loser},
         )
     raw = params.get(COMPLICATION, "")
     text = " ".join(str(raw).split())[:COMPLICATION_LENGTH] if isinstance(raw, str) else ""
     if not text:
-        raise RulesError("Say what the Complication is (a temporary flaw, or one of theirs).")
+        raise RulesError(_("Say what the Complication is (a temporary flaw, or one of theirs)."))
     return ContestStepDone(
-        {**side.extra, COMPLICATION: text}, [], f"{side.name} inflicts a Complication on {loser}: {text}."
+        {**side.extra, COMPLICATION: text},
+        [],
+        _("%(name)s inflicts a Complication on %(loser)s: %(text)s.")
+        % {"name": side.name, "loser": loser, "text": text},
     )
 
 
@@ -130,7 +144,7 @@ class ExtendedBoard:
 
     @property
     def dn_text(self) -> str:
-        return f"{DN_NAMES[self.action.dn]} ({self.action.dn})"
+        return f"{_(DN_NAMES[self.action.dn])} ({self.action.dn})"
 
     @property
     def chance_text(self) -> str:
@@ -159,7 +173,7 @@ def extended_board(contest: Contest, membership: Membership | None) -> ExtendedB
     net = system.parse_request(last.current_state()["request"]).net if last is not None else 2
     per_roll = system.chance(system.parse_request({"dice": net, "dn": action.dn}))
     chance = action.chance(per_roll) if per_roll is not None else None
-    like = f"{net} {'die' if net == 1 else 'dice'}"
+    like = dice_count(net)
     mine: list[Character] = []
     if membership is not None and action.status == "going" and contest.state in ("open", "revealed"):
         characters = contest.campaign.characters.filter(owner_id=membership.user_id).select_related(
@@ -194,12 +208,14 @@ def tally(contest: Contest, sides: list[ContestSide] | None = None) -> ExtendedA
 def verdict(contest: Contest) -> str:
     """The action's end in words: won, lost, or stopped before either."""
     action = tally(contest)
-    counts = (
-        f"{action.successes} of {action.successes_needed} successes, "
-        f"{action.failures} of {action.failures_allowed} failures"
-    )
+    counts = _("%(successes)d of %(needed)d successes, %(failures)d of %(allowed)d failures") % {
+        "successes": action.successes,
+        "needed": action.successes_needed,
+        "failures": action.failures,
+        "allowed": action.failures_allowed,
+    }
     if action.status == "won":
-        return f"The extended action is won: {counts}."
+        return _("The extended action is won: %(counts)s.") % {"counts": counts}
     if action.status == "lost":
-        return f"The extended action is lost: {counts}."
-    return f"The extended action stops unfinished: {counts}."
+        return _("The extended action is lost: %(counts)s.") % {"counts": counts}
+    return _("The extended action stops unfinished: %(counts)s.") % {"counts": counts}

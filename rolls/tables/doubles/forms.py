@@ -12,26 +12,54 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.doubles import DIFFICULTIES, MAX_HELPERS, MAX_LEVEL, MAX_SITUATIONAL
+from rolls.systems.words import N_
 from rolls.tables.forms import RollFormBase, SheetFormBase
 from tabletop.models import Character
 
 ABILITY_ROWS = 5
 WEAKNESS_ROWS = 3
-DEFAULT_ABILITIES = [("Athletics", 1), ("Fighting", 1), ("Notice", 1), ("Persuasion", 1), ("Connected", 1)]
-DEFAULT_WEAKNESSES = [("Reckless", 1)]
+# A new sheet's traits, named in the table's language when the form is drawn.
+DEFAULT_ABILITIES = [
+    (N_("Athletics"), 1),
+    (N_("Fighting"), 1),
+    (N_("Notice"), 1),
+    (N_("Persuasion"), 1),
+    (N_("Connected"), 1),
+]
+DEFAULT_WEAKNESSES = [(N_("Reckless"), 1)]
 DEFAULT_ENDURANCE = 30  # one miracle, or six drama dice
 MAX_ENDURANCE = 200
 OPPOSED = "opposed"
-DN_CHOICES = [(str(dn), f"{name} ({dn})") for name, dn in DIFFICULTIES.items()]
-DN_CHOICES.append((OPPOSED, "Opposed roll"))
+DN_CHOICES: list[tuple[str, Any]] = [
+    (str(dn), format_lazy("{} ({})", gettext_lazy(name), dn)) for name, dn in DIFFICULTIES.items()
+]
+DN_CHOICES.append((OPPOSED, gettext_lazy("Opposed roll")))
 
 # The two kinds of rows: (form prefix, label, sheet key, rows, defaults).
 KINDS = (
-    ("ability", "Ability", "abilities", ABILITY_ROWS, DEFAULT_ABILITIES),
-    ("weakness", "Weakness", "weaknesses", WEAKNESS_ROWS, DEFAULT_WEAKNESSES),
+    ("ability", N_("Ability"), "abilities", ABILITY_ROWS, DEFAULT_ABILITIES),
+    ("weakness", N_("Weakness"), "weaknesses", WEAKNESS_ROWS, DEFAULT_WEAKNESSES),
 )
+# What the sheet form says of a row, by kind: whole sentences (a trait's gender differs).
+ROW_TEXTS = {
+    "ability": {
+        "row": N_("Ability %(number)d"),
+        "level": N_("Ability %(number)d level"),
+        "unnamed": N_("Give this Ability a name, or set its level to 0."),
+        "twice": N_("Two Ability rows are called %(name)s."),
+    },
+    "weakness": {
+        "row": N_("Weakness %(number)d"),
+        "level": N_("Weakness %(number)d level"),
+        "unnamed": N_("Give this Weakness a name, or set its level to 0."),
+        "twice": N_("Two Weakness rows are called %(name)s."),
+    },
+}
 
 
 def endurance_max(sheet: dict[str, Any]) -> int:
@@ -40,28 +68,32 @@ def endurance_max(sheet: dict[str, Any]) -> int:
 
 class DoublesSheetForm(SheetFormBase):
     endurance_max = forms.IntegerField(
-        label="Endurance",
+        label=gettext_lazy("Endurance"),
         min_value=0,
         max_value=MAX_ENDURANCE,
         initial=DEFAULT_ENDURANCE,
-        help_text=f"0 to {MAX_ENDURANCE}: the most the character can have",
+        help_text=format_lazy(gettext_lazy("0 to {}: the most the character can have"), MAX_ENDURANCE),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for prefix, label, _, rows, defaults in KINDS:
+        for prefix, _label, _key, rows, defaults in KINDS:
+            texts = ROW_TEXTS[prefix]
             for i in range(rows):
                 default_name, default_level = defaults[i] if i < len(defaults) else ("", 0)
                 self.fields[f"{prefix}_{i}_name"] = forms.CharField(
-                    label=f"{label} {i + 1}", max_length=40, required=False, initial=default_name
+                    label=_(texts["row"]) % {"number": i + 1},
+                    max_length=40,
+                    required=False,
+                    initial=_(default_name) if default_name else "",
                 )
                 # "Level" on screen, beside its name; the whole name for a screen reader.
                 self.fields[f"{prefix}_{i}_level"] = forms.IntegerField(
-                    label="Level",
+                    label=_("Level"),
                     min_value=0,
                     max_value=MAX_LEVEL,
                     initial=default_level,
-                    widget=forms.NumberInput(attrs={"aria-label": f"{label} {i + 1} level"}),
+                    widget=forms.NumberInput(attrs={"aria-label": _(texts["level"]) % {"number": i + 1}}),
                 )
 
     # Rows for the template, so it can lay the sheet out without knowing the field names.
@@ -76,22 +108,23 @@ class DoublesSheetForm(SheetFormBase):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        for prefix, label, _, rows, _ in KINDS:
+        for prefix, _label, _key, rows, _defaults in KINDS:
+            texts = ROW_TEXTS[prefix]
             seen: set[str] = set()
             for i in range(rows):
                 name = (data.get(f"{prefix}_{i}_name") or "").strip()
                 level = data.get(f"{prefix}_{i}_level")
                 if not name and level:
-                    self.add_error(f"{prefix}_{i}_name", f"Give this {label} a name, or set its level to 0.")
+                    self.add_error(f"{prefix}_{i}_name", _(texts["unnamed"]))
                 elif name and name.lower() in seen:
-                    self.add_error(f"{prefix}_{i}_name", f"Two {label} rows are called {name}.")
+                    self.add_error(f"{prefix}_{i}_name", _(texts["twice"]) % {"name": name})
                 seen.add(name.lower())
         return data
 
     def to_sheet(self) -> dict[str, Any]:
         data = self.cleaned_data
         sheet: dict[str, Any] = {"endurance_max": data["endurance_max"]}
-        for prefix, _, key, rows, _ in KINDS:
+        for prefix, _label, key, rows, _defaults in KINDS:
             sheet[key] = [
                 {"name": data[f"{prefix}_{i}_name"].strip(), "level": data[f"{prefix}_{i}_level"]}
                 for i in range(rows)
@@ -102,7 +135,7 @@ class DoublesSheetForm(SheetFormBase):
     @classmethod
     def initial_from(cls, name: str, sheet: dict[str, Any]) -> dict[str, Any]:
         initial: dict[str, Any] = {"name": name, "endurance_max": endurance_max(sheet)}
-        for prefix, _, key, rows, _ in KINDS:
+        for prefix, _label, key, rows, _defaults in KINDS:
             traits = sheet.get(key, [])
             for i in range(rows):
                 # Empty rows stay empty: the defaults are for a new sheet only.
@@ -125,27 +158,31 @@ class DoublesRollForm(RollFormBase):
     standing = ("abilities", "weaknesses")
 
     abilities = forms.MultipleChoiceField(
-        label="Abilities that apply", required=False, widget=forms.CheckboxSelectMultiple
+        label=gettext_lazy("Abilities that apply"), required=False, widget=forms.CheckboxSelectMultiple
     )
     weaknesses = forms.MultipleChoiceField(
-        label="Weaknesses in the way", required=False, widget=forms.CheckboxSelectMultiple
+        label=gettext_lazy("Weaknesses in the way"), required=False, widget=forms.CheckboxSelectMultiple
     )
     bonus = forms.IntegerField(
-        label="Bonus dice", min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
+        label=gettext_lazy("Bonus dice"), min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
     )
     penalty = forms.IntegerField(
-        label="Penalty dice", min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
+        label=gettext_lazy("Penalty dice"), min_value=0, max_value=MAX_SITUATIONAL, required=False, initial=0
     )
     # DBL-14: the helpers are named, among the other characters at this table (``pool``
     # counts them and the card names them); the engine's bare count stays for the GM's quick
     # roll and the command line, where nobody has a sheet.
     helpers = forms.MultipleChoiceField(
-        label="Teaming up: who helps", required=False, widget=forms.CheckboxSelectMultiple
+        label=gettext_lazy("Teaming up: who helps"), required=False, widget=forms.CheckboxSelectMultiple
     )
-    dn = forms.ChoiceField(label="Difficulty", choices=DN_CHOICES, widget=forms.RadioSelect, initial="4")
-    degree_matters = forms.BooleanField(label="The degree of success matters (an attack...)", required=False)
+    dn = forms.ChoiceField(
+        label=gettext_lazy("Difficulty"), choices=DN_CHOICES, widget=forms.RadioSelect, initial="4"
+    )
+    degree_matters = forms.BooleanField(
+        label=gettext_lazy("The degree of success matters (an attack...)"), required=False
+    )
     declaration = forms.BooleanField(
-        label="A declaration: success makes it something the character can do", required=False
+        label=gettext_lazy("A declaration: success makes it something the character can do"), required=False
     )
 
     def __init__(self, *args: Any, character: Any, **kwargs: Any) -> None:
@@ -162,7 +199,9 @@ class DoublesRollForm(RollFormBase):
     def clean_helpers(self) -> list[str]:
         helpers = list(self.cleaned_data.get("helpers") or [])
         if len(helpers) > MAX_HELPERS:
-            raise forms.ValidationError(f"At most {MAX_HELPERS} characters help one leader (DBL-14).")
+            raise forms.ValidationError(
+                _("At most %(count)d characters help one leader (DBL-14).") % {"count": MAX_HELPERS}
+            )
         return helpers
 
     def helper_ticks(self) -> list[tuple[str, str, bool]]:
@@ -184,8 +223,8 @@ class DoublesRollForm(RollFormBase):
     def dn_options(self) -> list[tuple[str, str, str, bool]]:
         """(value, name, number, picked) for each Difficulty Number and the opposed roll."""
         picked = str(self["dn"].value() or "")
-        options = [(str(dn), name, str(dn), str(dn) == picked) for name, dn in DIFFICULTIES.items()]
-        options.append((OPPOSED, "Opposed roll", "", picked == OPPOSED))
+        options = [(str(dn), _(name), str(dn), str(dn) == picked) for name, dn in DIFFICULTIES.items()]
+        options.append((OPPOSED, _("Opposed roll"), "", picked == OPPOSED))
         return options
 
     def engine_data(self) -> dict[str, Any]:

@@ -23,13 +23,15 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_choice, get_int, percent
 from rolls.systems.kinds import (
-    GRADES,
     MAX_DICE,
     MIN_AFTER_DISADVANTAGE,
     Kinds,
@@ -37,6 +39,7 @@ from rolls.systems.kinds import (
     level_grade,
     pool_after,
 )
+from rolls.systems.words import N_
 from rolls.tables.base import Clock, ContestReading, TableAdapter, unchanged
 from rolls.tables.kinds import danger
 from rolls.tables.kinds.forms import FIELDS, KindsRollForm, KindsSheetForm, step_label
@@ -46,19 +49,38 @@ from tabletop.models import Character
 
 def _note(request: KindsRequest) -> str:
     """How Advantage or Disadvantage made the pool, clamp included (KIN-2, KIN-3)."""
-    given = f"Skill and Field give {request.dice} {'die' if request.dice == 1 else 'dice'}"
+    given = ngettext(
+        "Skill and Field give %(count)d die", "Skill and Field give %(count)d dice", request.dice
+    ) % {"count": request.dice}
     net = request.net
     if not net:
-        return given + "."
-    steps = f"{abs(net)} {'Advantage' if net > 0 else 'Disadvantage'}{'s' if abs(net) > 1 else ''}"
-    made = f"{given}; {steps} make{'s' if abs(net) == 1 else ''} {request.pool}"
+        return _("%(given)s.") % {"given": given}
+    count = abs(net)
+    if net > 0:
+        steps = ngettext("%(count)d Advantage", "%(count)d Advantages", count) % {"count": count}
+    else:
+        steps = ngettext("%(count)d Disadvantage", "%(count)d Disadvantages", count) % {"count": count}
+    made = ngettext("%(given)s; %(steps)s makes %(pool)d", "%(given)s; %(steps)s make %(pool)d", count) % {
+        "given": given,
+        "steps": steps,
+        "pool": request.pool,
+    }
     if net > 0 and request.pool < request.dice + net:
-        return f"{made}, the most a roll can have."
+        return _("%(made)s, the most a roll can have.") % {"made": made}
     if net < 0 and request.dice < MIN_AFTER_DISADVANTAGE:
-        return f"{given}; Disadvantage never takes the last die away."
+        return _("%(given)s; Disadvantage never takes the last die away.") % {"given": given}
     if net < 0 and request.pool > request.dice + net:
-        return f"{made}, the fewest Disadvantage leaves."
-    return f"{made}."
+        return _("%(made)s, the fewest Disadvantage leaves.") % {"made": made}
+    return _("%(made)s.") % {"made": made}
+
+
+# The Challenge a roll faces, by grade, as the odds line names it.
+CHALLENGES = {
+    1: N_("a Basic Challenge"),
+    2: N_("a Critical Challenge"),
+    3: N_("an Extreme Challenge"),
+    4: N_("an Impossible Challenge"),
+}
 
 
 class KindsTable(TableAdapter[Kinds, KindsRequest]):
@@ -71,10 +93,12 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
     call_needs = ("level", "net", "other_field", "danger")
     call_extras = ()
     roll_initial = {"trait": "skill-0", "level": "basic", "net": 0, "other_field": ""}
-    story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
+    story = Clock(gettext_lazy("New Adventure"), gettext_lazy("Adventure {n} begins."), unchanged)
 
     # -- one Danger faced together (rolls.tables.kinds.danger) ----------------------------------
-    contest_kinds = ((Contest.Kind.DANGER.value, "One Danger: each rolls their own Challenge"),)
+    contest_kinds = (
+        (Contest.Kind.DANGER.value, cast("str", gettext_lazy("One Danger: each rolls their own Challenge"))),
+    )
     contest_setup_params = (danger.LEVEL,)
     # Every side of a Danger is a Danger; its level is the flow's (``contest_side_data``), so
     # neither is asked per character on the GM's form.
@@ -88,7 +112,7 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
     def contest_closing(self, kind: str) -> str:
         # ``danger.reading``: an Adventurer who has not rolled neither passes nor meets an
         # Accident; the verdict names them as not having rolled.
-        return (
+        return _(
             "Close it now? The rolls made so far are revealed; whoever has not rolled neither "
             "passes nor meets an Accident, and the verdict says they did not roll."
         )
@@ -114,12 +138,12 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
         sheet = character.sheet
         skills = sheet.get("skills", [])
         if not skills:
-            raise RulesError("This sheet has no Skills yet; add some before rolling.")
-        skill = skills[get_int(data, "skill", "The Skill", 0, len(skills) - 1)]
+            raise RulesError(_("This sheet has no Skills yet; add some before rolling."))
+        skill = skills[get_int(data, "skill", _("The Skill"), 0, len(skills) - 1)]
         field = skill["field"]
         if data.get("field") not in (None, ""):
-            field = get_choice(data, "field", "The Field", FIELDS)
-        net = get_int(data, "net", "Advantage or Disadvantage", -3, 3, default=0)
+            field = get_choice(data, "field", _("The Field"), FIELDS)
+        net = get_int(data, "net", _("Advantage or Disadvantage"), -3, 3, default=0)
         request = {
             "skill": skill["diamonds"],
             "field": sheet["fields"][field],
@@ -128,7 +152,7 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
             "level": data.get("level") or "basic",
             "danger": get_bool(data, "danger"),
         }
-        return request, f"{field} + {skill['name']}"
+        return request, f"{_(field)} + {skill['name']}"
 
     def odds_context(self, system: Kinds, request: KindsRequest, label: str) -> dict[str, Any]:
         """The roll form's odds line: the chance now, and the pool and chance at every step of the
@@ -144,11 +168,10 @@ class KindsTable(TableAdapter[Kinds, KindsRequest]):
             }
             for net, chance in by_step.items()
         ]
-        level = GRADES[level_grade(request.level)]
         return {
             "trait": label,
             "pool": request.pool,
-            "challenge": f"{'an' if level[0] in 'AEIOU' else 'a'} {level} Challenge",
+            "challenge": _(CHALLENGES[level_grade(request.level)]),
             "chance": percent(system.chance(request)),
             "note": _note(request),
             "ladder": ladder,

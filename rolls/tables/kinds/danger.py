@@ -22,7 +22,10 @@ Our reading, also on the rules page:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
@@ -35,16 +38,24 @@ if TYPE_CHECKING:
     from tabletop.models import Character
 
 # The Danger's grade, as the GM's form offers it: "Basic" ... "Impossible".
-LEVEL = Param("level", "The Danger's Challenge", tuple(GRADES[1:]))
+LEVEL = Param(
+    "level",
+    cast("str", gettext_lazy("The Danger's Challenge")),
+    tuple(GRADES[1:]),
+    labels=tuple(cast("str", gettext_lazy(grade)) for grade in GRADES[1:]),
+)
 
 
 def setup(count: int, values: Mapping[str, Any]) -> dict[str, Any]:
     """The Danger's level, checked; RulesError refuses the flow and nothing is opened."""
     grade = str(values.get("level", "") or "Basic")
     if grade not in LEVEL.choices:
-        raise RulesError(f"Choose the Danger's Challenge: {', '.join(LEVEL.choices)}.")
+        raise RulesError(
+            _("Choose the Danger's Challenge: %(grades)s.")
+            % {"grades": ", ".join(_(g) for g in LEVEL.choices)}
+        )
     if count < 2:
-        raise RulesError("A Danger faced together is for two Adventurers or more: tick who faces it.")
+        raise RulesError(_("A Danger faced together is for two Adventurers or more: tick who faces it."))
     return {"level": LEVELS[GRADES.index(grade)]}
 
 
@@ -62,7 +73,7 @@ def _request(side: ContestSide, pool: Pool) -> KindsRequest | None:
     if side.character is None:
         return None
     try:
-        data, _ = pool(side.character, side.data)
+        data, _label = pool(side.character, side.data)
         return kinds.parse_request(data)
     except RulesError:
         return None
@@ -76,10 +87,16 @@ def odds_text(sides: Sequence[ContestSide], pool: Pool) -> str:
     each = ", ".join(f"{name} {percent(kinds.chance(request))}" for name, request in requests.items())
     found = passing_odds(requests)
     everyone, nobody = found[len(requests)], found[0]
-    return (
-        f"Chance to pass: {each}. Everyone passes: {percent(everyone)} (exact: {everyone}); "
-        f"nobody: {percent(nobody)} (exact: {nobody})."
-    )
+    return _(
+        "Chance to pass: %(each)s. Everyone passes: %(everyone)s (exact: %(everyone_exact)s); "
+        "nobody: %(nobody)s (exact: %(nobody_exact)s)."
+    ) % {
+        "each": each,
+        "everyone": percent(everyone),
+        "everyone_exact": everyone,
+        "nobody": percent(nobody),
+        "nobody_exact": nobody,
+    }
 
 
 def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> ContestReading:
@@ -89,14 +106,14 @@ def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Conte
         for side in sides
         if side.roll is not None and side.roll.revealed
     }
-    grade = GRADES[max(1, LEVELS.index(contest.setup.get("level", "basic")))]
+    grade = _(GRADES[max(1, LEVELS.index(contest.setup.get("level", "basic")))])
     if not revealed:
         rolled = sum(side.roll is not None for side in sides)
-        phase = (
-            f"A {grade} Danger. Rolling: {rolled} of {len(sides)} in; the dice stay sealed until "
-            f"everyone has rolled. {odds_text(sides, pool)}"
-        )
-        return ContestReading(["" for _ in sides], phase.strip(), _verdict(grade, None, sides))
+        phase = _(
+            "A %(grade)s Danger. Rolling: %(rolled)d of %(total)d in; the dice stay sealed until "
+            "everyone has rolled. %(odds)s"
+        ) % {"grade": grade, "rolled": rolled, "total": len(sides), "odds": odds_text(sides, pool)}
+        return ContestReading(["" for _side in sides], phase.strip(), _verdict(grade, None, sides))
     result = face_danger(revealed)
     outcomes = dict(result.outcomes)
     results = [
@@ -104,7 +121,9 @@ def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Conte
     ]
     winners = frozenset(int(key) for key in result.passed)
     verdict = _verdict(grade, result.passed, sides)
-    phase = f"Revealed: {verdict} The GM describes each Accident; a Danger's can hurt. The GM settles it."
+    phase = _(
+        "Revealed: %(verdict)s The GM describes each Accident; a Danger's can hurt. The GM settles it."
+    ) % {"verdict": verdict}
     return ContestReading(results, phase, verdict, winners)
 
 
@@ -118,17 +137,23 @@ def _verdict(grade: str, passed: Sequence[str] | None, sides: Sequence[ContestSi
     missing = [side.name for side in sides if side not in rolled]
     parts = []
     if through and not accidents and not missing:
-        parts.append(f"everyone passes ({_names(through)})")
+        parts.append(_("everyone passes (%(names)s)") % {"names": _names(through)})
     elif through:
-        parts.append(f"{_names(through)} {'passes' if len(through) == 1 else 'pass'}")
+        parts.append(
+            ngettext("%(names)s passes", "%(names)s pass", len(through)) % {"names": _names(through)}
+        )
     if accidents:
-        parts.append(f"an Accident for {_names(accidents)}")
+        parts.append(_("an Accident for %(names)s") % {"names": _names(accidents)})
     if not through and not accidents:
-        parts.append("nobody rolled")
+        parts.append(_("nobody rolled"))
     if missing and rolled:
-        parts.append(f"{_names(missing)} did not roll")
-    return f"The {grade} Danger: {'; '.join(parts)}."
+        parts.append(_("%(names)s did not roll") % {"names": _names(missing)})
+    # Translators: the Danger's verdict; its clauses are joined by "; ".
+    return _("The %(grade)s Danger: %(parts)s.") % {"grade": grade, "parts": "; ".join(parts)}
 
 
 def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    if len(names) == 1:
+        return names[0]
+    # Translators: a list of names, "Ana, Bo and Kim".
+    return _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}

@@ -9,18 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.kinds import GRADES, LEVELS, MAX_DICE, MAX_STEPS
+from rolls.systems.words import N_
 from rolls.tables.forms import RollFormBase, SheetFormBase
 
 # The document names one Field (Knowledge) and one Skill (First Aid); the rest is ours, and
 # every Skill can be renamed on the sheet.
-FIELDS = ("Action", "Knowledge", "Social", "Survival")
+# The Fields are the sheet's keys, kept in English and translated where drawn.
+FIELDS = (N_("Action"), N_("Knowledge"), N_("Social"), N_("Survival"))
 DEFAULT_SKILLS: dict[str, tuple[str, ...]] = {
-    "Action": ("Athletics", "Drive", "Fight", "Shoot"),
-    "Knowledge": ("First Aid", "History", "Languages", "Science"),
-    "Social": ("Charm", "Deceive", "Insight", "Intimidate"),
-    "Survival": ("Climb", "Notice", "Stealth", "Track"),
+    "Action": (N_("Athletics"), N_("Drive"), N_("Fight"), N_("Shoot")),
+    "Knowledge": (N_("First Aid"), N_("History"), N_("Languages"), N_("Science")),
+    "Social": (N_("Charm"), N_("Deceive"), N_("Insight"), N_("Intimidate")),
+    "Survival": (N_("Climb"), N_("Notice"), N_("Stealth"), N_("Track")),
 }
 SKILLS_PER_FIELD = 4
 # A Field has at least one Diamond (so every Skill rolls at least one die) and a Skill and its
@@ -40,23 +44,32 @@ class KindsSheetForm(SheetFormBase):
         super().__init__(*args, **kwargs)
         for field in FIELDS:
             self.fields[field.lower()] = forms.IntegerField(
-                label=f"{field} Diamonds", min_value=MIN_FIELD, max_value=MAX_FIELD, initial=DEFAULT_FIELD
+                label=_("%(field)s Diamonds") % {"field": _(field)},
+                min_value=MIN_FIELD,
+                max_value=MAX_FIELD,
+                initial=DEFAULT_FIELD,
             )
         for field, index in SLOTS:
             key = skill_key(field, index)
-            default = DEFAULT_SKILLS[field][index]
+            # A new sheet's Skills are named in the table's language.
+            default = _(DEFAULT_SKILLS[field][index])
             self.fields[f"{key}_name"] = forms.CharField(
-                label=f"{field} Skill {index + 1}", max_length=40, initial=default
+                label=_("%(field)s Skill %(number)d") % {"field": _(field), "number": index + 1},
+                max_length=40,
+                initial=default,
             )
             self.fields[f"{key}_diamonds"] = forms.IntegerField(
-                label=f"{default} Diamonds", min_value=0, max_value=MAX_SKILL, initial=DEFAULT_SKILL
+                label=_("%(skill)s Diamonds") % {"skill": default},
+                min_value=0,
+                max_value=MAX_SKILL,
+                initial=DEFAULT_SKILL,
             )
 
     def field_rows(self) -> list[dict[str, Any]]:
         """Per Field: its Diamonds and its Skills (name, Diamonds), for the template."""
         return [
             {
-                "name": field,
+                "name": _(field),
                 "field": self[field.lower()],
                 "skills": [
                     (self[f"{skill_key(field, i)}_name"], self[f"{skill_key(field, i)}_diamonds"])
@@ -71,7 +84,7 @@ class KindsSheetForm(SheetFormBase):
         names = [str(data.get(f"{skill_key(f, i)}_name", "")).strip().lower() for f, i in SLOTS]
         named = [name for name in names if name]
         if len(named) != len(set(named)):
-            raise forms.ValidationError("Two Skills have the same name; give each Skill its own.")
+            raise forms.ValidationError(_("Two Skills have the same name; give each Skill its own."))
         return data
 
     def to_sheet(self) -> dict[str, Any]:
@@ -115,21 +128,23 @@ class KindsRollForm(RollFormBase):
 
     standing = ("trait",)
 
-    trait = forms.ChoiceField(label="Skill", widget=forms.RadioSelect)
+    trait = forms.ChoiceField(label=gettext_lazy("Skill"), widget=forms.RadioSelect)
     level = forms.ChoiceField(
-        label="Challenge",
-        choices=[(level, GRADES[grade]) for grade, level in enumerate(LEVELS) if grade],
+        label=gettext_lazy("Challenge"),
+        choices=[(level, gettext_lazy(GRADES[grade])) for grade, level in enumerate(LEVELS) if grade],
         initial="basic",
     )
     net = forms.TypedChoiceField(
-        label="Advantage or Disadvantage",
+        label=gettext_lazy("Advantage or Disadvantage"),
         coerce=int,
         choices=[(net, step_label(net)) for net in range(-MAX_STEPS, MAX_STEPS + 1)],
         initial=0,
         required=False,
     )
-    other_field = forms.ChoiceField(label="In another Field", required=False)
-    danger = forms.BooleanField(label="This Challenge is a Danger: an Accident can hurt", required=False)
+    other_field = forms.ChoiceField(label=gettext_lazy("In another Field"), required=False)
+    danger = forms.BooleanField(
+        label=gettext_lazy("This Challenge is a Danger: an Accident can hurt"), required=False
+    )
 
     def __init__(self, *args: Any, character: Any, **kwargs: Any) -> None:
         super().__init__(*args, character=character, **kwargs)
@@ -137,7 +152,7 @@ class KindsRollForm(RollFormBase):
         trait, other_field = self.fields["trait"], self.fields["other_field"]
         assert isinstance(trait, forms.ChoiceField) and isinstance(other_field, forms.ChoiceField)
         trait.choices = [(f"skill-{i}", skill["name"]) for i, skill in enumerate(skills)]
-        other_field.choices = [("", "Own Field"), *((f, f) for f in FIELDS)]
+        other_field.choices = [("", _("Own Field")), *((f, _(f)) for f in FIELDS)]
 
     def skill_rows(self) -> list[dict[str, Any]]:
         """Per Field: its Diamonds and its Skills as (value, name, Diamonds, dice), for a grid of
@@ -151,7 +166,8 @@ class KindsRollForm(RollFormBase):
                 for i, skill in enumerate(sheet.get("skills", []))
                 if skill["field"] == field
             ]
-            rows.append({"field": field, "diamonds": diamonds, "skills": skills})
+            # ``name``: the Field in the table's language (``field`` is the sheet's key).
+            rows.append({"field": field, "name": _(field), "diamonds": diamonds, "skills": skills})
         return rows
 
     def engine_data(self) -> dict[str, Any]:

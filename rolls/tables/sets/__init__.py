@@ -23,6 +23,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from rolls.systems import RulesError
 from rolls.systems.base import State, percent
 from rolls.systems.sets import (
@@ -36,6 +39,7 @@ from rolls.systems.sets import (
     usual_bid,
     with_carried,
 )
+from rolls.systems.words import N_, Text
 from rolls.tables.base import Clock, ContestStep, ContestStepDone, TableAdapter, unchanged
 from rolls.tables.sets import contest as sealed
 from rolls.tables.sets.carried import carried_for, carried_words
@@ -48,7 +52,9 @@ if TYPE_CHECKING:
 
 
 def _bar_words(size: int, face: int | None) -> str:
-    return f"the {BAR_LEVELS[size]} Bar ({f'{size}x{face}' if face else f'Size {size}, Face rolled'})"
+    if face:
+        return _("the %(level)s Bar (%(bar)s)") % {"level": _(BAR_LEVELS[size]), "bar": f"{size}x{face}"}
+    return _("the %(level)s Bar (Size %(size)d, Face rolled)") % {"level": _(BAR_LEVELS[size]), "size": size}
 
 
 class SetsTable(TableAdapter[Sets, SetsRequest]):
@@ -97,15 +103,14 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         winner = sides[win]
         done = bool(winner.extra.get("hits_done"))
         if side.position != win and not done:
-            return (
-                f"{winner.name} won the bids and spends criticals first: answer once they have "
-                "spent or declined them."
-            )
+            return _(
+                "%(name)s won the bids and spends criticals first: answer once they have spent or declined them."
+            ) % {"name": winner.name}
         if side.position == win and done:
-            return "You said you were done with criticals; the other side answers now."
+            return _("You said you were done with criticals; the other side answers now.")
         return ""
 
-    story = Clock("New Adventure", "Adventure {n} begins.", unchanged)
+    story = Clock(gettext_lazy("New Adventure"), gettext_lazy("Adventure {n} begins."), unchanged)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """The engine request and a label (the stat's name) for the roll form's choices.
@@ -117,7 +122,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         stats = {stat["name"]: stat["dice"] for stat in character.sheet.get("stats", [])}
         name = str(data.get("stat", ""))
         if name not in stats:
-            raise RulesError(f"Choose a stat: {', '.join(stats)}.")
+            raise RulesError(_("Choose a stat: %(stats)s.") % {"stats": ", ".join(stats)})
         opposed = str(data.get("bar", "")) == OPPOSED
         request: dict[str, Any] = {
             "stat": stats[name],
@@ -166,16 +171,18 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
             context["bar"] = _bar_words(request.bar_size, request.bar_face)
             context["chance"] = percent(system.chance(request))
             context["others"] = [
-                (name, percent(chance_against_bar(request.dice, size, request.bar_face)))
+                (_(name), percent(chance_against_bar(request.dice, size, request.bar_face)))
                 for size, name in BAR_LEVELS.items()
                 if size != request.bar_size
             ]
         return context
 
     # -- contests: sealed bids (rolls.tables.sets.contest) ------------------------------------
-    contest_waiting = (
-        "Every side has rolled. The dice and the bids stay sealed until both sides have bid "
-        "and the GM has named the attacker."
+    contest_waiting = Text(
+        N_(
+            "Every side has rolled. The dice and the bids stay sealed until both sides have bid "
+            "and the GM has named the attacker."
+        )
     )
 
     def contest_steps(
@@ -204,7 +211,7 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
 
     def contest_closing(self, kind: str) -> str:
         # ``sealed.revealed``: a side that has not bid yet reveals no bid, which is no set.
-        return (
+        return _(
             "Close it now? The rolls made so far are revealed; a side that has not rolled loses, "
             "and one that has not bid yet bids no set."
         )
@@ -222,8 +229,8 @@ class SetsTable(TableAdapter[Sets, SetsRequest]):
         if side.npc:
             return engine.contest_request(engine.parse_request(side.data))
         if side.character is None:
-            raise RulesError(f"{side.name} has left the table.")
-        data, _ = self.pool(side.character, side.data)
+            raise RulesError(_("%(name)s has left the table.") % {"name": side.name})
+        data, _label = self.pool(side.character, side.data)
         return engine.contest_request(engine.parse_request(data))
 
     def contest_side(

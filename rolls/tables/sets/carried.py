@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.systems.sets import CarriedDie
@@ -71,10 +73,17 @@ def carried_for(character: Character) -> tuple[CarriedDie, ...]:
         step = entry.state["steps"][-1]
         effect = step.get("effect")
         if effect == "bonus" and entry.roll.character_id == character.pk:
-            carried.append(CarriedDie(1, f"a bonus die from {entry.roll.character_name}'s critical effect"))
+            carried.append(
+                CarriedDie(
+                    1, _("a bonus die from %(name)s's critical effect") % {"name": entry.roll.character_name}
+                )
+            )
         elif effect == "penalty" and entry.roll.target_id == character.pk:
             carried.append(
-                CarriedDie(-1, f"a penalty die from {entry.roll.character_name}'s critical effect")
+                CarriedDie(
+                    -1,
+                    _("a penalty die from %(name)s's critical effect") % {"name": entry.roll.character_name},
+                )
             )
     return tuple(carried)
 
@@ -84,5 +93,8 @@ def carried_words(carried: tuple[CarriedDie, ...]) -> str:
     change = sum(die.change for die in carried)
     if not carried:
         return ""
-    dice = "die" if abs(change) == 1 else "dice"
-    return f"{change:+d} carried {dice}" if change else "carried dice cancel out"
+    if not change:
+        return _("carried dice cancel out")
+    return ngettext("%(change)s carried die", "%(change)s carried dice", abs(change)) % {
+        "change": f"{change:+d}"
+    }

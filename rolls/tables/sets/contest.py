@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
+
 from rolls.systems import RulesError
 from rolls.systems.base import Param, percent
 from rolls.systems.sets import (
@@ -73,10 +75,12 @@ def steps(contest: Contest, side: ContestSide) -> list[ContestStep]:
         return []
     faces = faces_of(side)
     if best_bid(faces) is None:
-        return [ContestStep(NO_SET, "No set: bid nothing", note="any set on the other side wins")]
+        return [ContestStep(NO_SET, _("No set: bid nothing"), note=_("any set on the other side wins"))]
     choices = tuple(str(i) for i, face in enumerate(faces) if faces.count(face) >= 2)
     return [
-        ContestStep(BID, "Bid these dice, sealed", (Param("dice", "Dice to bid", choices, multiple=True),))
+        ContestStep(
+            BID, _("Bid these dice, sealed"), (Param("dice", _("Dice to bid"), choices, multiple=True),)
+        )
     ]
 
 
@@ -90,11 +94,13 @@ def take(
         return critical_take(side, sides, step, params)
     if step.action == NO_SET:
         if best_bid(faces_of(side)) is not None:
-            raise RulesError("Your dice hold a set: bid it.")
+            raise RulesError(_("Your dice hold a set: bid it."))
         bid: dict[str, Any] = {"action": "bid", "size": 0, "bid": "none"}
     else:
         bid = sealed_bid(side.roll.current_state(), params.get("dice"))
-    return ContestStepDone({**side.extra, "bid": bid}, [], f"{side.name} has bid, sealed.")
+    return ContestStepDone(
+        {**side.extra, "bid": bid}, [], _("%(name)s has bid, sealed.") % {"name": side.name}
+    )
 
 
 def ready(sides: Sequence[ContestSide]) -> bool:
@@ -134,7 +140,7 @@ def revealed(sides: Sequence[ContestSide]) -> tuple[dict[int, dict[str, Any]], s
         states[side.position] = sealed_bid_state(
             side.roll.current_state(), bid, theirs, won=side.position == winner
         )
-    return states, "Bids revealed: " + words(sides, bids)
+    return states, _("Bids revealed: %(words)s") % {"words": words(sides, bids)}
 
 
 def words(sides: Sequence[ContestSide], bids: Sequence[Bid | None]) -> str:
@@ -142,16 +148,26 @@ def words(sides: Sequence[ContestSide], bids: Sequence[Bid | None]) -> str:
     set. Ada wins: any set beats no set." """
     attacker = attacker_of(sides)
     if attacker is None:
-        return "Bids are in; the GM has not named the attacker yet."
+        return _("Bids are in; the GM has not named the attacker yet.")
     verdict = settle_bids(bids[attacker], bids[1 - attacker])
     winner = sides[attacker] if verdict.winner == "attacker" else sides[1 - attacker]
     said = ", ".join(
-        f"{side.name}{' (attacking)' if side.position == attacker else ''} "
-        f"{'bid ' + str(bid) if bid is not None else 'no set'}"
+        _bid_said(side.name, bid, attacking=side.position == attacker)
         for side, bid in zip(sides, bids, strict=True)
     )
-    why = verdict.note.split(": ", 1)[-1]
-    return f"{said}. {winner.name} wins: {why}"
+    return _("%(said)s. %(winner)s wins: %(why)s.") % {
+        "said": said,
+        "winner": winner.name,
+        "why": verdict.why,
+    }
+
+
+def _bid_said(name: str, bid: Bid | None, *, attacking: bool) -> str:
+    """One side's bid in the verdict: "Ada (attacking) bid 3x4", "the guard no set"."""
+    if bid is None:
+        return (_("%(name)s (attacking) no set") if attacking else _("%(name)s no set")) % {"name": name}
+    said = _("%(name)s (attacking) bid %(bid)s") if attacking else _("%(name)s bid %(bid)s")
+    return said % {"name": name, "bid": str(bid)}
 
 
 @dataclass(frozen=True)
@@ -240,14 +256,16 @@ def critical_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestS
         # SET-8: critical hits only for the attacker; a defender who wins says when it is
         # done with its other criticals (on its card), and then the loser answers (SET-10).
         if win != attacker_of(sides):
-            return [ContestStep(HITS_DONE, "Done with criticals", note="a defender deals no critical hit")]
+            return [
+                ContestStep(HITS_DONE, _("Done with criticals"), note=_("a defender deals no critical hit"))
+            ]
         choices = _set_choices(side)
         if choices:
-            dice = Param("dice", "Dice of one set", choices, multiple=True)
+            dice = Param("dice", _("Dice of one set"), choices, multiple=True)
             steps.append(
-                ContestStep(CRITICAL_HIT, "Spend a critical hit", (dice,), "one more damage if it wins")
+                ContestStep(CRITICAL_HIT, _("Spend a critical hit"), (dice,), _("one more damage if it wins"))
             )
-        steps.append(ContestStep(HITS_DONE, "No more critical hits"))
+        steps.append(ContestStep(HITS_DONE, _("No more critical hits")))
         return steps
     hits = winner.extra.get("hits", [])
     answers = loser.extra.get("answers", [])
@@ -257,13 +275,18 @@ def critical_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestS
     steps = []
     choices = _set_choices(side)
     if choices:
-        dice = Param("dice", "Dice of one set", choices, multiple=True)
+        dice = Param("dice", _("Dice of one set"), choices, multiple=True)
         steps.append(
             ContestStep(
-                ANSWER, f"Answer the critical hit {against}", (dice,), "it deals no damage if yours wins"
+                ANSWER,
+                _("Answer the critical hit %(hit)s") % {"hit": against},
+                (dice,),
+                _("it deals no damage if yours wins"),
             )
         )
-    steps.append(ContestStep(LET_THROUGH, f"No set against {against}", note="one more damage"))
+    steps.append(
+        ContestStep(LET_THROUGH, _("No set against %(hit)s") % {"hit": against}, note=_("one more damage"))
+    )
     return steps
 
 
@@ -277,20 +300,30 @@ def critical_take(
         hits = side.extra.get("hits", [])
         if side.position != attacker_of(sides):
             return ContestStepDone(
-                {**side.extra, "hits_done": True}, [], f"{side.name} is done with criticals."
+                {**side.extra, "hits_done": True},
+                [],
+                _("%(name)s is done with criticals.") % {"name": side.name},
             )
-        text = f"{side.name} spends no more critical hits"
-        text += f" ({len(hits)} to answer)." if hits else ": no extra damage."
+        if hits:
+            text = _("%(name)s spends no more critical hits (%(count)d to answer).") % {
+                "name": side.name,
+                "count": len(hits),
+            }
+        else:
+            text = _("%(name)s spends no more critical hits: no extra damage.") % {"name": side.name}
         return ContestStepDone({**side.extra, "hits_done": True}, [], text)
     if step.action == LET_THROUGH:
         answers = [*side.extra.get("answers", []), {"bid": "none"}]
         extra = {**side.extra, "answers": answers}
-        return ContestStepDone(extra, [], _answer_text(side, sides, extra, "no set"))
+        return ContestStepDone(extra, [], _answer_text(side, sides, extra, _("no set")))
     state, bid = spend_set(side.roll.current_state(), step.action, params.get("dice"))
     if step.action == CRITICAL_HIT:
         hits = [*side.extra.get("hits", []), {"bid": str(bid), "size": bid.size, "face": bid.face}]
         return ContestStepDone(
-            {**side.extra, "hits": hits}, [], f"{side.name} spends a critical hit: {bid}.", state
+            {**side.extra, "hits": hits},
+            [],
+            _("%(name)s spends a critical hit: %(bid)s.") % {"name": side.name, "bid": str(bid)},
+            state,
         )
     answers = [*side.extra.get("answers", []), {"bid": str(bid), "size": bid.size, "face": bid.face}]
     extra = {**side.extra, "answers": answers}
@@ -301,10 +334,13 @@ def _answer_text(side: ContestSide, sides: Sequence[ContestSide], extra: dict[st
     shown: list[Any] = list(sides)
     shown[side.position] = Shown(side.name, extra)
     last = exchanges_of(shown)[len(extra["answers"]) - 1]
-    line = f"{side.name} answers the critical hit {last.winner_set} with {said}: "
-    line += "one more damage." if last.hit else "no damage from it."
-    words = damage_words(shown)
-    return f"{line} {words}" if words else line
+    words = {"name": side.name, "hit": last.winner_set, "said": said}
+    if last.hit:
+        line = _("%(name)s answers the critical hit %(hit)s with %(said)s: one more damage.") % words
+    else:
+        line = _("%(name)s answers the critical hit %(hit)s with %(said)s: no damage from it.") % words
+    damage = damage_words(shown)
+    return f"{line} {damage}" if damage else line
 
 
 @dataclass(frozen=True)
@@ -347,7 +383,7 @@ def exchanges_of(sides: Sequence[Any]) -> list[Exchange]:
         theirs = _bid_of(answers[index])
         attacks = win == attacker_of(sides)
         done = compare_critical_hits([mine], [] if theirs is None else [theirs], winner_attacks=attacks)[0]
-        exchanges.append(Exchange(str(mine), "no set" if theirs is None else str(theirs), done.hit))
+        exchanges.append(Exchange(str(mine), _("no set") if theirs is None else str(theirs), done.hit))
     return exchanges
 
 
@@ -362,8 +398,10 @@ def damage_words(sides: Sequence[Any]) -> str:
     if not exchanges:
         return ""
     damage = sum(1 for exchange in exchanges if exchange.hit)
-    more = "no extra damage" if damage == 0 else f"{damage} more damage"
-    return f"Critical hits: {more} ({damage} of {len(exchanges)} got through)."
+    words = {"damage": damage, "count": len(exchanges)}
+    if damage == 0:
+        return _("Critical hits: no extra damage (%(damage)d of %(count)d got through).") % words
+    return _("Critical hits: %(damage)d more damage (%(damage)d of %(count)d got through).") % words
 
 
 def turn_words(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> str:
@@ -372,9 +410,14 @@ def turn_words(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
     if not steps:
         return ""
     if steps[-1].action == HITS_DONE:
-        if len(steps) == 1 and steps[0].label == "Done with criticals":
-            return (
+        if winner_of(sides) != attacker_of(sides):
+            return _(
                 "Won as the defender: spends criticals first (no critical hit), then the other side answers."
             )
-        return "Won: spends critical hits first, one set at a time."
-    return f"Answers the critical hit {steps[-1].label.rsplit(' ', 1)[-1]} with a set, or none."
+        return _("Won: spends critical hits first, one set at a time.")
+    # The loser answers the winner's first critical hit not answered yet (``critical_steps``).
+    win = winner_of(sides)
+    assert win is not None
+    hits = sides[win].extra.get("hits", [])
+    against = hits[len(side.extra.get("answers", []))]["bid"]
+    return _("Answers the critical hit %(hit)s with a set, or none.") % {"hit": against}

@@ -11,44 +11,61 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.sets import BAR_LEVELS, MAX_ASSISTS, MAX_BONUS, MAX_LESSER_ASSISTS, MAX_PENALTY
+from rolls.systems.words import N_
 from rolls.tables.forms import RollFormBase, SheetFormBase
 
-DEFAULT_STATS = [("Might", 3), ("Finesse", 3), ("Insight", 3), ("Resolve", 3), ("Presence", 3)]
+# A new sheet's stats, named in the table's language when the form is drawn.
+DEFAULT_STATS = [
+    (N_("Might"), 3),
+    (N_("Finesse"), 3),
+    (N_("Insight"), 3),
+    (N_("Resolve"), 3),
+    (N_("Presence"), 3),
+]
 STAT_ROWS = len(DEFAULT_STATS)
 MIN_STAT = 1
 MAX_STAT = 10
 OPPOSED = "opposed"
 ROLLED = "rolled"
-BAR_CHOICES = [(str(size), f"{name} (Size {size})") for size, name in BAR_LEVELS.items()]
-BAR_CHOICES.append((OPPOSED, "Opposed (no Bar)"))
-FACE_CHOICES = [(ROLLED, "Rolled by the server"), *((str(face), str(face)) for face in range(1, 7))]
-SIDE_CHOICES = [("attacker", "Attacker"), ("defender", "Defender")]
+BAR_CHOICES: list[tuple[str, Any]] = [
+    (str(size), format_lazy(gettext_lazy("{name} (Size {size})"), name=gettext_lazy(name), size=size))
+    for size, name in BAR_LEVELS.items()
+]
+BAR_CHOICES.append((OPPOSED, gettext_lazy("Opposed (no Bar)")))
+FACE_CHOICES: list[tuple[str, Any]] = [
+    (ROLLED, gettext_lazy("Rolled by the server")),
+    *((str(face), str(face)) for face in range(1, 7)),
+]
+SIDE_CHOICES = [("attacker", gettext_lazy("Attacker")), ("defender", gettext_lazy("Defender"))]
 
 
 class SetsSheetForm(SheetFormBase):
     notes = forms.CharField(
-        label="Abilities and sorcery",
+        label=gettext_lazy("Abilities and sorcery"),
         max_length=300,
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="What gives bonus dice when it applies; the Judge decides how many.",
+        help_text=gettext_lazy("What gives bonus dice when it applies; the Judge decides how many."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for i, (name, dice) in enumerate(DEFAULT_STATS):
             self.fields[f"stat_{i}_name"] = forms.CharField(
-                label=f"Stat {i + 1}", max_length=30, initial=name
+                label=_("Stat %(number)d") % {"number": i + 1}, max_length=30, initial=_(name)
             )
             # "Dice" on screen, beside its name; the whole name for a screen reader.
             self.fields[f"stat_{i}_dice"] = forms.IntegerField(
-                label="Dice",
+                label=_("Dice"),
                 min_value=MIN_STAT,
                 max_value=MAX_STAT,
                 initial=dice,
-                widget=forms.NumberInput(attrs={"aria-label": f"Stat {i + 1} dice"}),
+                widget=forms.NumberInput(attrs={"aria-label": _("Stat %(number)d dice") % {"number": i + 1}}),
             )
 
     def stat_rows(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
@@ -60,7 +77,10 @@ class SetsSheetForm(SheetFormBase):
         for i in range(STAT_ROWS):
             name = (data.get(f"stat_{i}_name") or "").strip()
             if name and name.lower() in seen:
-                self.add_error(f"stat_{i}_name", f"Two stats are called {name}; give each its own name.")
+                self.add_error(
+                    f"stat_{i}_name",
+                    _("Two stats are called %(name)s; give each its own name.") % {"name": name},
+                )
             seen.add(name.lower())
         return data
 
@@ -88,23 +108,35 @@ class SetsRollForm(RollFormBase):
 
     standing = ("stat",)
 
-    stat = forms.ChoiceField(label="Stat", widget=forms.RadioSelect)
+    stat = forms.ChoiceField(label=gettext_lazy("Stat"), widget=forms.RadioSelect)
     bonus = forms.IntegerField(
-        label="Bonus dice", min_value=0, max_value=MAX_BONUS, required=False, initial=0
+        label=gettext_lazy("Bonus dice"), min_value=0, max_value=MAX_BONUS, required=False, initial=0
     )
     penalty = forms.IntegerField(
-        label="Penalty dice", min_value=0, max_value=MAX_PENALTY, required=False, initial=0
+        label=gettext_lazy("Penalty dice"), min_value=0, max_value=MAX_PENALTY, required=False, initial=0
     )
     assists = forms.IntegerField(
-        label="Significant helpers", min_value=0, max_value=MAX_ASSISTS, required=False, initial=0
+        label=gettext_lazy("Significant helpers"),
+        min_value=0,
+        max_value=MAX_ASSISTS,
+        required=False,
+        initial=0,
     )
     lesser_assists = forms.IntegerField(
-        label="Lesser helpers", min_value=0, max_value=MAX_LESSER_ASSISTS, required=False, initial=0
+        label=gettext_lazy("Lesser helpers"),
+        min_value=0,
+        max_value=MAX_LESSER_ASSISTS,
+        required=False,
+        initial=0,
     )
-    bar = forms.ChoiceField(label="Bar", choices=BAR_CHOICES, widget=forms.RadioSelect, initial="2")
-    face = forms.ChoiceField(label="The Bar's Face", choices=FACE_CHOICES, initial=ROLLED, required=False)
+    bar = forms.ChoiceField(
+        label=gettext_lazy("Bar"), choices=BAR_CHOICES, widget=forms.RadioSelect, initial="2"
+    )
+    face = forms.ChoiceField(
+        label=gettext_lazy("The Bar's Face"), choices=FACE_CHOICES, initial=ROLLED, required=False
+    )
     side = forms.ChoiceField(
-        label="In an opposed roll", choices=SIDE_CHOICES, initial="attacker", required=False
+        label=gettext_lazy("In an opposed roll"), choices=SIDE_CHOICES, initial="attacker", required=False
     )
 
     def __init__(self, *args: Any, character: Any, **kwargs: Any) -> None:
@@ -123,9 +155,10 @@ class SetsRollForm(RollFormBase):
         """(value, name, what it needs, picked) for each Bar and the opposed roll."""
         picked = str(self["bar"].value() or "")
         options = [
-            (str(size), name, f"Size {size}", str(size) == picked) for size, name in BAR_LEVELS.items()
+            (str(size), _(name), _("Size %(size)d") % {"size": size}, str(size) == picked)
+            for size, name in BAR_LEVELS.items()
         ]
-        options.append((OPPOSED, "Opposed", "no Bar", picked == OPPOSED))
+        options.append((OPPOSED, _("Opposed"), _("no Bar"), picked == OPPOSED))
         return options
 
     def engine_data(self) -> dict[str, Any]:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls.models import Contest, ContestSide, Roll, Visibility
 from rolls.systems import RulesError
 from rolls.systems.base import get_bool, get_int, percent
 from rolls.systems.sixes import ATTRIBUTES, Sixes, SixesRequest, helper_shares_failure
 from rolls.systems.sixes import system as engine
+from rolls.systems.words import N_, Text
 from rolls.tables.base import (
     Clock,
     ContestReading,
@@ -29,7 +33,7 @@ from tabletop.models import Character
 
 def _luck_limit(character: Character) -> tuple[int, str]:
     """SIX-8: the most Luck the GM may set, from the sheet's age."""
-    return sixes_luck_max(character.sheet), f"15 - age {character.sheet.get('age')}, SIX-8"
+    return sixes_luck_max(character.sheet), _("15 - age %(age)s, SIX-8") % {"age": character.sheet.get("age")}
 
 
 class SixesTable(TableAdapter[Sixes, SixesRequest]):
@@ -37,7 +41,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     # every follow-up spends from a sheet, so no blind roll settles from its own dice.
     gm_waits = Waits.NOTHING
     slug = "sixes"
-    spent = (("luck", "Luck"), ("pride", "Pride"))
+    spent = (("luck", cast("str", gettext_lazy("Luck"))), ("pride", cast("str", gettext_lazy("Pride"))))
     takes_conditions = True  # a push checks one (SIX-12), and so does the GM
     sheet_form = SixesSheetForm
     roll_form = SixesRollForm
@@ -46,10 +50,12 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     call_extras = ("item", "helper")
     roll_initial = {"trait": "Body", "need": 1}
     # Pride is spent "in Mystery N": a new Mystery frees it without touching any sheet (SIX-5).
-    story = Clock("New Mystery", "Mystery {n} begins. Pride is available again.", unchanged)
-    story_name = "Mystery"
-    session_note = "Luck points are full again."
-    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
+    story = Clock(
+        gettext_lazy("New Mystery"), gettext_lazy("Mystery {n} begins. Pride is available again."), unchanged
+    )
+    story_name = Text(N_("Mystery"))
+    session_note = Text(N_("Luck points are full again."))
+    corrections = (Correction("luck", gettext_lazy("Luck points"), 15, limit=lambda c: _luck_limit(c)),)
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """The engine request and a label ("Mind + Comprehend") for the roll form's choices.
@@ -60,18 +66,22 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         sheet = character.sheet
         attribute = str(data.get("attribute", "")).strip().capitalize()
         if attribute not in ATTRIBUTES:
-            raise RulesError(f"Choose an attribute: {', '.join(ATTRIBUTES)}.")
-        label = attribute
+            raise RulesError(
+                _("Choose an attribute: %(attributes)s.")
+                % {"attributes": ", ".join(_(a) for a in ATTRIBUTES)}
+            )
+        # The roll's label is written once, in the table's language.
+        label = _(attribute)
         skill_level = 0
         if data.get("skill") not in (None, ""):
-            index = get_int(data, "skill", "The skill", 0, len(sheet["skills"]) - 1)
+            index = get_int(data, "skill", _("The skill"), 0, len(sheet["skills"]) - 1)
             skill = sheet["skills"][index]
             skill_level = skill["level"]
-            label = f"{attribute} + {skill['name']}"
+            label = f"{_(attribute)} + {skill['name']}"
         item = get_bool(data, "item")
         if item:
             if not sheet.get("item"):
-                raise RulesError("This character has no Iconic Item on the sheet.")
+                raise RulesError(_("This character has no Iconic Item on the sheet."))
             label += f" + {sheet['item']}"
         request = {
             "attribute": sheet["attributes"][attribute],
@@ -87,8 +97,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
 
     # -- contests (rolls.tables.sixes.contest) ------------------------------------------------
     contest_kinds = (
-        (Contest.Kind.GROUP.value, "Group Trouble: everyone faces it, nobody helps"),
-        (Contest.Kind.PLAN.value, "Extended Trouble: a plan, each kid rolls their part"),
+        (
+            Contest.Kind.GROUP.value,
+            cast("str", gettext_lazy("Group Trouble: everyone faces it, nobody helps")),
+        ),
+        (
+            Contest.Kind.PLAN.value,
+            cast("str", gettext_lazy("Extended Trouble: a plan, each kid rolls their part")),
+        ),
     )
     contest_setup_params = (group.NEED, plan.PARTS, plan.NEEDED)
 
@@ -127,12 +143,14 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         # What each reading makes of a kid who has not rolled (``group.reading``,
         # ``plan.plan_now``, ``kids.versus_reading``).
         if kind == Contest.Kind.GROUP:
-            return "Close it now? The rolls made so far are revealed; a kid who has not rolled fails the Trouble."
+            return _(
+                "Close it now? The rolls made so far are revealed; a kid who has not rolled fails the Trouble."
+            )
         if kind == Contest.Kind.PLAN:
-            return (
+            return _(
                 "Close it now? The parts rolled so far are revealed; a part not rolled yet counts as failed."
             )
-        return "Close it now? The rolls made so far are revealed; a kid who has not rolled loses."
+        return _("Close it now? The rolls made so far are revealed; a kid who has not rolled loses.")
 
     def contest_reading(self, contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
         if contest.kind == Contest.Kind.GROUP:
@@ -182,7 +200,9 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
     def check_can_roll(self, character: Character) -> None:
         """SIX-22, our reading: a Broken kid is out of the action until the GM clears Broken."""
         if character.sheet.get("conditions", {}).get("Broken"):
-            raise RulesError(f"{character.name} is Broken and cannot roll until the GM clears it.")
+            raise RulesError(
+                _("%(name)s is Broken and cannot roll until the GM clears it.") % {"name": character.name}
+            )
 
     def resources(self, character: Character, *, latest: bool) -> dict[str, Any]:
         return {
@@ -210,8 +230,8 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         whole group needs, before any push, Luck or gift."""
         if contest.kind != Contest.Kind.GROUP:
             return None
-        count = "six" if request.need == 1 else "sixes"
-        return f"get {request.need} {count}", engine.chance(request)
+        need = ngettext("get %(count)d six", "get %(count)d sixes", request.need) % {"count": request.need}
+        return need, engine.chance(request)
 
     def contest_resources(
         self, contest: Contest, side: ContestSide, sides: Sequence[ContestSide]
@@ -224,7 +244,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         changed = []
         if "luck" in costs:
             if character.luck < costs["luck"]:
-                raise RulesError("No Luck points left.")
+                raise RulesError(_("No Luck points left."))
             character.luck -= costs["luck"]
             changed.append("luck")
         if "pride" in costs:
@@ -245,7 +265,7 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
         session). Returns the fields changed besides the sheet."""
         was_broken = before.get("conditions", {}).get("Broken")
         if was_broken and not character.sheet.get("conditions", {}).get("Broken") and not by_gm:
-            raise RulesError("Only the GM can clear Broken.")
+            raise RulesError(_("Only the GM can clear Broken."))
         maximum = sixes_luck_max(character.sheet)
         if character.luck > maximum:
             character.luck = maximum
@@ -285,6 +305,6 @@ class SixesTable(TableAdapter[Sixes, SixesRequest]):
             "with_push": context["with_push"] if push else "",
             "with_push_luck": context["with_push_luck"] if push and luck else "",
             "with_luck": context["with_luck"] if luck and not push else "",
-            "no_push": "" if push or character is None else "No push: every Condition is checked.",
+            "no_push": "" if push or character is None else _("No push: every Condition is checked."),
             "no_luck": character is not None and not luck,
         }

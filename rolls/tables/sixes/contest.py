@@ -21,17 +21,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
-from rolls.systems.base import Param, State
+from rolls.systems.base import Param, State, choice_labels
 from rolls.systems.sixes import CONDITIONS, contest_leaders
 from rolls.systems.sixes import system as sixes
+from rolls.systems.words import N_
 from rolls.tables.base import ContestReading, ContestStep, ContestStepDone
 from rolls.tables.sixes.forms import unchecked_conditions
 from tabletop.models import Character
 
 BUY = "buy"
-BUY_NOTE = "One success for each Condition you check; Broken counts too (SIX-19)."
+BUY_NOTE = N_("One success for each Condition you check; Broken counts too (SIX-19).")
 
 
 def revealed_state(side: ContestSide) -> State | None:
@@ -42,7 +46,7 @@ def revealed_state(side: ContestSide) -> State | None:
 
 
 def successes_text(count: int) -> str:
-    return f"{count} success{'es' if count != 1 else ''}"
+    return ngettext("%(count)d success", "%(count)d successes", count) % {"count": count}
 
 
 def bought(side: ContestSide) -> int:
@@ -84,29 +88,45 @@ def versus_reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestRea
             continue
         text = successes_text(totals[side.position])
         if bought(side) and totals[side.position] > _on_dice(sides)[side.position]:
-            text += f" ({bought(side)} bought with {', '.join(side.extra.get('conditions', []))})"
+            conditions = ", ".join(_(condition) for condition in side.extra.get("conditions", []))
+            text += " " + _("(%(count)d bought with %(conditions)s)") % {
+                "count": bought(side),
+                "conditions": conditions,
+            }
         results.append(text)
     best = max(totals.values())
     leaders = [p for p, n in totals.items() if n == best]
     missing = [side.name for side in sides if side.position not in totals]
-    absent = f"; {', '.join(missing)} did not roll" if missing else ""
+    absent = ", ".join(missing)
     # Highest first, so the winner's score leads ("Kim wins, 2 to 1").
-    scores = " to ".join(str(n) for n in sorted(totals.values(), reverse=True))
+    # Translators: between two scores, "2 to 1".
+    scores = _(" to ").join(str(n) for n in sorted(totals.values(), reverse=True))
     if len(leaders) == 1:
         winner = names[leaders[0]]
-        phase = (
-            f"Revealed: {winner} leads with {successes_text(best)}. Pushes, Luck and Pride may "
+        phase = _(
+            "Revealed: %(winner)s leads with %(successes)s. Pushes, Luck and Pride may "
             "still change it; the GM settles it."
-        )
-        verdict = f"{winner} wins, {scores} successes, and says what happens{absent}."
+        ) % {"winner": winner, "successes": successes_text(best)}
+        words = {"winner": winner, "scores": scores, "absent": absent}
+        verdict = (
+            _("%(winner)s wins, %(scores)s successes, and says what happens; %(absent)s did not roll.")
+            if missing
+            else _("%(winner)s wins, %(scores)s successes, and says what happens.")
+        ) % words
         return ContestReading(results, phase, verdict, frozenset(leaders))
-    tied = " and ".join(names[p] for p in leaders)
-    phase = (
-        f"Tied at {successes_text(best)}: {tied}. Each kid may still push; then a kid tied for "
+    # Translators: between the names of kids tied for the lead.
+    tied = _(" and ").join(names[p] for p in leaders)
+    phase = _(
+        "Tied at %(successes)s: %(tied)s. Each kid may still push; then a kid tied for "
         "the lead may buy a success by checking a Condition. Still tied when the GM settles: "
         "the scene is interrupted."
-    )
-    verdict = f"Still tied at {successes_text(best)} ({tied}): the scene is interrupted{absent}."
+    ) % {"successes": successes_text(best), "tied": tied}
+    words = {"successes": successes_text(best), "tied": tied, "absent": absent}
+    verdict = (
+        _("Still tied at %(successes)s (%(tied)s): the scene is interrupted; %(absent)s did not roll.")
+        if missing
+        else _("Still tied at %(successes)s (%(tied)s): the scene is interrupted.")
+    ) % words
     return ContestReading(results, phase, verdict)
 
 
@@ -138,24 +158,30 @@ def versus_steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSid
     except RulesError:
         return []
     choices = tuple(unchecked_conditions(side.character.sheet))
-    param = Param("condition", "Condition to check", choices, prompt="Choose a Condition")
-    return [ContestStep(BUY, "Buy a success: check a Condition", (param,), BUY_NOTE)]
+    param = Param(
+        "condition",
+        _("Condition to check"),
+        choices,
+        labels=choice_labels(choices),
+        prompt=_("Choose a Condition"),
+    )
+    return [ContestStep(BUY, _("Buy a success: check a Condition"), (param,), _(BUY_NOTE))]
 
 
 def _check_may_buy(side: ContestSide, sides: Sequence[ContestSide]) -> None:
     dice = _on_dice(sides)
     if len(dice) != len(sides):
-        raise RulesError("Every kid's dice must be on the table before anyone buys a success.")
+        raise RulesError(_("Every kid's dice must be on the table before anyone buys a success."))
     leaders = contest_leaders({str(p): n for p, n in dice.items()})
     if str(side.position) not in leaders:
-        raise RulesError("Only a kid tied for the lead on the dice may buy a success (SIX-19).")
+        raise RulesError(_("Only a kid tied for the lead on the dice may buy a success (SIX-19)."))
     if len(leaders) == 1:
-        raise RulesError("Nobody is tied with you: there is no tie to break.")
+        raise RulesError(_("Nobody is tied with you: there is no tie to break."))
     totals = _totals(sides)
     if all(totals[side.position] > n for p, n in totals.items() if p != side.position):
-        raise RulesError("You are ahead already: a bought success breaks a tie, nothing more.")
+        raise RulesError(_("You are ahead already: a bought success breaks a tie, nothing more."))
     if side.character is not None and not unchecked_conditions(side.character.sheet):
-        raise RulesError("Every Condition is checked already: none is left to buy with.")
+        raise RulesError(_("Every Condition is checked already: none is left to buy with."))
 
 
 def versus_step(
@@ -163,13 +189,16 @@ def versus_step(
 ) -> ContestStepDone:
     """SIX-19: check the chosen Condition on the (locked) character and add one bought success."""
     if character is None:
-        raise RulesError("Only a kid with a sheet checks a Condition.")
+        raise RulesError(_("Only a kid with a sheet checks a Condition."))
     _check_may_buy(side, sides)
     condition = str(params.get("condition", "") or "").strip().capitalize()
     if condition not in CONDITIONS:
-        raise RulesError("Choose the Condition to check: none is chosen for you.")
+        raise RulesError(_("Choose the Condition to check: none is chosen for you."))
     if condition not in unchecked_conditions(character.sheet):
-        raise RulesError(f"{character.name} is {condition} already: choose a Condition not checked yet.")
+        raise RulesError(
+            _("%(name)s is %(condition)s already: choose a Condition not checked yet.")
+            % {"name": character.name, "condition": _(condition)}
+        )
     character.sheet = {
         **character.sheet,
         "conditions": {**character.sheet.get("conditions", {}), condition: True},
@@ -179,5 +208,9 @@ def versus_step(
         "bought": bought(side) + 1,
         "conditions": [*side.extra.get("conditions", []), condition],
     }
-    text = f"{side.name} checks {condition} to buy a success in the contest ({extra['bought']} bought)."
+    text = _("%(name)s checks %(condition)s to buy a success in the contest (%(count)d bought).") % {
+        "name": side.name,
+        "condition": _(condition),
+        "count": extra["bought"],
+    }
     return ContestStepDone(extra, ["sheet"], text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS, MAX_AGE, MIN_AGE, luck_max
 from rolls.tables.forms import RollFormBase, SheetFormBase
@@ -22,29 +24,39 @@ def skill_field(attribute: str, index: int) -> str:
 
 
 class SixesSheetForm(SheetFormBase):
-    age = forms.IntegerField(min_value=MIN_AGE, max_value=MAX_AGE, initial=12, help_text="10 to 15")
-    item = forms.CharField(label="Iconic item", max_length=80, required=False)
-    pride = forms.CharField(max_length=120, required=False)
+    age = forms.IntegerField(
+        label=gettext_lazy("Age"),
+        min_value=MIN_AGE,
+        max_value=MAX_AGE,
+        initial=12,
+        help_text=gettext_lazy("10 to 15"),
+    )
+    item = forms.CharField(label=gettext_lazy("Iconic item"), max_length=80, required=False)
+    pride = forms.CharField(label=gettext_lazy("Pride"), max_length=120, required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for attribute in ATTRIBUTES:
             self.fields[attribute.lower()] = forms.IntegerField(
-                label=attribute, min_value=1, max_value=5, initial=2
+                label=_(attribute), min_value=1, max_value=5, initial=2
             )
         for attribute, index in SKILL_SLOTS:
             field = skill_field(attribute, index)
             self.fields[f"{field}_name"] = forms.CharField(
-                label=f"{attribute} skill {index + 1}",
+                label=_("%(attribute)s skill %(number)d") % {"attribute": _(attribute), "number": index + 1},
                 max_length=40,
-                initial=DEFAULT_SKILLS[attribute][index],
+                # A new sheet's skills are named in the table's language.
+                initial=_(DEFAULT_SKILLS[attribute][index]),
             )
             self.fields[f"{field}_level"] = forms.IntegerField(
-                label=f"{DEFAULT_SKILLS[attribute][index]} level", min_value=0, max_value=5, initial=0
+                label=_("%(skill)s level") % {"skill": _(DEFAULT_SKILLS[attribute][index])},
+                min_value=0,
+                max_value=5,
+                initial=0,
             )
         for condition in CONDITIONS:
             self.fields[f"condition_{condition.lower()}"] = forms.BooleanField(
-                label=condition, required=False
+                label=_(condition), required=False
             )
 
     # Groups for the template, so it can lay the sheet out without knowing the field names.
@@ -65,7 +77,7 @@ class SixesSheetForm(SheetFormBase):
         data = super().clean() or {}
         names = [data.get(f"{skill_field(a, i)}_name", "").strip().lower() for a, i in SKILL_SLOTS]
         if len([n for n in names if n]) != len(set(n for n in names if n)):
-            raise forms.ValidationError("Two skills have the same name; give each skill its own.")
+            raise forms.ValidationError(_("Two skills have the same name; give each skill its own."))
         return data
 
     def to_sheet(self) -> dict[str, Any]:
@@ -123,7 +135,7 @@ class HelperField(forms.ModelChoiceField):
     (the phone has no room for one; a screen reader hears the field's own label)."""
 
     def label_from_instance(self, obj: Character) -> str:
-        return f"{obj.name} helps"
+        return _("%(name)s helps") % {"name": obj.name}
 
 
 class SixesRollForm(RollFormBase):
@@ -131,25 +143,27 @@ class SixesRollForm(RollFormBase):
 
     standing = ("trait",)
 
-    trait = forms.ChoiceField(label="Roll", widget=forms.RadioSelect)
-    item = forms.BooleanField(label="Iconic item (+2 dice)", required=False)
+    trait = forms.ChoiceField(label=gettext_lazy("Roll"), widget=forms.RadioSelect)
+    item = forms.BooleanField(label=gettext_lazy("Iconic item (+2 dice)"), required=False)
     # Its queryset is set in __init__, and only when it is needed (see there).
     helper: forms.ModelChoiceField[Character] = HelperField(
         queryset=None,
         required=False,
-        label="A friend helps (+1 die)",
+        label=gettext_lazy("A friend helps (+1 die)"),
         widget=forms.Select(attrs={"aria-describedby": "helper-hint"}),
     )
     need = forms.TypedChoiceField(
-        label="Successes needed", coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
+        label=gettext_lazy("Successes needed"), coerce=int, choices=[(1, "1"), (2, "2"), (3, "3")], initial=1
     )
-    threat = forms.BooleanField(label="The Trouble threatens a Condition", required=False)
-    group = forms.BooleanField(label="Group Trouble: every kid faces it, nobody helps", required=False)
+    threat = forms.BooleanField(label=gettext_lazy("The Trouble threatens a Condition"), required=False)
+    group = forms.BooleanField(
+        label=gettext_lazy("Group Trouble: every kid faces it, nobody helps"), required=False
+    )
 
     def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
         super().__init__(*args, character=character, **kwargs)
         sheet = character.sheet
-        choices = [(a, f"{a} alone") for a in ATTRIBUTES]
+        choices = [(a, _("%(attribute)s alone") % {"attribute": _(a)}) for a in ATTRIBUTES]
         choices += [(f"skill-{i}", s["name"]) for i, s in enumerate(sheet.get("skills", []))]
         cast(forms.ChoiceField, self.fields["trait"]).choices = choices
         # The other characters at the table: listed when the form is shown, looked up when a
@@ -161,9 +175,9 @@ class SixesRollForm(RollFormBase):
             helper.queryset = Character.objects.filter(campaign_id=character.campaign_id).exclude(
                 pk=character.pk
             )
-        helper.empty_label = "Nobody helps"
+        helper.empty_label = _("Nobody helps")
         if sheet.get("item"):
-            self.fields["item"].label = f"{sheet['item']} (+2 dice)"
+            self.fields["item"].label = _("%(item)s (+2 dice)") % {"item": sheet["item"]}
         else:
             del self.fields["item"]
 
@@ -179,7 +193,8 @@ class SixesRollForm(RollFormBase):
                 for i, s in enumerate(sheet.get("skills", []))
                 if s["attribute"] == attribute
             ]
-            rows.append({"attribute": attribute, "score": score, "skills": skills})
+            # ``name``: the attribute in the table's language (``attribute`` is the sheet's key).
+            rows.append({"attribute": attribute, "name": _(attribute), "score": score, "skills": skills})
         return rows
 
     def engine_data(self) -> dict[str, Any]:

@@ -11,7 +11,10 @@ kid's successes, the gifts, and who passes; the GM settles it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
@@ -22,15 +25,15 @@ from rolls.tables.base import ContestReading, ContestStep, ContestStepDone
 from rolls.tables.sixes.contest import revealed_state, successes_text
 
 GIVE = "give"
-NEED = Param("need", "Successes each kid needs (group Trouble)", ("1", "2", "3"))
+NEED = Param("need", cast("str", gettext_lazy("Successes each kid needs (group Trouble)")), ("1", "2", "3"))
 
 
 def setup(count: int, values: Mapping[str, Any]) -> dict[str, Any]:
     need = str(values.get("need", "1") or "1")
     if need not in NEED.choices:
-        raise RulesError("Group Trouble needs 1 to 3 successes from each kid.")
+        raise RulesError(_("Group Trouble needs 1 to 3 successes from each kid."))
     if count < 2:
-        raise RulesError("Group Trouble is for two kids or more: tick who faces it.")
+        raise RulesError(_("Group Trouble is for two kids or more: tick who faces it."))
     return {"need": int(need)}
 
 
@@ -59,11 +62,10 @@ def _rolled(sides: Sequence[ContestSide]) -> dict[str, int]:
 
 
 def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _verb(names: Sequence[str], one: str, many: str) -> str:
-    return one if len(names) == 1 else many
+    if len(names) == 1:
+        return names[0]
+    # Translators: a list of names, "Ana, Bo and Kim".
+    return _("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
 
 
 def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | None:
@@ -81,30 +83,37 @@ def reading(contest: Contest, sides: Sequence[ContestSide]) -> ContestReading | 
             results.append("")
             continue
         have = result.successes[key]
-        verdict = "passes" if have >= need else "fails"
+        words = {"successes": successes_text(have), "need": need}
+        line = (
+            _("%(successes)s of %(need)d: passes") if have >= need else _("%(successes)s of %(need)d: fails")
+        ) % words
         notes = []
-        given = sum(1 for giver, _ in result.gifts if giver == key)
+        given = sum(1 for giver, _receiver in result.gifts if giver == key)
         got = [names[giver] for giver, receiver in result.gifts if receiver == key]
         if given:
-            notes.append(f"gave {given}")
+            notes.append(_("gave %(count)d") % {"count": given})
         if got:
-            notes.append(f"got 1 from {', '.join(got)}")
-        more = f" ({'; '.join(notes)})" if notes else ""
-        results.append(f"{successes_text(have)} of {need}: {verdict}{more}")
+            notes.append(_("got 1 from %(names)s") % {"names": ", ".join(got)})
+        results.append(f"{line} ({'; '.join(notes)})" if notes else line)
     missing = [side.name for side in sides if str(side.position) not in rolled]
     passed = [names[key] for key in result.passed]
     failed = [names[key] for key in result.failed] + missing
     if not failed:
-        outcome = "Everyone gets through"
+        outcome = _("Everyone gets through")
     elif not passed:
-        outcome = "Nobody gets through"
+        outcome = _("Nobody gets through")
     else:
-        outcome = f"{_names(passed)} {_verb(passed, 'gets', 'get')} through; {_names(failed)} {_verb(failed, 'fails', 'fail')}"
-    phase = (
-        f"Revealed: {outcome}. Each kid may still push; a kid with successes to spare may give "
+        through = ngettext("%(names)s gets through", "%(names)s get through", len(passed)) % {
+            "names": _names(passed)
+        }
+        fail = ngettext("%(names)s fails", "%(names)s fail", len(failed)) % {"names": _names(failed)}
+        # Translators: who gets through; who fails (two clauses of one sentence).
+        outcome = _("%(through)s; %(fail)s") % {"through": through, "fail": fail}
+    phase = _(
+        "Revealed: %(outcome)s. Each kid may still push; a kid with successes to spare may give "
         "one to a friend. The GM settles it."
-    )
-    verdict_text = f"Group Trouble: {outcome}."
+    ) % {"outcome": outcome}
+    verdict_text = _("Group Trouble: %(outcome)s.") % {"outcome": outcome}
     winners = frozenset(int(key) for key in result.passed)
     return ContestReading(results, phase, verdict_text, winners)
 
@@ -117,19 +126,22 @@ def steps(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> 
     except RulesError:
         return []
     friends = tuple(other.name for other in sides if other.pk != side.pk)
-    param = Param("to", "Give it to", friends, prompt="Choose a friend")
-    note = "A success beyond those you need goes to a friend (SIX-17)."
-    return [ContestStep(GIVE, "Give a spare success", (param,), note)]
+    param = Param("to", _("Give it to"), friends, prompt=_("Choose a friend"))
+    note = _("A success beyond those you need goes to a friend (SIX-17).")
+    return [ContestStep(GIVE, _("Give a spare success"), (param,), note)]
 
 
 def _check_may_give(contest: Contest, side: ContestSide, sides: Sequence[ContestSide]) -> None:
     rolled = _rolled(sides)
     if len(rolled) != len(sides):
-        raise RulesError("Every kid's dice must be on the table before a success changes hands.")
+        raise RulesError(_("Every kid's dice must be on the table before a success changes hands."))
     need = int(contest.setup.get("need", 1))
     given = len(side.extra.get("gave", []))
     if spare_successes(rolled[str(side.position)], need, given) < 1:
-        raise RulesError(f"{side.name} has no success to spare: only those beyond the {need} needed.")
+        raise RulesError(
+            _("%(name)s has no success to spare: only those beyond the %(need)d needed.")
+            % {"name": side.name, "need": need}
+        )
 
 
 def step(
@@ -139,7 +151,7 @@ def step(
     name = str(params.get("to", "") or "")
     friend = next((other for other in sides if other.name == name and other.pk != side.pk), None)
     if friend is None:
-        raise RulesError("Choose a friend in this group Trouble to give the success to.")
+        raise RulesError(_("Choose a friend in this group Trouble to give the success to."))
     gave = [*side.extra.get("gave", []), friend.position]
     # The engine checks the whole set of gifts once more (nothing received is given on).
     group_trouble(
@@ -147,5 +159,8 @@ def step(
         int(contest.setup.get("need", 1)),
         [*_gifts(sides), (str(side.position), str(friend.position))],
     )
-    text = f"{side.name} gives a spare success to {friend.name} (group Trouble)."
+    text = _("%(name)s gives a spare success to %(friend)s (group Trouble).") % {
+        "name": side.name,
+        "friend": friend.name,
+    }
     return ContestStepDone({**side.extra, "gave": gave}, [], text)

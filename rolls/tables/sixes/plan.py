@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.models import Contest, ContestSide
 from rolls.systems import RulesError
@@ -32,14 +35,20 @@ PART_LENGTH = 40
 MAX_PARTS = 8
 PARTS = Param(
     "parts",
-    "The plan's parts, one per ticked kid in the list's order, split by ; (Extended Trouble)",
+    cast(
+        "str",
+        gettext_lazy(
+            "The plan's parts, one per ticked kid in the list's order, split by ; (Extended Trouble)"
+        ),
+    ),
     text=True,
     maximum=200,
 )
 NEEDED = Param(
     "needed",
-    "Parts that must succeed (Extended Trouble)",
+    cast("str", gettext_lazy("Parts that must succeed (Extended Trouble)")),
     ("all", *(str(n) for n in range(1, MAX_PARTS + 1))),
+    labels=(cast("str", gettext_lazy("all")), *(str(n) for n in range(1, MAX_PARTS + 1))),
 )
 
 
@@ -47,21 +56,22 @@ def setup(count: int, values: Mapping[str, Any]) -> dict[str, Any]:
     """The plan's parts (one per kid, in the sides' order) and how many must succeed, checked
     by the engine's ``ExtendedTrouble``."""
     if count < 2:
-        raise RulesError("Extended Trouble is a plan for two kids or more: tick who takes part.")
+        raise RulesError(_("Extended Trouble is a plan for two kids or more: tick who takes part."))
     raw = str(values.get("parts", "") or "")
     if any(ord(char) < 32 for char in raw):
         # Control characters (a NUL, which PostgreSQL's JSON refuses) are no part's name.
-        raise RulesError("Name the parts in plain words, split by ;.")
+        raise RulesError(_("Name the parts in plain words, split by ;."))
     parts = [part.strip() for part in raw.split(";") if part.strip()]
     if len(parts) != count:
         raise RulesError(
-            f"Name one part for each of the {count} kids ticked, split by ; (you named {len(parts)})."
+            _("Name one part for each of the %(count)d kids ticked, split by ; (you named %(named)d).")
+            % {"count": count, "named": len(parts)}
         )
     if any(len(part) > PART_LENGTH for part in parts):
-        raise RulesError(f"Keep each part's name to {PART_LENGTH} characters.")
+        raise RulesError(_("Keep each part's name to %(length)d characters.") % {"length": PART_LENGTH})
     needed_raw = str(values.get("needed", "all") or "all")
     if needed_raw not in NEEDED.choices:
-        raise RulesError("Choose how many parts must succeed: all, or a number.")
+        raise RulesError(_("Choose how many parts must succeed: all, or a number."))
     needed = None if needed_raw == "all" else int(needed_raw)
     ExtendedTrouble(tuple(parts), needed)  # the engine refuses duplicate names, a bad number
     return {"parts": parts, "needed": needed}
@@ -123,7 +133,7 @@ def chance(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Fracti
         if side.character is None:
             return None
         try:
-            request_data, _ = pool(side.character, side.data)
+            request_data, _label = pool(side.character, side.data)
             part_chance = sixes.chance(sixes.parse_request(request_data))
         except RulesError:
             return None
@@ -136,7 +146,10 @@ def _count(plan: ExtendedTrouble, sides: Sequence[ContestSide]) -> str:
     its roll stands, counted from the rolls themselves. The engine's plan stops recording
     once it is won or lost, so its own count would miss a part that worked after that."""
     worked = sum(_successes(sides).values())
-    return f"parts that worked: {worked} of the {plan.target} needed"
+    return _("parts that worked: %(worked)d of the %(target)d needed") % {
+        "worked": worked,
+        "target": plan.target,
+    }
 
 
 def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> ContestReading:
@@ -148,21 +161,43 @@ def reading(contest: Contest, sides: Sequence[ContestSide], pool: Pool) -> Conte
     for side in sides:
         state = revealed_state(side)
         results.append("" if state is None else sixes.evaluate(state).headline)
-    outcomes = {"won": "the plan succeeds", "lost": "the plan fails", "going": "the plan still hangs"}
-    outcome = outcomes[plan.status]
+    outcome = {
+        "won": _("the plan succeeds"),
+        "lost": _("the plan fails"),
+        "going": _("the plan still hangs"),
+    }[plan.status]
     if contest.state == Contest.State.OPEN:
         rolled = sum(side.roll_id is not None for side in sides)
         odds = chance(contest, sides, pool)
         # The chance first: the TV's column is short, and it is the line the table reads.
-        odds_text = "" if odds is None else f"Chance the plan succeeds: {percent(odds)} (exact: {odds}). "
-        phase = f"{odds_text}{rolled} of {len(sides)} parts rolled, sealed until all are in."
+        phase = _("%(rolled)d of %(total)d parts rolled, sealed until all are in.") % {
+            "rolled": rolled,
+            "total": len(sides),
+        }
+        if odds is not None:
+            odds_text = _("Chance the plan succeeds: %(percent)s (exact: %(exact)s).") % {
+                "percent": percent(odds),
+                "exact": odds,
+            }
+            phase = f"{odds_text} {phase}"
     else:
-        phase = (
-            f"Revealed: {outcome} ({_count(plan, sides)}). Each kid may still push, spend Luck or use "
+        phase = _(
+            "Revealed: %(outcome)s (%(count)s). Each kid may still push, spend Luck or use "
             "Pride on their part; the GM settles it."
-        )
-    named = f"The plan to {contest.intent}" if contest.intent else "The plan"
-    verdict = f"{named}: {outcomes[ended.status][len('the plan ') :]} ({_count(ended, sides)})."
+        ) % {"outcome": outcome, "count": _count(plan, sides)}
+    words = {"intent": contest.intent, "count": _count(ended, sides)}
+    if contest.intent:
+        verdict = {
+            "won": _("The plan to %(intent)s: succeeds (%(count)s)."),
+            "lost": _("The plan to %(intent)s: fails (%(count)s)."),
+            "going": _("The plan to %(intent)s: still hangs (%(count)s)."),
+        }[ended.status] % words
+    else:
+        verdict = {
+            "won": _("The plan: succeeds (%(count)s)."),
+            "lost": _("The plan: fails (%(count)s)."),
+            "going": _("The plan: still hangs (%(count)s)."),
+        }[ended.status] % words
     return ContestReading(results, phase, verdict)
 
 

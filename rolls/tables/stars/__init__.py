@@ -20,7 +20,10 @@ Table choices where the document leaves room (the engine's own are in rolls/syst
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems import RulesError
 from rolls.systems.base import get_choice, percent
@@ -67,25 +70,31 @@ def _long_rest(character: Character) -> list[str]:
 
 def _luck_limit(character: Character) -> tuple[int, str]:
     """STR-12: the most Luck the GM may set: 3, more with Charmed Life."""
-    return maximum(character), "the Luck maximum, raised only by Charmed Life, STR-12"
+    return maximum(character), _("the Luck maximum, raised only by Charmed Life, STR-12")
 
 
 class StarsTable(TableAdapter[Stars, StarsRequest]):
     # A roll made against a character offers the GM its Luck against, while it has Luck.
     gm_waits = Waits.AGAINST | Waits.SHEETS
     slug = "stars"
-    spent = (("luck", "Luck"),)
+    spent = (("luck", cast("str", gettext_lazy("Luck"))),)
     sheet_form = StarsSheetForm
     roll_form = StarsRollForm
     call_traits = ("stat", "skill")
     call_needs = ("advantage",)
     call_extras = ()
     roll_initial = {"stat": "Vigor", "skill": "", "advantage": "none"}
-    story = Clock("New Adventure", "Adventure {n} begins. Everyone's Luck is full again.", _new_adventure)
-    rest = Clock(
-        "Long rest", "A long rest: everyone gets one point of Luck back, up to their maximum.", _long_rest
+    story = Clock(
+        gettext_lazy("New Adventure"),
+        gettext_lazy("Adventure {n} begins. Everyone's Luck is full again."),
+        _new_adventure,
     )
-    corrections = (Correction("luck", "Luck points", 15, limit=lambda c: _luck_limit(c)),)
+    rest = Clock(
+        gettext_lazy("Long rest"),
+        gettext_lazy("A long rest: everyone gets one point of Luck back, up to their maximum."),
+        _long_rest,
+    )
+    corrections = (Correction("luck", gettext_lazy("Luck points"), 15, limit=lambda c: _luck_limit(c)),)
     luck_for_abilities = True  # STR-14
 
     def pool(self, character: Character, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -93,19 +102,19 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
 
         ``data``: ``kind`` ("test" or "d3"), ``stat`` (Vigor/Agility/Smarts/Presence), ``skill``
         (a Skill's name, or empty for none) and ``advantage`` (none/advantage/disadvantage)."""
-        kind = get_choice(data, "kind", "The kind of roll", ("test", "d3"), default="test")
+        kind = get_choice(data, "kind", _("The kind of roll"), ("test", "d3"), default="test")
         if kind == "d3":
             return {"kind": "d3"}, "d3"
         sheet = character.sheet
-        stat = get_choice(data, "stat", "The Stat", STATS)
+        stat = get_choice(data, "stat", _("The Stat"), STATS)
         label = stat
         training = DEFAULT_TRAINING
         if data.get("skill") not in (None, ""):
-            skill = get_choice(data, "skill", "The Skill", SKILLS)
+            skill = get_choice(data, "skill", _("The Skill"), SKILLS)
             training = sheet.get("skills", {}).get(skill, DEFAULT_TRAINING)
-            label = f"{stat} ({skill})"
+            label = f"{_(stat)} ({_(skill)})"
         advantage = get_choice(
-            data, "advantage", "Advantage", [value for value, _ in ADVANTAGES], default="none"
+            data, "advantage", _("Advantage"), [value for value, _label in ADVANTAGES], default="none"
         )
         request = {
             "kind": "test",
@@ -125,11 +134,11 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
         Returns the fields changed."""
         unknown = set(costs) - {"luck"}
         if unknown:
-            raise RulesError("Nothing on this sheet pays for that.")
+            raise RulesError(_("Nothing on this sheet pays for that."))
         if "luck" not in costs:
             return []
         if character.luck < costs["luck"]:
-            raise RulesError("No Luck points left.")
+            raise RulesError(_("No Luck points left."))
         character.luck -= costs["luck"]
         return ["luck"]
 
@@ -152,7 +161,8 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
         return {
             "luck_max": maximum(character),
             "stats": [
-                (name, rating, RATINGS.get(rating, "")) for name, rating in sheet.get("stats", {}).items()
+                (name, rating, _(RATINGS[rating]) if rating in RATINGS else "")
+                for name, rating in sheet.get("stats", {}).items()
             ],
             "trained": [
                 (name, training, TRAINING_DIFFICULTY.get(training, ""))
@@ -171,7 +181,7 @@ class StarsTable(TableAdapter[Stars, StarsRequest]):
             "difficulty": request.target,
             "chance": percent(system.chance(request)),
             "twice": request.rolls == 2,
-            "keep": "more Stars" if request.keep == "better" else "fewer Stars",
+            "keep": _("more Stars") if request.keep == "better" else _("fewer Stars"),
             "immune": request.immune,
             "botch": percent(botch_chance(request)),
             "with_luck": percent(chance_with_luck(request)),

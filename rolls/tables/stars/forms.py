@@ -11,8 +11,11 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.stars import (
+    EDGE_RATING_NAMES,
     EDGE_RATINGS,
     EDGES,
     MAX_DICE,
@@ -21,13 +24,18 @@ from rolls.systems.stars import (
     SKILLS,
     STATS,
     TRAINING_DIFFICULTY,
+    TRAINING_NAMES,
     TRAININGS,
 )
 from rolls.tables.forms import RollFormBase, SheetFormBase
 
 DEFAULT_STAT = 2  # Average
 DEFAULT_TRAINING = "untrained"
-ADVANTAGES = (("disadvantage", "Disadvantage"), ("none", "Neither"), ("advantage", "Advantage"))
+ADVANTAGES = (
+    ("disadvantage", gettext_lazy("Disadvantage")),
+    ("none", gettext_lazy("Neither")),
+    ("advantage", gettext_lazy("Advantage")),
+)
 
 
 def key_of(name: str) -> str:
@@ -41,18 +49,18 @@ class StarsSheetForm(SheetFormBase):
         super().__init__(*args, **kwargs)
         for stat in STATS:
             self.fields[stat.lower()] = forms.IntegerField(
-                label=stat, min_value=MIN_DICE, max_value=MAX_DICE, initial=DEFAULT_STAT
+                label=_(stat), min_value=MIN_DICE, max_value=MAX_DICE, initial=DEFAULT_STAT
             )
         for skill in SKILLS:
             self.fields[f"skill_{key_of(skill)}"] = forms.ChoiceField(
-                label=skill,
-                choices=[(training, training.capitalize()) for training in TRAININGS],
+                label=_(skill),
+                choices=[(training, _(TRAINING_NAMES[training])) for training in TRAININGS],
                 initial=DEFAULT_TRAINING,
             )
         for edge in EDGES:
             self.fields[f"edge_{key_of(edge)}"] = forms.ChoiceField(
-                label=edge,
-                choices=[("", "—"), *((rating, rating.capitalize()) for rating in EDGE_RATINGS)],
+                label=_(edge),
+                choices=[("", "—"), *((rating, _(EDGE_RATING_NAMES[rating])) for rating in EDGE_RATINGS)],
                 required=False,
             )
 
@@ -91,24 +99,32 @@ class StarsRollForm(RollFormBase):
 
     standing = ("stat", "skill")
 
-    stat = forms.ChoiceField(label="Stat", choices=[(stat, stat) for stat in STATS], required=False)
-    skill = forms.ChoiceField(label="Skill", required=False)
+    stat = forms.ChoiceField(
+        label=gettext_lazy("Stat"),
+        choices=[(stat, gettext_lazy(stat)) for stat in STATS],
+        required=False,
+    )
+    skill = forms.ChoiceField(label=gettext_lazy("Skill"), required=False)
     advantage = forms.ChoiceField(
-        label="Advantage or disadvantage", choices=ADVANTAGES, initial="none", required=False
+        label=gettext_lazy("Advantage or disadvantage"), choices=ADVANTAGES, initial="none", required=False
     )
     # Sent by the d3 button only; the Roll button rolls a test.
-    kind = forms.ChoiceField(choices=[("test", "A test"), ("d3", "A d3")], required=False)
+    kind = forms.ChoiceField(
+        label=gettext_lazy("Kind"),
+        choices=[("test", gettext_lazy("A test")), ("d3", gettext_lazy("A d3"))],
+        required=False,
+    )
 
     def __init__(self, *args: Any, character: Any, **kwargs: Any) -> None:
         super().__init__(*args, character=character, **kwargs)
         skill = self.fields["skill"]
         assert isinstance(skill, forms.ChoiceField)
-        skill.choices = [("", "No skill"), *((name, name) for name in SKILLS)]
+        skill.choices = [("", _("No skill")), *((name, _(name)) for name in SKILLS)]
 
     def stat_rows(self) -> list[tuple[str, int, str]]:
         """(Stat, rating, the rating's word) for one-tap choices."""
         stats = self.character.sheet["stats"]
-        return [(stat, stats[stat], RATINGS[stats[stat]]) for stat in STATS]
+        return [(stat, stats[stat], _(RATINGS[stats[stat]])) for stat in STATS]
 
     def skill_rows(self) -> dict[str, list[tuple[str, str, int]]]:
         """(Skill, training, difficulty): the trained Skills, most trained first, and the rest."""
@@ -117,13 +133,13 @@ class StarsRollForm(RollFormBase):
         for skill in sorted(SKILLS, key=lambda s: -TRAININGS.index(trainings.get(s, DEFAULT_TRAINING))):
             training = trainings.get(skill, DEFAULT_TRAINING)
             group = "untrained" if training == DEFAULT_TRAINING else "trained"
-            rows[group].append((skill, training.capitalize(), TRAINING_DIFFICULTY[training]))
+            rows[group].append((skill, _(TRAINING_NAMES[training]), TRAINING_DIFFICULTY[training]))
         return rows
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("kind") != "d3" and not data.get("stat") and "stat" not in self.errors:
-            raise forms.ValidationError("Choose a Stat to roll.")
+            raise forms.ValidationError(_("Choose a Stat to roll."))
         return data
 
     def engine_data(self) -> dict[str, Any]:
