@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
+from django.utils.translation import gettext_lazy
 
 from tabletop.text import visible_name
 
@@ -19,7 +20,7 @@ class SignupForm(UserCreationForm):
 
 class DisplayNameForm(forms.Form):
     display_name = forms.CharField(
-        label="Your name at the table",
+        label=gettext_lazy("Your name at the table"),
         max_length=40,
         validators=[visible_name],
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
@@ -35,7 +36,7 @@ class DisplayNameForm(forms.Form):
 class ClaimAccountForm(SetPasswordForm):
     """A player who joined by link picks a username and a password to log in elsewhere."""
 
-    username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
+    username = forms.CharField(max_length=150, help_text=gettext_lazy("Letters, digits and @/./+/-/_ only."))
     field_order = ["username", "new_password1", "new_password2"]
 
     def __init__(self, user: Any, *args: Any, **kwargs: Any) -> None:
@@ -44,7 +45,7 @@ class ClaimAccountForm(SetPasswordForm):
             # Changing a password someone set takes that password: a laptop or phone left
             # logged in at the table must not hand the account over.
             self.fields["old_password"] = forms.CharField(
-                label="Current password",
+                label=gettext_lazy("Current password"),
                 strip=False,
                 widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
             )

@@ -28,6 +28,7 @@ from django.http import QueryDict
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -130,22 +131,26 @@ class HistoryFilters(forms.Form):
     """The filters of the history page, read from its query string. Every value is a choice
     from this campaign (an id no one may guess further), a date, or a sequence number."""
 
-    kind = PickField(label="Show", choices=KINDS, required=False)
-    session = PickField(label="Play session", required=False)
-    character = PickField(label="Character", required=False)
-    player = PickField(label="Player", required=False)
-    outcome = PickField(label="Outcome", required=False)
-    follow_up = PickField(label="Follow-up used", required=False)
+    kind = PickField(label=gettext_lazy("Show"), choices=KINDS, required=False)
+    session = PickField(label=gettext_lazy("Play session"), required=False)
+    character = PickField(label=gettext_lazy("Character"), required=False)
+    player = PickField(label=gettext_lazy("Player"), required=False)
+    outcome = PickField(label=gettext_lazy("Outcome"), required=False)
+    follow_up = PickField(label=gettext_lazy("Follow-up used"), required=False)
     secret = PickField(
-        label="Secret or blind",
+        label=gettext_lazy("Secret or blind"),
         choices=(("", "Either"), ("yes", "Secret or blind only"), ("no", "Open rolls only")),
         required=False,
     )
     since = forms.DateField(
-        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=gettext_lazy("From"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     until = forms.DateField(
-        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=gettext_lazy("To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     before = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
     after = forms.IntegerField(min_value=0, max_value=MAX_ID, required=False, widget=forms.HiddenInput)

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -81,19 +82,19 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     try:
         if action == "start":
             services.session_start(campaign=campaign, actor=membership.user)
-            messages.success(request, "The session has started.")
+            messages.success(request, _("The session has started."))
         elif action == "end":
             services.session_end(campaign=campaign, actor=membership.user)
-            messages.success(request, "The session has ended.")
+            messages.success(request, _("The session has ended."))
         elif action == "mystery":
             services.mystery_start(campaign=campaign, actor=membership.user)
             messages.success(request, f"{registry.table(campaign.system).story.label}: done.")
         elif action == "rest":
             services.long_rest(campaign=campaign, actor=membership.user)
-            messages.success(request, "Everyone takes a long rest.")
+            messages.success(request, _("Everyone takes a long rest."))
         elif action == "rotate":
             services.join_link_rotate(campaign=campaign, actor=membership.user)
-            messages.success(request, "New join link made; the old one no longer works.")
+            messages.success(request, _("New join link made; the old one no longer works."))
     except RulesError as error:
         messages.error(request, str(error))
     target = reverse("rolls:session", args=[pk])
@@ -259,7 +260,7 @@ def character_edit(request: HtmxRequest, pk: int, character_id: int) -> HttpResp
         except RulesError as error:
             form.add_error(None, str(error))
         else:
-            messages.success(request, "Sheet saved.")
+            messages.success(request, _("Sheet saved."))
             return redirect(character)
     return render(
         request,
@@ -292,7 +293,7 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
         else:
             messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
     else:
-        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        messages.error(request, _(" ").join(str(e) for errors in form.errors.values() for e in errors))
     if request.POST.get("back") == "console":
         return redirect("rolls:session", pk)
     return redirect("rolls:character-sheet", pk, character_id)
@@ -314,7 +315,7 @@ def luck_for_ability(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
         else:
             messages.success(request, f"A point of Luck spent: {character.luck} left.")
     else:
-        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        messages.error(request, _(" ").join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("rolls:character-sheet", pk, character_id)
 
 

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rolls import registry
@@ -114,7 +115,7 @@ def challenge_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
     character = character_to_act_for(membership, character_id)
     try:
         if character.owner_id != membership.user_id:
-            raise RulesError("Challenge with a character of your own.")
+            raise RulesError(_("Challenge with a character of your own."))
         sides, intent = ChallengeBuilder(membership.campaign, character).parse(request.POST)
         services.contest_open(
             campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
@@ -136,7 +137,7 @@ def contest_answer(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespon
     try:
         side = contest.sides.select_related("character__campaign").filter(accepted=False).first()
         if side is None or side.character is None or side.character.owner_id != membership.user_id:
-            raise RulesError("Only the challenged character's player answers a challenge.")
+            raise RulesError(_("Only the challenged character's player answers a challenge."))
         data = side_data(side.character, request.POST) if accept else None
         services.contest_answer(contest=contest, user=membership.user, accept=accept, data=data)
     except RulesError as error:
@@ -186,7 +187,7 @@ def contest_attacker(request: HtmxRequest, pk: int, contest_id: int) -> HttpResp
     raw = request.POST.get("position", "")
     try:
         if raw not in ("0", "1"):
-            raise RulesError("Choose which side attacks.")
+            raise RulesError(_("Choose which side attacks."))
         services.contest_attacker(contest=contest, gm=membership.user, position=int(raw))
     except RulesError as error:
         return _refused(request, membership, error)

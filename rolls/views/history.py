@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rolls import registry
@@ -214,7 +215,7 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
     try:
         if mark == "void":
             marks.roll_void(roll=roll, gm=membership.user)
-            messages.success(request, "The roll is voided: struck through everywhere.")
+            messages.success(request, _("The roll is voided: struck through everywhere."))
         elif mark == "helper":
             both = check_for_both(roll=roll, gm=membership.user, condition=note)
             messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
@@ -223,10 +224,10 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
             messages.success(request, f"{roll.helper_name}'s help is struck: the roll stands without it.")
         elif mark == "reveal":
             marks.roll_reveal(roll=roll, gm=membership.user)
-            messages.success(request, "The roll is revealed: the table sees its dice from now on.")
+            messages.success(request, _("The roll is revealed: the table sees its dice from now on."))
         else:
             marks.note_save(roll=roll, text=note)
-            messages.success(request, "Note kept.")
+            messages.success(request, _("Note kept."))
     except RulesError as error:
         return _render_roll(request, membership, roll, error=str(error), status=422)
     return redirect("rolls:roll", pk, roll.pk)
