@@ -73,7 +73,7 @@ def _sent_before(membership: Membership, key: str | None, contest: Contest, *, r
     else:
         same = first.action == TableEvent.CONTEST_STEP and (first.state or {}).get("contest") == contest.pk
     if not same:
-        raise RulesError(resent.KEY_REUSED)
+        raise RulesError(str(resent.KEY_REUSED))
     return True
 
 

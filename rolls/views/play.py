@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
@@ -50,8 +51,14 @@ def client_value(request: HtmxRequest) -> str | None:
     """The browser's random value for the dice, or None (no JavaScript: the server draws one)."""
     try:
         return fairdice.client_value(request.POST.get(CLIENT_FIELD, ""))
-    except ValueError as error:
-        raise RulesError(f"{error} Reload the page and roll again.") from None
+    except ValueError:
+        # fairdice says why in English (it is pure); the player reads it in the table's language.
+        raise RulesError(
+            _(
+                "The browser's random value for the dice is not 32 hexadecimal digits. "
+                "Reload the page and roll again."
+            )
+        ) from None
 
 
 @require_POST
@@ -70,7 +77,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     first = resent.first_answer(membership.campaign_id, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
-            return refuse(request, resent.KEY_REUSED, page, "roll-form")
+            return refuse(request, str(resent.KEY_REUSED), page, "roll-form")
         return _rolled(request, membership, character, first.roll, again=True)
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
@@ -195,7 +202,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     except RulesError as error:
         return refuse(request, str(error), page, card_id)
     if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
-        return refuse(request, resent.KEY_REUSED, page, card_id)
+        return refuse(request, str(resent.KEY_REUSED), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -337,7 +344,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     first = resent.first_answer(campaign.pk, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
-            return refuse(request, resent.KEY_REUSED, page, "npc-form")
+            return refuse(request, str(resent.KEY_REUSED), page, "npc-form")
         return _npc_rolled(request, membership, first.roll)
     if not form.is_valid():
         return refuse(request, form.errors_text(), page, "npc-form")
