@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_noop
 
 from rolls import registry
 from rolls.log import fairdice
@@ -165,7 +165,7 @@ def npc_roll_create(
     always be digital, secret ones included."""
     system = registry.engine(campaign.system)
     if faces is not None and campaign.dice == DiceMode.DIGITAL:
-        raise RulesError(str(DIGITAL_TABLE))
+        raise RulesError(_(DIGITAL_TABLE))
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
@@ -379,7 +379,7 @@ def follow_up_apply(
         return entry
 
 
-DIGITAL_TABLE = gettext_lazy(
+DIGITAL_TABLE = gettext_noop(
     "This table rolls digital dice: the app rolls them, so there are no faces to enter."
 )
 
@@ -392,7 +392,7 @@ def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> 
         if blind:
             raise RulesError(_("A blind roll is rolled by the app: nobody but the GM may see its dice."))
         if campaign.dice == DiceMode.DIGITAL:
-            raise RulesError(str(DIGITAL_TABLE))
+            raise RulesError(_(DIGITAL_TABLE))
     elif campaign.dice == DiceMode.PHYSICAL and not blind:
         raise RulesError(_("This table rolls real dice: enter the faces you rolled."))
 

@@ -77,7 +77,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     first = resent.first_answer(membership.campaign_id, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
-            return refuse(request, str(resent.KEY_REUSED), page, "roll-form")
+            return refuse(request, _(resent.KEY_REUSED), page, "roll-form")
         return _rolled(request, membership, character, first.roll, again=True)
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
@@ -202,7 +202,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     except RulesError as error:
         return refuse(request, str(error), page, card_id)
     if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
-        return refuse(request, str(resent.KEY_REUSED), page, card_id)
+        return refuse(request, _(resent.KEY_REUSED), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -344,7 +344,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     first = resent.first_answer(campaign.pk, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
-            return refuse(request, str(resent.KEY_REUSED), page, "npc-form")
+            return refuse(request, _(resent.KEY_REUSED), page, "npc-form")
         return _npc_rolled(request, membership, first.roll)
     if not form.is_valid():
         return refuse(request, form.errors_text(), page, "npc-form")
