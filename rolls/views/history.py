@@ -26,6 +26,7 @@ from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404
 from tabletop.models import Membership, PlaySession
+from tabletop.text import names_and
 
 
 def history_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -110,8 +111,9 @@ class Step:
 
 def _who(entry: LogEntry, names: dict[int, str]) -> str:
     if entry.actor_id is None:
-        return "someone who has left"
-    return names.get(entry.actor_id, "someone who has left")
+        return _("someone who has left")
+    name = names.get(entry.actor_id)
+    return name if name is not None else _("someone who has left")
 
 
 def _odds(before: Fraction | None, after: Fraction | None) -> str:
@@ -218,10 +220,17 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
             messages.success(request, _("The roll is voided: struck through everywhere."))
         elif mark == "helper":
             both = check_for_both(roll=roll, gm=membership.user, condition=note)
-            messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
+            messages.success(
+                request,
+                _("%(condition)s checked for %(names)s.")
+                % {"condition": note, "names": names_and([c.name for c in both])},
+            )
         elif mark == "strike":
             strike_help(roll=roll, gm=membership.user, rng=randomness.RNG)
-            messages.success(request, f"{roll.helper_name}'s help is struck: the roll stands without it.")
+            messages.success(
+                request,
+                _("%(name)s's help is struck: the roll stands without it.") % {"name": roll.helper_name},
+            )
         elif mark == "reveal":
             marks.roll_reveal(roll=roll, gm=membership.user)
             messages.success(request, _("The roll is revealed: the table sees its dice from now on."))
