@@ -74,13 +74,13 @@ def _sets_apart(dice: tuple[Die, ...], hit: str, *, sizes: bool) -> str:
         name = NUMBER_WORDS.get(len(group), f"set of {len(group)}")
         size = f'<b class="set-size" aria-hidden="true">{len(group)}x{face}</b>' if sizes else ""
         parts.append(
-            f'<span class="dice-group set" role="group" aria-label=gettext_lazy("a {name} of {face}s'
-            f'{f") (Size {len(group)}, Face {face})" if sizes else ""}">'
+            f'<span class="dice-group set" role="group" aria-label="a {name} of {face}s'
+            f'{f" (Size {len(group)}, Face {face})" if sizes else ""}">'
             f"{''.join(_die(die, hit) for die in group)}{size}</span>"
         )
     if loose:
         parts.append(
-            f'<span class="dice-group loose" role="group" aria-label=gettext_lazy("loose dice")>'
+            f'<span class="dice-group loose" role="group" aria-label="loose dice">'
             f"{''.join(_die(die, hit) for die in loose)}</span>"
         )
     return "".join(parts)
@@ -96,7 +96,7 @@ def _die(die: Die, hit: str = "counts") -> str:
     )
     label = f"{face}{f', {hit}' if die.hit else ''}{', not kept' if die.dropped else ''}"
     html = (
-        f'<span class="die d{face}{classes}" role="img" aria-label=gettext_lazy("{label}") data-face="{face}">'
+        f'<span class="die d{face}{classes}" role="img" aria-label="{label}" data-face="{face}">'
         f"{pip_marks(face)}</span>"
     )
     if die.label:
