@@ -22,6 +22,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -53,9 +54,9 @@ class Scope:
     @property
     def title(self) -> str:
         if self.character is not None:
-            return f"{self.character.name}'s dice"
+            return _("%(name)s's dice") % {"name": self.character.name}
         if self.session is not None:
-            return f"Session {self.session.number}"
+            return _("Session %(number)s") % {"number": self.session.number}
         return self.campaign.name
 
 
@@ -314,7 +315,7 @@ def _characters(groups: list[dict[str, Any]]) -> list[CharacterRow]:
     found = [
         CharacterRow(
             character_id,
-            named[character_id] if character_id is not None else "The GM's rolls (no sheet)",
+            named[character_id] if character_id is not None else _("The GM's rolls (no sheet)"),
             each["n"],
             successes.get(character_id, 0),
             fairness.luck_verdict(each["n_fair"], each["percentiles"], each["variances"]),
@@ -388,7 +389,7 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     spent_by: list[dict[str, Any]] = []
     if adapter.spent:
         some = Q()
-        for name, _ in adapter.spent:
+        for name, _label in adapter.spent:
             some |= Q(**{f"{name}_spent__gt": 0})
         rows: Any = (  # the stubs type these rows by literal keys; the names here are the adapter's
             uses.exclude(payer_name="")
