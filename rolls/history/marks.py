@@ -58,7 +58,7 @@ def note_save(*, roll: Roll, text: str) -> RollNote:
     """Keep the GM's note on a roll (an empty text keeps an empty note)."""
     text = text.strip()
     if len(text) > NOTE_LENGTH:
-        raise RulesError(f"A note holds at most {NOTE_LENGTH} characters.")
+        raise RulesError(_("A note holds at most %(max)s characters.") % {"max": NOTE_LENGTH})
     # Lines and tabs are a note's own; any other control character (a NUL, which PostgreSQL
     # refuses to store at all) is not something a GM types.
     if any(unicodedata.category(char) == "Cc" and char not in "\n\r\t" for char in text):

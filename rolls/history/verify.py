@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls import registry
 from rolls.log import chain
@@ -240,15 +241,19 @@ def _batches[T](rows: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
 def said(outcome: Outcome, campaign: Campaign) -> str:
     """The button's answer in words."""
     if outcome.intact and not outcome.finished:
-        return (
-            f"Entries 1 to {outcome.last} of the log of {campaign.name} match their hashes; "
-            f"{outcome.head - outcome.last} more to check: press again to go on."
-        )
+        return _(
+            "Entries 1 to %(last)s of the log of %(name)s match their hashes; "
+            "%(more)s more to check: press again to go on."
+        ) % {"last": outcome.last, "name": campaign.name, "more": outcome.head - outcome.last}
     return verdict(outcome.found, campaign)
 
 
 def verdict(found: chain.Break | None, campaign: Campaign) -> str:
     """The check's answer in words."""
     if found is None:
-        return f"The log of {campaign.name} is intact: its {campaign.last_seq} entries match their hashes."
-    return f"The log of {campaign.name} was changed. {found}."
+        return ngettext(
+            "The log of %(name)s is intact: its %(count)s entries match their hashes.",
+            "The log of %(name)s is intact: its %(count)s entries match their hashes.",
+            campaign.last_seq,
+        ) % {"name": campaign.name, "count": campaign.last_seq}
+    return _("The log of %(name)s was changed. %(found)s.") % {"name": campaign.name, "found": found}
