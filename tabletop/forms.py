@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from tabletop.text import visible_name
@@ -29,7 +30,7 @@ class DisplayNameForm(forms.Form):
     def clean_display_name(self) -> str:
         name: str = self.cleaned_data["display_name"].strip()
         if not name:
-            raise forms.ValidationError("Tell the table what to call you.")
+            raise forms.ValidationError(_("Tell the table what to call you."))
         return name
 
 
@@ -54,7 +55,7 @@ class ClaimAccountForm(SetPasswordForm):
     def clean_old_password(self) -> str:
         password: str = self.cleaned_data["old_password"]
         if not self.user.check_password(password):
-            raise forms.ValidationError("That is not your current password.")
+            raise forms.ValidationError(_("That is not your current password."))
         return password
 
     def clean_username(self) -> str:
@@ -62,7 +63,7 @@ class ClaimAccountForm(SetPasswordForm):
         User = get_user_model()
         User.username_validator(username)
         if User.objects.filter(username__iexact=username).exclude(pk=self.user.pk).exists():
-            raise forms.ValidationError("That username is taken.")
+            raise forms.ValidationError(_("That username is taken."))
         return username
 
     def save(self, commit: bool = True) -> Any:

@@ -27,7 +27,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
-        messages.success(request, f"Welcome, {user.get_username()}. Create your first campaign.")
+        messages.success(
+            request, _("Welcome, %(name)s. Create your first campaign.") % {"name": user.get_username()}
+        )
         return redirect("rolls:campaign-new")
     return render(request, "tabletop/signup.html", {"form": form})
 
