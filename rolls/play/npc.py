@@ -221,7 +221,7 @@ def _fields_for(flag: CliFlag) -> list[forms.Field]:
         return [
             forms.ChoiceField(
                 label=f"{label}: {str(metavars[i]).capitalize()}" if i < len(metavars) else label,
-                choices=[("", "None"), *options],
+                choices=[("", _("None")), *options],
                 required=False,
                 help_text=help_text if i == len(kind.words) - 1 else "",
             )
@@ -235,7 +235,7 @@ def _fields_for(flag: CliFlag) -> list[forms.Field]:
             else [(str(c), str(c)) for c in action.choices or ()]
         )
         if not action.required and initial is None:
-            options.insert(0, ("", "None"))
+            options.insert(0, ("", _("None")))
         return [
             forms.ChoiceField(
                 label=label, choices=options, required=action.required, initial=initial, help_text=help_text

@@ -23,6 +23,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -36,7 +37,13 @@ from tabletop.models import Campaign, Character, Membership, PlaySession
 SUCCESS_TONES = ("success", "amazing")
 FAIR = Q(by_hand=False, percentile__isnull=False)
 # What each ``FollowUpUse`` amount column is called on the page.
-SPENT_NAMES = (("luck", "Luck"), ("pride", "Pride"), ("endurance", "Endurance"))
+# Translators: the resources a sheet spends (stars' Luck, sixes' Pride, doubles' Endurance):
+# the published editions' words (docs/translations.md).
+SPENT_NAMES = (
+    ("luck", gettext_lazy("Luck")),
+    ("pride", gettext_lazy("Pride")),
+    ("endurance", gettext_lazy("Endurance")),
+)
 
 
 # Every cached figure's key starts so.
@@ -197,7 +204,7 @@ def assembled(scope: Scope, groups: list[dict[str, Any]], by_action: list[dict[s
         for row in by_action
     ]
     spent_totals = {name: sum(row[f"{name}_spent"] or 0 for row in by_action) for name, _ in SPENT_NAMES}
-    spent = [(label, spent_totals[name]) for name, label in SPENT_NAMES if spent_totals[name]]
+    spent = [(str(label), spent_totals[name]) for name, label in SPENT_NAMES if spent_totals[name]]
     faces = [sum(row[f"sum_{name}"] or 0 for row in groups) for name in FACE_FIELDS]
     statistic, faces_verdict = fairness.faces_verdict(faces)
     tone_names = system.tone_names
