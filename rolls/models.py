@@ -219,7 +219,7 @@ class Roll(models.Model):
             # Translators: story is the table's word for a story (Mystery, Adventure), translated.
             return _(
                 "%(label)s goes only on a roll of this %(story)s; this roll was made in %(story)s %(number)s."
-            ) % {"label": label, "story": _(story_name), "number": self.mystery}
+            ) % {"label": label, "story": _(str(story_name)), "number": self.mystery}
         return ""
 
 

@@ -49,7 +49,7 @@ def extended_open(
         "intent": intent,
         "successes": ngettext("%(count)s success", "%(count)s successes", successes) % {"count": successes},
         "failures": ngettext("%(count)s failure", "%(count)s failures", failures) % {"count": failures},
-        "difficulty": _(DN_NAMES[dn]),
+        "difficulty": _(str(DN_NAMES[dn])),
         "dn": dn,
     }
     if intent:

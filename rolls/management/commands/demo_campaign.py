@@ -92,7 +92,7 @@ class Command(BaseCommand):
                 "blind": played.blind_rolls,
                 "follow_ups": played.follow_ups,
                 "calls": played.calls,
-                "story": _(registry.table(campaign.system).story_name),
+                "story": _(str(registry.table(campaign.system).story_name)),
                 "stories": played.stories,
                 "rests": played.long_rests,
                 "reveals": played.reveals,
