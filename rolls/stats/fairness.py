@@ -110,7 +110,7 @@ class Verdict:
     count: int  # rolls, or dice
     mean: float | None  # the mean percentile (0-1); None for the faces
     p_value: float | None  # None: too few to tell
-    reading: str  # what the test found, a key of ``words``: "usual", "lucky", "few-rolls", ...
+    reading: str  # what the test found: "none", "few-rolls", "few-dice" or a key of ``READINGS``
 
     @property
     def words(self) -> str:

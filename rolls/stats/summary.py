@@ -22,8 +22,8 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -46,8 +46,10 @@ SPENT_NAMES = (
 )
 
 
-# Every cached figure's key starts so.
-CACHE_PREFIX = "stats:"
+# Every cached figure's key starts so. Version 2: a verdict keeps its reading as a key and words
+# it when read (issue 45); a figure cached before cannot be read back into the new shape. The
+# language is in the key too: the figures hold a few words (the GM's row, the resources).
+CACHE_PREFIX = "stats2:"
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def summary(scope: Scope, membership: Membership) -> Summary:
     session = scope.session.pk if scope.session is not None else 0
     character = scope.character.pk if scope.character is not None else 0
     reader = "gm" if membership.is_gm else "table"
-    key = f"{CACHE_PREFIX}{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
+    key = f"{CACHE_PREFIX}{get_language()}:{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
     found = cache.get(key)
     if not isinstance(found, Summary):
         found = _summary(scope, membership)
