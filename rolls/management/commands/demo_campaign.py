@@ -60,7 +60,11 @@ class Command(BaseCommand):
             characters=options["characters"],
             seed=options["seed"],
             name=options["name"],
-            progress=(lambda session, rolls: self.stderr.write(f"session {session}: {rolls} rolls"))
+            progress=(
+                lambda session, rolls: self.stderr.write(
+                    _("session %(session)s: %(rolls)s rolls") % {"session": session, "rolls": rolls}
+                )
+            )
             if verbose
             else None,
         )
