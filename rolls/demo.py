@@ -26,6 +26,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.campaigns import services as campaigns
@@ -112,7 +113,7 @@ def create(plan: Plan) -> Played:
     ``plan.sessions`` play sessions holding ``plan.rolls`` rolls in all."""
     registry.get(plan.system)  # an unknown system fails here, in its own words
     if plan.sessions < 1 or plan.characters < 1 or plan.rolls < 0:
-        raise RulesError("A demo needs at least one session and one character, and no fewer than 0 rolls.")
+        raise RulesError(_("A demo needs at least one session and one character, and no fewer than 0 rolls."))
     rng = random.Random(plan.seed)  # noqa: S311 -- a demo: repeatable on purpose, never the table's dice
     played = _cast(plan, rng)
     per_session, extra = divmod(plan.rolls, plan.sessions)
@@ -177,7 +178,7 @@ def plausible_sheet(system: str, name: str, rng: random.Random) -> dict[str, Any
         for key, each in form_class().fields.items()
         if isinstance(each, forms.IntegerField) and key in baseline
     }
-    for _ in range(30):
+    for _attempt in range(30):
         data = dict(baseline)
         for key, each in numbers.items():
             low = _bound(each, "min_value", int(baseline[key]))
@@ -423,7 +424,7 @@ class _Session:
 
     def _follow_ups(self, roll: Roll) -> None:
         """Up to three follow-ups the rules offer, more likely after a failure."""
-        for _ in range(3):
+        for _attempt in range(3):
             roll.refresh_from_db(fields=["outcome"])
             state = roll.current_state()
             resources: dict[str, Any] = {}

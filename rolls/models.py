@@ -13,18 +13,20 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tabletop.models import Campaign, Character, PlaySession
 from tabletop.serving.compiled_query import CompiledList, CompiledQuery
 
 
 class Visibility(models.TextChoices):
-    PUBLIC = "public", "Everyone sees it"
-    SECRET = "secret", "GM only (secret)"
-    BLIND = "blind", "Blind: only the GM sees the result"
+    PUBLIC = "public", gettext_lazy("Everyone sees it")
+    SECRET = "secret", gettext_lazy("GM only (secret)")
+    BLIND = "blind", gettext_lazy("Blind: only the GM sees the result")
     # A side of a contest (``Contest``): its roller and the GM see its dice at once, everyone
     # else when every side has rolled (the contest reveals them all at the same moment).
-    SEALED = "sealed", "Sealed until every side of the contest has rolled"
+    SEALED = "sealed", gettext_lazy("Sealed until every side of the contest has rolled")
 
 
 class RollCall(models.Model):
@@ -209,17 +211,19 @@ class Roll(models.Model):
         Adventure, ``story_name``) in progress can be followed up at a cost."""
         session = campaign.open_session()
         if session is None:
-            return f"{label} needs a play session in progress; the GM has not started one."
+            return _("%(label)s needs a play session in progress; the GM has not started one.") % {
+                "label": label
+            }
         if session.pk != self.session_id:
-            return (
-                f"{label} goes only on a roll of the play session in progress; "
+            return _(
+                "%(label)s goes only on a roll of the play session in progress; "
                 "this roll was made in an earlier session."
-            )
+            ) % {"label": label}
         if self.mystery != campaign.mystery:
-            return (
-                f"{label} goes only on a roll of this {story_name}; "
-                f"this roll was made in {story_name} {self.mystery}."
-            )
+            # Translators: story is the table's word for a story (Mystery, Adventure), translated.
+            return _(
+                "%(label)s goes only on a roll of this %(story)s; this roll was made in %(story)s %(number)s."
+            ) % {"label": label, "story": _(str(story_name)), "number": self.mystery}
         return ""
 
 
@@ -247,9 +251,9 @@ _ROLL_OF_CAMPAIGN = CompiledQuery(
 
 class LogEntry(models.Model):
     class Kind(models.TextChoices):
-        ROLL = "roll", "Roll"
-        FOLLOW_UP = "follow-up", "Follow-up"
-        EVENT = "event", "Table event"
+        ROLL = "roll", gettext_lazy("Roll")
+        FOLLOW_UP = "follow-up", gettext_lazy("Follow-up")
+        EVENT = "event", gettext_lazy("Table event")
 
     # Not indexed alone: it leads the unique key and every index below (see Roll.session).
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log", db_index=False)
@@ -441,25 +445,25 @@ class Contest(models.Model):
     holds the services; the engine (``DiceSystem.contest_winner``) says who wins."""
 
     class State(models.TextChoices):
-        ASKED = "asked", "Waiting for the other side to accept"
-        OPEN = "open", "Rolling"
-        REVEALED = "revealed", "Revealed"
-        CLOSED = "closed", "Decided"
-        CANCELLED = "cancelled", "Cancelled"
-        REFUSED = "refused", "Refused"
+        ASKED = "asked", gettext_lazy("Waiting for the other side to accept")
+        OPEN = "open", gettext_lazy("Rolling")
+        REVEALED = "revealed", gettext_lazy("Revealed")
+        CLOSED = "closed", gettext_lazy("Decided")
+        CANCELLED = "cancelled", gettext_lazy("Cancelled")
+        REFUSED = "refused", gettext_lazy("Refused")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="contests")
     session = models.ForeignKey(PlaySession, on_delete=models.PROTECT, related_name="contests")
     system = models.CharField(max_length=16)
 
     class Kind(models.TextChoices):
-        CONTEST = "contest", "Contest"  # sides against one another: the engine names a winner
+        CONTEST = "contest", gettext_lazy("Contest")  # sides against one another: the engine names a winner
         # doubles DBL-13: the party's rolls against one Difficulty Number, a side per roll
-        EXTENDED = "extended", "Extended action"
-        GROUP = "group", "Group Trouble"  # everyone against the same Trouble (sixes, SIX-17)
-        PLAN = "plan", "Extended Trouble"  # a plan in parts, a kid's roll each (sixes, SIX-20)
+        EXTENDED = "extended", gettext_lazy("Extended action")
+        GROUP = "group", gettext_lazy("Group Trouble")  # everyone against the same Trouble (sixes, SIX-17)
+        PLAN = "plan", gettext_lazy("Extended Trouble")  # a plan in parts, a kid's roll each (sixes, SIX-20)
         # kinds KIN-6, KIN-8: several Adventurers facing one Danger, each their own Challenge
-        DANGER = "danger", "One Danger"
+        DANGER = "danger", gettext_lazy("One Danger")
 
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONTEST)
     intent = models.CharField(max_length=200, blank=True)  # what is at stake

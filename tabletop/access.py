@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from tabletop.models import Campaign, Character, Membership
 from tabletop.serving.compiled_query import CompiledQuery
@@ -55,7 +56,7 @@ def membership_or_404(user: User | AnonymousUser, campaign_id: int) -> Membershi
     """The signed-in user's membership of the campaign; 404 for anyone else signed in
     (its existence does not leak), SignInFirst when nobody is signed in."""
     if not user.is_authenticated:
-        raise SignInFirst("Sign in to see this campaign.")
+        raise SignInFirst(_("Sign in to see this campaign."))
     membership = membership_or_none(user, campaign_id)
     if membership is None:
         raise Http404("No such campaign.")
@@ -65,7 +66,7 @@ def membership_or_404(user: User | AnonymousUser, campaign_id: int) -> Membershi
 def gm_or_403(user: User | AnonymousUser, campaign_id: int) -> Membership:
     membership = membership_or_404(user, campaign_id)
     if not membership.is_gm:
-        raise PermissionDenied("Only the GM can do that.")
+        raise PermissionDenied(_("Only the GM can do that."))
     return membership
 
 
@@ -100,4 +101,4 @@ def acting_for(membership: Membership, character: Character) -> None:
     """Refuses (403) a member who may not act for ``character``, a character of their
     campaign already read (a roll's, say)."""
     if not may_act_for(membership, character):
-        raise PermissionDenied("Only this character's player or the GM can do that.")
+        raise PermissionDenied(_("Only this character's player or the GM can do that."))

@@ -13,6 +13,8 @@ from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from redis.exceptions import RedisError
 
@@ -28,16 +30,17 @@ SERVICE_ERRORS: tuple[type[Exception], ...] = (OperationalError, RedisError)
 
 # Seconds a refused request is asked to wait when the database could not take it.
 BUSY_RETRY = 5
-BUSY_MESSAGE = (
+# Marked for the catalogue and translated where drawn: tests and callers compare the English.
+BUSY_MESSAGE = gettext_noop(
     "The table is very busy right now and could not take that. Nothing changed: try again in a few seconds."
 )
 # Not a busy table but a service gone: said apart, so nobody waits out an outage as a rush, and
 # whoever runs the server knows which it is.
-OUTAGE_MESSAGE = (
+OUTAGE_MESSAGE = gettext_noop(
     "The server cannot reach the table's database or its message service right now. Nothing "
     "changed: try again in a moment, and if it lasts, tell whoever runs the server."
 )
-OUTAGE_TITLE = "Out of reach"
+OUTAGE_TITLE = gettext_noop("Out of reach")
 
 
 def is_outage(error: BaseException | None) -> bool:
@@ -93,15 +96,18 @@ def _database_answers() -> bool:
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(
-        request, "error.html", {"title": "Not found", "message": "There is nothing here for you."}, status=404
+        request,
+        "error.html",
+        {"title": _("Not found"), "message": _("There is nothing here for you.")},
+        status=404,
     )
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if isinstance(exception, SignInFirst):
         return _sign_in_first(request)
-    message = str(exception) if exception and str(exception) else "You may not do that."
-    return render(request, "error.html", {"title": "Not allowed", "message": message}, status=403)
+    message = str(exception) if exception and str(exception) else _("You may not do that.")
+    return render(request, "error.html", {"title": _("Not allowed"), "message": message}, status=403)
 
 
 def _sign_in_first(request: HttpRequest) -> HttpResponse:
@@ -131,7 +137,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "error.html",
-        {"title": "Something broke", "message": "The table hiccupped. Try again."},
+        {"title": _("Something broke"), "message": _("The table hiccupped. Try again.")},
         status=500,
     )
 
@@ -144,8 +150,8 @@ def busy(request: HttpRequest) -> HttpResponse:
     reason = sys.exc_info()[1] or "too many requests at once"
     logger.warning("busy: %s %s refused: %s", request.method, request.path, reason)
     outage = is_outage(reason if isinstance(reason, BaseException) else None)
-    title = OUTAGE_TITLE if outage else "Too busy"
-    context: dict[str, object] = {"message": OUTAGE_MESSAGE if outage else BUSY_MESSAGE}
+    title = _(OUTAGE_TITLE) if outage else _("Too busy")
+    context: dict[str, object] = {"message": _(OUTAGE_MESSAGE) if outage else _(BUSY_MESSAGE)}
     if isinstance(reason, SERVICE_ERRORS):
         # The page is drawn without the signed-in user and the flash messages: both read the
         # session, and with the database gone that is one more wait for a connection (3 s)

@@ -7,6 +7,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm, UserCreationForm
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tabletop.text import visible_name
 
@@ -19,7 +21,7 @@ class SignupForm(UserCreationForm):
 
 class DisplayNameForm(forms.Form):
     display_name = forms.CharField(
-        label="Your name at the table",
+        label=gettext_lazy("Your name at the table"),
         max_length=40,
         validators=[visible_name],
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
@@ -28,14 +30,14 @@ class DisplayNameForm(forms.Form):
     def clean_display_name(self) -> str:
         name: str = self.cleaned_data["display_name"].strip()
         if not name:
-            raise forms.ValidationError("Tell the table what to call you.")
+            raise forms.ValidationError(_("Tell the table what to call you."))
         return name
 
 
 class ClaimAccountForm(SetPasswordForm):
     """A player who joined by link picks a username and a password to log in elsewhere."""
 
-    username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
+    username = forms.CharField(max_length=150, help_text=gettext_lazy("Letters, digits and @/./+/-/_ only."))
     field_order = ["username", "new_password1", "new_password2"]
 
     def __init__(self, user: Any, *args: Any, **kwargs: Any) -> None:
@@ -44,7 +46,7 @@ class ClaimAccountForm(SetPasswordForm):
             # Changing a password someone set takes that password: a laptop or phone left
             # logged in at the table must not hand the account over.
             self.fields["old_password"] = forms.CharField(
-                label="Current password",
+                label=gettext_lazy("Current password"),
                 strip=False,
                 widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
             )
@@ -53,7 +55,7 @@ class ClaimAccountForm(SetPasswordForm):
     def clean_old_password(self) -> str:
         password: str = self.cleaned_data["old_password"]
         if not self.user.check_password(password):
-            raise forms.ValidationError("That is not your current password.")
+            raise forms.ValidationError(_("That is not your current password."))
         return password
 
     def clean_username(self) -> str:
@@ -61,7 +63,7 @@ class ClaimAccountForm(SetPasswordForm):
         User = get_user_model()
         User.username_validator(username)
         if User.objects.filter(username__iexact=username).exclude(pk=self.user.pk).exists():
-            raise forms.ValidationError("That username is taken.")
+            raise forms.ValidationError(_("That username is taken."))
         return username
 
     def save(self, commit: bool = True) -> Any:

@@ -24,6 +24,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.translation import ngettext
 from django_htmx.http import reswap, retarget
 
 from tabletop.errors import SERVICE_ERRORS
@@ -94,4 +95,8 @@ def _count(counts: BaseCache, key: str, seconds: int) -> int:
 
 
 def _message(retry: int) -> str:
-    return f"That was a lot of requests at once. Wait {retry} seconds and try again."
+    return ngettext(
+        "That was a lot of requests at once. Wait %(seconds)s seconds and try again.",
+        "That was a lot of requests at once. Wait %(seconds)s seconds and try again.",
+        retry,
+    ) % {"seconds": retry}

@@ -7,6 +7,7 @@ from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from tabletop.forms import ClaimAccountForm, SignupForm
@@ -26,7 +27,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
-        messages.success(request, f"Welcome, {user.get_username()}. Create your first campaign.")
+        messages.success(
+            request, _("Welcome, %(name)s. Create your first campaign.") % {"name": user.get_username()}
+        )
         return redirect("rolls:campaign-new")
     return render(request, "tabletop/signup.html", {"form": form})
 
@@ -41,6 +44,6 @@ def account(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         update_session_auth_hash(request, user)
-        messages.success(request, "Saved. You can now log in with this username and password anywhere.")
+        messages.success(request, _("Saved. You can now log in with this username and password anywhere."))
         return redirect("tabletop:home")
     return render(request, "tabletop/account.html", {"form": form})

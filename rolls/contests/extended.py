@@ -19,6 +19,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls.contests.services import contest_event, write_open_contest
 from rolls.log.events import TableEvent
@@ -38,17 +40,33 @@ def extended_open(
 ) -> Contest:
     """The GM opens an extended action for the party (DBL-13)."""
     if campaign.system != "doubles":
-        raise RulesError("Extended actions are a rule of Doubles.")
+        raise RulesError(_("Extended actions are a rule of Doubles."))
     if not Membership.objects.filter(campaign=campaign, user=gm, is_gm=True).exists():
-        raise RulesError("Only the GM opens an extended action.")
+        raise RulesError(_("Only the GM opens an extended action."))
     ExtendedAction(dn, successes, failures)  # refuses what the rules cannot hold
     intent = intent.strip()[:INTENT_LENGTH]
-    about = f" ({intent})" if intent else ""
-    text = (
-        f"The GM opened an extended action{about}: {successes} "
-        f"{'success' if successes == 1 else 'successes'} against {DN_NAMES[dn]} ({dn}) "
-        f"before {failures} {'failure' if failures == 1 else 'failures'}."
-    )
+    words = {
+        "intent": intent,
+        "successes": ngettext("%(count)s success", "%(count)s successes", successes) % {"count": successes},
+        "failures": ngettext("%(count)s failure", "%(count)s failures", failures) % {"count": failures},
+        "difficulty": _(str(DN_NAMES[dn])),
+        "dn": dn,
+    }
+    if intent:
+        text = (
+            _(
+                "The GM opened an extended action (%(intent)s): %(successes)s against %(difficulty)s (%(dn)s) "
+                "before %(failures)s."
+            )
+            % words
+        )
+    else:
+        text = (
+            _(
+                "The GM opened an extended action: %(successes)s against %(difficulty)s (%(dn)s) before %(failures)s."
+            )
+            % words
+        )
     with transaction.atomic():
         return write_open_contest(
             campaign=campaign,
@@ -81,15 +99,19 @@ def extended_roll(
             .get(pk=contest.pk)
         )
         if contest.kind != Contest.Kind.EXTENDED:
-            raise RulesError("That is not an extended action.")
+            raise RulesError(_("That is not an extended action."))
         if contest.state not in (Contest.State.OPEN, Contest.State.REVEALED):
-            raise RulesError("This extended action is over.")
+            raise RulesError(_("This extended action is over."))
         if character.campaign_id != contest.campaign_id or character.owner_id != user.pk:
-            raise RulesError(f"Only {character.name}'s player rolls for {character.name}.")
+            raise RulesError(_("Only %(name)s's player rolls for %(name)s.") % {"name": character.name})
         sides = list(contest.sides.select_related("roll").order_by("position"))
         before = tally(contest, sides)
         if before.status != "going":
-            raise RulesError(f"This extended action is {before.status}: the GM settles it.")
+            raise RulesError(
+                _("This extended action is won: the GM settles it.")
+                if before.status == "won"
+                else _("This extended action is lost: the GM settles it.")
+            )
         roll = roll_create(
             character=character,
             roller=user,
@@ -113,13 +135,32 @@ def extended_roll(
         after = tally(contest, [*sides, side])
         contest.state = Contest.State.OPEN if after.status == "going" else Contest.State.REVEALED
         contest.save(update_fields=["state"])
-        counted = "a success" if after.successes > before.successes else "a failure"
-        text = (
-            f"{character.name} rolls for the extended action: {counted} "
-            f"({after.successes} of {after.successes_needed} successes, "
-            f"{after.failures} of {after.failures_allowed} failures)."
-        )
-        if after.status != "going":
-            text += f" The action is {after.status}."
+        words = {
+            "name": character.name,
+            "successes": after.successes,
+            "needed": after.successes_needed,
+            "failures": after.failures,
+            "allowed": after.failures_allowed,
+        }
+        if after.successes > before.successes:
+            text = (
+                _(
+                    "%(name)s rolls for the extended action: a success "
+                    "(%(successes)s of %(needed)s successes, %(failures)s of %(allowed)s failures)."
+                )
+                % words
+            )
+        else:
+            text = (
+                _(
+                    "%(name)s rolls for the extended action: a failure "
+                    "(%(successes)s of %(needed)s successes, %(failures)s of %(allowed)s failures)."
+                )
+                % words
+            )
+        if after.status == "won":
+            text += " " + _("The action is won.")
+        elif after.status != "going":
+            text += " " + _("The action is lost.")
         contest_event(contest, TableEvent.CONTEST_STEP, user, text)
         return roll

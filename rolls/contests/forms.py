@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.contests.sides import Side, SideRow, side_data, side_row
@@ -26,8 +27,8 @@ INTENT_MAX = 200
 def intent_of(post: QueryDict) -> str:
     intent = post.get("intent", "").strip()
     if len(intent) > INTENT_MAX:
-        raise RulesError(f"Say what is at stake in at most {INTENT_MAX} characters.")
-    return visible_line(intent, "What is at stake")
+        raise RulesError(_("Say what is at stake in at most %(max)s characters.") % {"max": INTENT_MAX})
+    return visible_line(intent, _("What is at stake"))
 
 
 def visible_line(text: str, label: str) -> str:
@@ -36,7 +37,8 @@ def visible_line(text: str, label: str) -> str:
     for char in text:
         if unicodedata.category(char) in INVISIBLE:
             raise RulesError(
-                f"{label} cannot hold invisible or control characters (this one has U+{ord(char):04X})."
+                _("%(label)s cannot hold invisible or control characters (this one has U+%(code)s).")
+                % {"label": label, "code": f"{ord(char):04X}"}
             )
     return text
 
@@ -88,7 +90,7 @@ class ContestBuilder:
             return None
         raw = post.get("attacker", "first")
         if raw not in ("first", "second"):
-            raise RulesError("Choose which side attacks: the first or the second.")
+            raise RulesError(_("Choose which side attacks: the first or the second."))
         return 0 if raw == "first" else 1
 
     @property
@@ -104,9 +106,11 @@ class ContestBuilder:
         """Which flow the GM opens (``contest``, or one of ``kinds``) and its setup values."""
         kind = post.get("kind", "contest" if self.head_to_head or not self.kinds else self.kinds[0][0])
         if kind == "contest" and not self.head_to_head:
-            raise RulesError(f"{self.system.name} has no contested rolls at this table.")
+            raise RulesError(
+                _("%(system)s has no contested rolls at this table.") % {"system": self.system.name}
+            )
         if kind != "contest" and kind not in dict(self.kinds):
-            raise RulesError("Choose what kind of contest to open.")
+            raise RulesError(_("Choose what kind of contest to open."))
         setup = {
             param.name: visible_line(post.get(f"setup-{param.name}", "")[:200], str(param.label))
             for param in self.setup_params
@@ -151,17 +155,20 @@ class ContestBuilder:
         if self.many:
             return self._ticked(post, kind), intent_of(post)
         sides = []
-        for key, label in (("first", "the first side"), ("second", "the second side")):
+        for key, label in (
+            ("first", _("Choose who rolls for the first side.")),
+            ("second", _("Choose who rolls for the second side.")),
+        ):
             raw = post.get(key, "")
             if raw == NPC:
                 sides.append(self._npc_side(post))
                 continue
             character = _chosen(self.characters, raw)
             if character is None:
-                raise RulesError(f"Choose who rolls for {label}.")
+                raise RulesError(label)
             sides.append(Side(character, side_data(character, post, kind)))
         if all(side.character is None for side in sides):
-            raise RulesError("A contest needs at least one character: choose one side from the table.")
+            raise RulesError(_("A contest needs at least one character: choose one side from the table."))
         return sides, intent_of(post)
 
     def _ticked(self, post: QueryDict, kind: str) -> list[Side]:
@@ -172,17 +179,19 @@ class ContestBuilder:
         ticked = set(post.getlist("sides"))
         known = {str(character.pk) for character in self.characters} | {NPC}
         if ticked - known:
-            raise RulesError("Tick only characters from this table.")
+            raise RulesError(_("Tick only characters from this table."))
         low, high = self.system.contest_sides
         if counted and not low <= len(ticked) <= high:
-            raise RulesError(f"Tick {low} to {high} who take part in the contest.")
+            raise RulesError(
+                _("Tick %(low)s to %(high)s who take part in the contest.") % {"low": low, "high": high}
+            )
         sides = [
             Side(character, side_data(character, post, kind))
             for character in self.characters
             if str(character.pk) in ticked
         ]
         if not sides:
-            raise RulesError("A contest needs at least one character: tick who takes part.")
+            raise RulesError(_("A contest needs at least one character: tick who takes part."))
         if NPC in ticked:
             sides.append(self._npc_side(post))
         return sides
@@ -190,7 +199,7 @@ class ContestBuilder:
     def _npc_side(self, post: QueryDict) -> Side:
         form = self._npc_form(NpcRollForm(post, campaign=self.campaign, prefix=NPC))
         if not form.is_valid():
-            raise RulesError(f"For the side without a sheet: {form.errors_text()}")
+            raise RulesError(_("For the side without a sheet: %(errors)s") % {"errors": form.errors_text()})
         request = self.system.contest_request(self.system.sheetless(form.engine_request()))
         return Side(None, self.system.request_dict(request), name=form.cleaned_data["name"])
 
@@ -214,5 +223,5 @@ class ChallengeBuilder:
     def parse(self, post: QueryDict) -> tuple[list[Side], str]:
         opponent = _chosen(self.opponents, post.get("opponent", ""))
         if opponent is None:
-            raise RulesError("Choose another player's character to challenge.")
+            raise RulesError(_("Choose another player's character to challenge."))
         return [Side(self.character, side_data(self.character, post)), Side(opponent, {})], intent_of(post)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.contests import services
 from rolls.log.events import TableEvent
@@ -21,11 +23,11 @@ from rolls.sight.cards import Card, build_card
 from tabletop.models import Membership
 
 STATES = {
-    Contest.State.ASKED: "waiting for an answer",
-    Contest.State.OPEN: "being rolled",
-    Contest.State.REVEALED: "revealed, not settled yet",
-    Contest.State.REFUSED: "refused",
-    Contest.State.CANCELLED: "called off",
+    Contest.State.ASKED: gettext_lazy("waiting for an answer"),
+    Contest.State.OPEN: gettext_lazy("being rolled"),
+    Contest.State.REVEALED: gettext_lazy("revealed, not settled yet"),
+    Contest.State.REFUSED: gettext_lazy("refused"),
+    Contest.State.CANCELLED: gettext_lazy("called off"),
 }
 
 
@@ -45,15 +47,15 @@ class ContestEntry:
     @property
     def title(self) -> str:
         # Sides against one another, or side by side in a flow of another kind (one Danger).
-        joint = " against " if self.contest.kind == Contest.Kind.CONTEST else ", "
-        return joint.join(side.name for side, _ in self.sides)
+        joint = _(" against ") if self.contest.kind == Contest.Kind.CONTEST else _(", ")
+        return joint.join(side.name for side, _card in self.sides)
 
 
 def contest_status(contest: Contest) -> str:
     """How a contest ended (its verdict), or where it stands."""
     if contest.state == Contest.State.CLOSED:
         return contest.verdict
-    return STATES.get(Contest.State(contest.state), "")
+    return str(STATES.get(Contest.State(contest.state), ""))
 
 
 def contest_entries(entries: list[LogEntry], membership: Membership) -> dict[int, ContestEntry]:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.contests.reckoning import reckon, states_of
@@ -236,15 +237,15 @@ def _request(contest: Contest, side: ContestSide) -> Any:
     if side.npc:
         return system.contest_request(system.sheetless(system.parse_request(side.data)))
     if side.character is None:
-        raise RulesError(f"{side.name} has left the table.")
-    request_data, _ = registry.table(contest.system).pool(side.character, side.data)
+        raise RulesError(_("%(name)s has left the table.") % {"name": side.name})
+    request_data, _held = registry.table(contest.system).pool(side.character, side.data)
     # The request the roll will be made with (``rolls.play.services.roll_create``, sealed).
     return system.contest_request(system.parse_request(request_data))
 
 
 def _label(contest: Contest, side: ContestSide) -> str:
     if not side.accepted:
-        return "chooses their roll when they accept"
+        return _("chooses their roll when they accept")
     try:
         if side.npc:
             # What the room needs of the GM's side: how many dice it rolls.
@@ -252,11 +253,11 @@ def _label(contest: Contest, side: ContestSide) -> str:
             request = _request(contest, side)
             return dice_count(dice_needed(lambda rng: system.roll(request, rng)))
         if side.character is None:
-            return "has left the table"
-        _, label = registry.table(contest.system).pool(side.character, side.data)
+            return _("has left the table")
+        _data, label = registry.table(contest.system).pool(side.character, side.data)
         return label
     except RulesError:
-        return "cannot roll as chosen (the sheet changed)"
+        return _("cannot roll as chosen (the sheet changed)")
 
 
 def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | None:
@@ -308,22 +309,24 @@ def _options(
 
 def _phase(contest: Contest, views: list[SideView], winner: int | None, said: str = "") -> str:
     if contest.state == Contest.State.ASKED:
-        waiting = next((view.side.name for view in views if not view.side.accepted), "the other side")
-        return f"Waiting for {waiting} to accept the challenge."
+        waiting = next((view.side.name for view in views if not view.side.accepted), None)
+        if waiting is None:
+            return _("Waiting for the other side to accept the challenge.")
+        return _("Waiting for %(name)s to accept the challenge.") % {"name": waiting}
     if contest.state == Contest.State.OPEN:
         rolled = sum(view.rolled for view in views)
         waiting = registry.table(contest.system).contest_waiting
         if waiting and rolled == len(views):
             return waiting
-        return (
-            f"Rolling: {rolled} of {len(views)} sides in. The dice stay sealed until every side has rolled."
-        )
+        return _(
+            "Rolling: %(rolled)s of %(sides)s sides in. The dice stay sealed until every side has rolled."
+        ) % {"rolled": rolled, "sides": len(views)}
     if contest.state == Contest.State.CLOSED:
-        return f"Settled by the GM: {contest.verdict} The rolls are final."
+        return _("Settled by the GM: %(verdict)s The rolls are final.") % {"verdict": contest.verdict}
     if said:
-        return f"Revealed: {said} Follow-ups may still change it; the GM settles it."
+        return _("Revealed: %(said)s Follow-ups may still change it; the GM settles it.") % {"said": said}
     if winner is None:
-        return "Revealed: a tie so far."
-    return (
-        f"Revealed: {views[winner].side.name} is winning. Follow-ups may still change it; the GM settles it."
-    )
+        return _("Revealed: a tie so far.")
+    return _("Revealed: %(name)s is winning. Follow-ups may still change it; the GM settles it.") % {
+        "name": views[winner].side.name
+    }

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from rolls import registry
 from rolls.log.reads import newest_states
 from rolls.models import Contest, ContestSide
@@ -63,25 +65,35 @@ def reckoning_words(contest: Contest, sides: Sequence[ContestSide], reckoning: R
     """The verdict of a head-to-head contest read by ``reckon``, in words."""
     rolled = reckoning.rolled
     if not rolled:
-        return "Nobody rolled: the contest ends undecided."
+        return _("Nobody rolled: the contest ends undecided.")
     if reckoning.unsettled:
         raise RulesError(reckoning.unsettled)
     if reckoning.words:
         return reckoning.words
-    missing = ", ".join(side.name for side in sides if side.roll is None)
+    missing = _(", ").join(side.name for side in sides if side.roll is None)
     if len(rolled) == 1:
-        return f"{rolled[0].name} wins: {missing} did not roll."
+        return _("%(name)s wins: %(missing)s did not roll.") % {"name": rolled[0].name, "missing": missing}
     system = registry.engine(contest.system)
     results = [system.evaluate(state) for state in reckoning.states]
-    scores = " to ".join(result.headline.split(": ")[-1] for result in results)
-    absent = f"; {missing} did not roll" if missing else ""
+    # Translators: between two results of a contest, as a table says a score ("2 successes to 1 success").
+    to = _(" to ")
+    scores = to.join(result.headline.split(": ")[-1] for result in results)
+    words = {"scores": scores, "missing": missing}
     if reckoning.winner is None:
-        return f"A tie, {scores}{absent}."
+        if missing:
+            return _("A tie, %(scores)s; %(missing)s did not roll.") % words
+        return _("A tie, %(scores)s.") % words
     winner = rolled[reckoning.winner]
     tied = len({result.key for result in results}) == 1
-    # The rules gave the tie to a side by its role (stars: the player's), so it is the winner.
-    note = f" (a tie goes to {winner.name})" if tied else ""
     # The winner's result first, as a table says a score.
     first = results.pop(reckoning.winner)
-    scores = " to ".join(result.headline.split(": ")[-1] for result in [first, *results])
-    return f"{winner.name} wins, {scores}{note}{absent}."
+    words["scores"] = to.join(result.headline.split(": ")[-1] for result in [first, *results])
+    words["name"] = winner.name
+    # The rules gave the tie to a side by its role (stars: the player's), so it is the winner.
+    if tied and missing:
+        return _("%(name)s wins, %(scores)s (a tie goes to %(name)s); %(missing)s did not roll.") % words
+    if tied:
+        return _("%(name)s wins, %(scores)s (a tie goes to %(name)s).") % words
+    if missing:
+        return _("%(name)s wins, %(scores)s; %(missing)s did not roll.") % words
+    return _("%(name)s wins, %(scores)s.") % words

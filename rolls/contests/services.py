@@ -38,6 +38,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from rolls import registry
 from rolls.contests.reckoning import reckon, reckoning_words
@@ -50,6 +52,7 @@ from rolls.stats import tally as stats_tally
 from rolls.systems import RulesError
 from rolls.systems.base import Rng
 from tabletop.models import Campaign, Character, Membership
+from tabletop.text import names_and
 
 INTENT_LENGTH = 200
 NAME_LENGTH = 60
@@ -82,10 +85,10 @@ def contest_open(
     adapter = registry.table(campaign.system)
     # A table may play flows of its own (kinds: one Danger) without any head-to-head contest.
     if kind == Contest.Kind.CONTEST and not system.plays_contests:
-        raise RulesError(f"{system.name} has no contested rolls at this table.")
+        raise RulesError(_("%(system)s has no contested rolls at this table.") % {"system": system.name})
     membership = Membership.objects.filter(campaign=campaign, user=opener).first()
     if membership is None:
-        raise RulesError("Only someone at this table opens a contest.")
+        raise RulesError(_("Only someone at this table opens a contest."))
     # What every character's side rolls with in this system, whatever its form said (doubles:
     # no Difficulty Number in an opposed roll); a flow's own values (below) come after them.
     fixed = adapter.contest_fixed(kind)
@@ -95,41 +98,50 @@ def contest_open(
     flow: dict[str, Any] = {}
     if kind != Contest.Kind.CONTEST:
         if kind not in dict(adapter.contest_kinds):
-            raise RulesError("This table does not play that kind of contest.")
+            raise RulesError(_("This table does not play that kind of contest."))
         if not membership.is_gm:
-            raise RulesError("Only the GM opens that.")
+            raise RulesError(_("Only the GM opens that."))
         if any(side.character is None for side in sides):
-            raise RulesError("Only characters from the table take part in that.")
+            raise RulesError(_("Only characters from the table take part in that."))
         flow = adapter.contest_setup(kind, len(sides), setup or {})
         sides = [Side(side.character, adapter.contest_side_data(kind, flow, side.data)) for side in sides]
     else:
         low, high = system.contest_sides
         if not low <= len(sides) <= high:
-            count = f"{low}" if low == high else f"{low} to {high}"
-            raise RulesError(f"A contest of {system.name} has {count} sides: choose who rolls against whom.")
+            if low == high:
+                message = ngettext(
+                    "A contest of %(system)s has %(count)s side: choose who rolls against whom.",
+                    "A contest of %(system)s has %(count)s sides: choose who rolls against whom.",
+                    low,
+                ) % {"system": system.name, "count": low}
+            else:
+                message = _(
+                    "A contest of %(system)s has %(low)s to %(high)s sides: choose who rolls against whom."
+                ) % {"system": system.name, "low": low, "high": high}
+            raise RulesError(message)
     characters = [side.character for side in sides if side.character is not None]
     if any(character.campaign_id != campaign.pk for character in characters):
-        raise RulesError("That character is not at this table.")
+        raise RulesError(_("That character is not at this table."))
     if len({character.pk for character in characters}) != len(characters):
-        raise RulesError("A character cannot contest against themself; choose two.")
+        raise RulesError(_("A character cannot contest against themself; choose two."))
     adapter.check_contest_sides([(side.character, side.data) for side in sides])
     challenge = not membership.is_gm
     if challenge:
         if len(sides) != 2:
-            raise RulesError("A challenge is one character against another.")
+            raise RulesError(_("A challenge is one character against another."))
         first, second = sides
         if first.character is None or first.character.owner_id != opener.pk:
-            raise RulesError("Challenge with a character of your own.")
+            raise RulesError(_("Challenge with a character of your own."))
         if second.character is None:
-            raise RulesError("Only the GM rolls for someone without a sheet: ask the GM to open it.")
+            raise RulesError(_("Only the GM rolls for someone without a sheet: ask the GM to open it."))
         if second.character.owner_id == opener.pk:
-            raise RulesError("Challenge another player's character: you play both of these.")
+            raise RulesError(_("Challenge another player's character: you play both of these."))
     names = []
     for side in sides:
         if side.character is None:
             name = side.name.strip()[:NAME_LENGTH]
             if not name:
-                raise RulesError("Name the side without a sheet (who is it?).")
+                raise RulesError(_("Name the side without a sheet (who is it?)."))
             system.contest_request(system.parse_request(side.data))
         else:
             name = side.character.name
@@ -142,7 +154,7 @@ def contest_open(
     roles: list[dict[str, Any]] = [{} for _ in sides]
     if kind == Contest.Kind.CONTEST and adapter.contest_attacker_chosen:
         if attacker is not None and not 0 <= attacker < len(sides):
-            raise RulesError("Choose which side attacks: the first or the second.")
+            raise RulesError(_("Choose which side attacks: the first or the second."))
         chosen = None if challenge else (attacker or 0)
         roles = [{"attacking": position == chosen} for position in range(len(sides))]
         if chosen is not None:
@@ -155,13 +167,29 @@ def contest_open(
                 for side, role in zip(sides, roles, strict=True)
             ]
     intent = intent.strip()[:INTENT_LENGTH]
-    about = f" ({intent})" if intent else ""
+    # The log's line, whole sentences in the table's language (with and without what is at stake).
+    words = {"intent": intent, "first": names[0], "second": names[-1], "kind": Contest.Kind(kind).label}
     if challenge:
-        text = f"{names[0]} challenges {names[1]}{about}."
+        text = (
+            _("%(first)s challenges %(second)s (%(intent)s).")
+            if intent
+            else _("%(first)s challenges %(second)s.")
+        ) % words
     elif kind != Contest.Kind.CONTEST:
-        text = f"The GM opened {Contest.Kind(kind).label}: {', '.join(names)}{about}."
+        words["names"] = _(", ").join(names)
+        text = (
+            _("The GM opened %(kind)s: %(names)s (%(intent)s).")
+            if intent
+            else _("The GM opened %(kind)s: %(names)s.")
+        ) % words
     else:
-        text = f"The GM opened a contest: {' against '.join(names)}{about}."
+        # Translators: joins the sides of a contest, "Ana against Kim against Bo".
+        words["names"] = _(" against ").join(names)
+        text = (
+            _("The GM opened a contest: %(names)s (%(intent)s).")
+            if intent
+            else _("The GM opened a contest: %(names)s.")
+        ) % words
     with transaction.atomic():
         return write_open_contest(
             campaign=campaign,
@@ -228,10 +256,10 @@ def contest_answer(
     with transaction.atomic():
         contest = _locked(contest)
         if contest.state != Contest.State.ASKED:
-            raise RulesError("This contest is not waiting for an answer.")
+            raise RulesError(_("This contest is not waiting for an answer."))
         side = next((s for s in contest.sides.all() if not s.accepted), None)
         if side is None or side.character is None or side.character.owner_id != user.pk:
-            raise RulesError("Only the challenged character's player answers a challenge.")
+            raise RulesError(_("Only the challenged character's player answers a challenge."))
         if accept:
             adapter = registry.table(contest.system)
             data = {**(data or {}), **adapter.contest_fixed(contest.kind)}
@@ -242,10 +270,10 @@ def contest_answer(
             registry.table(contest.system).check_contest_sides([*others, (side.character, data)])
             ContestSide.objects.filter(pk=side.pk).update(accepted=True, data=data)
             contest.state = Contest.State.OPEN
-            text = f"{side.name} accepts the challenge."
+            text = _("%(name)s accepts the challenge.") % {"name": side.name}
         else:
             contest.state = Contest.State.REFUSED
-            text = f"{side.name} refuses the challenge."
+            text = _("%(name)s refuses the challenge.") % {"name": side.name}
         contest.save(update_fields=["state"])
         contest_event(contest, TableEvent.CONTEST_ANSWER, user, text)
         return contest
@@ -268,11 +296,11 @@ def contest_roll(
         contest = _locked(side.contest)
         side = contest.sides.select_related("character__campaign").get(pk=side.pk)
         if contest.state == Contest.State.ASKED:
-            raise RulesError("The challenge has not been accepted yet.")
+            raise RulesError(_("The challenge has not been accepted yet."))
         if contest.state != Contest.State.OPEN:
-            raise RulesError("This contest is over: its rolls are made.")
+            raise RulesError(_("This contest is over: its rolls are made."))
         if side.roll_id is not None:
-            raise RulesError(f"{side.name} has rolled already: once per contest.")
+            raise RulesError(_("%(name)s has rolled already: once per contest.") % {"name": side.name})
         others = list(contest.sides.exclude(pk=side.pk).select_related("character"))
         # Head to head, each roll is made against the other side's character: what lets that
         # player answer it (stars: Luck against it). In a flow side by side (group Trouble, a
@@ -281,7 +309,7 @@ def contest_roll(
         target = others[0].character if head_to_head else None
         if side.npc:
             if not is_gm:
-                raise RulesError("Only the GM rolls for someone without a sheet.")
+                raise RulesError(_("Only the GM rolls for someone without a sheet."))
             system = registry.engine(contest.system)
             # STR-9: rolled as the GM's side, which a tie never favours.
             request = system.contest_request(system.sheetless(system.parse_request(side.data)))
@@ -302,9 +330,13 @@ def contest_roll(
         else:
             character = side.character
             if character is None:
-                raise RulesError(f"{side.name} has left the table; the GM can close the contest.")
+                raise RulesError(
+                    _("%(name)s has left the table; the GM can close the contest.") % {"name": side.name}
+                )
             if character.owner_id != user.pk:
-                raise RulesError(f"Only {character.name}'s player rolls {character.name}'s side.")
+                raise RulesError(
+                    _("Only %(name)s's player rolls %(name)s's side.") % {"name": character.name}
+                )
             roll = roll_create(
                 character=character,
                 roller=user,
@@ -333,15 +365,15 @@ def contest_attacker(*, contest: Contest, gm: User, position: int) -> Contest:
         contest = _locked(contest)
         membership = Membership.objects.filter(campaign_id=contest.campaign_id, user=gm).first()
         if membership is None or not membership.is_gm:
-            raise RulesError("Only the GM says who attacks.")
+            raise RulesError(_("Only the GM says who attacks."))
         adapter = registry.table(contest.system)
         if not adapter.contest_attacker_chosen or contest.kind != Contest.Kind.CONTEST:
-            raise RulesError("In this contest nobody has to be named the attacker.")
+            raise RulesError(_("In this contest nobody has to be named the attacker."))
         if contest.state not in (Contest.State.ASKED, Contest.State.OPEN):
-            raise RulesError("The dice are revealed already: who attacked stands.")
+            raise RulesError(_("The dice are revealed already: who attacked stands."))
         sides = list(contest.sides.order_by("position"))
         if not 0 <= position < len(sides):
-            raise RulesError("Choose one of the contest's sides.")
+            raise RulesError(_("Choose one of the contest's sides."))
         for side in sides:
             attacking = side.position == position
             side.extra = {**side.extra, "attacking": attacking}
@@ -350,7 +382,12 @@ def contest_attacker(*, contest: Contest, gm: User, position: int) -> Contest:
                 side.data = adapter.contest_role(side.data, npc=side.npc, attacking=attacking)
                 fields.append("data")
             side.save(update_fields=fields)
-        contest_event(contest, TableEvent.CONTEST_STEP, gm, f"The GM says {sides[position].name} attacks.")
+        contest_event(
+            contest,
+            TableEvent.CONTEST_STEP,
+            gm,
+            _("The GM says %(name)s attacks.") % {"name": sides[position].name},
+        )
         if contest.state == Contest.State.OPEN:
             _reveal_when_ready(contest, gm)
         return contest
@@ -367,7 +404,7 @@ def contest_close(*, contest: Contest, gm: User) -> Contest:
     with transaction.atomic():
         contest = _locked(contest)
         if contest.state not in (Contest.State.OPEN, Contest.State.REVEALED):
-            raise RulesError("Only a contest being played can be closed.")
+            raise RulesError(_("Only a contest being played can be closed."))
         if contest.state == Contest.State.OPEN:
             _reveal(contest, gm)
         contest.verdict = verdict(contest)[:200]
@@ -377,26 +414,35 @@ def contest_close(*, contest: Contest, gm: User) -> Contest:
         return contest
 
 
-def contest_cancel(*, contest: Contest, gm: User, because: str = "The GM called it off") -> Contest:
+def contest_cancel(*, contest: Contest, gm: User, because: str | None = None) -> Contest:
     """The GM calls a contest off. What was rolled stays in the log, revealed: nothing rolled
-    at the table is hidden for good by a contest."""
+    at the table is hidden for good by a contest. ``because``: why, already translated
+    ("The GM called it off" unless told)."""
+    if because is None:
+        because = _("The GM called it off")
     with transaction.atomic():
         contest = _locked(contest)
         if not contest.live:
-            raise RulesError("This contest is over already.")
+            raise RulesError(_("This contest is over already."))
         _reveal(contest, gm)
         contest.state = Contest.State.CANCELLED
         contest.save(update_fields=["state"])
-        contest_event(contest, TableEvent.CONTEST_CANCEL, gm, f"{because}: {_called_off(contest)}.")
+        contest_event(
+            contest,
+            TableEvent.CONTEST_CANCEL,
+            gm,
+            # Translators: why a contest was called off, then what ended ("The GM called it off: ...").
+            _("%(because)s: %(what)s.") % {"because": because, "what": _called_off(contest)},
+        )
         return contest
 
 
 # What the log calls each kind that is not a contest between sides, when it is called off.
 CALLED_OFF_NAMES = {
-    Contest.Kind.EXTENDED: "extended action",
-    Contest.Kind.GROUP: "Group Trouble",
-    Contest.Kind.PLAN: "Extended Trouble",
-    Contest.Kind.DANGER: "Danger",
+    Contest.Kind.EXTENDED: gettext_lazy("extended action"),
+    Contest.Kind.GROUP: gettext_lazy("Group Trouble"),
+    Contest.Kind.PLAN: gettext_lazy("Extended Trouble"),
+    Contest.Kind.DANGER: gettext_lazy("Danger"),
 }
 
 
@@ -405,13 +451,19 @@ def _called_off(contest: Contest) -> str:
     intent and who rolled for it, each once. An extended action's sides are its rolls, none
     until someone rolls: "no contest between ." was all the log said of one."""
     names = list(dict.fromkeys(side.name for side in contest.sides.order_by("position")))
-    listed = " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+    listed = names_and(names)
     if contest.kind == Contest.Kind.CONTEST and names:
-        return f"no contest between {listed}"
-    name = CALLED_OFF_NAMES.get(Contest.Kind(contest.kind), "contest")
-    about = f" ({contest.intent})" if contest.intent else ""
-    by = f" of {listed}" if names else ""
-    return f"the {name}{about}{by} ends undecided"
+        return _("no contest between %(names)s") % {"names": listed}
+    words = {"name": CALLED_OFF_NAMES.get(Contest.Kind(contest.kind), _("contest")), "intent": contest.intent}
+    words["names"] = listed
+    # Whole clauses, with and without what was at stake and who rolled, so word order may differ.
+    if contest.intent and names:
+        return _("the %(name)s (%(intent)s) of %(names)s ends undecided") % words
+    if contest.intent:
+        return _("the %(name)s (%(intent)s) ends undecided") % words
+    if names:
+        return _("the %(name)s of %(names)s ends undecided") % words
+    return _("the %(name)s ends undecided") % words
 
 
 def contest_act(
@@ -433,21 +485,21 @@ def contest_act(
         adapter = registry.table(contest.system)
         settled = contest.state == Contest.State.CLOSED and adapter.steps_after_settle
         if not contest.live and not settled:
-            raise RulesError("This contest is over.")
+            raise RulesError(_("This contest is over."))
         offered = {step.action: step for step in adapter.contest_steps(contest, side, sides)}
         step = offered.get(action)
         # A step the GM may take for a player's side (doubles: dismiss a Complication, DBL-9).
         gm_dismisses = is_gm and step is not None and step.gm_may
         if side.npc and not is_gm:
-            raise RulesError("Only the GM acts for someone without a sheet.")
+            raise RulesError(_("Only the GM acts for someone without a sheet."))
         if (
             not side.npc
             and not gm_dismisses
             and (side.character is None or side.character.owner_id != user.pk)
         ):
-            raise RulesError(f"Only {side.name}'s player acts for {side.name}.")
+            raise RulesError(_("Only %(name)s's player acts for %(name)s.") % {"name": side.name})
         if step is None:
-            raise RulesError("That is not a step this side may take now.")
+            raise RulesError(_("That is not a step this side may take now."))
         if side.roll_id is not None:
             # Locked before the character (the roll services' order): a step may spend its dice.
             side.roll = Roll.objects.select_for_update(no_key=True).get(pk=side.roll_id)
@@ -549,7 +601,7 @@ def _reveal(contest: Contest, actor: User) -> None:
             actor=actor,
             roll=roll,
             state=state if state is not None else roll.current_state(),
-            text=f"{roll.character_name}'s roll for the contest, revealed.",
+            text=_("%(name)s's roll for the contest, revealed.") % {"name": roll.character_name},
         )
     tally.record()
 
@@ -591,7 +643,7 @@ def contest_event(
 def _check_roll(character: Character, data: Mapping[str, Any]) -> None:
     """That ``data`` is a roll this character can make in a contest (RulesError otherwise)."""
     system = registry.engine(character.campaign.system)
-    request_data, _ = registry.table(system.slug).pool(character, data)
+    request_data, _held = registry.table(system.slug).pool(character, data)
     system.contest_request(system.parse_request(request_data))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.models import Contest
@@ -74,7 +75,10 @@ def side_row(character: Character, kinds: Sequence[str] = (CONTEST,), *, place: 
         if name in form.fields and any(name not in values for values in fixed.values())
     ]
     for name in names:
-        form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
+        form.fields[name].label = _("%(name)s's %(field)s") % {
+            "name": character.name,
+            "field": str(form.fields[name].label).lower(),
+        }
         unused = [kind for kind, values in fixed.items() if name in values]
         if unused:
             form.fields[name].widget.attrs[UNUSED_IN] = " ".join(unused)
@@ -98,7 +102,9 @@ def side_values(
     data.update(fixed or {})
     form = adapter.roll_form(as_query(data), character=character)
     if not form.is_valid():
-        raise RulesError(f"For {character.name}: {form.errors_text()}")
+        raise RulesError(
+            _("For %(name)s: %(errors)s") % {"name": character.name, "errors": form.errors_text()}
+        )
     return {**form.engine_data(), "helper": False}
 
 
@@ -113,5 +119,5 @@ def side_data(character: Character, post: QueryDict, kind: str = CONTEST) -> dic
         request_data, _ = adapter.pool(character, values)
         system.contest_request(system.parse_request(request_data))
     except RulesError as error:
-        raise RulesError(f"For {character.name}: {error}") from error
+        raise RulesError(_("For %(name)s: %(errors)s") % {"name": character.name, "errors": error}) from error
     return values

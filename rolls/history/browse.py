@@ -25,9 +25,11 @@ from django import forms
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.forms.utils import flatatt
 from django.http import QueryDict
-from django.utils import timezone
+from django.utils import dateformat, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -37,7 +39,11 @@ from tabletop.access import MAX_ID
 from tabletop.models import Campaign, Character, Membership, PlaySession
 
 PAGE_SIZE = 25
-KINDS = (("both", "Rolls and events"), ("rolls", "Rolls only"), ("events", "Events only"))
+KINDS = (
+    ("both", gettext_lazy("Rolls and events")),
+    ("rolls", gettext_lazy("Rolls only")),
+    ("events", gettext_lazy("Events only")),
+)
 ROLL_ONLY = ("character", "player", "outcome", "follow_up", "secret")
 # A contest is one entry of the history, where it opened (``rolls.views.history``): its rolls
 # and its later events are its parts, drawn inside it, not listed again on their own.
@@ -87,7 +93,11 @@ def export_options(numbers: Iterable[int]) -> SafeString:
     """The export's session choices, newest first, written here: the template's loop over the
     campaign's sessions took 7 ms of a 37 ms history page at 200 sessions."""
     # Numbers only: nothing to escape (format_html per option cost 2 ms more).
-    return mark_safe("".join(f'<option value="{int(n)}">Session {int(n)}</option>' for n in numbers))
+    # The words once, the numbers per option (a gettext per option cost as much as the rest).
+    before, _number, after = _("Session %(number)s").partition("%(number)s")
+    return mark_safe(
+        "".join(f'<option value="{int(n)}">{escape(before)}{int(n)}{escape(after)}</option>' for n in numbers)
+    )
 
 
 def session_numbers(campaign: Campaign) -> list[int]:
@@ -130,22 +140,30 @@ class HistoryFilters(forms.Form):
     """The filters of the history page, read from its query string. Every value is a choice
     from this campaign (an id no one may guess further), a date, or a sequence number."""
 
-    kind = PickField(label="Show", choices=KINDS, required=False)
-    session = PickField(label="Play session", required=False)
-    character = PickField(label="Character", required=False)
-    player = PickField(label="Player", required=False)
-    outcome = PickField(label="Outcome", required=False)
-    follow_up = PickField(label="Follow-up used", required=False)
+    kind = PickField(label=gettext_lazy("Show"), choices=KINDS, required=False)
+    session = PickField(label=gettext_lazy("Play session"), required=False)
+    character = PickField(label=gettext_lazy("Character"), required=False)
+    player = PickField(label=gettext_lazy("Player"), required=False)
+    outcome = PickField(label=gettext_lazy("Outcome"), required=False)
+    follow_up = PickField(label=gettext_lazy("Follow-up used"), required=False)
     secret = PickField(
-        label="Secret or blind",
-        choices=(("", "Either"), ("yes", "Secret or blind only"), ("no", "Open rolls only")),
+        label=gettext_lazy("Secret or blind"),
+        choices=(
+            ("", gettext_lazy("Either")),
+            ("yes", gettext_lazy("Secret or blind only")),
+            ("no", gettext_lazy("Open rolls only")),
+        ),
         required=False,
     )
     since = forms.DateField(
-        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=gettext_lazy("From"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     until = forms.DateField(
-        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=gettext_lazy("To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     before = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
     after = forms.IntegerField(min_value=0, max_value=MAX_ID, required=False, widget=forms.HiddenInput)
@@ -167,21 +185,28 @@ class HistoryFilters(forms.Form):
         # The session filter's part of the log (``SessionTimes.among``) and the export's
         # choice of session (``export_options``), from the same rows.
         self.sessions = sessions
-        self.session_numbers = [number for _, number, _ in sessions]
+        self.session_numbers = [number for _pk, number, _started in sessions]
         fields["session"].choices = _choices(  # type: ignore[attr-defined]
-            ((pk, f"Session {number} · {started:%d %b %Y}") for pk, number, started in sessions),
-            "Every session",
+            (
+                (
+                    pk,
+                    _("Session %(number)s · %(date)s")
+                    % {"number": number, "date": dateformat.format(started, "d M Y")},
+                )
+                for pk, number, started in sessions
+            ),
+            _("Every session"),
         )
         # With their owners: who may see a page's cards, without joining the characters.
         self.characters = list(campaign.characters.order_by("name").values_list("pk", "name", "owner_id"))
         fields["character"].choices = _choices(  # type: ignore[attr-defined]
-            ((pk, name) for pk, name, _ in self.characters), "Everyone"
+            ((pk, name) for pk, name, _owner in self.characters), _("Everyone")
         )
         members = campaign.memberships.values_list("user_id", "display_name")
-        fields["player"].choices = _choices(members, "Anyone")  # type: ignore[attr-defined]
-        fields["outcome"].choices = _choices(system.tone_names.items(), "Any outcome")  # type: ignore[attr-defined]
+        fields["player"].choices = _choices(members, _("Anyone"))  # type: ignore[attr-defined]
+        fields["outcome"].choices = _choices(system.tone_names.items(), _("Any outcome"))  # type: ignore[attr-defined]
         fields["follow_up"].choices = _choices(  # type: ignore[attr-defined]
-            system.follow_up_names.items(), "Any, or none"
+            system.follow_up_names.items(), _("Any, or none")
         )
         if not membership.is_gm:
             # Not offered to a player; still read, so that asking for it answers nothing.
@@ -191,7 +216,7 @@ class HistoryFilters(forms.Form):
         data = super().clean() or {}
         since, until = data.get("since"), data.get("until")
         if since and until and since > until:
-            raise forms.ValidationError("The first date comes after the last one.")
+            raise forms.ValidationError(_("The first date comes after the last one."))
         return data
 
     @property
@@ -215,10 +240,10 @@ class HistoryFilters(forms.Form):
             if name in ("before", "after", "kind") or value in (None, ""):
                 continue
             choices = dict(getattr(each, "choices", ()))
-            said.append(f"{each.label}: {choices.get(value, value)}")
+            said.append(_("%(label)s: %(value)s") % {"label": each.label, "value": choices.get(value, value)})
         kind = self.cleaned_data.get("kind")
         if kind and kind != "both":
-            said.insert(0, dict(KINDS)[kind])
+            said.insert(0, str(dict(KINDS)[kind]))
         return "; ".join(said)
 
     def query(self, **changes: object) -> str:

@@ -21,6 +21,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from rolls import registry
 from rolls.log import fairdice
 from rolls.log.randomness import ROLL_SEED
@@ -52,25 +55,43 @@ class DiceReport:
     def lines(self) -> list[str]:
         if self.failure is not None:
             return [self.failure]
+        dice = ngettext("%(count)s die", "%(count)s dice", self.dice) % {"count": self.dice}
+        entries = ngettext("%(count)s entry", "%(count)s entries", self.entries) % {"count": self.entries}
         said = [
-            f"Checked {self.dice} {'die' if self.dice == 1 else 'dice'} in {self.entries} "
-            f"{'entry' if self.entries == 1 else 'entries'}: each is the die its revealed seed gives."
+            _("Checked %(dice)s in %(entries)s: each is the die its revealed seed gives.")
+            % {"dice": dice, "entries": entries}
         ]
         for seed, count in sorted(self.waiting.items()):
-            said.append(f"Not checkable yet: {seed}'s seed is not revealed ({count} with dice).")
+            said.append(
+                _("Not checkable yet: %(seed)s's seed is not revealed (%(count)s with dice).")
+                % {"seed": seed, "count": count}
+            )
         for seed, count in sorted(self.announced_unseen.items()):
             said.append(
-                f"Not checkable from this file: {seed}'s seed was announced in an entry withheld "
-                f"from it ({count} with dice)."
+                _(
+                    "Not checkable from this file: %(seed)s's seed was announced in an entry withheld "
+                    "from it (%(count)s with dice)."
+                )
+                % {"seed": seed, "count": count}
             )
-        if self.unseeded == 1:
-            said.append("1 entry drew dice without a seed: it cannot be checked.")
-        elif self.unseeded:
-            said.append(f"{self.unseeded} entries drew dice without a seed: they cannot be checked.")
-        if self.withheld == 1:
-            said.append("1 entry is withheld from this export (a secret roll).")
-        elif self.withheld:
-            said.append(f"{self.withheld} entries are withheld from this export (secret rolls).")
+        if self.unseeded:
+            said.append(
+                ngettext(
+                    "%(count)s entry drew dice without a seed: it cannot be checked.",
+                    "%(count)s entries drew dice without a seed: they cannot be checked.",
+                    self.unseeded,
+                )
+                % {"count": self.unseeded}
+            )
+        if self.withheld:
+            said.append(
+                ngettext(
+                    "%(count)s entry is withheld from this export (a secret roll).",
+                    "%(count)s entries are withheld from this export (secret rolls).",
+                    self.withheld,
+                )
+                % {"count": self.withheld}
+            )
         return said
 
 
@@ -91,10 +112,10 @@ def check_export(data: dict[str, Any]) -> DiceReport:
             report.unseeded += 1 if drew else 0
             continue
         if dice["seed"] == ROLL_SEED:
-            seal, name = rolls.get(entry["roll"], Seal()), f"roll {entry['roll']}"
+            seal, name = rolls.get(entry["roll"], Seal()), _("roll %(id)s") % {"id": entry["roll"]}
         else:
             number = session_of.get(entry["roll"])
-            seal, name = sessions.get(number, Seal()), f"session {number}"
+            seal, name = sessions.get(number, Seal()), _("session %(number)s") % {"number": number}
         if seal.seed is None:
             report.waiting[name] += 1
             continue
@@ -104,7 +125,10 @@ def check_export(data: dict[str, Any]) -> DiceReport:
             continue
         wrong = _wrong(entry, dice, seal)
         if wrong:
-            report.failure = f"Entry {entry['seq']} does not match: {wrong}."
+            report.failure = _("Entry %(seq)s does not match: %(reason)s.") % {
+                "seq": entry["seq"],
+                "reason": wrong,
+            }
             report.failed_seq = entry["seq"]
             return report
         report.dice += len(dice["drawn"])
@@ -162,18 +186,18 @@ def _wrong(entry: dict[str, Any], dice: dict[str, Any], seal: Seal) -> str:
     try:
         seed = bytes.fromhex(seal.seed or "")
     except ValueError:
-        return "its revealed seed is not hexadecimal"
+        return _("its revealed seed is not hexadecimal")
     if seal.commit is None or seal.commit_seq is None or seal.commit_seq >= entry["seq"]:
-        return "no hash of its seed was shown before it"
+        return _("no hash of its seed was shown before it")
     if hashlib.sha256(seed).hexdigest() != seal.commit:
-        return "the revealed seed is not the one whose hash was shown"
+        return _("the revealed seed is not the one whose hash was shown")
     drawn = list(dice["drawn"])
     expected = fairdice.draws(seed, entry["seq"], str(dice["client"]), len(drawn))
     if drawn != expected:
-        return f"it drew {drawn}, the seed gives {expected}"
+        return _("it drew %(drawn)s, the seed gives %(expected)s") % {"drawn": drawn, "expected": expected}
     shown = _faces(entry)
     if shown != drawn:
-        return f"its dice show {shown}, but it drew {drawn}"
+        return _("its dice show %(shown)s, but it drew %(drawn)s") % {"shown": shown, "drawn": drawn}
     return ""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from rolls.history.dicecheck import DiceReport, check_export, sessions_of
 from rolls.log import chain
 
@@ -39,12 +41,13 @@ class FileReport:
         if not self.dice.ok:
             return self.dice.lines()
         if self.chain is not None:
-            return [f"{self.chain}."]
+            return [_("%(finding)s.") % {"finding": self.chain}]
         if self.facts is not None:
             return [self.facts]
         return [
             *self.dice.lines(),
-            f"The file's chain is intact: {self.entries} entries match their hashes, up to {self.head}.",
+            _("The file's chain is intact: %(count)s entries match their hashes, up to %(head)s.")
+            % {"count": self.entries, "head": self.head},
         ]
 
 
@@ -54,15 +57,23 @@ class Unreadable(ValueError):
 
 def check_file(data: Any) -> FileReport:
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise Unreadable("This is not a log export of this app (no list of entries).")
+        raise Unreadable(_("This is not a log export of this app (no list of entries)."))
     try:
         dice = check_export(data)
         found = _chain(data)
         facts = _facts(data) if found is None else None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        raise Unreadable(f"This export is incomplete or damaged ({error!r}).") from None
+        raise Unreadable(
+            _("This export is incomplete or damaged (%(error)s).") % {"error": repr(error)}
+        ) from None
     head = data.get("head") or {}
-    return FileReport(dice, found, facts, len(data["entries"]), f"entry {head.get('seq')} {head.get('hash')}")
+    return FileReport(
+        dice,
+        found,
+        facts,
+        len(data["entries"]),
+        _("entry %(seq)s %(hash)s") % {"seq": head.get("seq"), "hash": head.get("hash")},
+    )
 
 
 def file_link(entry: dict[str, Any]) -> chain.Link:
@@ -94,7 +105,7 @@ def _chain(data: dict[str, Any]) -> chain.Break | None:
         for entry in data["entries"]:
             if "withheld" in entry:
                 return chain.Break(
-                    int(entry["seq"]), "a GM's export withholds nothing: it was replaced by a stub"
+                    int(entry["seq"]), _("a GM's export withholds nothing: it was replaced by a stub")
                 )
     links = [file_link(entry) for entry in data["entries"]]
     head = data["head"]
@@ -115,19 +126,28 @@ def _facts(data: dict[str, Any]) -> str | None:
     chained = sessions_of(data["entries"])
     for roll_id, roll in listed.items():
         entry = firsts.get(roll_id)
-        where = f"Entry {entry['seq']}" if entry is not None else f"Roll {roll_id}"
+        where = (
+            _("Entry %(seq)s") % {"seq": entry["seq"]}
+            if entry is not None
+            else _("Roll %(id)s") % {"id": roll_id}
+        )
         if roll_id in chained and roll.get("session") != chained[roll_id]:
-            return (
-                f"{where} does not match: the file lists roll {roll_id} in session {roll.get('session')}, "
-                f"its log in session {chained[roll_id]}."
-            )
+            return _(
+                "%(where)s does not match: the file lists roll %(id)s in session %(session)s, "
+                "its log in session %(logged)s."
+            ) % {"where": where, "id": roll_id, "session": roll.get("session"), "logged": chained[roll_id]}
         about = entry.get("about") if entry is not None else None
         if not isinstance(about, dict):
             continue
         for key in chain.ROLL_FACTS:
             if roll.get(key) != about.get(key):
-                return (
-                    f"{where} does not match: the file lists roll {roll_id}'s {key} as "
-                    f"{roll.get(key)!r}, its log as {about.get(key)!r}."
-                )
+                return _(
+                    "%(where)s does not match: the file lists roll %(id)s's %(key)s as %(listed)s, its log as %(logged)s."
+                ) % {
+                    "where": where,
+                    "id": roll_id,
+                    "key": key,
+                    "listed": repr(roll.get(key)),
+                    "logged": repr(about.get(key)),
+                }
     return None

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from rolls import registry
 from rolls.history import export
 from rolls.history.filecheck import file_link
@@ -36,18 +38,18 @@ class ImportRefused(ValueError):
 
 
 def refuse(where: str, what: str) -> ImportRefused:
-    return ImportRefused(f"{where}: {what}. Nothing was imported.")
+    return ImportRefused(_("%(where)s: %(what)s. Nothing was imported.") % {"where": where, "what": what})
 
 
 def _dict(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise refuse(where, "it is not an object")
+        raise refuse(where, _("it is not an object"))
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise refuse(where, "it is not a list")
+        raise refuse(where, _("it is not a list"))
     return value
 
 
@@ -56,24 +58,32 @@ def _int(row: Mapping[str, Any], key: str, where: str, *, low: int = 0, null: bo
     if value is None and null:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= _BIG:
-        raise refuse(where, f"its {key!r} is not a whole number from {low} to {_BIG}")
+        raise refuse(
+            where,
+            _("its %(key)s is not a whole number from %(low)s to %(big)s")
+            % {"key": repr(key), "low": low, "big": _BIG},
+        )
     return value
 
 
 def _text(row: Mapping[str, Any], key: str, where: str, *, most: int, least: int = 0) -> str:
     value = row.get(key)
     if not isinstance(value, str) or not least <= len(value) <= most:
-        raise refuse(where, f"its {key!r} is not a text of {least} to {most} characters")
+        raise refuse(
+            where,
+            _("its %(key)s is not a text of %(least)s to %(most)s characters")
+            % {"key": repr(key), "least": least, "most": most},
+        )
     # A NUL cannot be stored by PostgreSQL, and no form takes any control character but lines.
     if any(ord(char) < 32 and char not in "\n\r\t" for char in value):
-        raise refuse(where, f"its {key!r} holds control characters")
+        raise refuse(where, _("its %(key)s holds control characters") % {"key": repr(key)})
     return value
 
 
 def _bool(row: Mapping[str, Any], key: str, where: str, *, default: bool | None = None) -> bool:
     value = row.get(key, default)
     if not isinstance(value, bool):
-        raise refuse(where, f"its {key!r} is not true or false")
+        raise refuse(where, _("its %(key)s is not true or false") % {"key": repr(key)})
     return value
 
 
@@ -83,7 +93,9 @@ def _time(row: Mapping[str, Any], key: str, where: str, *, null: bool = False) -
         return None
     if not isinstance(value, str) or not _TIME.fullmatch(value):
         raise refuse(
-            where, f"its {key!r} is not a time as the export writes it (2026-12-02T20:15:03.123456Z)"
+            where,
+            _("its %(key)s is not a time as the export writes it (2026-12-02T20:15:03.123456Z)")
+            % {"key": repr(key)},
         )
     return value
 
@@ -93,7 +105,7 @@ def _hex(row: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or not _HEX64.fullmatch(value):
-        raise refuse(where, f"its {key!r} is not 64 hexadecimal digits")
+        raise refuse(where, _("its %(key)s is not 64 hexadecimal digits") % {"key": repr(key)})
     return value
 
 
@@ -101,7 +113,7 @@ def _unique(ids: list[Any], what: str) -> set[Any]:
     seen: set[Any] = set()
     for each in ids:
         if each in seen:
-            raise refuse(what, f"{each} is listed twice")
+            raise refuse(what, _("%(each)s is listed twice") % {"each": each})
         seen.add(each)
     return seen
 
@@ -109,27 +121,32 @@ def _unique(ids: list[Any], what: str) -> set[Any]:
 def check_file(data: Any) -> None:
     """Refuse anything but a whole campaign's GM export, of sound shape, whose chain verifies."""
     if not isinstance(data, dict) or data.get("format") != export.FORMAT:
-        raise ImportRefused("This is not a campaign export of this app. Nothing was imported.")
+        raise ImportRefused(_("This is not a campaign export of this app. Nothing was imported."))
     if data.get("version") != export.VERSION:
         raise ImportRefused(
-            f"This export is version {data.get('version')!r}; this app reads version {export.VERSION}. "
-            "Nothing was imported."
+            _("This export is version %(version)s; this app reads version %(reads)s. Nothing was imported.")
+            % {"version": repr(data.get("version")), "reads": export.VERSION}
         )
     if data.get("viewer") != "gm" or data.get("session") is not None:
         raise ImportRefused(
-            "Only the GM's export of a whole campaign can be imported (this one leaves entries out). "
-            "Nothing was imported."
+            _(
+                "Only the GM's export of a whole campaign can be imported (this one leaves entries out). "
+                "Nothing was imported."
+            )
         )
-    campaign = _dict(data.get("campaign"), "The campaign")
-    _text(campaign, "name", "The campaign", most=80, least=1)
+    campaign = _dict(data.get("campaign"), _("The campaign"))
+    _text(campaign, "name", _("The campaign"), most=80, least=1)
     system = campaign.get("system")
     if not isinstance(system, str) or system not in registry.slugs():
-        raise ImportRefused(f"The dice system {system!r} is not at this table. Nothing was imported.")
-    _int(campaign, "mystery", "The campaign", low=1)
-    members = _members(_list(data.get("members"), "The members"))
-    sessions = _sessions(_list(data.get("sessions"), "The sessions"))
-    characters = _characters(_list(data.get("characters"), "The characters"), system, members)
-    rolls = _rolls(_list(data.get("rolls"), "The rolls"), system, members, sessions, characters)
+        raise ImportRefused(
+            _("The dice system %(system)s is not at this table. Nothing was imported.")
+            % {"system": repr(system)}
+        )
+    _int(campaign, "mystery", _("The campaign"), low=1)
+    members = _members(_list(data.get("members"), _("The members")))
+    sessions = _sessions(_list(data.get("sessions"), _("The sessions")))
+    characters = _characters(_list(data.get("characters"), _("The characters")), system, members)
+    rolls = _rolls(_list(data.get("rolls"), _("The rolls")), system, members, sessions, characters)
     _entries(data, members, rolls)
 
 
@@ -137,7 +154,7 @@ def _members(rows: list[Any]) -> set[int]:
     ids = []
     gms = 0
     for n, row in enumerate(rows, 1):
-        where = f"Member {n}"
+        where = _("Member %(n)s") % {"n": n}
         row = _dict(row, where)
         ids.append(_int(row, "id", where, low=1))
         _text(row, "name", where, most=40, least=1)
@@ -145,14 +162,14 @@ def _members(rows: list[Any]) -> set[int]:
         left = _bool(row, "left", where, default=False)
         gms += gm and not left
     if gms != 1:
-        raise refuse("The members", "exactly one of them must be the GM")
-    return _unique(ids, "The members")
+        raise refuse(_("The members"), _("exactly one of them must be the GM"))
+    return _unique(ids, _("The members"))
 
 
 def _sessions(rows: list[Any]) -> set[int]:
     numbers = []
     for n, row in enumerate(rows, 1):
-        where = f"Session {n} of the list"
+        where = _("Session %(n)s of the list") % {"n": n}
         row = _dict(row, where)
         numbers.append(_int(row, "number", where, low=1))
         _time(row, "started", where)
@@ -160,31 +177,31 @@ def _sessions(rows: list[Any]) -> set[int]:
         _hex(row, "seed_hash", where)
         seed = _hex(row, "seed", where)
         if seed is not None and ended is None:
-            raise refuse(where, "it is still open, and an open session's seed is never exported")
+            raise refuse(where, _("it is still open, and an open session's seed is never exported"))
         if ended is None and n != len(rows):
-            raise refuse(where, "only the last session can still be open")
-    return _unique(numbers, "The sessions")
+            raise refuse(where, _("only the last session can still be open"))
+    return _unique(numbers, _("The sessions"))
 
 
 def _characters(rows: list[Any], system: str, members: set[int]) -> set[int]:
     form_class = registry.table(system).sheet_form
     ids = []
     for n, row in enumerate(rows, 1):
-        where = f"Character {n}"
+        where = _("Character %(n)s") % {"n": n}
         row = _dict(row, where)
         ids.append(_int(row, "id", where, low=1))
         name = _text(row, "name", where, most=60, least=1)
         if _int(row, "owner", where, low=1) not in members:
-            raise refuse(where, "its owner is not among the members")
+            raise refuse(where, _("its owner is not among the members"))
         for key in ("luck", "endurance", "drama_spent"):
             _int(row, key, where)
         if (row.get("luck") or 0) > 15:
-            raise refuse(where, "its 'luck' is above 15")
+            raise refuse(where, _("its 'luck' is above 15"))
         _int(row, "pride_used_in", where, null=True)
         _time(row, "created", where)
         sheet = row.get("sheet")
         if not isinstance(sheet, dict):
-            raise refuse(where, "its sheet is not an object")
+            raise refuse(where, _("its sheet is not an object"))
         # As strictly as the sheet form: the sheet must be what that form would write.
         try:
             form = form_class(posted(form_class.initial_from(name, sheet)))
@@ -192,8 +209,11 @@ def _characters(rows: list[Any], system: str, members: set[int]) -> set[int]:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             valid = False
         if not valid:
-            raise refuse(where, f"its sheet is not a {system} sheet the character form would accept")
-    return _unique(ids, "The characters")
+            raise refuse(
+                where,
+                _("its sheet is not a %(system)s sheet the character form would accept") % {"system": system},
+            )
+    return _unique(ids, _("The characters"))
 
 
 def _rolls(
@@ -201,30 +221,30 @@ def _rolls(
 ) -> dict[int, dict[str, Any]]:
     rolls: dict[int, dict[str, Any]] = {}
     for n, row in enumerate(rows, 1):
-        where = f"Roll {n} of the list"
+        where = _("Roll %(n)s of the list") % {"n": n}
         row = _dict(row, where)
         pk = _int(row, "id", where, low=1)
         assert pk is not None
         if pk in rolls:
-            raise refuse("The rolls", f"{pk} is listed twice")
+            raise refuse(_("The rolls"), _("%(pk)s is listed twice") % {"pk": pk})
         if "withheld" in row:
-            raise refuse(where, "it is withheld: only the GM's export can be imported")
+            raise refuse(where, _("it is withheld: only the GM's export can be imported"))
         if _int(row, "session", where, low=1) not in sessions:
-            raise refuse(where, "its session is not among the sessions")
+            raise refuse(where, _("its session is not among the sessions"))
         for key in ("character", "helper", "target"):
             value = _int(row, key, where, low=1, null=True)
             if value is not None and value not in characters:
-                raise refuse(where, f"its {key!r} is not among the characters")
+                raise refuse(where, _("its %(key)s is not among the characters") % {"key": repr(key)})
         roller = _int(row, "roller", where, low=1, null=True)
         if roller is not None and roller not in members:
-            raise refuse(where, "its roller is not among the members")
+            raise refuse(where, _("its roller is not among the members"))
         for key, most in (("character_name", 60), ("helper_name", 60), ("target_name", 60), ("intent", 200)):
             _text(row, key, where, most=most)
         _text(row, "trait", where, most=80)
         if row.get("system") != system:
-            raise refuse(where, f"it is not a {system} roll")
+            raise refuse(where, _("it is not a %(system)s roll") % {"system": system})
         if row.get("visibility") not in _VISIBILITIES:
-            raise refuse(where, "its visibility is none the app knows")
+            raise refuse(where, _("its visibility is none the app knows"))
         _bool(row, "npc", where)
         _bool(row, "by_hand", where, default=False)
         _int(row, "mystery", where, low=1, null="mystery" not in row)
@@ -236,61 +256,69 @@ def _rolls(
 
 
 def _entries(data: dict[str, Any], members: set[int], rolls: dict[int, dict[str, Any]]) -> None:
-    entries = _list(data.get("entries"), "The entries")
+    entries = _list(data.get("entries"), _("The entries"))
     if data.get("first_seq") != 1 or data.get("previous") != chain.GENESIS:
-        raise refuse("The entries", "they do not start at the campaign's first entry")
+        raise refuse(_("The entries"), _("they do not start at the campaign's first entry"))
     system = registry.engine(data["campaign"]["system"])
     links = []
     for n, row in enumerate(entries, 1):
-        where = f"Entry {n}"
+        where = _("Entry %(n)s") % {"n": n}
         row = _dict(row, where)
         if "withheld" in row:
-            raise refuse(where, "it is withheld: only the GM's export can be imported")
+            raise refuse(where, _("it is withheld: only the GM's export can be imported"))
         if _int(row, "seq", where, low=1) != n:
-            raise refuse(where, "its number is not the next one: the log has a gap or a repeat")
+            raise refuse(where, _("its number is not the next one: the log has a gap or a repeat"))
         kind = row.get("kind")
         if kind not in _KINDS:
-            raise refuse(where, "its kind is none the log writes")
+            raise refuse(where, _("its kind is none the log writes"))
         _text(row, "action", where, most=32, least=1)
         _text(row, "text", where, most=300)
         _time(row, "created", where)
         roll = _int(row, "roll", where, low=1, null=True)
         if roll is None and kind != LogEntry.Kind.EVENT:
-            raise refuse(where, "a roll or a follow-up names no roll")
+            raise refuse(where, _("a roll or a follow-up names no roll"))
         if roll is not None and roll not in rolls:
-            raise refuse(where, "the roll it names is not among the rolls")
+            raise refuse(where, _("the roll it names is not among the rolls"))
         actor = _int(row, "actor", where, low=1, null=True)
         if actor is not None and actor not in members:
-            raise refuse(where, "its actor is not among the members")
+            raise refuse(where, _("its actor is not among the members"))
         state = row.get("state")
         if state is not None and not isinstance(state, dict):
-            raise refuse(where, "its state is not an object")
+            raise refuse(where, _("its state is not an object"))
         if roll is not None and state is not None:
             try:
                 system.evaluate(state)
                 system.view(state)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-                raise refuse(where, f"its state is not one its dice system reads ({error!r})") from None
+                raise refuse(
+                    where,
+                    _("its state is not one its dice system reads (%(error)s)") % {"error": repr(error)},
+                ) from None
         if row.get("dice") is not None and not isinstance(row["dice"], dict):
-            raise refuse(where, "its dice record is not an object")
+            raise refuse(where, _("its dice record is not an object"))
         salt = row.get("salt", "")
         if not isinstance(salt, str) or (salt and not _SALT.fullmatch(salt)):
-            raise refuse(where, "its salt is not 32 hexadecimal digits")
+            raise refuse(where, _("its salt is not 32 hexadecimal digits"))
         if not isinstance(row.get("hash"), str):
-            raise refuse(where, "it has no hash")
+            raise refuse(where, _("it has no hash"))
         links.append(_link(row))
-    head = _dict(data.get("head"), "The head of the chain")
-    _int(head, "seq", "The head of the chain")
+    head = _dict(data.get("head"), _("The head of the chain"))
+    _int(head, "seq", _("The head of the chain"))
     found = chain.check(links, head=(head["seq"], str(head.get("hash"))))
     if found is not None:
-        raise ImportRefused(f"This export's chain does not verify: {found}. Nothing was imported.")
+        raise ImportRefused(
+            _("This export's chain does not verify: %(found)s. Nothing was imported.") % {"found": found}
+        )
 
 
 def _link(entry: dict[str, Any]) -> chain.Link:
     try:
         return file_link(entry)
     except (KeyError, TypeError, ValueError) as error:
-        raise refuse(f"Entry {entry.get('seq')}", f"it is incomplete ({error!r})") from None
+        raise refuse(
+            _("Entry %(seq)s") % {"seq": entry.get("seq")},
+            _("it is incomplete (%(error)s)") % {"error": repr(error)},
+        ) from None
 
 
 def revealed_seeds(data: dict[str, Any]) -> tuple[dict[int, str], dict[int, str]]:

@@ -17,6 +17,7 @@ import unicodedata
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll, RollNote, Visibility
@@ -29,7 +30,9 @@ NOTE_LENGTH = 2000
 
 def roll_void(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
     """Strike a roll made by mistake: it stays in the log, struck through everywhere."""
-    return void.roll_void(roll=roll, actor=gm, text=f"The GM voided {void.described(roll)}.")
+    return void.roll_void(
+        roll=roll, actor=gm, text=_("The GM voided %(roll)s.") % {"roll": void.described(roll)}
+    )
 
 
 def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
@@ -37,10 +40,10 @@ def roll_reveal(*, roll: Roll, gm: AbstractBaseUser) -> LogEntry:
     with transaction.atomic():
         locked = Roll.objects.select_for_update(no_key=True).get(pk=roll.pk)
         if locked.visibility == Visibility.PUBLIC:
-            raise RulesError("Everyone sees this roll already.")
+            raise RulesError(_("Everyone sees this roll already."))
         if locked.revealed:
-            raise RulesError("This roll is revealed already.")
-        text = f"The GM revealed {void.described(roll)}."
+            raise RulesError(_("This roll is revealed already."))
+        text = _("The GM revealed %(roll)s.") % {"roll": void.described(roll)}
         tally = stats_tally.Change(roll.campaign_id, [roll.pk])
         Roll.objects.filter(pk=roll.pk).update(revealed=True)
         roll.revealed = True
@@ -55,10 +58,10 @@ def note_save(*, roll: Roll, text: str) -> RollNote:
     """Keep the GM's note on a roll (an empty text keeps an empty note)."""
     text = text.strip()
     if len(text) > NOTE_LENGTH:
-        raise RulesError(f"A note holds at most {NOTE_LENGTH} characters.")
+        raise RulesError(_("A note holds at most %(max)s characters.") % {"max": NOTE_LENGTH})
     # Lines and tabs are a note's own; any other control character (a NUL, which PostgreSQL
     # refuses to store at all) is not something a GM types.
     if any(unicodedata.category(char) == "Cc" and char not in "\n\r\t" for char in text):
-        raise RulesError("A note cannot hold control characters.")
-    note, _ = RollNote.objects.update_or_create(roll=roll, defaults={"text": text})
+        raise RulesError(_("A note cannot hold control characters."))
+    note, _created = RollNote.objects.update_or_create(roll=roll, defaults={"text": text})
     return note

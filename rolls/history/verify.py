@@ -23,6 +23,8 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls import registry
 from rolls.log import chain
@@ -84,7 +86,7 @@ def check_since(campaign: Campaign) -> Outcome:
         )
         if stored != mark.hash:
             found = chain.Break(
-                mark.seq, "it is not the entry checked before: it was changed or deleted since"
+                mark.seq, _("it is not the entry checked before: it was changed or deleted since")
             )
             return Outcome(found, mark.seq, mark.seq, mark.seq)
         start, previous = mark.seq + 1, mark.hash
@@ -197,17 +199,31 @@ def _rows_against_log(campaign: Campaign, touched: dict[int, int], *, whole: boo
             state, seq = newest.get(pk, ({}, touched.get(pk, 0)))
             first = touched.get(pk, seq)
             if is_voided != (pk in voided):
-                said = "voided" if is_voided else "not voided"
-                return chain.Break(first, f"roll {pk} reads {said}, which its log does not say")
+                said = (
+                    _("roll %(pk)s reads voided, which its log does not say")
+                    if is_voided
+                    else _("roll %(pk)s reads not voided, which its log does not say")
+                )
+                return chain.Break(first, said % {"pk": pk})
             if is_revealed != (pk in revealed):
-                said = "revealed" if is_revealed else "not revealed"
-                return chain.Break(first, f"roll {pk} reads {said}, which its log does not say")
+                said = (
+                    _("roll %(pk)s reads revealed, which its log does not say")
+                    if is_revealed
+                    else _("roll %(pk)s reads not revealed, which its log does not say")
+                )
+                return chain.Break(first, said % {"pk": pk})
             try:
                 derived = registry.engine(system).evaluate(state).tone if state else ""
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                return chain.Break(seq, f"roll {pk}'s newest state is not one its dice system reads")
+                return chain.Break(
+                    seq, _("roll %(pk)s's newest state is not one its dice system reads") % {"pk": pk}
+                )
             if outcome != derived:
-                return chain.Break(seq, f"roll {pk} reads {outcome!r}, its newest state says {derived!r}")
+                return chain.Break(
+                    seq,
+                    _("roll %(pk)s reads %(outcome)s, its newest state says %(derived)s")
+                    % {"pk": pk, "outcome": repr(outcome), "derived": repr(derived)},
+                )
     return None
 
 
@@ -225,15 +241,19 @@ def _batches[T](rows: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
 def said(outcome: Outcome, campaign: Campaign) -> str:
     """The button's answer in words."""
     if outcome.intact and not outcome.finished:
-        return (
-            f"Entries 1 to {outcome.last} of the log of {campaign.name} match their hashes; "
-            f"{outcome.head - outcome.last} more to check: press again to go on."
-        )
+        return _(
+            "Entries 1 to %(last)s of the log of %(name)s match their hashes; "
+            "%(more)s more to check: press again to go on."
+        ) % {"last": outcome.last, "name": campaign.name, "more": outcome.head - outcome.last}
     return verdict(outcome.found, campaign)
 
 
 def verdict(found: chain.Break | None, campaign: Campaign) -> str:
     """The check's answer in words."""
     if found is None:
-        return f"The log of {campaign.name} is intact: its {campaign.last_seq} entries match their hashes."
-    return f"The log of {campaign.name} was changed. {found}."
+        return ngettext(
+            "The log of %(name)s is intact: its %(count)s entries match their hashes.",
+            "The log of %(name)s is intact: its %(count)s entries match their hashes.",
+            campaign.last_seq,
+        ) % {"name": campaign.name, "count": campaign.last_seq}
+    return _("The log of %(name)s was changed. %(found)s.") % {"name": campaign.name, "found": found}

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 GENESIS = "0" * 64
 
 
@@ -141,7 +143,7 @@ class Break:
     reason: str
 
     def __str__(self) -> str:
-        return f"Entry {self.seq} does not match: {self.reason}"
+        return _("Entry %(seq)s does not match: %(reason)s") % {"seq": self.seq, "reason": self.reason}
 
 
 def check(
@@ -158,19 +160,27 @@ def check(
     expected = first_seq
     for each in links:
         if each.seq > expected:
-            return Break(expected, f"it is missing (the next entry is {each.seq}): an entry was deleted")
+            return Break(
+                expected,
+                _("it is missing (the next entry is %(seq)s): an entry was deleted") % {"seq": each.seq},
+            )
         if each.seq < expected:
-            return Break(each.seq, f"it comes again after entry {expected - 1}: entries were moved")
+            return Break(
+                each.seq, _("it comes again after entry %(seq)s: entries were moved") % {"seq": expected - 1}
+            )
         if each.digest is not None and link(previous, each.digest) != each.hash:
-            return Break(each.seq, "its content or its place was changed since it was written")
+            return Break(each.seq, _("its content or its place was changed since it was written"))
         previous = each.hash
         expected += 1
     if head is not None:
         last_seq, last_hash = head
         if last_seq >= expected:
-            return Break(expected, f"it is missing (the log was written up to entry {last_seq}): deleted")
+            return Break(
+                expected,
+                _("it is missing (the log was written up to entry %(seq)s): deleted") % {"seq": last_seq},
+            )
         if last_seq < expected - 1:
-            return Break(last_seq + 1, "the log never wrote it: it was added")
+            return Break(last_seq + 1, _("the log never wrote it: it was added"))
         if last_seq > 0 and last_hash is not None and last_hash != previous:
-            return Break(last_seq, "it is not the entry the log last wrote: replaced")
+            return Break(last_seq, _("it is not the entry the log last wrote: replaced"))
     return None

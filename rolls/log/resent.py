@@ -11,12 +11,14 @@ member's key (even the same value) never finds someone else's roll. One indexed 
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from rolls.models import LogEntry
 from tabletop.serving.compiled_query import CompiledQuery
 
 # What a key sent again for something else than the first request was says: the phone makes a
 # fresh key for each action, so only a hand-made request gets it.
-KEY_REUSED = "This was already sent once for something else. Reload the page and try again."
+KEY_REUSED = gettext_noop("This was already sent once for something else. Reload the page and try again.")
 
 
 # Asked on every roll and follow-up a phone sends (each carries its key): compiled once, as

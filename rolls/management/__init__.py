@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.systems import RulesError
@@ -77,7 +78,9 @@ class SystemCommand(BaseCommand):
         try:
             return system.request_from_cli(options), options
         except RulesError as error:
-            raise CommandError(f"The other side ({flag}): {error}") from None
+            raise CommandError(
+                _("The other side (%(flag)s): %(error)s") % {"flag": flag, "error": error}
+            ) from None
 
     def command_name(self) -> str:
         """The command's name as typed: the module's name (``odds`` for commands/odds.py)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.log.append import append_event
@@ -54,38 +55,40 @@ def check_for_both(*, roll: Roll, gm: AbstractBaseUser, condition: str) -> list[
             .get(pk=roll.pk)
         )
         if roll.campaign.gm_id != gm.pk:
-            raise RulesError("Only the GM checks a Condition for a helper.")
+            raise RulesError(_("Only the GM checks a Condition for a helper."))
         if roll.voided:
-            raise RulesError("This roll is voided: it binds nobody.")
+            raise RulesError(_("This roll is voided: it binds nobody."))
         if roll.helper_id is None or roll.character_id is None:
-            raise RulesError("Nobody helped this roll: there is no helper to share it.")
+            raise RulesError(_("Nobody helped this roll: there is no helper to share it."))
         adapter = registry.table(roll.system)
         if not adapter.helper_shares(roll.current_state()):
-            raise RulesError("This roll did not fail: the helper has nothing to share.")
+            raise RulesError(_("This roll did not fail: the helper has nothing to share."))
         characters = list(
             Character.objects.select_for_update(no_key=True, of=("self",))
             .filter(pk__in=(roll.character_id, roll.helper_id), campaign_id=roll.campaign_id)
             .order_by("pk")
         )
         if len(characters) != 2:
-            raise RulesError("The roller or the helper has left the table.")
+            raise RulesError(_("The roller or the helper has left the table."))
         for character in characters:
             if condition not in adapter.shared_conditions(character):
                 if character.sheet.get("conditions", {}).get(condition):
-                    raise RulesError(f"{character.name} has {condition} checked already.")
-                raise RulesError("Choose one of the Conditions.")
+                    raise RulesError(
+                        _("%(name)s has %(condition)s checked already.")
+                        % {"name": character.name, "condition": condition}
+                    )
+                raise RulesError(_("Choose one of the Conditions."))
         # Why, in the log, only where the table saw the roll fail.
-        why = " (bound to a failed roll they helped)" if roll.visibility == Visibility.PUBLIC else ""
+        why = roll.visibility == Visibility.PUBLIC
         for character in characters:
             changed = adapter.spend(character, {"condition": condition})
             character.save(update_fields=changed)
-            note = why if character.pk == roll.helper_id else ""
-            append_event(
-                campaign_id=roll.campaign_id,
-                event=TableEvent.SHEET_CHANGE,
-                actor=gm,
-                text=f"{character.name}: checked {condition}{note}.",
-            )
+            words = {"name": character.name, "condition": condition}
+            if why and character.pk == roll.helper_id:
+                text = _("%(name)s: checked %(condition)s (bound to a failed roll they helped).") % words
+            else:
+                text = _("%(name)s: checked %(condition)s.") % words
+            append_event(campaign_id=roll.campaign_id, event=TableEvent.SHEET_CHANGE, actor=gm, text=text)
         return characters
 
 
@@ -104,7 +107,7 @@ def strike_help(*, roll: Roll, gm: User, rng: Rng) -> None:
     helper's die and the helper is no longer bound to it. One follow-up entry, the GM's, on
     the roll's own chain (``rolls.play.services.follow_up_apply`` locks and writes it)."""
     if roll.campaign.gm_id != gm.pk:
-        raise RulesError("Only the GM strikes a friend's help.")
+        raise RulesError(_("Only the GM strikes a friend's help."))
     if roll.session.ended is not None:
-        raise RulesError("That roll's play session is over: its help stands.")
+        raise RulesError(_("That roll's play session is over: its help stands."))
     follow_up_apply(roll=roll, actor=gm, action=STRIKE, params={}, rng=rng, by_gm=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.systems import RulesError
@@ -54,7 +55,10 @@ class CallBuilder:
             traits = [name for name in self.adapter.call_traits if name in form.fields]
             for name in traits:
                 # Read out alone, "Roll" would not say whose: "Ada's roll".
-                form.fields[name].label = f"{character.name}'s {str(form.fields[name].label).lower()}"
+                form.fields[name].label = _("%(name)s's %(field)s") % {
+                    "name": character.name,
+                    "field": str(form.fields[name].label).lower(),
+                }
             rows.append(CallRow(character, [form[name] for name in traits]))
         return rows
 
@@ -73,10 +77,10 @@ class CallBuilder:
         ids = {int(v) for v in post.getlist("ask") if v.isdecimal() and 0 < int(v) <= MAX_ID}
         asked = [c for c in self.characters if c.pk in ids]
         if not asked:
-            raise RulesError("Tick at least one character to ask.")
+            raise RulesError(_("Tick at least one character to ask."))
         intent = post.get("intent", "").strip()
         if len(intent) > INTENT_MAX:
-            raise RulesError(f"Say what they try in at most {INTENT_MAX} characters.")
+            raise RulesError(_("Say what they try in at most %(max)s characters.") % {"max": INTENT_MAX})
         shared = _values(post, self.adapter.call_needs, "")
         per_character: dict[int, tuple[dict[str, Any], str]] = {}
         system = registry.engine(self.campaign.system)
@@ -84,12 +88,16 @@ class CallBuilder:
             data = {**shared, **_values(post, self.adapter.call_traits, f"{prefix_of(character)}-")}
             form = self.adapter.roll_form(as_query(data), character=character)
             if not form.is_valid():
-                raise RulesError(f"For {character.name}: {form.errors_text()}")
+                raise RulesError(
+                    _("For %(name)s: %(errors)s") % {"name": character.name, "errors": form.errors_text()}
+                )
             request_data, label = self.adapter.pool(character, {**form.engine_data(), "helper": False})
             try:
                 system.parse_request(request_data)
             except RulesError as error:
-                raise RulesError(f"For {character.name}: {error}") from error
+                raise RulesError(
+                    _("For %(name)s: %(errors)s") % {"name": character.name, "errors": error}
+                ) from error
             per_character[character.pk] = (data, label)
         return Parsed(asked, per_character, shared, intent)
 

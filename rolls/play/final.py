@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.utils.translation import gettext as _
+
 from rolls import registry
 from rolls.models import Contest, ContestSide, Roll
 
@@ -49,12 +51,14 @@ def refusal(roll: Roll, action: str) -> str:
 
 def _final(contest: Contest) -> str:
     if contest.state == Contest.State.CLOSED:
-        return f"The GM settled this contest ({contest.verdict}): its rolls are final."
+        return _("The GM settled this contest (%(verdict)s): its rolls are final.") % {
+            "verdict": contest.verdict
+        }
     if contest.state == Contest.State.CANCELLED:
-        return "The GM called this contest off: its rolls are final."
+        return _("The GM called this contest off: its rolls are final.")
     adapter = registry.table(contest.system)
     if contest.live and adapter.contest_rolls_final(contest, list(contest.sides.order_by("position"))):
-        return "What this contest's rolls decided is in the log already: they are final."
+        return _("What this contest's rolls decided is in the log already: they are final.")
     return ""
 
 
@@ -87,9 +91,9 @@ def verdict_line(roll: Roll) -> str:
     if contest is None:
         return ""
     if contest.state == Contest.State.CLOSED:
-        return f"Settled: {contest.verdict}"
+        return _("Settled: %(verdict)s") % {"verdict": contest.verdict}
     if contest.state == Contest.State.CANCELLED:
-        return "The GM called this contest off."
+        return _("The GM called this contest off.")
     return ""
 
 

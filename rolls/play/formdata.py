@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 
 from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
@@ -64,5 +65,8 @@ def npc_baseline(campaign: Campaign) -> dict[str, Any]:
             else:
                 return data
         if not empty:
-            raise RulesError(f"No quick roll of {campaign.system} is accepted: {bound.errors_text()}")
+            raise RulesError(
+                _("No quick roll of %(system)s is accepted: %(errors)s")
+                % {"system": campaign.system, "errors": bound.errors_text()}
+            )
         data[empty.pop(0)] = "2"

@@ -14,6 +14,8 @@ from functools import cache
 from typing import Any, cast
 
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.systems import RulesError
@@ -133,11 +135,18 @@ class TargetField(forms.ModelChoiceField):
 
 
 class NpcRollForm(forms.Form, metaclass=CopiedFieldsMetaclass):
-    name = forms.CharField(label="Who rolls", max_length=60, initial="GM", validators=[visible_name])
-    intent = forms.CharField(label="What they try", max_length=200, required=False)
-    secret = forms.BooleanField(label="In secret: players see only that you rolled", required=False)
+    name = forms.CharField(
+        label=gettext_lazy("Who rolls"), max_length=60, initial="GM", validators=[visible_name]
+    )
+    intent = forms.CharField(label=gettext_lazy("What they try"), max_length=200, required=False)
+    secret = forms.BooleanField(
+        label=gettext_lazy("In secret: players see only that you rolled"), required=False
+    )
     target = TargetField(
-        queryset=Character.objects.none(), required=False, label="Against (optional)", empty_label="Nobody"
+        queryset=Character.objects.none(),
+        required=False,
+        label=gettext_lazy("Against (optional)"),
+        empty_label=gettext_lazy("Nobody"),
     )
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
@@ -148,10 +157,10 @@ class NpcRollForm(forms.Form, metaclass=CopiedFieldsMetaclass):
             # The GM may roll real dice too, or leave it empty and let the app roll (a secret
             # roll, say, whose dice nobody at the table should see fall).
             self.fields["faces"] = forms.CharField(
-                label="Faces rolled by hand",
+                label=gettext_lazy("Faces rolled by hand"),
                 required=False,
                 max_length=120,
-                help_text="Empty: the app rolls. Or the faces you rolled, e.g. 6 3 1.",
+                help_text=gettext_lazy("Empty: the app rolls. Or the faces you rolled, e.g. 6 3 1."),
             )
         self.flag_names: list[str] = []
         # A flag shown as several fields (one select per word of ``--bar SIZE FACE``): its fields.
@@ -212,7 +221,7 @@ def _fields_for(flag: CliFlag) -> list[forms.Field]:
         return [
             forms.ChoiceField(
                 label=f"{label}: {str(metavars[i]).capitalize()}" if i < len(metavars) else label,
-                choices=[("", "None"), *options],
+                choices=[("", _("None")), *options],
                 required=False,
                 help_text=help_text if i == len(kind.words) - 1 else "",
             )
@@ -226,7 +235,7 @@ def _fields_for(flag: CliFlag) -> list[forms.Field]:
             else [(str(c), str(c)) for c in action.choices or ()]
         )
         if not action.required and initial is None:
-            options.insert(0, ("", "None"))
+            options.insert(0, ("", _("None")))
         return [
             forms.ChoiceField(
                 label=label, choices=options, required=action.required, initial=initial, help_text=help_text
@@ -265,5 +274,6 @@ def _convert(flag: CliFlag, raw: Any) -> Any:
         return convert(text)
     except (TypeError, ValueError) as error:
         raise RulesError(
-            f"{action.dest.replace('_', ' ').capitalize()}: {text!r} is not a valid value."
+            _("%(field)s: %(value)s is not a valid value.")
+            % {"field": action.dest.replace("_", " ").capitalize(), "value": repr(text)}
         ) from error

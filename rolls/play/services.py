@@ -9,6 +9,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from rolls import registry
 from rolls.log import fairdice
@@ -100,7 +102,7 @@ def roll_create(
         campaign = character.campaign
         session = campaign.open_session()
         if session is None:
-            raise RulesError("The GM has not started a play session yet.")
+            raise RulesError(_("The GM has not started a play session yet."))
         # Kept on the campaign the new roll carries: the roller's result card asks again
         # whether a follow-up that costs may go on it (``Roll.stale_for``), and read here, under
         # the character's lock, it is the session the roll was made in. A second read was one
@@ -109,11 +111,11 @@ def roll_create(
         player_dice(campaign, faces, blind=blind)
         adapter.check_can_roll(character)
         if helper is not None and not adapter.names_helper():
-            raise RulesError("In this system helpers are counted on the roll form; name no helper.")
+            raise RulesError(_("In this system helpers are counted on the roll form; name no helper."))
         if helper is not None and (helper.pk == character.pk or helper.campaign_id != campaign.pk):
-            raise RulesError("A character cannot help themself; choose another character at this table.")
+            raise RulesError(_("A character cannot help themself; choose another character at this table."))
         if call is not None and (call.closed or not call.characters.filter(pk=character.pk).exists()):
-            raise RulesError("That call for a roll is not for this character, or it is over.")
+            raise RulesError(_("That call for a roll is not for this character, or it is over."))
         request_data, trait = adapter.pool(character, {**data, "helper": helper is not None})
         request = system.parse_request(request_data)
         if sealed:
@@ -166,13 +168,13 @@ def npc_roll_create(
     always be digital, secret ones included."""
     system = registry.engine(campaign.system)
     if faces is not None and campaign.dice == DiceMode.DIGITAL:
-        raise RulesError(DIGITAL_TABLE)
+        raise RulesError(_(DIGITAL_TABLE))
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
-            raise RulesError("Start a play session before rolling.")
+            raise RulesError(_("Start a play session before rolling."))
         if target is not None and target.campaign_id != campaign.pk:
-            raise RulesError("That character is not at this table.")
+            raise RulesError(_("That character is not at this table."))
         return _roll_written(
             system=system,
             request=request,
@@ -257,7 +259,7 @@ def payer_of(roll: Roll, action: str) -> Character | None:
     roll without a character (only the GM acts on it, and it costs nothing)."""
     if action in registry.engine(roll.system).target_actions:
         if roll.target is None:
-            raise RulesError("This roll was not made against anyone.")
+            raise RulesError(_("This roll was not made against anyone."))
         return roll.target
     return roll.character
 
@@ -283,14 +285,14 @@ def follow_up_apply(
     ``faces``: the dice rerolled by hand, for a roll made by hand (and only for one): exactly
     as many as the follow-up rerolls."""
     if faces is not None and not roll.by_hand:
-        raise RulesError("The app rolled this roll, so it rolls its follow-ups too: enter no dice.")
+        raise RulesError(_("The app rolled this roll, so it rolls its follow-ups too: enter no dice."))
     system = registry.engine(roll.system)
     adapter = registry.table(system.slug)
     payer = payer_of(roll, action)
     if payer is None and not roll.npc:
-        raise RulesError("This roll's character is gone; it can no longer be followed up.")
+        raise RulesError(_("This roll's character is gone; it can no longer be followed up."))
     if payer is None and not by_gm:
-        raise RulesError("Only the GM acts on a roll without a character.")
+        raise RulesError(_("Only the GM acts on a roll without a character."))
     with transaction.atomic():
         # The locks come first: two taps on one roll queue here, and the second reads the state
         # the first wrote. The roll's own lock, because an NPC roll has no sheet to lock; always
@@ -303,9 +305,9 @@ def follow_up_apply(
             lock_contest_of(roll)
         locked = _LOCKED_ROLL.get(pk=roll.pk)
         if locked.voided:
-            raise RulesError("The GM voided this roll: it takes no more follow-ups.")
+            raise RulesError(_("The GM voided this roll: it takes no more follow-ups."))
         if locked.visibility == Visibility.SEALED and not locked.revealed:
-            raise RulesError("This roll is sealed until every side of the contest has rolled.")
+            raise RulesError(_("This roll is sealed until every side of the contest has rolled."))
         _refuse_when_final(roll, adapter, action)
         character = _locked(payer) if payer is not None else None
         campaign = character.campaign if character is not None else Campaign.objects.get(pk=roll.campaign_id)
@@ -317,12 +319,12 @@ def follow_up_apply(
         if unseen:
             offered = {follow_up.action: follow_up for follow_up in system.blind_follow_ups(state, resources)}
             if action not in offered:
-                raise RulesError("Only the GM sees this blind roll's dice, so that is the GM's to do.")
+                raise RulesError(_("Only the GM sees this blind roll's dice, so that is the GM's to do."))
         else:
             offered = {follow_up.action: follow_up for follow_up in system.follow_ups(state, resources)}
         follow_up = offered.get(action)
         if follow_up is not None and follow_up.gm_only and not by_gm:
-            raise RulesError(f"Only the GM can do that ({follow_up.label.lower()}).")
+            raise RulesError(_("Only the GM can do that (%(what)s).") % {"what": follow_up.label.lower()})
         label = follow_up.label if follow_up is not None else action
         if follow_up is not None and follow_up.spends:
             _refuse_when_stale(locked, campaign, label, adapter.story_name)
@@ -341,7 +343,7 @@ def follow_up_apply(
             if changed:
                 _SAVE_CHARACTER.save(character, changed)
         elif applied.costs:
-            raise RulesError("Nobody's sheet can pay for that on this roll.")
+            raise RulesError(_("Nobody's sheet can pay for that on this roll."))
         # The history filters on the outcome, and the statistics add up the faces: kept on the
         # row with the entry they follow from, in one UPDATE of the row locked above; their
         # tallies with them.
@@ -381,7 +383,9 @@ def follow_up_apply(
         return entry
 
 
-DIGITAL_TABLE = "This table rolls digital dice: the app rolls them, so there are no faces to enter."
+DIGITAL_TABLE = gettext_noop(
+    "This table rolls digital dice: the app rolls them, so there are no faces to enter."
+)
 
 
 def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> None:
@@ -390,11 +394,11 @@ def player_dice(campaign: Campaign, faces: list[int] | None, *, blind: bool) -> 
     the player would see dice only the GM may see."""
     if faces is not None:
         if blind:
-            raise RulesError("A blind roll is rolled by the app: nobody but the GM may see its dice.")
+            raise RulesError(_("A blind roll is rolled by the app: nobody but the GM may see its dice."))
         if campaign.dice == DiceMode.DIGITAL:
-            raise RulesError(DIGITAL_TABLE)
+            raise RulesError(_(DIGITAL_TABLE))
     elif campaign.dice == DiceMode.PHYSICAL and not blind:
-        raise RulesError("This table rolls real dice: enter the faces you rolled.")
+        raise RulesError(_("This table rolls real dice: enter the faces you rolled."))
 
 
 def _entry_dice(rng: Rng, session_seed: str, roll_seed: str, seq: int, client: str | None) -> EntryDice:
@@ -459,7 +463,7 @@ def _rerolled_by_hand[T](step: Callable[[Any], T], faces: list[int] | None) -> T
     if faces is None:
         needed = dice_needed(step)
         if needed:
-            raise RulesError(f"Enter the {dice_count(needed)} you rerolled.")
+            raise RulesError(_("Enter the %(dice)s you rerolled.") % {"dice": dice_count(needed)})
         faces = []
     return entered_step(step, faces)
 
@@ -473,7 +477,8 @@ def _refuse_when_stale(roll: Roll, campaign: Campaign, label: str, story_name: s
     # ask the same.
     campaign.known_open_session = None
     campaign.known_open_session = campaign.open_session()
-    reason = roll.stale_for(campaign, f"“{label}”", story_name)
+    # Translators: a follow-up's name quoted in a sentence ("“Use Pride” needs a play session...").
+    reason = roll.stale_for(campaign, _("“%(label)s”") % {"label": label}, story_name)
     if reason:
         raise RulesError(reason)
 
@@ -492,17 +497,17 @@ def call_create(
     values filled in (``data``, or each character's own values and label in ``per_character``
     by character id), one tap to roll; the session page shows who has answered."""
     if not characters:
-        raise RulesError("Choose at least one character to ask.")
+        raise RulesError(_("Choose at least one character to ask."))
     if any(character.campaign_id != campaign.pk for character in characters):
-        raise RulesError("Those characters are not all at this table.")
+        raise RulesError(_("Those characters are not all at this table."))
     # The call keeps the form's values as sent, to fill the phones' forms: a NUL character in
     # one passes the forms' checks of other fields but no PostgreSQL text column takes it.
     if "\x00" in intent or _holds_nul(data) or _holds_nul(per_character or {}):
-        raise RulesError("A field holds a character that cannot be kept (a NUL): remove it.")
+        raise RulesError(_("A field holds a character that cannot be kept (a NUL): remove it."))
     with transaction.atomic():
         session = campaign.open_session()
         if session is None:
-            raise RulesError("Start a play session before calling for rolls.")
+            raise RulesError(_("Start a play session before calling for rolls."))
         own = {
             str(character_id): {"data": dict(values), "label": each_label[:120]}
             for character_id, (values, each_label) in (per_character or {}).items()
@@ -517,12 +522,21 @@ def call_create(
         )
         call.characters.set(characters)
         if own:
-            asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in characters)
-            text = f"The GM asks {asked} for a roll"
+            asked = _(", ").join(
+                _("%(name)s (%(roll)s)") % {"name": c.name, "roll": call.label_for(c.pk)} for c in characters
+            )
+            words = {"asked": asked, "intent": call.intent}
+            if call.intent:
+                text = _("The GM asks %(asked)s for a roll: %(intent)s.") % words
+            else:
+                text = _("The GM asks %(asked)s for a roll.") % words
         else:
-            names = ", ".join(character.name for character in characters)
-            text = f"The GM asks {names} to roll {label}"
-        text += f": {call.intent}." if call.intent else "."
+            words = {"names": _(", ").join(character.name for character in characters), "label": label}
+            words["intent"] = call.intent
+            if call.intent:
+                text = _("The GM asks %(names)s to roll %(label)s: %(intent)s.") % words
+            else:
+                text = _("The GM asks %(names)s to roll %(label)s.") % words
         append_event(campaign_id=campaign.pk, event=TableEvent.CALL, actor=gm, text=text[:300])
         return call
 
@@ -545,5 +559,5 @@ def call_close(*, call: RollCall, gm: User) -> None:
             campaign_id=call.campaign_id,
             event=TableEvent.CALL_CLOSED,
             actor=gm,
-            text=f"The call to roll {call.label} is over.",
+            text=_("The call to roll %(label)s is over.") % {"label": call.label},
         )

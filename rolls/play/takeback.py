@@ -22,6 +22,8 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls.models import ContestSide, LogEntry, Roll
 from rolls.play import void
@@ -65,16 +67,20 @@ def newest_standing(character: Character) -> Roll | None:
 def _refusal(roll: Roll, user: AbstractBaseUser) -> str:
     """Why ``user`` may not take ``roll`` back now, or "" when they may."""
     if roll.roller_id != user.pk or roll.character_id is None:
-        return "Only the player who made a roll can take it back; the GM can void it."
+        return _("Only the player who made a roll can take it back; the GM can void it.")
     if timezone.now() > roll.created + WINDOW:
-        return f"A roll can be taken back only in its first {int(WINDOW.total_seconds())} seconds; ask the GM to void it."
+        return ngettext(
+            "A roll can be taken back only in its first %(seconds)s second; ask the GM to void it.",
+            "A roll can be taken back only in its first %(seconds)s seconds; ask the GM to void it.",
+            int(WINDOW.total_seconds()),
+        ) % {"seconds": int(WINDOW.total_seconds())}
     if ContestSide.objects.filter(roll_id=roll.pk).exists():
-        return "A contest's roll cannot be taken back: the other side rolled knowing it. Ask the GM."
+        return _("A contest's roll cannot be taken back: the other side rolled knowing it. Ask the GM.")
     if LogEntry.objects.filter(roll_id=roll.pk).exclude(kind=LogEntry.Kind.ROLL).exists():
-        return "Something has followed this roll already, so it stands; ask the GM to void it."
+        return _("Something has followed this roll already, so it stands; ask the GM to void it.")
     newer = Roll.objects.filter(character_id=roll.character_id, voided=False, pk__gt=roll.pk).exists()
     if newer:
-        return "This character has rolled again since: only the newest roll can be taken back."
+        return _("This character has rolled again since: only the newest roll can be taken back.")
     return ""
 
 
@@ -87,5 +93,6 @@ def roll_take_back(*, roll: Roll, roller: AbstractBaseUser) -> LogEntry:
         if reason:
             raise RulesError(reason)
 
-    text = f"{void.described(roll)[:1].upper()}{void.described(roll)[1:]} was taken back by its player."
+    said = void.described(roll)
+    text = _("%(roll)s was taken back by its player.") % {"roll": said[:1].upper() + said[1:]}
     return void.roll_void(roll=roll, actor=roller, text=text, check=check)

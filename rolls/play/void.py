@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from rolls.log.append import append_entry
 from rolls.log.events import TableEvent
@@ -27,10 +28,12 @@ def described(roll: Roll) -> str:
     """The roll as an event's line names it: nothing a player may not see (a secret roll's
     name is the GM's, and a blind roll's dice stay out of it)."""
     if roll.visibility == Visibility.SECRET:
-        return "a secret GM roll"
+        return _("a secret GM roll")
     if roll.visibility == Visibility.BLIND:
-        return f"{roll.character_name}'s blind roll"
-    return f"{roll.character_name}'s roll" + (f" ({roll.trait})" if roll.trait else "")
+        return _("%(name)s's blind roll") % {"name": roll.character_name}
+    if roll.trait:
+        return _("%(name)s's roll (%(trait)s)") % {"name": roll.character_name, "trait": roll.trait}
+    return _("%(name)s's roll") % {"name": roll.character_name}
 
 
 def mark(
@@ -56,7 +59,7 @@ def roll_void(*, roll: Roll, actor: AbstractBaseUser, text: str, check: Any = No
     with transaction.atomic():
         locked = Roll.objects.select_for_update(no_key=True).get(pk=roll.pk)
         if locked.voided:
-            raise RulesError("This roll is voided already.")
+            raise RulesError(_("This roll is voided already."))
         if check is not None:
             check(locked)
         tally = stats_tally.Change(roll.campaign_id, [roll.pk])

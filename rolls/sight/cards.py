@@ -12,6 +12,8 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls import registry
 from rolls.models import LogEntry, Roll, Visibility
@@ -27,7 +29,6 @@ from tabletop.models import Membership
 # on: a player's result panel, the panel of rolls made against them, the GM's panel.
 PLACES = ("feed", "history", "result", "against", "gm")
 ACTIONABLE = ("result", "against", "gm")
-HIDDEN = Outcome(success=None, headline="Rolled in secret", key="", tone="neutral")
 # Card bodies kept per process: the last minutes of rolls on a busy evening, some 2 MB.
 BODIES = 1024
 
@@ -327,7 +328,7 @@ def build_card(
     if not seen.dice:
         # Drawn from nothing of the request or the state, and numbered as the roll itself: a
         # follow-up sends the table this same card again, so no step, action or count shows.
-        card = Card(roll, {}, roll_seq or _first_seq(roll, seq), HIDDEN, (), place, hidden=True)
+        card = Card(roll, {}, roll_seq or _first_seq(roll, seq), _hidden(), (), place, hidden=True)
         if place in ACTIONABLE and membership is not None and seen.unseen:
             card.follow_ups = _unseen_buttons(roll, state)
         return card
@@ -438,8 +439,41 @@ def _buttons(
     return buttons
 
 
-# What a follow-up rerolls, where the rules name it better than a count does.
-REROLLED = {("sixes", "push"): "that are not sixes", ("sixes", "luck"): "that failed"}
+def _hidden() -> Outcome:
+    """What a card says of a roll its viewer may not see, in the active language."""
+    return Outcome(success=None, headline=_("Rolled in secret"), key="", tone="neutral")
+
+
+def _reroll_hint(slug: str, action: str, dice: int) -> str:
+    """What a follow-up rerolls, in words; where the rules name it better than a count does
+    (sixes: the dice that are not sixes, the dice that failed), in their words."""
+    words = {"count": dice}
+    if (slug, action) == ("sixes", "push"):
+        return (
+            ngettext(
+                "Reroll the %(count)s die that are not sixes; the others stay as they are.",
+                "Reroll the %(count)s dice that are not sixes; the others stay as they are.",
+                dice,
+            )
+            % words
+        )
+    if (slug, action) == ("sixes", "luck"):
+        return (
+            ngettext(
+                "Reroll the %(count)s die that failed; the others stay as they are.",
+                "Reroll the %(count)s dice that failed; the others stay as they are.",
+                dice,
+            )
+            % words
+        )
+    return (
+        ngettext(
+            "Reroll the %(count)s die you reroll; the others stay as they are.",
+            "Reroll the %(count)s dice you reroll; the others stay as they are.",
+            dice,
+        )
+        % words
+    )
 
 
 def _count_dice(button: FollowUpButton, system: DiceSystem, state: dict[str, Any], resources: Any) -> None:
@@ -466,12 +500,10 @@ def _count_dice(button: FollowUpButton, system: DiceSystem, state: dict[str, Any
             button.dice = None
             button.choice_param = param.name
             button.per_choice = {v: c for v, c in counts.items() if c is not None}
-            button.hint = f"One face for each of the {param.label.lower()}."
+            button.hint = _("One face for each of the %(what)s.") % {"what": param.label.lower()}
             return
     if button.dice:
-        dice = "die" if button.dice == 1 else "dice"
-        what = REROLLED.get((system.slug, follow_up.action), "you reroll")
-        button.hint = f"Reroll the {button.dice} {dice} {what}; the others stay as they are."
+        button.hint = _reroll_hint(system.slug, follow_up.action, button.dice)
 
 
 def _default(param: Param) -> Any:

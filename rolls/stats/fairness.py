@@ -39,6 +39,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
+
 from rolls.systems.base import DiceSystem
 
 P_UNUSUAL = 0.01
@@ -90,6 +93,16 @@ def placement(system: DiceSystem, request: Any, key: str) -> tuple[float, float]
     return _placements_for(system, request).get(key)
 
 
+# The readings that need no figure, marked for the catalogue and translated when read.
+READINGS = {
+    "usual": gettext_lazy("nothing unusual"),
+    "lucky": gettext_lazy("unusually lucky"),
+    "unlucky": gettext_lazy("unusually unlucky"),
+    "unfair": gettext_lazy("the faces look unfair"),
+    "fair": gettext_lazy("nothing unusual: the faces look fair"),
+}
+
+
 @dataclass(frozen=True)
 class Verdict:
     """A plain-words reading of a test: its statistic and p-value, and what that means."""
@@ -97,7 +110,19 @@ class Verdict:
     count: int  # rolls, or dice
     mean: float | None  # the mean percentile (0-1); None for the faces
     p_value: float | None  # None: too few to tell
-    words: str  # "nothing unusual", "unusually lucky", ...
+    reading: str  # what the test found: "none", "few-rolls", "few-dice" or a key of ``READINGS``
+
+    @property
+    def words(self) -> str:
+        """The reading in plain words, in the active language: the figures are cached per log
+        position and may be read by a page in another language than the one that made them."""
+        if self.reading == "none":
+            return _("no rolls to read")
+        if self.reading == "few-rolls":
+            return _("too few rolls to tell (fewer than %(count)s)") % {"count": MIN_ROLLS}
+        if self.reading == "few-dice":
+            return _("too few dice to tell (fewer than %(count)s)") % {"count": MIN_DICE}
+        return str(READINGS[self.reading])
 
     @property
     def unusual(self) -> bool:
@@ -117,22 +142,23 @@ class Verdict:
         """The mean percentile as an ordinal: "31st percentile"."""
         if self.mean is None:
             return ""
-        return f"{ordinal(percentile_number(self.mean))} percentile"
+        # Translators: "31st percentile"; the number is already an ordinal in your language.
+        return _("%(ordinal)s percentile") % {"ordinal": ordinal(percentile_number(self.mean))}
 
 
 def luck_verdict(count: int, percentile_sum: float, variance_sum: float) -> Verdict:
     """The z-test on the sum of ``count`` rolls' percentiles (each with its exact variance)."""
     if count == 0:
-        return Verdict(0, None, None, "no rolls to read")
+        return Verdict(0, None, None, "none")
     mean = percentile_sum / count
     if count < MIN_ROLLS or variance_sum <= 0:
-        return Verdict(count, mean, None, f"too few rolls to tell (fewer than {MIN_ROLLS})")
+        return Verdict(count, mean, None, "few-rolls")
     z = (percentile_sum - count / 2) / math.sqrt(variance_sum)
     p = math.erfc(abs(z) / math.sqrt(2))
     if p >= P_UNUSUAL:
-        words = "nothing unusual"
+        words = "usual"
     else:
-        words = "unusually lucky" if z > 0 else "unusually unlucky"
+        words = "lucky" if z > 0 else "unlucky"
     return Verdict(count, mean, p, words)
 
 
@@ -156,9 +182,9 @@ def faces_verdict(faces: Sequence[int]) -> tuple[float, Verdict]:
     total = sum(faces)
     statistic = chi_square(faces)
     if total < MIN_DICE:
-        return statistic, Verdict(total, None, None, f"too few dice to tell (fewer than {MIN_DICE})")
+        return statistic, Verdict(total, None, None, "few-dice")
     p = chi2_sf_5(statistic)
-    words = "the faces look unfair" if p < P_UNUSUAL else "nothing unusual: the faces look fair"
+    words = "unfair" if p < P_UNUSUAL else "fair"
     return statistic, Verdict(total, None, p, words)
 
 
@@ -171,4 +197,12 @@ def percentile_number(share: float) -> int:
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st..."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+    # Translators: an ordinal number by the English suffix it takes ("st": 1st, 21st; "nd": 2nd;
+    # "rd": 3rd; "th": the rest); write your language's ordinal ("%(n)s." in German).
+    if suffix == "st":
+        return pgettext("ordinal ending in st", "%(n)sst") % {"n": n}
+    if suffix == "nd":
+        return pgettext("ordinal ending in nd", "%(n)snd") % {"n": n}
+    if suffix == "rd":
+        return pgettext("ordinal ending in rd", "%(n)srd") % {"n": n}
+    return pgettext("ordinal ending in th", "%(n)sth") % {"n": n}

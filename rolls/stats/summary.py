@@ -22,6 +22,8 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.log.events import TableEvent
@@ -35,11 +37,19 @@ from tabletop.models import Campaign, Character, Membership, PlaySession
 SUCCESS_TONES = ("success", "amazing")
 FAIR = Q(by_hand=False, percentile__isnull=False)
 # What each ``FollowUpUse`` amount column is called on the page.
-SPENT_NAMES = (("luck", "Luck"), ("pride", "Pride"), ("endurance", "Endurance"))
+# Translators: the resources a sheet spends (stars' Luck, sixes' Pride, doubles' Endurance):
+# the published editions' words (docs/translations.md).
+SPENT_NAMES = (
+    ("luck", gettext_lazy("Luck")),
+    ("pride", gettext_lazy("Pride")),
+    ("endurance", gettext_lazy("Endurance")),
+)
 
 
-# Every cached figure's key starts so.
-CACHE_PREFIX = "stats:"
+# Every cached figure's key starts so. Version 2: a verdict keeps its reading as a key and words
+# it when read (issue 45); a figure cached before cannot be read back into the new shape. The
+# language is in the key too: the figures hold a few words (the GM's row, the resources).
+CACHE_PREFIX = "stats2:"
 
 
 @dataclass(frozen=True)
@@ -53,9 +63,9 @@ class Scope:
     @property
     def title(self) -> str:
         if self.character is not None:
-            return f"{self.character.name}'s dice"
+            return _("%(name)s's dice") % {"name": self.character.name}
         if self.session is not None:
-            return f"Session {self.session.number}"
+            return _("Session %(number)s") % {"number": self.session.number}
         return self.campaign.name
 
 
@@ -144,7 +154,7 @@ def summary(scope: Scope, membership: Membership) -> Summary:
     session = scope.session.pk if scope.session is not None else 0
     character = scope.character.pk if scope.character is not None else 0
     reader = "gm" if membership.is_gm else "table"
-    key = f"{CACHE_PREFIX}{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
+    key = f"{CACHE_PREFIX}{get_language()}:{scope.campaign.pk}:{scope.campaign.last_seq}:{scope.campaign.last_hash}:{session}:{character}:{reader}"
     found = cache.get(key)
     if not isinstance(found, Summary):
         found = _summary(scope, membership)
@@ -196,7 +206,7 @@ def assembled(scope: Scope, groups: list[dict[str, Any]], by_action: list[dict[s
         for row in by_action
     ]
     spent_totals = {name: sum(row[f"{name}_spent"] or 0 for row in by_action) for name, _ in SPENT_NAMES}
-    spent = [(label, spent_totals[name]) for name, label in SPENT_NAMES if spent_totals[name]]
+    spent = [(str(label), spent_totals[name]) for name, label in SPENT_NAMES if spent_totals[name]]
     faces = [sum(row[f"sum_{name}"] or 0 for row in groups) for name in FACE_FIELDS]
     statistic, faces_verdict = fairness.faces_verdict(faces)
     tone_names = system.tone_names
@@ -314,7 +324,7 @@ def _characters(groups: list[dict[str, Any]]) -> list[CharacterRow]:
     found = [
         CharacterRow(
             character_id,
-            named[character_id] if character_id is not None else "The GM's rolls (no sheet)",
+            named[character_id] if character_id is not None else _("The GM's rolls (no sheet)"),
             each["n"],
             successes.get(character_id, 0),
             fairness.luck_verdict(each["n_fair"], each["percentiles"], each["variances"]),
@@ -388,7 +398,7 @@ def recap(scope: Scope, membership: Membership) -> Recap:
     spent_by: list[dict[str, Any]] = []
     if adapter.spent:
         some = Q()
-        for name, _ in adapter.spent:
+        for name, _label in adapter.spent:
             some |= Q(**{f"{name}_spent__gt": 0})
         rows: Any = (  # the stubs type these rows by literal keys; the names here are the adapter's
             uses.exclude(payer_name="")

@@ -9,6 +9,8 @@ from typing import Any
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls.systems.base import Die, Param, percent
 
@@ -30,17 +32,26 @@ def pip_marks(face: int) -> SafeString:
 # What a die that counts is, said in each system's words (a screen reader hears it; the
 # colour says it to the eye): a kept die of a failed roll is no "success".
 HIT_WORDS = {
-    "sixes": "a success",
-    "kinds": "part of a set",
-    "sets": "part of a set",
-    "doubles": "counts toward the result",
-    "stars": "a Star",
+    "sixes": gettext_lazy("a success"),
+    "kinds": gettext_lazy("part of a set"),
+    "sets": gettext_lazy("part of a set"),
+    "doubles": gettext_lazy("counts toward the result"),
+    # Translators: a die showing a Star (the stars system's symbol).
+    "stars": gettext_lazy("a Star"),
 }
+COUNTS = gettext_lazy("counts")
 # How a step's dice are laid out for reading at a glance: a set's dice side by side, apart
 # from the loose dice (kinds, sets), the sixes first (sixes); the others as rolled.
 SETS_APART = ("kinds", "sets")
 SIXES_FIRST = ("sixes",)
-NUMBER_WORDS = {2: "pair", 3: "three", 4: "four", 5: "five", 6: "six"}
+# A set of dice as a screen reader hears it: "a pair of 3s".
+SET_WORDS = {
+    2: gettext_lazy("a pair of %(face)ss"),
+    3: gettext_lazy("a three of %(face)ss"),
+    4: gettext_lazy("a four of %(face)ss"),
+    5: gettext_lazy("a five of %(face)ss"),
+    6: gettext_lazy("a six of %(face)ss"),
+}
 
 
 @register.simple_tag
@@ -49,7 +60,8 @@ def dice(dice: Iterable[Die], system: str = "", action: str = "roll") -> SafeStr
     here rather than by a template included once per die: the include cost more than the
     rest of a card (bench/load.py, profiled)."""
     dice = tuple(dice)
-    hit = HIT_WORDS.get(system, "counts")
+    # The words once per step, not once per die: a card draws many dice (bench/roll_cpu.py).
+    hit = escape(HIT_WORDS.get(system, COUNTS))
     if system in SETS_APART and action == "roll":
         return mark_safe(_sets_apart(dice, hit, sizes=system == "sets"))  # each part escaped in _die
     if system in SIXES_FIRST:
@@ -71,22 +83,29 @@ def _sets_apart(dice: tuple[Die, ...], hit: str, *, sizes: bool) -> str:
     loose = [die for die in dice if len(by_face[int(die.face)]) < 2]
     parts = []
     for face, group in sets:
-        name = NUMBER_WORDS.get(len(group), f"set of {len(group)}")
+        words = {"face": face, "size": len(group)}
+        said = (
+            SET_WORDS[len(group)] % words
+            if len(group) in SET_WORDS
+            else _("a set of %(size)s of %(face)ss") % words
+        )
+        if sizes:
+            # Translators: a set's Size and Face (the sets system's words), after "a pair of 3s".
+            said += _(" (Size %(size)s, Face %(face)s)") % words
         size = f'<b class="set-size" aria-hidden="true">{len(group)}x{face}</b>' if sizes else ""
         parts.append(
-            f'<span class="dice-group set" role="group" aria-label="a {name} of {face}s'
-            f'{f" (Size {len(group)}, Face {face})" if sizes else ""}">'
+            f'<span class="dice-group set" role="group" aria-label="{escape(said)}">'
             f"{''.join(_die(die, hit) for die in group)}{size}</span>"
         )
     if loose:
         parts.append(
-            f'<span class="dice-group loose" role="group" aria-label="loose dice">'
+            f'<span class="dice-group loose" role="group" aria-label="{escape(_("loose dice"))}">'
             f"{''.join(_die(die, hit) for die in loose)}</span>"
         )
     return "".join(parts)
 
 
-def _die(die: Die, hit: str = "counts") -> str:
+def _die(die: Die, hit: str) -> str:
     # Plain formatting, not format_html: that passes every argument through Django's escaping
     # (a third of a card's render, profiled). The face is an int and the classes and label are
     # built from constants; the caption is the one text, and it is escaped.
@@ -94,7 +113,7 @@ def _die(die: Die, hit: str = "counts") -> str:
     classes = "".join(
         name for name, on in ((" hit", die.hit), (" new", die.new), (" dropped", die.dropped)) if on
     )
-    label = f"{face}{f', {hit}' if die.hit else ''}{', not kept' if die.dropped else ''}"
+    label = f"{face}{f', {hit}' if die.hit else ''}{escape(_(', not kept')) if die.dropped else ''}"
     html = (
         f'<span class="die d{face}{classes}" role="img" aria-label="{label}" data-face="{face}">'
         f"{pip_marks(face)}</span>"

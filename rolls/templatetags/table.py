@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rolls import registry
 
@@ -32,15 +34,22 @@ def story_name(slug: str) -> str:
     try:
         return registry.table(slug).story_name
     except registry.RulesError:
-        return "Adventure"
+        return _("Adventure")
 
 
 @register.filter
 def count_of(number: int, noun: str = "die") -> str:
     """A count of dice, said right: ``3|count_of`` is "3 dice", ``1|count_of`` "1 die"; ``2|count_of:"Star"`` "2 Stars"."""
-    plural = "dice" if noun == "die" else f"{noun}s"
     try:
         n = int(number)
     except (TypeError, ValueError):
+        n = None
+    if noun == "die":
+        # The language's plural rules (ngettext), by the count; a count that is no number reads as many.
+        return ngettext("%(count)s die", "%(count)s dice", 2 if n is None else abs(n)) % {
+            "count": number if n is None else n
+        }
+    plural = f"{noun}s"
+    if n is None:
         return f"{number} {plural}"
     return f"{n} {noun if abs(n) == 1 else plural}"

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -58,12 +59,20 @@ def confirm_question(action: str, campaign: Campaign) -> str:
     adapter = registry.table(campaign.system)
     if action == "end":
         session = campaign.open_session()
-        number = f" {session.number}" if session else ""
-        return f"End session{number} for the whole table?"
+        if session is None:
+            return _("End session for the whole table?")
+        return _("End session %(number)s for the whole table?") % {"number": session.number}
     if action == "mystery":
-        return f"{adapter.story.label}? {adapter.story.event.format(n=campaign.mystery + 1)}"
+        # Translators: the table's own question ("New Mystery? Mystery 3 begins.").
+        return _("%(label)s? %(event)s") % {
+            "label": adapter.story.label,
+            "event": adapter.story.event.format(n=campaign.mystery + 1),
+        }
     if action == "rest" and adapter.rest is not None:
-        return f"{adapter.rest.label} for everyone? {adapter.rest.event.format(n=campaign.mystery)}"
+        return _("%(label)s for everyone? %(event)s") % {
+            "label": adapter.rest.label,
+            "event": adapter.rest.event.format(n=campaign.mystery),
+        }
     return ""
 
 
@@ -81,19 +90,21 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     try:
         if action == "start":
             services.session_start(campaign=campaign, actor=membership.user)
-            messages.success(request, "The session has started.")
+            messages.success(request, _("The session has started."))
         elif action == "end":
             services.session_end(campaign=campaign, actor=membership.user)
-            messages.success(request, "The session has ended.")
+            messages.success(request, _("The session has ended."))
         elif action == "mystery":
             services.mystery_start(campaign=campaign, actor=membership.user)
-            messages.success(request, f"{registry.table(campaign.system).story.label}: done.")
+            messages.success(
+                request, _("%(label)s: done.") % {"label": registry.table(campaign.system).story.label}
+            )
         elif action == "rest":
             services.long_rest(campaign=campaign, actor=membership.user)
-            messages.success(request, "Everyone takes a long rest.")
+            messages.success(request, _("Everyone takes a long rest."))
         elif action == "rotate":
             services.join_link_rotate(campaign=campaign, actor=membership.user)
-            messages.success(request, "New join link made; the old one no longer works.")
+            messages.success(request, _("New join link made; the old one no longer works."))
     except RulesError as error:
         messages.error(request, str(error))
     target = reverse("rolls:session", args=[pk])
@@ -159,13 +170,17 @@ def member_remove(request: HtmxRequest, pk: int, member_id: int) -> HttpResponse
         if renew:
             messages.success(
                 request,
-                f"{target.display_name} was removed. The join link is new: the old one no longer works.",
+                _("%(name)s was removed. The join link is new: the old one no longer works.")
+                % {"name": target.display_name},
             )
         else:
             messages.success(
                 request,
-                f"{target.display_name} was removed. The old join link still lets anyone join: "
-                "make a new one if they have it.",
+                _(
+                    "%(name)s was removed. The old join link still lets anyone join: "
+                    "make a new one if they have it."
+                )
+                % {"name": target.display_name},
             )
     except RulesError as error:
         messages.error(request, str(error))
@@ -183,7 +198,9 @@ def member_readmit(request: HtmxRequest, pk: int, ban_id: int) -> HttpResponse:
     ban = get_object_or_404(Ban, campaign=membership.campaign, pk=ban_id)
     try:
         services.member_readmit(campaign=membership.campaign, actor=membership.user, ban=ban)
-        messages.success(request, f"{ban.display_name} may join again with the join link.")
+        messages.success(
+            request, _("%(name)s may join again with the join link.") % {"name": ban.display_name}
+        )
     except RulesError as error:
         messages.error(request, str(error))
     if request.htmx:  # the button of a list the socket sent: htmx posted it
@@ -259,7 +276,7 @@ def character_edit(request: HtmxRequest, pk: int, character_id: int) -> HttpResp
         except RulesError as error:
             form.add_error(None, str(error))
         else:
-            messages.success(request, "Sheet saved.")
+            messages.success(request, _("Sheet saved."))
             return redirect(character)
     return render(
         request,
@@ -290,7 +307,10 @@ def character_correct(request: HtmxRequest, pk: int, character_id: int) -> HttpR
         except RulesError as error:
             messages.error(request, str(error))
         else:
-            messages.success(request, f"Corrected: {', '.join(changes)}." if changes else "Nothing changed.")
+            if changes:
+                messages.success(request, _("Corrected: %(changes)s.") % {"changes": _(", ").join(changes)})
+            else:
+                messages.success(request, _("Nothing changed."))
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     if request.POST.get("back") == "console":
@@ -312,7 +332,7 @@ def luck_for_ability(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
         except RulesError as error:
             messages.error(request, str(error))
         else:
-            messages.success(request, f"A point of Luck spent: {character.luck} left.")
+            messages.success(request, _("A point of Luck spent: %(luck)s left.") % {"luck": character.luck})
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("rolls:character-sheet", pk, character_id)

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rolls import registry
@@ -72,7 +73,7 @@ def _sent_before(membership: Membership, key: str | None, contest: Contest, *, r
     else:
         same = first.action == TableEvent.CONTEST_STEP and (first.state or {}).get("contest") == contest.pk
     if not same:
-        raise RulesError(resent.KEY_REUSED)
+        raise RulesError(_(resent.KEY_REUSED))
     return True
 
 
@@ -103,8 +104,8 @@ def contest_create(request: HtmxRequest, pk: int) -> HttpResponse:
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    names = ", ".join(side.character.name if side.character else side.name for side in sides)
-    return _panel(request, membership, f"Open: {names}.")
+    names = _(", ").join(side.character.name if side.character else side.name for side in sides)
+    return _panel(request, membership, _("Open: %(names)s.") % {"names": names})
 
 
 @require_POST
@@ -114,7 +115,7 @@ def challenge_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
     character = character_to_act_for(membership, character_id)
     try:
         if character.owner_id != membership.user_id:
-            raise RulesError("Challenge with a character of your own.")
+            raise RulesError(_("Challenge with a character of your own."))
         sides, intent = ChallengeBuilder(membership.campaign, character).parse(request.POST)
         services.contest_open(
             campaign=membership.campaign, opener=membership.user, sides=sides, intent=intent
@@ -122,9 +123,11 @@ def challenge_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRe
     except RulesError as error:
         return _refused(request, membership, error)
     other = sides[1].character
-    return _panel(
-        request, membership, f"You challenged {other.name if other else 'them'}; they choose to accept."
-    )
+    if other is None:
+        said = _("You challenged them; they choose to accept.")
+    else:
+        said = _("You challenged %(name)s; they choose to accept.") % {"name": other.name}
+    return _panel(request, membership, said)
 
 
 @require_POST
@@ -136,12 +139,12 @@ def contest_answer(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespon
     try:
         side = contest.sides.select_related("character__campaign").filter(accepted=False).first()
         if side is None or side.character is None or side.character.owner_id != membership.user_id:
-            raise RulesError("Only the challenged character's player answers a challenge.")
+            raise RulesError(_("Only the challenged character's player answers a challenge."))
         data = side_data(side.character, request.POST) if accept else None
         services.contest_answer(contest=contest, user=membership.user, accept=accept, data=data)
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, "Challenge accepted: roll!" if accept else "Challenge refused.")
+    return _panel(request, membership, _("Challenge accepted: roll!") if accept else _("Challenge refused."))
 
 
 @require_POST
@@ -155,7 +158,7 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
     try:
         key = client_value(request)
         if _sent_before(membership, key, contest, roll=True):
-            return _panel(request, membership, f"{side.name} has rolled.")
+            return _panel(request, membership, _("%(name)s has rolled.") % {"name": side.name})
         raw = request.POST.get("faces", "").strip()
         faces = parse_faces(raw) if raw else None
         services.contest_roll(
@@ -171,7 +174,7 @@ def contest_roll(request: HtmxRequest, pk: int, contest_id: int, side_id: int) -
         return _refused(request, membership, error)
     # Its card reaches its roller's roll screen over the socket (``audience.delivery``): this
     # panel may be redrawn by the socket while the request is on its way.
-    return _panel(request, membership, f"{side.name} has rolled.")
+    return _panel(request, membership, _("%(name)s has rolled.") % {"name": side.name})
 
 
 # What a step's form sends besides its choices.
@@ -186,11 +189,11 @@ def contest_attacker(request: HtmxRequest, pk: int, contest_id: int) -> HttpResp
     raw = request.POST.get("position", "")
     try:
         if raw not in ("0", "1"):
-            raise RulesError("Choose which side attacks.")
+            raise RulesError(_("Choose which side attacks."))
         services.contest_attacker(contest=contest, gm=membership.user, position=int(raw))
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, "The attacker is named.")
+    return _panel(request, membership, _("The attacker is named."))
 
 
 @require_POST
@@ -212,12 +215,12 @@ def contest_cancel(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespon
     membership = gm_or_403(request.user, pk)
     contest = _contest(membership, contest_id)
     if request.POST.get("confirmed") != CONFIRMED:
-        return _confirm(request, contest, "Call this contest off?")
+        return _confirm(request, contest, _("Call this contest off?"))
     try:
         services.contest_cancel(contest=contest, gm=membership.user)
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, "The contest is called off.")
+    return _panel(request, membership, _("The contest is called off."))
 
 
 def _confirm(request: HtmxRequest, contest: Contest, question: str) -> HttpResponse:
@@ -250,7 +253,7 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
     try:
         once = client_value(request)
         if _sent_before(membership, once, contest, roll=False):
-            return _panel(request, membership, "Done.")
+            return _panel(request, membership, _("Done."))
         for key, value in params.items():
             for each in value if isinstance(value, list) else [value]:
                 visible_line(each, key.replace("_", " ").capitalize())
@@ -264,7 +267,7 @@ def contest_act(request: HtmxRequest, pk: int, contest_id: int, side_id: int) ->
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, "Done.")
+    return _panel(request, membership, _("Done."))
 
 
 @require_POST
@@ -275,9 +278,9 @@ def extended_create(request: HtmxRequest, pk: int) -> HttpResponse:
         dn, successes, failures = (
             _whole(request.POST.get(name, ""), label)
             for name, label in (
-                ("dn", "The Difficulty Number"),
-                ("successes", "The successes needed"),
-                ("failures", "The failures allowed"),
+                ("dn", _("The Difficulty Number must be a whole number.")),
+                ("successes", _("The successes needed must be a whole number.")),
+                ("failures", _("The failures allowed must be a whole number.")),
             )
         )
         extended.extended_open(
@@ -290,7 +293,7 @@ def extended_create(request: HtmxRequest, pk: int) -> HttpResponse:
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, "Extended action open: the party rolls for it.")
+    return _panel(request, membership, _("Extended action open: the party rolls for it."))
 
 
 @require_POST
@@ -301,10 +304,14 @@ def extended_roll(request: HtmxRequest, pk: int, contest_id: int, character_id: 
     character = character_to_act_for(membership, character_id)
     try:
         if character.owner_id != membership.user_id:
-            raise RulesError(f"Only {character.name}'s player rolls for {character.name}.")
+            raise RulesError(_("Only %(name)s's player rolls for %(name)s.") % {"name": character.name})
         key = client_value(request)
         if _sent_before(membership, key, contest, roll=True):
-            return _panel(request, membership, f"{character.name} has rolled for the extended action.")
+            return _panel(
+                request,
+                membership,
+                _("%(name)s has rolled for the extended action.") % {"name": character.name},
+            )
         raw = request.POST.get("faces", "").strip()
         data = side_values(character, request.POST, {"dn": str(contest.setup.get("dn", ""))})
         extended.extended_roll(
@@ -319,11 +326,14 @@ def extended_roll(request: HtmxRequest, pk: int, contest_id: int, character_id: 
         )
     except RulesError as error:
         return _refused(request, membership, error)
-    return _panel(request, membership, f"{character.name} has rolled for the extended action.")
+    return _panel(
+        request, membership, _("%(name)s has rolled for the extended action.") % {"name": character.name}
+    )
 
 
-def _whole(raw: str, label: str) -> int:
+def _whole(raw: str, refusal: str) -> int:
+    """``raw`` as a small whole number; RulesError(``refusal``) otherwise (names the field)."""
     raw = raw.strip()
     if not raw.isdecimal() or len(raw) > 3:
-        raise RulesError(f"{label} must be a whole number.")
+        raise RulesError(refusal)
     return int(raw)

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -53,7 +54,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
 def display_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaigns.display_link_rotate(campaign=membership.campaign, actor=membership.user)
-    messages.success(request, "New table display link made; the old one no longer works.")
+    messages.success(request, _("New table display link made; the old one no longer works."))
     target = reverse("rolls:session", args=[pk])
     if request.htmx:
         return HttpResponseClientRedirect(target)

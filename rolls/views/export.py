@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from rolls.history import browse, export
@@ -25,16 +26,18 @@ def export_log(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpRes
     membership = membership_or_404(request.user, pk)
     kind = request.GET.get("format", "csv")
     if kind not in FORMATS:
-        return HttpResponseBadRequest("Choose format=csv or format=json.", content_type="text/plain")
+        return HttpResponseBadRequest(_("Choose format=csv or format=json."), content_type="text/plain")
     session = None
     number = request.GET.get("session", "")
     if number:
         # isdecimal, not isdigit: int() refuses "²"; and a number no column holds matches nothing.
         if not number.isdecimal() or not 0 < int(number) <= MAX_ID:
-            return HttpResponseBadRequest("A session is given by its number.", content_type="text/plain")
+            return HttpResponseBadRequest(_("A session is given by its number."), content_type="text/plain")
         session = PlaySession.objects.filter(campaign_id=pk, number=int(number)).first()
         if session is None:
-            return HttpResponseBadRequest(f"There is no session {int(number)}.", content_type="text/plain")
+            return HttpResponseBadRequest(
+                _("There is no session %(number)s.") % {"number": int(number)}, content_type="text/plain"
+            )
     scope = export.Scope(campaign=membership.campaign, viewer=Viewer.of(membership), session=session)
     parts = export.csv_lines(scope) if kind == "csv" else export.json_parts(scope)
     response = SyncStreamingResponse(parts, content_type=FORMATS[kind])

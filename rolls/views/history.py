@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rolls import registry
@@ -25,6 +26,7 @@ from rolls.systems import RulesError
 from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404
 from tabletop.models import Membership, PlaySession
+from tabletop.text import names_and
 
 
 def history_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -109,8 +111,9 @@ class Step:
 
 def _who(entry: LogEntry, names: dict[int, str]) -> str:
     if entry.actor_id is None:
-        return "someone who has left"
-    return names.get(entry.actor_id, "someone who has left")
+        return _("someone who has left")
+    name = names.get(entry.actor_id)
+    return name if name is not None else _("someone who has left")
 
 
 def _odds(before: Fraction | None, after: Fraction | None) -> str:
@@ -214,19 +217,26 @@ def _mark(request: HttpRequest, pk: int, roll_id: int, mark: str, note: str = ""
     try:
         if mark == "void":
             marks.roll_void(roll=roll, gm=membership.user)
-            messages.success(request, "The roll is voided: struck through everywhere.")
+            messages.success(request, _("The roll is voided: struck through everywhere."))
         elif mark == "helper":
             both = check_for_both(roll=roll, gm=membership.user, condition=note)
-            messages.success(request, f"{note} checked for {' and '.join(c.name for c in both)}.")
+            messages.success(
+                request,
+                _("%(condition)s checked for %(names)s.")
+                % {"condition": note, "names": names_and([c.name for c in both])},
+            )
         elif mark == "strike":
             strike_help(roll=roll, gm=membership.user, rng=randomness.RNG)
-            messages.success(request, f"{roll.helper_name}'s help is struck: the roll stands without it.")
+            messages.success(
+                request,
+                _("%(name)s's help is struck: the roll stands without it.") % {"name": roll.helper_name},
+            )
         elif mark == "reveal":
             marks.roll_reveal(roll=roll, gm=membership.user)
-            messages.success(request, "The roll is revealed: the table sees its dice from now on.")
+            messages.success(request, _("The roll is revealed: the table sees its dice from now on."))
         else:
             marks.note_save(roll=roll, text=note)
-            messages.success(request, "Note kept.")
+            messages.success(request, _("Note kept."))
     except RulesError as error:
         return _render_roll(request, membership, roll, error=str(error), status=422)
     return redirect("rolls:roll", pk, roll.pk)

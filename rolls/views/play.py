@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
@@ -50,8 +51,14 @@ def client_value(request: HtmxRequest) -> str | None:
     """The browser's random value for the dice, or None (no JavaScript: the server draws one)."""
     try:
         return fairdice.client_value(request.POST.get(CLIENT_FIELD, ""))
-    except ValueError as error:
-        raise RulesError(f"{error} Reload the page and roll again.") from None
+    except ValueError:
+        # fairdice says why in English (it is pure); the player reads it in the table's language.
+        raise RulesError(
+            _(
+                "The browser's random value for the dice is not 32 hexadecimal digits. "
+                "Reload the page and roll again."
+            )
+        ) from None
 
 
 @require_POST
@@ -70,7 +77,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     first = resent.first_answer(membership.campaign_id, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
-            return refuse(request, resent.KEY_REUSED, page, "roll-form")
+            return refuse(request, _(resent.KEY_REUSED), page, "roll-form")
         return _rolled(request, membership, character, first.roll, again=True)
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
@@ -79,7 +86,7 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
     if form.cleaned_data.get("call"):
         call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
         if call is None:
-            return refuse(request, "That call for a roll does not exist.", page, "roll-form")
+            return refuse(request, _("That call for a roll does not exist."), page, "roll-form")
     try:
         faces = _roll_faces(request, membership.campaign, blind=bool(form.cleaned_data.get("blind")))
         roll = services.roll_create(
@@ -171,14 +178,14 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     # what needs no look at the dice (a sets bid, unseen); the service holds them to that.
     seen = sight(Facts.of_roll(roll), Viewer.of(membership))
     if not seen.dice and not seen.unseen:
-        raise PermissionDenied("Only the GM acts on a roll whose result is hidden.")
+        raise PermissionDenied(_("Only the GM acts on a roll whose result is hidden."))
     unseen = not seen.dice
     if payer is None:
         if not roll.npc:
-            message = "This roll's character is gone; it can no longer be followed up."
+            message = _("This roll's character is gone; it can no longer be followed up.")
             return refuse(request, message, page, card_id)
         if not membership.is_gm:
-            raise PermissionDenied("Only the GM acts on a roll without a character.")
+            raise PermissionDenied(_("Only the GM acts on a roll without a character."))
     else:
         acting_for(membership, payer)  # the roll's own character or target: of this campaign
     # A die picker sends one value per ticked die: those stay a list.
@@ -195,7 +202,7 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     except RulesError as error:
         return refuse(request, str(error), page, card_id)
     if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
-        return refuse(request, resent.KEY_REUSED, page, card_id)
+        return refuse(request, _(resent.KEY_REUSED), page, card_id)
     if not request.htmx:
         return redirect(_place_url(membership, roll, place))
     if place == "result" and roll.character is not None:
@@ -337,7 +344,7 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
     first = resent.first_answer(campaign.pk, membership.user_id, key)
     if first is not None:
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
-            return refuse(request, resent.KEY_REUSED, page, "npc-form")
+            return refuse(request, _(resent.KEY_REUSED), page, "npc-form")
         return _npc_rolled(request, membership, first.roll)
     if not form.is_valid():
         return refuse(request, form.errors_text(), page, "npc-form")
@@ -370,7 +377,7 @@ def _npc_rolled(request: HtmxRequest, membership: Membership, roll: Roll) -> Htt
     """The answer to the GM's quick roll (or to the same request sent again): its card."""
     pk = membership.campaign_id
     if not request.htmx:
-        messages.success(request, f"Rolled for {roll.character_name}.")
+        messages.success(request, _("Rolled for %(name)s.") % {"name": roll.character_name})
         return redirect(reverse("rolls:session", args=[pk]) + "#gm-panel")
     card = latest_card(roll, place="gm", membership=membership)
     # The card from the drawing kept per entry and view (``Card.markup``): the feed's, made
@@ -440,7 +447,9 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         for each in asked:
             form = adapter.roll_form(data, character=each)
             if not form.is_valid():
-                raise RulesError(f"For {each.name}: {form.errors_text()}")
+                raise RulesError(
+                    _("For %(name)s: %(errors)s") % {"name": each.name, "errors": form.errors_text()}
+                )
             request_data, each_label = adapter.pool(each, {**form.engine_data(), "helper": False})
             registry.engine(campaign.system).parse_request(request_data)
             label = label or each_label
@@ -458,8 +467,8 @@ def call_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             return pages.character_page(request, pk, character.pk, refusal=refusal, sent=request.POST.dict())
 
         return refuse(request, str(error), page, "roll-form")
-    names = ", ".join(each.name for each in asked)
-    message = f"Asked {names} to roll {label}."
+    names = _(", ").join(each.name for each in asked)
+    message = _("Asked %(names)s to roll %(label)s.") % {"names": names, "label": label}
     if not request.htmx:
         messages.success(request, message)
         return redirect("rolls:character", pk, character.pk)
@@ -490,8 +499,10 @@ def calls_create(request: HtmxRequest, pk: int) -> HttpResponse:
             return pages.session_page(request, pk, refusal=refusal)
 
         return refuse(request, str(error), page, "call-form")
-    asked = ", ".join(f"{c.name} ({call.label_for(c.pk)})" for c in parsed.characters)
-    message = f"Asked {asked}."
+    asked = _(", ").join(
+        _("%(name)s (%(roll)s)") % {"name": c.name, "roll": call.label_for(c.pk)} for c in parsed.characters
+    )
+    message = _("Asked %(asked)s.") % {"asked": asked}
     if not request.htmx:
         messages.success(request, message)
         return redirect("rolls:session", pk)
@@ -514,5 +525,5 @@ def call_close(request: HtmxRequest, pk: int, call_id: int) -> HttpResponse:
         )
     call = get_object_or_404(RollCall, campaign=membership.campaign, pk=call_id, closed=False)
     services.call_close(call=call, gm=membership.user)
-    messages.success(request, f"The call for {call.label} is closed.")
+    messages.success(request, _("The call for %(label)s is closed.") % {"label": call.label})
     return redirect("rolls:session", pk)

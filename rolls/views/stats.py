@@ -9,6 +9,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from rolls import registry
 from rolls.models import Roll
@@ -58,7 +59,8 @@ def _placed(rolls: list[Roll]) -> list[dict[str, Any]]:
     return [
         {
             "roll": roll,
-            "place": f"{fairness.ordinal(fairness.percentile_number(roll.percentile or 0))} percentile",
+            "place": _("%(ordinal)s percentile")
+            % {"ordinal": fairness.ordinal(fairness.percentile_number(roll.percentile or 0))},
         }
         for roll in rolls
     ]
@@ -84,23 +86,35 @@ def _pct(share: float | None) -> str:
 
 def sentence(who: str, verdict: fairness.Verdict) -> str:
     """ "Ana's dice this session: 31st percentile, p = 0.20: nothing unusual." """
+    words = {"who": who, "words": verdict.words, "percentile": verdict.percentile_text, "p": verdict.p_text}
     if verdict.mean is None:
-        return f"{who}: {verdict.words}."
+        return _("%(who)s: %(words)s.") % words
     if verdict.p_value is None:
-        return f"{who}: {verdict.percentile_text}, {verdict.words}."
-    return f"{who}: {verdict.percentile_text}, {verdict.p_text}: {verdict.words}."
+        return _("%(who)s: %(percentile)s, %(words)s.") % words
+    return _("%(who)s: %(percentile)s, %(p)s: %(words)s.") % words
 
 
-def _whose(row: stats.CharacterRow, when: str) -> str:
-    return f"{row.name}'s dice{when}" if row.character_id is not None else f"{row.name}{when}"
+def _whose(row: stats.CharacterRow, session: bool) -> str:
+    """Whose figures a sentence reads: a character's dice, or a name without a sheet."""
+    if row.character_id is not None:
+        if session:
+            return _("%(name)s's dice this session") % {"name": row.name}
+        return _("%(name)s's dice") % {"name": row.name}
+    if session:
+        return _("%(name)s this session") % {"name": row.name}
+    return row.name
 
 
-def _when(scope: stats.Scope) -> str:
-    return " this session" if scope.session is not None else ""
+def _headline_who(scope: stats.Scope) -> str:
+    session = scope.session is not None
+    if scope.character is not None:
+        words = {"name": scope.character.name}
+        return (_("%(name)s's dice this session") if session else _("%(name)s's dice")) % words
+    return _("The table's dice this session") if session else _("The table's dice")
 
 
 def pool_label(pool: int) -> str:
-    return dice_count(pool) if pool > 0 else f"{pool} (negative dice)"
+    return dice_count(pool) if pool > 0 else _("%(pool)s (negative dice)") % {"pool": pool}
 
 
 def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary) -> dict[str, Any]:
@@ -118,17 +132,16 @@ def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary)
         for row in summary.pools
     ]
     pools_chart = charts.bars(
-        "Success on the first throw by pool, with the exact expected rate as a tick",
+        _("Success on the first throw by pool, with the exact expected rate as a tick"),
         [
             charts.Bar(pool_label(row.pool), row.first_rate or 0.0, _pct(row.first_rate), row.expected)
             for row in measured
         ],
     )
     luck_rows = [row for row in summary.characters if row.luck.mean is not None]
-    when = _when(scope)
-    who = f"{scope.character.name}'s dice" if scope.character is not None else "The table's dice"
+    session = scope.session is not None
     luck_chart = charts.bars(
-        "Mean percentile of each character's first throws; the dashed line is the 50th",
+        _("Mean percentile of each character's first throws; the dashed line is the 50th"),
         [
             charts.Bar(
                 row.name,
@@ -145,7 +158,7 @@ def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary)
         for face, count in zip(FACES, summary.faces, strict=True)
     ]
     faces_chart = charts.columns(
-        "How often each face came up; the dashed line is what fair dice give on average",
+        _("How often each face came up; the dashed line is what fair dice give on average"),
         FACES,
         summary.faces,
         total_faces / 6,
@@ -157,8 +170,10 @@ def _context(scope: stats.Scope, membership: Membership, summary: stats.Summary)
         "summary": summary,
         "pools": pools,
         "pools_chart": pools_chart if measured else "",
-        "luck_rows": [{"row": row, "sentence": sentence(_whose(row, when), row.luck)} for row in luck_rows],
-        "headline": sentence(f"{who}{when}", summary.luck),
+        "luck_rows": [
+            {"row": row, "sentence": sentence(_whose(row, session), row.luck)} for row in luck_rows
+        ],
+        "headline": sentence(_headline_who(scope), summary.luck),
         "luck_chart": luck_chart if luck_rows else "",
         "faces": faces,
         "faces_chart": faces_chart if total_faces else "",

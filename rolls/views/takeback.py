@@ -8,6 +8,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from rolls import registry
@@ -43,7 +44,7 @@ def roll_take_back(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     except RulesError as error:
         return refuse(request, str(error), page, REFUSAL_FORM)
     if not request.htmx:
-        messages.success(request, "Your roll is taken back: struck through for everyone.")
+        messages.success(request, _("Your roll is taken back: struck through for everyone."))
         return redirect(back + "#result")
     # The result panel again: what was taken back, and the character's roll before it, now its
     # newest again, with the follow-ups that go only on the newest roll (a push) back on it.

@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from rolls import demo, registry
 from rolls.systems import RulesError
@@ -41,11 +42,15 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["system"] not in registry.slugs():
             raise CommandError(
-                f"Unknown system {options['system']!r}: choose one of {', '.join(registry.slugs())}."
+                _("Unknown system %(system)s: choose one of %(systems)s.")
+                % {"system": repr(options["system"]), "systems": ", ".join(registry.slugs())}
             )
         for name, low, high in (("rolls", 0, MAX_ROLLS), ("sessions", 1, 10_000), ("characters", 1, 100)):
             if not low <= options[name] <= high:
-                raise CommandError(f"--{name} must be between {low} and {high}.")
+                raise CommandError(
+                    _("--%(name)s must be between %(low)s and %(high)s.")
+                    % {"name": name, "low": low, "high": high}
+                )
         started = time.perf_counter()
         verbose = options["verbosity"] > 1
         plan = demo.Plan(
@@ -55,7 +60,11 @@ class Command(BaseCommand):
             characters=options["characters"],
             seed=options["seed"],
             name=options["name"],
-            progress=(lambda session, rolls: self.stderr.write(f"session {session}: {rolls} rolls"))
+            progress=(
+                lambda session, rolls: self.stderr.write(
+                    _("session %(session)s: %(rolls)s rolls") % {"session": session, "rolls": rolls}
+                )
+            )
             if verbose
             else None,
         )
@@ -70,16 +79,38 @@ class Command(BaseCommand):
         base = base.rstrip("/")
         write = self.stdout.write
         write(
-            f"{campaign.name}: {played.sessions} sessions, {played.rolls} rolls "
-            f"({played.npc_rolls} by the GM, {played.secret_rolls} secret, {played.blind_rolls} blind), "
-            f"{played.follow_ups} follow-ups, {played.calls} calls, "
-            f"new {registry.table(campaign.system).story_name}: {played.stories}, long rests: {played.long_rests}, "
-            f"{played.reveals} reveals, {played.voids} voids; {campaign.last_seq} log entries "
-            f"in {time.perf_counter() - started:.1f} s."
+            _(
+                "%(name)s: %(sessions)s sessions, %(rolls)s rolls "
+                "(%(npc)s by the GM, %(secret)s secret, %(blind)s blind), "
+                "%(follow_ups)s follow-ups, %(calls)s calls, "
+                "new %(story)s: %(stories)s, long rests: %(rests)s, "
+                "%(reveals)s reveals, %(voids)s voids; %(entries)s log entries "
+                "in %(seconds)s s."
+            )
+            % {
+                "name": campaign.name,
+                "sessions": played.sessions,
+                "rolls": played.rolls,
+                "npc": played.npc_rolls,
+                "secret": played.secret_rolls,
+                "blind": played.blind_rolls,
+                "follow_ups": played.follow_ups,
+                "calls": played.calls,
+                "story": _(str(registry.table(campaign.system).story_name)),
+                "stories": played.stories,
+                "rests": played.long_rests,
+                "reveals": played.reveals,
+                "voids": played.voids,
+                "entries": campaign.last_seq,
+                "seconds": f"{time.perf_counter() - started:.1f}",
+            }
         )
-        write(f"Log in at {base}{reverse('tabletop:login')} as:")
+        write(_("Log in at %(url)s as:") % {"url": f"{base}{reverse('tabletop:login')}"})
         for person in (played.gm, *played.players):
-            write(f"  {person.user.first_name:<20} {person.user.username:<20} password {person.password}")
-        write(f"The table:   {base}{reverse('rolls:campaign', args=[campaign.pk])}")
-        write(f"The history: {base}{reverse('rolls:history', args=[campaign.pk])}")
+            write(
+                f"  {person.user.first_name:<20} {person.user.username:<20} "
+                + _("password %(password)s") % {"password": person.password}
+            )
+        write(_("The table:   %(url)s") % {"url": f"{base}{reverse('rolls:campaign', args=[campaign.pk])}"})
+        write(_("The history: %(url)s") % {"url": f"{base}{reverse('rolls:history', args=[campaign.pk])}"})
         write(str(campaign.pk))

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from rolls.history.importer import ImportRefused, import_campaign
 
@@ -28,23 +29,32 @@ class Command(BaseCommand):
             try:
                 gm = get_user_model().objects.get(username=options["gm"])
             except get_user_model().DoesNotExist:
-                raise CommandError(f"No account named {options['gm']!r}.") from None
+                raise CommandError(_("No account named %(name)s.") % {"name": repr(options["gm"])}) from None
         try:
             with open(options["file"], encoding="utf-8") as handle:
                 data = json.load(handle)
         except OSError as error:
-            raise CommandError(f"Cannot read {options['file']}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot read %(path)s: %(error)s.") % {"path": options["file"], "error": error.strerror}
+            ) from None
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise CommandError(f"{options['file']} is not JSON: {error}.") from None
+            raise CommandError(
+                _("%(path)s is not JSON: %(error)s.") % {"path": options["file"], "error": error}
+            ) from None
         except RecursionError:
-            raise CommandError(f"{options['file']} nests deeper than any export: refused.") from None
+            raise CommandError(
+                _("%(path)s nests deeper than any export: refused.") % {"path": options["file"]}
+            ) from None
         try:
             campaign = import_campaign(data=data, gm=gm)
         except ImportRefused as error:
-            raise CommandError(f"Refused: {error}") from None
+            raise CommandError(_("Refused: %(error)s") % {"error": error}) from None
         except RecursionError:
             raise CommandError(
                 "Refused: the file nests deeper than any export. Nothing was imported."
             ) from None
-        self.stdout.write(f"Imported {campaign.name!r} with {campaign.last_seq} log entries.")
+        self.stdout.write(
+            _("Imported %(name)s with %(count)s log entries.")
+            % {"name": repr(campaign.name), "count": campaign.last_seq}
+        )
         self.stdout.write(str(campaign.pk))

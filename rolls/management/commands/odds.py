@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from rolls.management import SystemCommand, cli_percent, columns, describe, key_order
 from rolls.systems import RulesError
@@ -89,14 +90,15 @@ class Command(SystemCommand):
             return
         self.stdout.write(describe(system, request))
         self.stdout.write("")
-        rows = [(system.result_name, "chance", "exact")]
+        # Translators: the odds' column heads on the command line (a result, its chance, the exact fraction).
+        rows = [(system.result_name, _("chance"), _("exact"))]
         rows += [(key, cli_percent(chance), str(chance)) for key, chance in outcomes.items()]
         for line in columns(rows, "<><"):
             self.stdout.write(line)
         self.stdout.write("")
-        lines: list[tuple[str, Fraction | None]] = [("chance of success", success), *extra.items()]
+        lines: list[tuple[str, Fraction | None]] = [(_("chance of success"), success), *extra.items()]
         chances = [(label, "-" if chance is None else cli_percent(chance)) for label, chance in lines]
-        exact = ["(no difficulty given)" if chance is None else str(chance) for _, chance in lines]
+        exact = [_("(no difficulty given)") if chance is None else str(chance) for _label, chance in lines]
         for line, fraction in zip(columns(chances, "<>"), exact, strict=True):
             self.stdout.write(f"{line}  {fraction}".rstrip())
         if contest is not None:
@@ -105,9 +107,9 @@ class Command(SystemCommand):
     def write_contest(self, system: DiceSystem, other: Any, contest: dict[str, Fraction]) -> None:
         """The contest as a small table: this side's chance to win, tie and lose."""
         self.stdout.write("")
-        self.stdout.write(f"Contest against {describe(system, other)}")
-        self.stdout.write(f"({system.contest_rule}; before any follow-up)")
-        rows = [("this side", "chance", "exact")]
+        self.stdout.write(_("Contest against %(other)s") % {"other": describe(system, other)})
+        self.stdout.write(_("(%(rule)s; before any follow-up)") % {"rule": system.contest_rule})
+        rows = [(_("this side"), _("chance"), _("exact"))]
         rows += [(key, cli_percent(contest[key]), str(contest[key])) for key in CONTEST_KEYS]
         for line in columns(rows, "<><"):
             self.stdout.write(line)

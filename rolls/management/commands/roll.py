@@ -22,6 +22,7 @@ from dataclasses import asdict
 from typing import Any
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from rolls.management import SystemCommand, columns, describe, key_order
 from rolls.systems.base import DiceSystem, Die, Rng, State
@@ -40,7 +41,10 @@ class Command(SystemCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         times = options["times"]
         if times is not None and not 1 <= times <= MAX_TIMES:
-            raise CommandError(f"--times must be between 1 and {MAX_TIMES} (got {times}).")
+            raise CommandError(
+                _("--times must be between 1 and %(max)s (got %(times)s).")
+                % {"max": MAX_TIMES, "times": times}
+            )
         system, request = self.system_request(options)
         rng: Rng
         if options["seed"] is None:
@@ -48,13 +52,15 @@ class Command(SystemCommand):
         else:
             # Seeded dice are for reproducible examples and tests only, never for play.
             rng = random.Random(options["seed"])  # noqa: S311
-        states = [system.roll(request, rng) for _ in range(times or 1)]
+        states = [system.roll(request, rng) for _time in range(times or 1)]
         if options["json"]:
             rolls = [roll_data(system, state) for state in states]
             self.stdout.write(json.dumps(rolls if times is not None else rolls[0], indent=2))
             return
         self.stdout.write(describe(system, request))
-        self.stdout.write("Dice in [brackets] count toward the result; dice in (parentheses) are not kept.")
+        self.stdout.write(
+            _("Dice in [brackets] count toward the result; dice in (parentheses) are not kept.")
+        )
         for number, state in enumerate(states, start=1):
             self.stdout.write("")
             self.write_roll(system, state, number if len(states) > 1 else None)
@@ -80,9 +86,12 @@ class Command(SystemCommand):
         self.stdout.write("")
         judged = [outcome.success for outcome in outcomes if outcome.success is not None]
         if judged:
-            self.stdout.write(f"Successes: {sum(judged)} of {len(judged)}")
+            self.stdout.write(
+                _("Successes: %(count)s of %(rolls)s") % {"count": sum(judged), "rolls": len(judged)}
+            )
         tally = Counter(outcome.key for outcome in outcomes)
-        rows = [(system.result_name, "rolls")]
+        # Translators: the column head of a count of rolls on the command line.
+        rows = [(system.result_name, _("rolls"))]
         rows += [(key, str(tally[key])) for key in sorted(tally, key=key_order)]
         for line in columns(rows, "<>"):
             self.stdout.write(line)

@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from rolls.history.filecheck import Unreadable, check_file
 from rolls.history.verify import verdict, verify_log
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         try:
             campaign = Campaign.objects.get(pk=pk)
         except Campaign.DoesNotExist:
-            raise CommandError(f"No campaign {pk}.") from None
+            raise CommandError(_("No campaign %(pk)s.") % {"pk": pk}) from None
         found = verify_log(campaign)
         campaign.refresh_from_db()
         if found is None:
@@ -52,9 +53,11 @@ def check_export_file(command: BaseCommand, path: str) -> None:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError as error:
-        raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+        raise CommandError(
+            _("Cannot read %(path)s: %(error)s.") % {"path": path, "error": error.strerror}
+        ) from None
     except ValueError:
-        raise CommandError(f"{path} is not JSON.") from None
+        raise CommandError(_("%(path)s is not JSON.") % {"path": path}) from None
     try:
         report = check_file(data)
     except Unreadable as error:

@@ -15,6 +15,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from tabletop.network import (
     EVERY_INTERFACE,
@@ -47,14 +48,14 @@ class Command(BaseCommand):
             embedded or "redis" not in str(settings.CHANNEL_LAYERS["default"]["BACKEND"]).lower()
         ):
             raise CommandError(
-                "Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md."
+                _("Several workers need DATABASE_URL (PostgreSQL) and REDIS_URL: see docs/deploy.md.")
             )
         prepare(embedded=embedded)
         listening_on(host)  # before uvicorn starts its workers: the join link reads it
-        self.stdout.write(self.style.SUCCESS(f"Tabletop is up on port {port}."))
+        self.stdout.write(self.style.SUCCESS(_("Tabletop is up on port %(port)s.") % {"port": port}))
         for line in addresses(host=host, port=port, public_url=settings.PUBLIC_URL):
             self.stdout.write(f"  {line}")
-        self.stdout.write("  Stop with Ctrl+C.")
+        self.stdout.write("  " + _("Stop with Ctrl+C."))
         uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
 
 
