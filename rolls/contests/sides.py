@@ -116,7 +116,7 @@ def side_data(character: Character, post: QueryDict, kind: str = CONTEST) -> dic
     values = side_values(character, post, adapter.contest_fixed(kind))
     system = registry.engine(character.campaign.system)
     try:
-        request_data, _ = adapter.pool(character, values)
+        request_data, _trait = adapter.pool(character, values)
         system.contest_request(system.parse_request(request_data))
     except RulesError as error:
         raise RulesError(_("For %(name)s: %(errors)s") % {"name": character.name, "errors": error}) from error
