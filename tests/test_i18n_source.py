@@ -69,3 +69,34 @@ def test_it_lists_names_with_the_languages_words() -> None:
         "Ana and Kim",
         "Ana, Bo and Kim",
     ]
+
+
+def _binds_underscore(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function`` binds ``_`` as a local (``a, _ = ...``, ``for _ in``), outside a
+    comprehension (which has a scope of its own) and outside nested functions."""
+    stack: list[tuple[ast.AST, bool]] = [(child, False) for child in ast.iter_child_nodes(function)]
+    while stack:
+        node, in_comprehension = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        inner = in_comprehension or isinstance(
+            node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+        )
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store) and not inner:
+            return True
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def test_no_function_that_translates_binds_underscore_as_a_local() -> None:
+    # ``request, _ = pool(...)`` makes ``_`` local to the whole function: its ``_("...")`` then
+    # raises UnboundLocalError, on the path (a refusal) that tests reach least.
+    calls = {where.rsplit(":", 1)[0] for where, call in _calls() if call.func.id == "_"}  # type: ignore[attr-defined]
+    found = []
+    for path in sorted([*ROOT.glob("rolls/**/*.py"), *ROOT.glob("tabletop/**/*.py")]):
+        if str(path.relative_to(ROOT)) not in calls:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _binds_underscore(node):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert found == []
