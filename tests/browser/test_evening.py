@@ -8,7 +8,8 @@ call on the phone, "Close this call" on the console, the contest panel's roll an
 sets bid, a doubles extended action's roll, and the buttons of a card that arrived live.
 
 The table is built through the services (the sign-up and sheet forms have browser tests of
-their own); the contest too is opened through them, and played on the screens."""
+their own); the GM opens the contest, and the doubles extended action, on the console's own
+forms, and the sides play them on the screens."""
 
 from __future__ import annotations
 
@@ -23,23 +24,46 @@ from playwright.sync_api import Locator, Page, expect
 
 from rolls import registry
 from rolls.campaigns import services as campaigns
-from rolls.contests import extended
-from rolls.contests import services as contests
-from rolls.contests.sides import Side
 from rolls.models import Contest, Roll
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import contest, feed_line, in_thread, open_display, roll, roll_id, sign_in, wait_live
 from tests.factories import Script
-from tests.test_contests import ROLL as STARS_ROLL
-from tests.test_contests_sets import FINESSE
-from tests.test_doubles_contests import PLAIN
-from tests.test_kinds_danger import CLIMB
-from tests.test_sixes_contests import BODY
 from tests.test_table_doubles import doubles_sheet
 from tests.test_table_sets import sets_sheet
 from tests.test_table_stars import stars_sheet
+
+
+def two_sides(tools: Locator) -> None:
+    """A head-to-head contest's sides on the console: Ada first, Bo second."""
+    tools.get_by_label(re.compile(r"^First side")).select_option(label=NAMES[0])
+    tools.get_by_label("Second side").select_option(label=NAMES[1])
+
+
+def kids(tools: Locator) -> None:
+    """sixes: kid versus kid, each rolling Body."""
+    for name in NAMES[:2]:
+        tools.get_by_role("checkbox", name=name, exact=True).check()
+        tools.get_by_label(f"{name}'s roll").select_option("Body")
+
+
+def stat(name: str) -> Callable[[Locator], None]:
+    """sets and stars: both sides roll ``name``."""
+
+    def fill(tools: Locator) -> None:
+        two_sides(tools)
+        for each in NAMES[:2]:
+            tools.get_by_label(f"{each}'s stat").select_option(name)
+
+    return fill
+
+
+def one_danger(tools: Locator) -> None:
+    """kinds: Ada and Bo face one Basic Danger (KIN-8)."""
+    tools.get_by_label("The Danger's Challenge").select_option("Basic")
+    for name in NAMES[:2]:
+        tools.get_by_role("checkbox", name=name, exact=True).check()
 
 
 @dataclass(frozen=True)
@@ -48,26 +72,22 @@ class Evening:
 
     system: str
     sheet: Callable[[str], dict[str, Any] | None]
-    side: dict[str, Any]  # a contest side's roll, for the first two characters
-    kind: str = Contest.Kind.CONTEST
-    setup: dict[str, Any] | None = None
+    # The console's contest form for Ada and Bo, filled in, and the button that opens it.
+    console: Callable[[Locator], None]
+    opens: str = "Open the contest"
     # The follow-up a contest's side takes once revealed: on its card, which the socket drew
     # with its buttons ("card"), or on the contest's panel ("panel"); none in kinds.
     follow_up: tuple[str, str] | None = None
 
 
 EVENINGS = {
-    "sixes": Evening("sixes", lambda name: None, BODY, follow_up=("card", "Push the roll")),
-    "kinds": Evening(
-        "kinds",
-        lambda name: factories.sheet_of("kinds", name),
-        CLIMB,
-        kind=Contest.Kind.DANGER,
-        setup={"level": "Basic"},
+    "sixes": Evening("sixes", lambda name: None, kids, follow_up=("card", "Push the roll")),
+    "kinds": Evening("kinds", lambda name: factories.sheet_of("kinds", name), one_danger, opens="Open it"),
+    "doubles": Evening(
+        "doubles", lambda name: doubles_sheet(), two_sides, follow_up=("card", "Buy drama dice")
     ),
-    "doubles": Evening("doubles", lambda name: doubles_sheet(), PLAIN, follow_up=("card", "Buy drama dice")),
-    "sets": Evening("sets", lambda name: sets_sheet(), FINESSE, follow_up=("panel", "Bid ")),
-    "stars": Evening("stars", lambda name: stars_sheet(), STARS_ROLL, follow_up=("card", "Spend Luck")),
+    "sets": Evening("sets", lambda name: sets_sheet(), stat("Finesse"), follow_up=("panel", "Bid ")),
+    "stars": Evening("stars", lambda name: stars_sheet(), stat("Agility"), follow_up=("card", "Spend Luck")),
 }
 NAMES = ("Ada", "Bo", "Cy")
 
@@ -200,18 +220,13 @@ def test_an_evening_on_three_screens(browsers: Browsers, dice: Script, shot: Sho
     expect(gm.locator("#call-status")).to_contain_text("No call for a roll is open.")
     expect(tv.locator("#display-calls")).not_to_contain_text("Climb the fence")
 
-    # A contest between Ada and Bo, opened by the GM: each rolls on the panel the socket drew.
-    def open_contest() -> None:
-        contests.contest_open(
-            campaign=table.campaign,
-            opener=table.gm,
-            sides=[Side(character, evening.side) for character in table.characters[:2]],
-            intent="Who gets the last bike",
-            kind=evening.kind,
-            setup=evening.setup,
-        )
-
-    in_thread(open_contest)
+    # A contest between Ada and Bo, opened by the GM on the console (its form drawn with the
+    # page): each side rolls on the panel the socket drew.
+    tools = gm_tool(gm, "#contest-tools")
+    evening.console(tools)
+    tools.get_by_label("What is at stake?").fill("Who gets the last bike")
+    tools.get_by_role("button", name=evening.opens).click()
+    expect(contest(gm)).to_contain_text("Who gets the last bike")
     for phone in (ada, bo):
         expect(contest(phone)).to_contain_text("Who gets the last bike")
         dice(4, 4, 2, then=1)
@@ -239,11 +254,12 @@ def test_an_evening_on_three_screens(browsers: Browsers, dice: Script, shot: Sho
     shot(tv, f"evening-{system}-tv-verdict", full_page=False)
 
     if system == "doubles":  # DBL-13: an extended action, Cy's roll on its board, settled.
-        in_thread(
-            lambda: extended.extended_open(
-                campaign=table.campaign, gm=table.gm, dn=6, successes=2, failures=2, intent="Cross the river"
-            )
-        )
+        action = gm_tool(gm, "#extended-tools")
+        action.get_by_label("Difficulty Number").select_option("6")
+        action.get_by_label("Successes needed").fill("2")
+        action.get_by_label("Failures that end it").fill("2")
+        action.get_by_label("What is the party doing?").fill("Cross the river")
+        action.get_by_role("button", name="Open the extended action").click()
         board = contest(cy)
         expect(board).to_contain_text("Cross the river")
         dice(6, 6)
