@@ -446,6 +446,9 @@ LANGUAGES = [
 ]
 # One catalogue for the project, its .mo files committed: the app runs without gettext's tools.
 LOCALE_PATHS = [BASE_DIR / "tabletop" / "locale"]
+# Dates in each language's own way (templates name the format: ``date:"DATE_FORMAT"``), with
+# English's short day kept (tabletop/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["tabletop.formats"]
 TIME_ZONE = env("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
