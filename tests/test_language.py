@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.db import connection
 from django.test import Client
 from django.test.signals import template_rendered
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import translation
 
@@ -26,7 +28,7 @@ from rolls.log.events import DECISIONS, TableEvent
 from rolls.models import LogEntry
 from rolls.systems import RulesError
 from tabletop.models import Campaign, Character
-from tests.factories import Table, logged_in
+from tests.factories import Script, Table, logged_in
 from tests.test_consumers import frames_until, open_socket, sync, up_to
 from tests.test_display import open_display, public_roll
 
@@ -122,6 +124,23 @@ def test_every_page_of_a_german_table_is_in_german_whatever_the_browser(table: T
     refused = player.post(reverse("rolls:character-new", args=[table.campaign.pk]), {})
     assert german(REQUIRED) in refused.content.decode()
     assert REQUIRED not in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_tables_language_costs_a_roll_no_read(table: Table, dice: Script) -> None:
+    """The language comes with the campaign row the roll reads anyway (tabletop/language.py)."""
+    player = logged_in(table.player)
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    counts = []
+    for language in ("en", "de", "sv"):
+        plays_in(table, language)
+        dice(6, then=1)
+        with CaptureQueriesContext(connection) as queries:
+            answer = player.post(path, {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true")
+        assert answer.status_code == 200
+        assert answer["Content-Language"] == language
+        counts.append(len(queries))
+    assert counts[0] == counts[1] == counts[2], counts
 
 
 @pytest.mark.django_db
