@@ -49,6 +49,11 @@ def plays_in(table: Table, language: str) -> None:
     table.character = Character.objects.select_related("campaign").get(pk=table.character.pk)
 
 
+def seq_now(table: Table) -> int:
+    table.campaign.refresh_from_db()
+    return table.campaign.last_seq
+
+
 def lang_of(html: str) -> str:
     start = html.index('<html lang="') + len('<html lang="')
     return html[start : html.index('"', start)]
@@ -121,7 +126,7 @@ def test_every_page_of_a_german_table_is_in_german_whatever_the_browser(table: T
         # The switch is for pages outside a table: here the table's language rules.
         assert reverse("set_language") not in page.content.decode(), url
     # Django's own words, in German: a form's error on the table's page.
-    refused = player.post(reverse("rolls:character-new", args=[table.campaign.pk]), {})
+    refused = player.post(reverse("rolls:character-new", args=[table.campaign.pk]), {"name": ""})
     assert german(REQUIRED) in refused.content.decode()
     assert REQUIRED not in refused.content.decode()
 
@@ -210,7 +215,7 @@ def language_url(table: Table) -> str:
 @pytest.mark.django_db
 def test_the_gm_changes_the_language_and_the_table_reads_it_in_the_log(table: Table) -> None:
     gm = logged_in(table.gm)
-    before = table.campaign.last_seq
+    before = seq_now(table)
     console = gm.get(reverse("rolls:session", args=[table.campaign.pk])).content.decode()
     assert f'action="{language_url(table)}"' in console
     answer = gm.post(language_url(table), {"language": "fr"})
@@ -230,7 +235,7 @@ def test_the_gm_changes_the_language_and_the_table_reads_it_in_the_log(table: Ta
 @pytest.mark.parametrize("code", ["xx", "", "EN", "pt_BR", "de-at", "en"])
 def test_an_unknown_or_unchanged_language_is_refused_and_nothing_changes(table: Table, code: str) -> None:
     gm = logged_in(table.gm)
-    before = table.campaign.last_seq
+    before = seq_now(table)
     answer = gm.post(language_url(table), {"language": code}, follow=True)
     assert answer.status_code == 200
     assert 'class="flash error"' in answer.content.decode()
@@ -240,7 +245,7 @@ def test_an_unknown_or_unchanged_language_is_refused_and_nothing_changes(table: 
 
 @pytest.mark.django_db
 def test_a_player_cannot_change_the_language(table: Table) -> None:
-    before = table.campaign.last_seq
+    before = seq_now(table)
     assert logged_in(table.player).post(language_url(table), {"language": "de"}).status_code == 403
     assert logged_in(table.outsider).post(language_url(table), {"language": "de"}).status_code == 404
     assert Client().post(language_url(table), {"language": "de"}).status_code in (302, 403)
@@ -266,7 +271,7 @@ async def test_what_the_sockets_send_a_german_table_is_drawn_in_german(
     table: Table, drawn: list[tuple[str, str]]
 ) -> None:
     await database_sync_to_async(plays_in)(table, "de")
-    last = table.campaign.last_seq
+    last = await database_sync_to_async(seq_now)(table)
     player, connected, _ = await open_socket(table.campaign.pk, table.player)
     assert connected
     tv, tv_connected = await open_display(table.campaign.display_token)
@@ -292,7 +297,7 @@ async def test_what_the_sockets_send_a_german_table_is_drawn_in_german(
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_channel_layer")
 async def test_a_change_of_language_reloads_every_open_screen(table: Table) -> None:
-    last = table.campaign.last_seq
+    last = await database_sync_to_async(seq_now)(table)
     player, connected, _ = await open_socket(table.campaign.pk, table.player)
     assert connected
     tv, tv_connected = await open_display(table.campaign.display_token)
