@@ -18,14 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
-
-if TYPE_CHECKING:
-    from tabletop.models import Campaign
 
 # The codes a table may play in, and each language's name in its own words.
 NAMES: dict[str, str] = dict(settings.LANGUAGES)
@@ -83,9 +81,10 @@ class CampaignLanguageMiddleware:
             _wanted.set(_Wanted(request, "display_token", view_kwargs.get("token")))
 
 
-def loaded(campaign: Campaign) -> None:
+def loaded(campaign: Model) -> None:
     """A campaign row was read: if it is the one this request's URL names, its language is
-    active from now on (called by ``Campaign.from_db``; once per request)."""
+    active from now on (called by ``tabletop.models.Campaign.from_db``, hence no import of it
+    here; once per request)."""
     wanted = _wanted.get()
     if wanted is None:
         return
