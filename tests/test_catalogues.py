@@ -192,9 +192,19 @@ def test_makemessages_changes_no_catalogue(
     _needs("xgettext", "msgmerge", "msguniq")
     copy = tmp_path / "locale"
     shutil.copytree(LOCALE, copy)
+    real = catalogue(locale).read_bytes()
     monkeypatch.chdir(ROOT)  # makemessages reads the tree it is run in
     with override_settings(LOCALE_PATHS=[copy]):
-        call_command("makemessages", locale=[locale], verbosity=0, **MAKEMESSAGES)
+        # The committed folder left out: makemessages writes the messages of the files beside a
+        # "locale" folder it walks past into that folder, and this run writes into the copy only.
+        call_command(
+            "makemessages",
+            locale=[locale],
+            verbosity=0,
+            ignore_patterns=[str(LOCALE.relative_to(ROOT))],
+            **MAKEMESSAGES,
+        )
+    assert catalogue(locale).read_bytes() == real, "the committed catalogue was written to"
     committed = {m.key for m in live(read_po(catalogue(locale)))}
     made = {m.key for m in live(read_po(catalogue(locale, copy)))}
     missing = sorted(str(key) for key in made - committed)
