@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.signals import template_rendered
@@ -315,3 +316,10 @@ async def test_a_change_of_language_reloads_every_open_screen(table: Table) -> N
     assert entry.action == TableEvent.LANGUAGE
     for communicator in (player, tv):
         await communicator.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_demo_plays_in_the_language_it_is_given() -> None:
+    call_command("demo_campaign", "--language", "de", "--rolls", "2", "--sessions", "1", "--characters", "1")
+    made = Campaign.objects.order_by("-pk").first()
+    assert made is not None and made.language == "de"
