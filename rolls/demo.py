@@ -26,6 +26,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from rolls import registry
@@ -74,6 +75,8 @@ class Plan:
     characters: int = 3
     seed: int = 1
     name: str = ""
+    # The table's language: the log's texts are written in it, as at a table.
+    language: str = "en"
     # Usable passwords to print (hashing one takes a while: the bench does without).
     passwords: bool = True
     # Each session's share of the rolls as it is played, for a progress line.
@@ -115,12 +118,13 @@ def create(plan: Plan) -> Played:
     if plan.sessions < 1 or plan.characters < 1 or plan.rolls < 0:
         raise RulesError(_("A demo needs at least one session and one character, and no fewer than 0 rolls."))
     rng = random.Random(plan.seed)  # noqa: S311 -- a demo: repeatable on purpose, never the table's dice
-    played = _cast(plan, rng)
-    per_session, extra = divmod(plan.rolls, plan.sessions)
-    for number in range(plan.sessions):
-        _Session(played, rng, number).play(per_session + (1 if number < extra else 0))
-        if plan.progress is not None:
-            plan.progress(number + 1, played.rolls)
+    with translation.override(plan.language):
+        played = _cast(plan, rng)
+        per_session, extra = divmod(plan.rolls, plan.sessions)
+        for number in range(plan.sessions):
+            _Session(played, rng, number).play(per_session + (1 if number < extra else 0))
+            if plan.progress is not None:
+                plan.progress(number + 1, played.rolls)
     played.campaign.refresh_from_db()
     return played
 
@@ -132,7 +136,9 @@ def _cast(plan: Plan, rng: random.Random) -> Played:
     prefix = _free_prefix()
     gm = _person(f"{prefix}-gm", "The GM", plan.passwords)
     name = plan.name or f"Demo: {registry.engine(plan.system).name} ({prefix})"
-    campaign = campaigns.campaign_create(gm=gm.user, name=name, system=plan.system, display_name="GM")
+    campaign = campaigns.campaign_create(
+        gm=gm.user, name=name, system=plan.system, display_name="GM", language=plan.language
+    )
     players: list[Person] = []
     characters: list[Character] = []
     for index in range(plan.characters):

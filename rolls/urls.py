@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from django.urls import path
 
-from rolls.views import campaigns, contests, display, export, history, pages, play, rules, stats, takeback
+from rolls.views import (
+    campaigns,
+    contests,
+    display,
+    export,
+    history,
+    language,
+    pages,
+    play,
+    rules,
+    stats,
+    takeback,
+)
 
 app_name = "rolls"
 
@@ -46,6 +58,7 @@ urlpatterns = [
     path("c/<int:pk>/long-rest/", campaigns.long_rest, name="long-rest"),
     path("c/<int:pk>/join-link/", campaigns.join_link_rotate, name="join-link-rotate"),
     path("c/<int:pk>/dice/", campaigns.dice_mode, name="dice-mode"),
+    path("c/<int:pk>/language/", language.language_set, name="language-set"),
     path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
     path("display/<str:token>/", display.display_page, name="display"),
     path("c/<int:pk>/members/<int:member_id>/remove/", campaigns.member_remove, name="member-remove"),

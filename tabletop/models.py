@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
+from tabletop import language as languages
 from tabletop.serving.compiled_query import CompiledQuery
 
 
@@ -22,9 +25,9 @@ class DiceMode(models.TextChoices):
     """Who rolls the dice at this table (issue 17). The app's odds, rules and follow-ups are
     the same either way; only where the faces come from changes."""
 
-    DIGITAL = "digital", "Digital: the app rolls"
-    PHYSICAL = "physical", "Real dice: everyone rolls and enters the faces"
-    EITHER = "either", "Either: each player chooses for each roll"
+    DIGITAL = "digital", gettext_lazy("Digital: the app rolls")
+    PHYSICAL = "physical", gettext_lazy("Real dice: everyone rolls and enters the faces")
+    EITHER = "either", gettext_lazy("Either: each player chooses for each roll")
 
 
 class Campaign(models.Model):
@@ -40,6 +43,9 @@ class Campaign(models.Model):
     # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
     mystery = models.PositiveIntegerField(default=1)
     dice = models.CharField(max_length=8, choices=DiceMode.choices, default=DiceMode.DIGITAL)
+    # The language the table plays in: every page, card, TV and log text drawn for it
+    # (tabletop/language.py; docs/translations.md). Chosen at creation, changed by the GM.
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="en")
     # The last sequence number handed to a log entry; bumped under a row lock.
     last_seq = models.PositiveBigIntegerField(default=0)
     # The hash of that entry (rolls/log/chain.py): the next entry chains to it.
@@ -54,6 +60,14 @@ class Campaign(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("rolls:campaign", args=[self.pk])
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> Campaign:
+        campaign = super().from_db(db, field_names, values, **kwargs)
+        # The request under this campaign is drawn in its language from the moment the view
+        # has read it, with no read of its own (tabletop/language.py).
+        languages.loaded(campaign)
+        return campaign
 
     # Not a column: the open session, on an instance whose reader has it already (the GM's
     # panel reads it with its rolls); read from the database otherwise.
@@ -167,7 +181,7 @@ class PlaySession(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Session {self.number}"
+        return gettext("Session %(number)s") % {"number": self.number}
 
     @property
     def revealed_seed(self) -> str:

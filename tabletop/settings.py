@@ -134,6 +134,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session (it reads the switch's choice from the cookie), before Common: the
+    # browser's language, or the one chosen with the switch, for every page (docs/translations.md).
+    "django.middleware.locale.LocaleMiddleware",
+    # Then, under a campaign or on its TV, the table's own language (tabletop/language.py).
+    "tabletop.language.CampaignLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # Django's, with a request.user that makes no reference cycle (FAST_PATH gc).
@@ -172,6 +177,8 @@ TEMPLATES = [
             ],
             "context_processors": [
                 "django.template.context_processors.request",
+                # LANGUAGE_CODE for <html lang>: the language active when the page is drawn.
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
@@ -423,9 +430,27 @@ STORAGES = {
     },
 }
 
+# -- languages (docs/translations.md) -------------------------------------------------------------
+# English is the source; a page under a campaign is drawn in the campaign's language
+# (``Campaign.language``, one of these), any other page in the browser's or the switch's.
 LANGUAGE_CODE = "en"
+# Each in its own words: the switch and the GM's choice list them for people who may not read
+# English. Adding one: README.md, "Translations: adding a language".
+LANGUAGES = [
+    ("en", "English"),
+    ("de", "Deutsch"),
+    ("fr", "Français"),
+    ("es", "Español"),
+    ("pt-br", "Português (Brasil)"),
+    ("sv", "Svenska"),
+]
+# One catalogue for the project, its .mo files committed: the app runs without gettext's tools.
+LOCALE_PATHS = [BASE_DIR / "tabletop" / "locale"]
+# Dates in each language's own way (templates name the format: ``date:"DATE_FORMAT"``), with
+# English's short day kept (tabletop/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["tabletop.formats"]
 TIME_ZONE = env("TIME_ZONE", "UTC")
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 
 LOGGING = {

@@ -7,6 +7,8 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("rolls.urls")),
     path("", include("tabletop.app_urls")),
+    # Django's set_language, the switch of the pages outside a campaign (templates/_language_switch.html).
+    path("i18n/", include("django.conf.urls.i18n")),
 ]
 
 handler404 = "tabletop.errors.not_found"

@@ -384,7 +384,7 @@ def test_the_gm_ends_and_starts_a_session_without_javascript(table: Table) -> No
 def test_a_phone_joins_without_javascript(table: Table) -> None:
     phone = browser()
     url = reverse("rolls:join", args=[table.campaign.join_token])
-    form = open_page(phone, url).form()  # the only form: an action of "" posts to the page itself
+    form = open_page(phone, url).form(action=url)  # the join form (the other one: the language switch)
     assert form.method == "post" and form.value(TOKEN)
 
     response = phone.post(form.action or url, form.data(display_name="Ash"))

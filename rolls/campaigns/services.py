@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rolls import registry
 from rolls.contests.services import contest_cancel
@@ -22,30 +24,46 @@ from rolls.log.events import TableEvent
 from rolls.models import Contest
 from rolls.systems import RulesError
 from rolls.tables.base import Clock
+from tabletop import language as languages
 from tabletop.models import Ban, Campaign, Character, DiceMode, Membership, PlaySession, new_join_token
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 logger = logging.getLogger(__name__)
 
-REMOVED = "The GM removed you from this table. Ask them to let you back in."
+REMOVED = gettext_lazy("The GM removed you from this table. Ask them to let you back in.")
 
 
 def campaign_create(
-    *, gm: User, name: str, system: str, display_name: str, dice: str = DiceMode.DIGITAL
+    *,
+    gm: User,
+    name: str,
+    system: str,
+    display_name: str,
+    dice: str = DiceMode.DIGITAL,
+    language: str = "en",
 ) -> Campaign:
     if system not in registry.slugs():
-        raise RulesError("That dice system is not at the table.")
+        raise RulesError(_("That dice system is not at the table."))
     if dice not in DiceMode.values:
-        raise RulesError("Choose digital dice, real dice, or either.")
+        raise RulesError(_("Choose digital dice, real dice, or either."))
+    if not languages.shipped(language):
+        raise RulesError(_("Choose one of the languages the app speaks."))
     with transaction.atomic():
-        campaign = Campaign.objects.create(name=name.strip(), system=system, gm=gm, dice=dice)
+        campaign = Campaign.objects.create(
+            name=name.strip(), system=system, gm=gm, dice=dice, language=language
+        )
         Membership.objects.create(campaign=campaign, user=gm, display_name=display_name, is_gm=True)
         return campaign
 
 
-DICE_MODE_TEXT: dict[str, str] = {
-    DiceMode.DIGITAL: "The GM set the dice: the app rolls them.",
-    DiceMode.PHYSICAL: "The GM set the dice: real dice, entered by hand.",
-    DiceMode.EITHER: "The GM set the dice: each player chooses, real dice or the app's, for each roll.",
+DICE_MODE_TEXT: dict[str, StrPromise] = {
+    DiceMode.DIGITAL: gettext_lazy("The GM set the dice: the app rolls them."),
+    DiceMode.PHYSICAL: gettext_lazy("The GM set the dice: real dice, entered by hand."),
+    DiceMode.EITHER: gettext_lazy(
+        "The GM set the dice: each player chooses, real dice or the app's, for each roll."
+    ),
 }
 
 
@@ -53,12 +71,42 @@ def dice_mode_set(*, campaign: Campaign, gm: User, dice: str) -> None:
     """The GM chooses who rolls at this table from now on. Rolls already made keep how they
     were rolled (``Roll.by_hand``), and so do their follow-ups."""
     if dice not in DiceMode.values:
-        raise RulesError("Choose digital dice, real dice, or either.")
+        raise RulesError(_("Choose digital dice, real dice, or either."))
     mode = DiceMode(dice)
     with transaction.atomic():
         Campaign.objects.filter(pk=campaign.pk).update(dice=mode)
         campaign.dice = mode
-        append_event(campaign_id=campaign.pk, event=TableEvent.DICE_MODE, actor=gm, text=DICE_MODE_TEXT[mode])
+        append_event(
+            campaign_id=campaign.pk, event=TableEvent.DICE_MODE, actor=gm, text=str(DICE_MODE_TEXT[mode])
+        )
+
+
+def language_set(*, campaign: Campaign, gm: User, language: str) -> None:
+    """The GM chooses the language the table plays in. Refused (nothing changes) for a code the
+    app does not ship, or the one it plays in already. The event's text is written in the new
+    language, as every text the log keeps is written in the table's language of its moment, and
+    its broadcast too: every open screen then draws itself again in it (rolls.live.consumers)."""
+    if not languages.shipped(language):
+        raise RulesError(
+            _("The app does not speak that language. Choose one of: %(languages)s.")
+            % {"languages": ", ".join(languages.NAMES.values())}
+        )
+    if language == campaign.language:
+        raise RulesError(
+            _("The table plays in %(language)s already.") % {"language": languages.NAMES[language]}
+        )
+    # Around the transaction, so its announcement on commit is drawn in the new language too.
+    with translation.override(language), transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(language=language)
+        campaign.language = language
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.LANGUAGE,
+            actor=gm,
+            # Translators: the language's name in its own words (Deutsch, Français...).
+            text=_("The GM set the table's language: %(language)s.")
+            % {"language": languages.NAMES[language]},
+        )
 
 
 def player_create(*, display_name: str) -> User:
@@ -77,9 +125,10 @@ def player_create(*, display_name: str) -> User:
 
 def member_join(*, campaign: Campaign, user: User, display_name: str) -> Membership:
     """Join the table; refused to an account the GM removed, until the GM lets it back in."""
-    with transaction.atomic():
+    # The join link's page follows the browser; what the table reads, its own language.
+    with translation.override(campaign.language), transaction.atomic():
         if Ban.objects.filter(campaign=campaign, user=user).exists():
-            raise RulesError(REMOVED)
+            raise RulesError(str(REMOVED))
         membership, created = Membership.objects.get_or_create(
             campaign=campaign, user=user, defaults={"display_name": display_name.strip()}
         )
@@ -88,7 +137,7 @@ def member_join(*, campaign: Campaign, user: User, display_name: str) -> Members
                 campaign_id=campaign.pk,
                 event=TableEvent.MEMBER_JOINED,
                 actor=user,
-                text=f"{membership.display_name} joined the table.",
+                text=_("%(name)s joined the table.") % {"name": membership.display_name},
             )
         return membership
 
@@ -99,7 +148,7 @@ def member_remove(
     """Remove a member and ban the account. ``renew_link``: also replace the join link, so the
     same person cannot come back as someone new from a fresh browser with the old one."""
     if membership.is_gm:
-        raise RulesError("The GM cannot be removed from their own campaign.")
+        raise RulesError(_("The GM cannot be removed from their own campaign."))
     with transaction.atomic():
         # Their characters leave with them; the history keeps their rolls by name.
         Character.objects.filter(campaign=campaign, owner=membership.user).delete()
@@ -112,7 +161,7 @@ def member_remove(
             campaign_id=campaign.pk,
             event=TableEvent.MEMBER_REMOVED,
             actor=actor,
-            text=f"{membership.display_name} was removed from the table.",
+            text=_("%(name)s was removed from the table.") % {"name": membership.display_name},
         )
         if renew_link:
             join_link_rotate(campaign=campaign, actor=actor)
@@ -121,14 +170,14 @@ def member_remove(
 def member_readmit(*, campaign: Campaign, actor: User, ban: Ban) -> None:
     """The GM lets a removed account join again (with the join link, as anyone)."""
     with transaction.atomic():
-        deleted, _ = Ban.objects.filter(pk=ban.pk, campaign=campaign).delete()
+        deleted, _kinds = Ban.objects.filter(pk=ban.pk, campaign=campaign).delete()
         if not deleted:
-            raise RulesError(f"{ban.display_name} may join already.")
+            raise RulesError(_("%(name)s may join already.") % {"name": ban.display_name})
         append_event(
             campaign_id=campaign.pk,
             event=TableEvent.MEMBER_READMITTED,
             actor=actor,
-            text=f"The GM let {ban.display_name} back in.",
+            text=_("The GM let %(name)s back in.") % {"name": ban.display_name},
         )
 
 
@@ -142,7 +191,7 @@ def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
             campaign_id=campaign.pk,
             event=TableEvent.JOIN_LINK,
             actor=actor,
-            text="The GM made a new join link; the old one no longer works.",
+            text=_("The GM made a new join link; the old one no longer works."),
         )
 
 
@@ -155,7 +204,7 @@ def display_link_rotate(*, campaign: Campaign, actor: User) -> None:
             campaign_id=campaign.pk,
             event=TableEvent.DISPLAY_LINK,
             actor=actor,
-            text="The GM made a new table display link; the old one no longer works.",
+            text=_("The GM made a new table display link; the old one no longer works."),
         )
     logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
 
@@ -166,7 +215,7 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
         characters = _locked_characters(campaign)
         campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
         if campaign.open_session() is not None:
-            raise RulesError("A play session is already running.")
+            raise RulesError(_("A play session is already running."))
         number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
         # The session's dice seed: secret until the session ends, its hash shown from now on,
         # and in the log before any die is drawn from it (rolls/log/fairdice.py).
@@ -185,7 +234,7 @@ def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
             campaign_id=campaign.pk,
             event=TableEvent.SESSION_START,
             actor=actor,
-            text=f"Session {number} started. {adapter.session_note}".strip(),
+            text=(_("Session %(number)s started.") % {"number": number} + f" {adapter.session_note}").strip(),
             # And the hash of the seed its first secret or blind roll will take.
             dice={"session": number, "commit": session.seed_hash, "next_hidden": fairdice.commitment(hidden)},
         )
@@ -196,13 +245,13 @@ def session_end(*, campaign: Campaign, actor: User) -> None:
     with transaction.atomic():
         # Its contests end with it. First: a contest's lock comes before a character's.
         for contest in Contest.objects.filter(campaign=campaign, state__in=Contest.LIVE):
-            contest_cancel(contest=contest, gm=actor, because="The session ended")
+            contest_cancel(contest=contest, gm=actor, because=_("The session ended"))
         # A follow-up on its way finishes first: Luck tapped as the GM ends the session is
         # spent in the session it was tapped in.
         _locked_characters(campaign)
         session = campaign.open_session()
         if session is None:
-            raise RulesError("No play session is running.")
+            raise RulesError(_("No play session is running."))
         session.ended = timezone.now()
         session.save(update_fields=["ended"])
         # Its dice seed is revealed with the end: anyone may now recompute every die drawn from
@@ -211,7 +260,7 @@ def session_end(*, campaign: Campaign, actor: User) -> None:
             campaign_id=campaign.pk,
             event=TableEvent.SESSION_END,
             actor=actor,
-            text=f"Session {session.number} ended.",
+            text=_("Session %(number)s ended.") % {"number": session.number},
             dice={"session": session.number, "seed": session.seed} if session.seed else None,
         )
 
@@ -231,7 +280,7 @@ def long_rest(*, campaign: Campaign, actor: User) -> None:
     """A long rest for every character, in the systems that have one."""
     clock = registry.table(campaign.system).rest
     if clock is None:
-        raise RulesError("This dice system has no long rest.")
+        raise RulesError(_("This dice system has no long rest."))
     with transaction.atomic():
         _advance(campaign, _locked_characters(campaign), actor, clock, TableEvent.LONG_REST)
 
@@ -284,7 +333,7 @@ def character_create(*, campaign: Campaign, owner: User, name: str, sheet: dict[
             campaign_id=campaign.pk,
             event=TableEvent.CHARACTER_NEW,
             actor=owner,
-            text=f"{character.name} joins the story.",
+            text=_("%(name)s joins the story.") % {"name": character.name},
         )
         return character
 
@@ -308,7 +357,8 @@ def character_update(*, character: Character, actor: User, name: str, sheet: dic
         # A change of Conditions is visible to the table, never silent.
         after = sheet.get("conditions", {})
         changes = [
-            f"{'checked' if after.get(c) else 'cleared'} {c}"
+            # Translators: a Condition checked or cleared on a sheet (its name follows the glossary).
+            (_("checked %(condition)s") if after.get(c) else _("cleared %(condition)s")) % {"condition": c}
             for c in after
             if bool(after.get(c)) != bool(before.get(c))
         ]
@@ -317,7 +367,7 @@ def character_update(*, character: Character, actor: User, name: str, sheet: dic
                 campaign_id=character.campaign_id,
                 event=TableEvent.SHEET_CHANGE,
                 actor=actor,
-                text=f"{character.name}: {', '.join(changes)}.",
+                text=_("%(name)s: %(changes)s.") % {"name": character.name, "changes": ", ".join(changes)},
             )
         return character
 
@@ -328,25 +378,24 @@ def luck_for_ability(*, character: Character, actor: User, ability: str) -> Char
     point is taken under the character's row lock and the table sees it in the log."""
     ability = ability.strip()
     if not ability:
-        raise RulesError("Name the ability the Luck point fuels.")
+        raise RulesError(_("Name the ability the Luck point fuels."))
     adapter = registry.table(character.campaign.system)
     if not adapter.luck_for_abilities:
-        raise RulesError("In this dice system Luck does not fuel abilities.")
+        raise RulesError(_("In this dice system Luck does not fuel abilities."))
     with transaction.atomic():
         character = (
             Character.objects.select_for_update(no_key=True).select_related("campaign").get(pk=character.pk)
         )
         if character.luck < 1:
-            raise RulesError(f"{character.name} has no Luck left to spend.")
+            raise RulesError(_("%(name)s has no Luck left to spend.") % {"name": character.name})
         changed = adapter.spend(character, {"luck": 1})
         character.save(update_fields=changed)
-        by = "The GM" if actor.pk == character.campaign.gm_id else character.name
-        append_event(
-            campaign_id=character.campaign_id,
-            event=TableEvent.LUCK_ABILITY,
-            actor=actor,
-            text=f"{by} spends a point of Luck on {character.name}'s {ability}: {character.luck} left.",
-        )
+        words = {"name": character.name, "ability": ability, "left": character.luck}
+        if actor.pk == character.campaign.gm_id:
+            text = _("The GM spends a point of Luck on %(name)s's %(ability)s: %(left)s left.") % words
+        else:
+            text = _("%(name)s spends a point of Luck on %(name)s's %(ability)s: %(left)s left.") % words
+        append_event(campaign_id=character.campaign_id, event=TableEvent.LUCK_ABILITY, actor=actor, text=text)
         return character
 
 
@@ -364,19 +413,26 @@ def resources_correct(*, character: Character, gm: User, values: dict[str, int])
         changes = []
         for field, value in values.items():
             if field not in corrections:
-                raise RulesError(f"{field} is not something the GM sets in this system.")
+                raise RulesError(
+                    _("%(field)s is not something the GM sets in this system.") % {"field": field}
+                )
             before = getattr(character, field)
             if before != value:
                 # Checked on the locked row: the sheet the limit reads cannot change meanwhile.
                 corrections[field].check(character, value)
                 setattr(character, field, value)
-                changes.append(f"{corrections[field].label} {before} → {value}")
+                changes.append(
+                    # Translators: a resource corrected by the GM: "Luck 3 → 5".
+                    _("%(resource)s %(before)s → %(after)s")
+                    % {"resource": corrections[field].label, "before": before, "after": value}
+                )
         if changes:
             character.save(update_fields=list(values))
             append_event(
                 campaign_id=character.campaign_id,
                 event=TableEvent.GM_CORRECTION,
                 actor=gm,
-                text=f"The GM corrected {character.name}: {', '.join(changes)}.",
+                text=_("The GM corrected %(name)s: %(changes)s.")
+                % {"name": character.name, "changes": ", ".join(changes)},
             )
         return changes

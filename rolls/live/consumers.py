@@ -25,7 +25,10 @@ from urllib.parse import parse_qs
 from asgiref.typing import ASGISendEvent
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from django.utils import translation
 from redis.exceptions import RedisError
 
 from rolls.live.coalesce import Throttle, told
@@ -65,6 +68,9 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
     presence_id: str | None = None  # the latest presence broadcast this socket heard of
     presence_sends: Throttle | None = None  # its page gets a list at most once an interval
     drawn: Drawn  # what its page shows, as the batches sent drew it (set on connect)
+    # The table's language when the socket joined, which everything it draws is drawn in; once
+    # the GM changes it, the page is told to draw itself again (``_read_since``).
+    language: str = settings.LANGUAGE_CODE
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         closed = False
@@ -138,6 +144,7 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             return
         self.membership = membership
         self.newest_at_connect = membership.campaign.last_seq
+        self.language = membership.campaign.language
         await self.accept()
         _open_sockets.add(self)
         _keep_beating()
@@ -240,9 +247,9 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         if self.presence_id is not None:
             # Rendered once for every socket of this process that heard of this change.
             key = ("presence", self.campaign_id, self.presence_id)
-            html = await _once(key, _render_presence, self.campaign_id, keep=True)
+            html = await _once(key, _render_presence, self.campaign_id, self.language, keep=True)
         else:
-            html = await database(_render_presence)(self.campaign_id)
+            html = await database(_render_presence)(self.campaign_id, self.language)
         await self.send(text_data=html)
 
     async def _send_since(self, since: int, until: int | None = None) -> None:
@@ -288,7 +295,12 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
             # Usually rendered already by the writer, when it runs in this process.
             try:
                 await _once(
-                    ("entries", self.campaign_id, until), prepare_shared, self.campaign_id, since, until
+                    ("entries", self.campaign_id, until),
+                    _prepare_shared,
+                    self.language,
+                    self.campaign_id,
+                    since,
+                    until,
                 )
             except Exception:  # the long way below reads and renders it all again
                 logger.exception(
@@ -327,7 +339,10 @@ class TableConsumer(KeptConnectionDispatch, AsyncWebsocketConsumer):
         membership = self._find_membership()
         if membership is None:
             return None
-        return render_since(membership, since, self.result_for, self.roster, self.drawn)
+        if membership.campaign.language != self.language:
+            return language_changed(since)
+        with translation.override(self.language):
+            return render_since(membership, since, self.result_for, self.roster, self.drawn)
 
     async def _absent(self) -> None:
         assert self.membership is not None
@@ -377,10 +392,22 @@ def _roster(query_string: bytes) -> bool:
     return parse_qs(query_string.decode("latin-1")).get("roster") == ["1"]
 
 
-def _render_presence(campaign_id: int) -> str:
-    from django.template.loader import render_to_string
+def language_changed(since: int) -> tuple[str, int]:
+    """The batch of a socket whose table changed its language (an event the GM writes): the
+    page draws itself again, in the new one, and its new socket catches up from there. Nothing
+    is counted as sent: the reloaded page says where it stands."""
+    return render_to_string("rolls/_reload.html"), since
 
-    return render_to_string("rolls/_presence.html", {"present": presence.present(campaign_id)})
+
+def _prepare_shared(language: str, campaign_id: int, since: int, until: int) -> None:
+    """``prepare_shared`` in the table's language: the markup every socket of it shares."""
+    with translation.override(language):
+        prepare_shared(campaign_id, since, until)
+
+
+def _render_presence(campaign_id: int, language: str) -> str:
+    with translation.override(language):
+        return render_to_string("rolls/_presence.html", {"present": presence.present(campaign_id)})
 
 
 # -- the heartbeat of this process's presence rows (tabletop/presence.py) ---------------------------

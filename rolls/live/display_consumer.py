@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import logging
 
+from django.utils import translation
+
 from rolls.live import consumers
-from rolls.live.consumers import TableConsumer
+from rolls.live.consumers import TableConsumer, language_changed
 from rolls.live.display import campaign_for, display_since, display_stored
 from rolls.live.publish import table_group
 from tabletop.errors import SERVICE_ERRORS
@@ -41,6 +43,7 @@ class DisplayConsumer(TableConsumer):
             await self.close(code=REPLACED)
             return
         self.campaign_id = campaign.pk
+        self.language = campaign.language
         self.group = table_group(campaign.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
@@ -75,4 +78,7 @@ class DisplayConsumer(TableConsumer):
         campaign = campaign_for(self.token)
         if campaign is None or campaign.pk != self.campaign_id:
             return None
-        return display_since(campaign, since)
+        if campaign.language != self.language:
+            return language_changed(since)
+        with translation.override(self.language):
+            return display_since(campaign, since)

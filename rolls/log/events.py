@@ -44,6 +44,9 @@ class TableEvent(StrEnum):
     ROLL_VOID = "roll-void"
     ROLL_REVEAL = "roll-reveal"
     DICE_MODE = "dice-mode"  # the GM chose who rolls: the app, real dice, or either
+    # The GM chose the table's language: its text is written in the new one, and every open
+    # screen draws itself again in it (its socket sends the page a reload: rolls.live.consumers).
+    LANGUAGE = "language"
     # Contests (``rolls.contests.services``). Each sealed roll's reveal is an entry naming the roll and
     # carrying its state, like ROLL_REVEAL, so every page draws its card again with its dice.
     CONTEST_OPEN = "contest-open"
@@ -97,6 +100,7 @@ DECISIONS = frozenset(
         TableEvent.CALL,
         TableEvent.CALL_CLOSED,
         TableEvent.DICE_MODE,
+        TableEvent.LANGUAGE,
         TableEvent.CONTEST_OPEN,
         TableEvent.CONTEST_ANSWER,
         # A side's step: a bid sealed ("Ada has bid, sealed", never the bid), the bids

@@ -44,6 +44,7 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
             system=form.cleaned_data["system"],
             display_name=form.cleaned_data["display_name"],
             dice=form.cleaned_data["dice"] or DiceMode.DIGITAL,
+            language=form.cleaned_data["language"],
         )
         return redirect("rolls:session", campaign.pk)
     return render(request, "rolls/campaign_new.html", {"form": form})

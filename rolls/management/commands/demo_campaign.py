@@ -34,6 +34,12 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1, help="the same seed plays the same campaign")
         parser.add_argument("--name", default="", help="the campaign's name")
         parser.add_argument(
+            "--language",
+            default=settings.LANGUAGE_CODE,
+            choices=[code for code, _name in settings.LANGUAGES],
+            help="the table's language, which its log is written in (default en)",
+        )
+        parser.add_argument(
             "--base-url",
             default="",
             help="where the app is served (default: PUBLIC_URL, else 127.0.0.1:8000)",
@@ -60,6 +66,7 @@ class Command(BaseCommand):
             characters=options["characters"],
             seed=options["seed"],
             name=options["name"],
+            language=options["language"],
             progress=(
                 lambda session, rolls: self.stderr.write(
                     _("session %(session)s: %(rolls)s rolls") % {"session": session, "rolls": rolls}
