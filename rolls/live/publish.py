@@ -5,7 +5,6 @@ it for their own member (``rolls.live.consumers``)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import os
@@ -13,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
-from django.utils import translation
 
 from rolls.live.feed import prepare_entry
 from rolls.sight import answers
@@ -93,13 +91,14 @@ def publish(entry: LogEntry) -> None:
     leaves the server for a player. The writer renders the shared markup once, from the
     objects it holds, before any socket asks for it."""
     message: dict[str, object] = {"type": "table.entry", "seq": entry.seq}
-    language = _table_language(entry)
+    # Drawn in the writer's active language, which is the table's: a request under the
+    # campaign has it active (tabletop/language.py), and so do the services and commands that
+    # write outside one (``rolls.campaigns.services.member_join``, the demo).
     try:
-        with translation.override(language) if language else contextlib.nullcontext():
-            shared = prepare_entry(entry)
-            # Drawn after the shared markup, which it leaves as it is: so the asker's sockets
-            # have it when they hear of the entry, as its answer does (``rolls.sight.answers``).
-            answer = answers.prepare(entry) if shared is not None else None
+        shared = prepare_entry(entry)
+        # Drawn after the shared markup, which it leaves as it is: so the asker's sockets
+        # have it when they hear of the entry, as its answer does (``rolls.sight.answers``).
+        answer = answers.prepare(entry) if shared is not None else None
     except Exception:  # the sockets render it themselves; the broadcast must go out
         logger.exception("could not prepare entry %s of campaign %s", entry.seq, entry.campaign_id)
     else:
@@ -110,19 +109,6 @@ def publish(entry: LogEntry) -> None:
         if answer is not None:
             message["answer"] = answer
     _send(entry.campaign_id, message)
-
-
-def _table_language(entry: LogEntry) -> str | None:
-    """The table's language, from the campaign row the writer holds with a roll (no read of
-    its own); None otherwise, and the markup is drawn in the writer's language, which is the
-    table's: a request under the campaign has it active (tabletop/language.py), and so do the
-    services and commands that write outside one (``rolls.campaigns.services.member_join``,
-    the demo)."""
-    from rolls.models import LogEntry, Roll
-
-    if not LogEntry.roll.is_cached(entry) or entry.roll is None or not Roll.campaign.is_cached(entry.roll):
-        return None
-    return entry.roll.campaign.language
 
 
 def on_entry_committed(sender: object, *, entry: LogEntry, **kwargs: object) -> None:

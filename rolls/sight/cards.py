@@ -10,6 +10,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
+from django.utils import translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -150,9 +151,18 @@ class Card:
         return _drawn(_bodies, self._key, "rolls/_card.html#body", self)
 
     @property
-    def _key(self) -> tuple[int, datetime, int, bool, bool, str]:
+    def _key(self) -> tuple[int, datetime, int, bool, bool, str, str]:
         # With the verdict: a contest settled after its rolls' last entry draws them again.
-        return (self.roll.pk, self.roll.created, self.seq, self.hidden, self.roll.voided, self.verdict_line)
+        # With the language: a table whose GM changed it draws its older cards in the new one.
+        return (
+            self.roll.pk,
+            self.roll.created,
+            self.seq,
+            self.hidden,
+            self.roll.voided,
+            self.verdict_line,
+            translation.get_language() or "",
+        )
 
     @property
     def follow_ups_markup(self) -> SafeString:
@@ -289,8 +299,8 @@ def _button_key(button: FollowUpButton) -> tuple[Any, ...]:
 # (place, buttons), or that and the faces for forms that show the dice.
 type _FormsKey = tuple[Any, ...]
 _forms: Kept[_FormsKey, str] = Kept(FORMS)
-_bodies: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
-_frames: Kept[tuple[int, datetime, int, bool, bool, str], SafeString] = Kept(BODIES)
+_bodies: Kept[tuple[int, datetime, int, bool, bool, str, str], SafeString] = Kept(BODIES)
+_frames: Kept[tuple[int, datetime, int, bool, bool, str, str], SafeString] = Kept(BODIES)
 
 
 def _drawn[K](kept: Kept[K, SafeString], key: K, template: str, card: Card | _FrameDrawing) -> SafeString:
