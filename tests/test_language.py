@@ -258,6 +258,14 @@ def test_a_player_cannot_change_the_language(table: Table) -> None:
 # -- the sockets -------------------------------------------------------------------------------------
 
 
+def rolled_from_the_phone(table: Table) -> None:
+    """A roll as the phone makes it, through the page: the request under the campaign has the
+    table's language active, and the broadcast is drawn in it (``rolls.live.publish``)."""
+    path = reverse("rolls:roll-create", args=[table.campaign.pk, table.character.pk])
+    answer = logged_in(table.player).post(path, {"trait": "Body", "need": 1}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200
+
+
 @pytest.fixture
 async def empty_channel_layer() -> AsyncIterator[None]:
     layer = get_channel_layer()
@@ -280,7 +288,7 @@ async def test_what_the_sockets_send_a_german_table_is_drawn_in_german(
     await player.send_json_to({"since": last})
     await tv.send_json_to({"since": last})
 
-    await database_sync_to_async(public_roll)(table)
+    await database_sync_to_async(rolled_from_the_phone)(table)
     await frames_until(player, up_to(last + 1))
     await frames_until(tv, up_to(last + 1))
     # A socket that catches up draws the entry itself (the long way, from the database).

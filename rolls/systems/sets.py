@@ -1009,7 +1009,9 @@ class Sets(DiceSystem):
             step = {"action": action}
             if action == HELP_STRUCK:
                 dice = self._dice(state)
-                struck = list(range(len(dice) - self.help_dice(state), len(dice)))
+                # The helpers' dice are the last rolled; penalties may have left fewer dice
+                # than the help added, and then every die there is is the help's to strike.
+                struck = list(range(max(0, len(dice) - self.help_dice(state)), len(dice)))
                 step.update(dice=struck, faces=[dice[i] for i in struck], bid="")
             return Applied(with_step(state, step))
         if action == "bid_best":

@@ -824,3 +824,17 @@ def test_set_11_help_waits_for_the_judge_who_counts_it_or_strikes_its_dice() -> 
     assert apply(struck, "bid", dice=[0, 1])["steps"][-1]["bid"] == "2x4"
     alone = state_of([4, 4, 1], bar_size=2, bar_face=1, stat=3, lesser_assists=2)
     assert actions(alone) == ["bid"]  # two lesser helpers give nothing: nothing to rule on
+
+
+def test_set_11_help_struck_from_a_pool_penalties_cut_below_the_help_strikes_every_die_left() -> None:
+    """SET-11: three helpers' dice, eight dice of penalty: the one die left is the help's, and
+    striking the help strikes it (found by the property test above)."""
+    request = system.parse_request(
+        {"dice": 0, "attacker": False, "opposed": True, "stat": 6, "bar_size": 2, "assists": 3, "penalty": 8}
+    )
+    state = system.roll(request, random.Random(0))
+    struck = system.apply(state, "help_struck", {}, {}, random.Random(0)).state
+    step = struck["steps"][-1]
+    assert step["action"] == "help_struck"
+    # Every die there is, from the first: fewer dice than the help added were left.
+    assert step["faces"] and step["dice"] == list(range(len(step["faces"])))
