@@ -31,7 +31,7 @@ from rolls.systems import RulesError
 from tabletop.models import Campaign, Character
 from tests.factories import Script, Table, logged_in
 from tests.test_consumers import frames_until, open_socket, sync, up_to
-from tests.test_display import open_display, public_roll
+from tests.test_display import open_display
 
 REQUIRED = "This field is required."
 
