@@ -145,6 +145,17 @@ def test_a_contest_verdict_says_the_contest_is_settled() -> None:
     assert announce.for_entry(verdict) == "Contest settled: Kim wins: 3 against 1."
 
 
+def test_a_verdict_of_several_sentences_is_said_as_one() -> None:
+    verdict = LogEntry(
+        kind=LogEntry.Kind.EVENT,
+        action=TableEvent.CONTEST_END,
+        text="Ada bid 2x5, Bo (attacking) bid 3x3. Bo wins: the larger Size wins.",
+    )
+    assert announce.for_entry(verdict) == (
+        "Contest settled: Ada bid 2x5, Bo (attacking) bid 3x3; Bo wins: the larger Size wins."
+    )
+
+
 def test_an_events_line_is_its_sentence_with_one_stop() -> None:
     called = LogEntry(kind=LogEntry.Kind.EVENT, action=TableEvent.CALL, text="The GM asks Olle to roll Body")
     ended = LogEntry(kind=LogEntry.Kind.EVENT, action=TableEvent.SESSION_END, text="Session 1 ended.")

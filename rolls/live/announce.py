@@ -16,6 +16,8 @@ It is drawn in the language active while the entry is drawn, the table's.
 
 from __future__ import annotations
 
+import re
+
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
@@ -29,6 +31,8 @@ from rolls.sight.cards import Card
 ANNOUNCER = "announcer"
 # What ends a sentence: a line that already ends with one is not given another.
 _ENDS = ".!?…"
+# Where one sentence of a line ends and the next begins.
+_BETWEEN = re.compile(r"(?<=[.!?…])\s+")
 # Reveals of a roll, whose card now shows the table its dice.
 _REVEALS = frozenset({TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL})
 
@@ -91,17 +95,18 @@ def hidden_sentence(visibility: str, name: str) -> str:
 
 
 def event_sentence(entry: LogEntry) -> str:
-    """An event's line as a sentence (every member reads it in the feed); a contest's verdict
-    says that the contest is settled."""
+    """An event's line as one sentence (every member reads the line in the feed); a contest's
+    verdict says that the contest is settled."""
     text = clause(entry.text or "")
     if not text:
         return ""
     if entry.action == TableEvent.CONTEST_END:
         return _("Contest settled: %(verdict)s.") % {"verdict": text}
-    line = (entry.text or "").strip()
-    return line if line.endswith(tuple(_ENDS)) else f"{line}."
+    return f"{text}."
 
 
 def clause(text: str) -> str:
-    """``text`` without the stop that ends it, to stand inside a sentence."""
-    return text.strip().rstrip(_ENDS).strip()
+    """``text`` as a clause to stand inside one sentence: without the stop that ends it, its
+    sentences (a verdict says who bid what, then who wins) joined by semicolons."""
+    parts = [part.strip().rstrip(_ENDS).strip() for part in _BETWEEN.split(text.strip())]
+    return "; ".join(part for part in parts if part)
