@@ -244,26 +244,33 @@
   // The keyboard's focus stays where the player left it (issue 45). A swap that replaces what
   // held it (a card redrawn after its follow-up, by the answer or the socket) hands it to the
   // same control on the new card, else to the card itself; htmx does so only for an element
-  // with an id of its own.
+  // with an id of its own. A request's own button loses the focus as soon as it is disabled
+  // for the trip (above), so the focus is noted as the request sets out.
   var focusKept = null;
 
-  function keepFocus(event) {
-    var target = event.detail.target;
+  function noteFocus(target) {
     var active = document.activeElement;
     if (!target || !active || active === document.body || !target.contains(active)) return;
     var form = active.closest ? active.closest("form") : null;
     var action = form && form.querySelector("input[name=action]");
-    focusKept = { id: active.id, holder: target.id, action: action ? action.value : null };
+    focusKept = { element: active, id: active.id, holder: target.id, action: action ? action.value : null };
   }
 
   function restoreFocus() {
     var kept = focusKept;
-    focusKept = null;
     if (!kept) return;
     var active = document.activeElement;
-    if (active && active !== document.body && active.isConnected) return;
+    if (active && active !== document.body && active.isConnected) {
+      focusKept = null; // the focus is somewhere: the player's, or htmx's own restoring
+      return;
+    }
+    var next = null;
+    if (kept.element.isConnected) {
+      if (kept.element.disabled) return; // its request is still on its way
+      next = kept.element; // refused, or answered elsewhere: the same control again
+    }
     var holder = kept.holder ? document.getElementById(kept.holder) : null;
-    var next = kept.id ? document.getElementById(kept.id) : null;
+    if (!next && kept.id) next = document.getElementById(kept.id);
     if (!next && holder && kept.action) {
       var same = holder.querySelector('input[name=action][value="' + CSS.escape(kept.action) + '"]');
       var form = same && same.closest("form");
@@ -273,11 +280,19 @@
       next = holder;
       if (!next.hasAttribute("tabindex")) next.setAttribute("tabindex", "-1");
     }
+    focusKept = null;
     if (next) next.focus({ preventScroll: true });
   }
 
-  document.addEventListener("htmx:beforeSwap", keepFocus);
-  document.addEventListener("htmx:oobBeforeSwap", keepFocus);
+  document.addEventListener("htmx:configRequest", function (event) {
+    noteFocus(event.detail.target);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    noteFocus(event.detail.target);
+  });
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    noteFocus(event.detail.target);
+  });
   document.addEventListener("htmx:afterSettle", restoreFocus);
   document.addEventListener("htmx:oobAfterSwap", function () {
     setTimeout(restoreFocus, 0);
