@@ -248,12 +248,16 @@
   // for the trip (above), so the focus is noted as the request sets out.
   var focusKept = null;
 
-  function noteFocus(target) {
+  // ``target``: what the swap replaces; ``source``: what sent the request (the Roll button's
+  // form, whose answer lands elsewhere), whose control gets the focus back once enabled again.
+  function noteFocus(target, source) {
     var active = document.activeElement;
-    if (!target || !active || active === document.body || !target.contains(active)) return;
+    if (!active || active === document.body) return;
+    var holder = target && target.contains(active) ? target : source && source.contains(active) ? source : null;
+    if (!holder) return;
     var form = active.closest ? active.closest("form") : null;
     var action = form && form.querySelector("input[name=action]");
-    focusKept = { element: active, id: active.id, holder: target.id, action: action ? action.value : null };
+    focusKept = { element: active, id: active.id, holder: holder.id, action: action ? action.value : null };
   }
 
   function restoreFocus() {
@@ -285,7 +289,11 @@
   }
 
   document.addEventListener("htmx:configRequest", function (event) {
-    noteFocus(event.detail.target);
+    noteFocus(event.detail.target, event.detail.elt);
+  });
+  // After the buttons of the request are enabled again (above), and its answer is in.
+  document.addEventListener("htmx:afterRequest", function () {
+    setTimeout(restoreFocus, 0);
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     noteFocus(event.detail.target);
