@@ -14,6 +14,7 @@ import logging
 from django.template.loader import render_to_string
 
 from rolls.contests.panels import contest_views
+from rolls.live import announce
 from rolls.live.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
 from rolls.log.events import DECISIONS, Refresh, TableEvent, refreshes
 from rolls.models import LogEntry
@@ -70,7 +71,10 @@ def _on_top(entry: LogEntry) -> str:
     assert entry.roll is not None
     card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed")
     gone = f'<li id="{card.dom_id}" hx-swap-oob="delete"></li>'
-    return gone + render_to_string("rolls/_card_oob.html", {"card": card, "entry": entry, "new": True})
+    said = announce.markup(announce.for_entry(entry, card))
+    return gone + render_to_string(
+        "rolls/_card_oob.html", {"card": card, "entry": entry, "new": True, "announce": said}
+    )
 
 
 def display_since(campaign: Campaign, since: int) -> tuple[str, int]:

@@ -34,6 +34,7 @@ from django.template.loader import render_to_string
 
 from rolls import registry
 from rolls.contests.panels import contest_views
+from rolls.live import announce
 from rolls.log.events import VERDICTS, Refresh, TableEvent
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.sight import answers, panels
@@ -175,6 +176,7 @@ def _entry_for(
                 "status": True,
                 "campaign": campaign,
                 "session": campaign.open_session(),
+                "announce": announce.markup(announce.for_entry(entry)),
             }
             return render_to_string("rolls/_event_oob.html", context)
         if entry.action in VERDICTS:
@@ -188,10 +190,13 @@ def _entry_for(
         return _shared(entry).html
     state = entry.state or {}
     own = entry.seq if entry.kind == LogEntry.Kind.ROLL else None  # the roll's own number
+    card = build_card(roll, state, entry.seq, place="feed", membership=membership, roll_seq=own)
     context = {
-        "card": build_card(roll, state, entry.seq, place="feed", membership=membership, roll_seq=own),
+        "card": card,
         "entry": entry,
         "new": entry.kind == LogEntry.Kind.ROLL,
+        # Said as this member sees it: the GM hears a secret roll's dice, the table does not.
+        "announce": announce.markup(announce.for_entry(entry, card)),
     }
     if sent.result_card:
         context["result"] = build_card(
@@ -335,18 +340,22 @@ def _shared(entry: LogEntry) -> Shared:
     roll = entry.roll
     if roll is None:
         cards = verdict_cards(entry, place="feed") if entry.action in VERDICTS else []
-        html = render_to_string("rolls/_event_oob.html", {"entry": entry}) + "".join(c.markup for c in cards)
+        context = {"entry": entry, "announce": announce.markup(announce.for_entry(entry))}
+        html = render_to_string("rolls/_event_oob.html", context) + "".join(c.markup for c in cards)
     else:
+        card = build_card(
+            roll,
+            entry.state or {},
+            entry.seq,
+            place="feed",
+            roll_seq=entry.seq if entry.kind == LogEntry.Kind.ROLL else None,
+        )
         context = {
-            "card": build_card(
-                roll,
-                entry.state or {},
-                entry.seq,
-                place="feed",
-                roll_seq=entry.seq if entry.kind == LogEntry.Kind.ROLL else None,
-            ),
+            "card": card,
             "entry": entry,
             "new": entry.kind == LogEntry.Kind.ROLL,
+            # The sentence the page's announcer says, as the table sees the entry.
+            "announce": announce.markup(announce.for_entry(entry, card)),
         }
         html = render_to_string("rolls/_card_oob.html", context)
     shared = Shared(

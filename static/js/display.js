@@ -9,7 +9,7 @@
   var REPLACED = 4410;
   var KEPT = {card: 12, event: 4};
 
-  TabletopLive.onFinal(REPLACED, "Link replaced", function () {
+  TabletopLive.onFinal(REPLACED, TabletopLive.word("linkReplaced", "Link replaced"), function () {
     document.getElementById("display-replaced").hidden = false;
     // Nothing the old link showed stays on the screen.
     var feed = document.getElementById("feed");

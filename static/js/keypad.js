@@ -5,7 +5,16 @@
 // submit button says what is missing until the count is right; the server checks again.
 (function () {
   "use strict";
-  var WORDS = ["No dice", "1 die"];
+  // The page's words (templates/_announcer.html draws them in its language; live.js lends them).
+  function word(name, fallback) {
+    return window.TabletopLive ? TabletopLive.word(name, fallback) : fallback;
+  }
+
+  function fill(text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (all, name) {
+      return name in values ? String(values[name]) : all;
+    });
+  }
 
   function faces(pad) {
     var input = pad.querySelector("input[name=faces]");
@@ -52,8 +61,12 @@
     return pad.dataset.need ? parseInt(pad.dataset.need, 10) : null;
   }
 
+  // "No dice", "1 die", "3 dice": the languages the table speaks have one form for one die
+  // and one for more (templates/_announcer.html).
   function dice(count) {
-    return count < 2 ? WORDS[count] : count + " dice";
+    if (count === 0) return word("diceNone", "No dice");
+    if (count === 1) return word("diceOne", "1 die");
+    return fill(word("diceOther", "%(count)s dice"), { count: count });
   }
 
   function pips(face) {
@@ -85,7 +98,10 @@
       badge.hidden = count === 0;
       key.disabled = need !== null && list.length >= need;
     });
-    var text = need === null ? dice(list.length) + " entered" : list.length + " of " + dice(need) + " entered";
+    var text =
+      need === null
+        ? fill(word("diceEntered", "%(dice)s entered"), { dice: dice(list.length) })
+        : fill(word("diceEnteredOf", "%(count)s of %(dice)s entered"), { count: list.length, dice: dice(need) });
     pad.querySelector(".keypad-count").textContent = text;
     var button = submitButton(pad);
     if (!button) return;
@@ -96,8 +112,8 @@
     var words = !missing
       ? button.dataset.label
       : list.length < need
-        ? "Enter " + dice(need - list.length) + " more"
-        : "Remove " + dice(list.length - need);
+        ? fill(word("diceMore", "Enter %(dice)s more"), { dice: dice(need - list.length) })
+        : fill(word("diceRemove", "Remove %(dice)s"), { dice: dice(list.length - need) });
     button.firstChild.textContent = words + " ";
   }
 

@@ -8,9 +8,25 @@
 // - Reload when the server asks (a catch-up too long to replay, a new join link for the QR
 //   code): its marker has no element to land in, so it is read before htmx looks for one.
 // - Reconnect at once when the browser says the network is back (its "online" event).
-// - Show the connection state in #live-status (fixed in view while not live, app.css).
+// - Show the connection state in #live-status (fixed in view while not live, app.css), and say
+//   a lost connection and its return in the page's announcer (templates/_announcer.html): the
+//   status line itself stays quiet, so it never cuts off what the table's entries say.
+// - Lend the other scripts the page's words (#script-words, drawn in the page's language).
 (function () {
   "use strict";
+
+  // The words the scripts show, drawn by templates/_announcer.html in the page's language;
+  // the English ones when a page has none.
+  function word(name, fallback) {
+    var el = document.getElementById("script-words");
+    return (el && el.dataset[name]) || fallback;
+  }
+
+  // One sentence for the page's announcer, in place of what it said before.
+  function announce(text) {
+    var el = document.getElementById("announcer");
+    if (el && text) el.textContent = text;
+  }
 
   var finals = {}; // close code -> {text, then}
   var closedForGood = false;
@@ -51,12 +67,23 @@
   }
 
   var live = false;
+  var everOpen = false;
+  var lost = false; // a socket was open, and the page has been without one since
+
+  function loseConnection() {
+    if (lost || closedForGood || !everOpen) return;
+    lost = true;
+    announce(word("connectionLost", "The connection is lost: reconnecting."));
+  }
 
   document.addEventListener("htmx:wsOpen", function (event) {
     wrapper = event.detail.socketWrapper;
     wrapper.send(JSON.stringify({ since: lastSeq() }));
     live = true;
-    setStatus("live", "Live");
+    everOpen = true;
+    setStatus("live", word("live", "Live"));
+    if (lost) announce(word("reconnected", "Reconnected."));
+    lost = false;
   });
 
   // The network back (the browser's "online" event): reconnect at once, not when htmx's
@@ -70,7 +97,8 @@
     if (closedForGood || !wrapper) return;
     if (attempt > 0 && live && !dead()) return;
     live = false;
-    setStatus("offline", "Reconnecting…");
+    setStatus("offline", word("reconnecting", "Reconnecting…"));
+    loseConnection();
     wrapper.reconnect();
     retry = setTimeout(function () {
       reconnectNow(attempt + 1);
@@ -83,7 +111,8 @@
   window.addEventListener("offline", function () {
     if (closedForGood) return;
     live = false;
-    setStatus("offline", "Offline: waiting for the network…");
+    setStatus("offline", word("waitingNetwork", "Offline: waiting for the network…"));
+    loseConnection();
   });
 
   document.addEventListener("htmx:wsClose", function (event) {
@@ -93,6 +122,7 @@
     if (final) {
       closedForGood = true;
       setStatus("offline", final.text);
+      announce(final.text);
       if (final.then) final.then();
       return;
     }
@@ -100,7 +130,13 @@
     // it reconnects, and reconnecting again for that would close the new one, and so on.
     if (event.detail.event.target !== current) return;
     live = false;
-    setStatus("offline", navigator.onLine === false ? "Offline: waiting for the network…" : "Reconnecting…");
+    setStatus(
+      "offline",
+      navigator.onLine === false
+        ? word("waitingNetwork", "Offline: waiting for the network…")
+        : word("reconnecting", "Reconnecting…"),
+    );
+    loseConnection();
     // htmx reconnects by itself on 1006/1011/1012/1013; any other close (1001 when a server
     // goes away, for one) gets the same treatment here.
     if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
@@ -159,5 +195,7 @@
     onFinal: function (code, text, then) {
       finals[code] = { text: text, then: then };
     },
+    word: word,
+    announce: announce,
   };
 })();

@@ -3,11 +3,25 @@
 // - Reset the roll form after a roll.
 // - Keep the result where the player looks, clear refusals once something succeeds, let a
 //   roll land (and, if the player wants, be heard).
+// - Keep the result panel's node and the keyboard's focus where they are (issue 45).
+// The words it shows are the page's (live.js's ``word``: templates/_announcer.html draws them).
 (function () {
   "use strict";
+  function word(name, fallback) {
+    return window.TabletopLive ? TabletopLive.word(name, fallback) : fallback;
+  }
+
   // The socket's plumbing is live.js's; a member the GM removed is closed for good.
   var NOT_A_MEMBER = 4403;
-  if (window.TabletopLive) TabletopLive.onFinal(NOT_A_MEMBER, "You are no longer at this table.");
+  if (window.TabletopLive) {
+    TabletopLive.onFinal(NOT_A_MEMBER, word("notAMember", "You are no longer at this table."));
+  }
+
+  // Smooth scrolling only for those who have not asked their system for less motion.
+  function scrolling() {
+    var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    return still ? "auto" : "smooth";
+  }
 
   // The phone's share of the dice (docs/verify.md): 16 fresh random bytes, as hex, in every
   // roll or follow-up it sends. htmx has read the form when it asks for the request's
@@ -103,10 +117,10 @@
   // so where the refusal would go, and the player taps it again once back. Nothing is sent
   // while the browser knows it is offline; a request that fails on the way says the same. While
   // a request is on its way, the buttons of what sent it are disabled: a second tap waits.
-  var OFFLINE = "You are offline: this was not sent.";
+  var OFFLINE = word("offline", "You are offline: this was not sent.");
   // Sent, but no answer came: it may have reached the table. Its key is kept (above), so
   // tapping again shows what happened, and does not do it twice.
-  var NO_ANSWER = "No answer came back. Tap again: it will not be done twice.";
+  var NO_ANSWER = word("noAnswer", "No answer came back. Tap again: it will not be done twice.");
 
   function sayOffline(elt, text) {
     var form = elt && elt.closest ? elt.closest("form") || elt : null;
@@ -198,11 +212,11 @@
     }
     var card = null;
     if (target.id === "result") {
-      // Swapped outerHTML: the target the event names has left the page, its successor has not.
+      // Swapped by its content (below): the panel is the one the page had.
       var result = document.getElementById("result");
       card = result && result.querySelector(".card");
       // The panel, not the card: a take-back button above the card shows too.
-      if (card) result.scrollIntoView({ behavior: "smooth", block: "start" });
+      if (card) result.scrollIntoView({ behavior: scrolling(), block: "start" });
     } else if (target.classList && target.classList.contains("card") && target.isConnected) {
       card = target;
     } else if (target.id && target.id.indexOf("-roll-") > 0) {
@@ -210,9 +224,86 @@
     }
     if (!card || !card.closest("#result, .against-panel")) return;
     if (target.id !== "result" && card.getBoundingClientRect().top < 0) {
-      card.scrollIntoView({ behavior: "smooth", block: "start" });
+      card.scrollIntoView({ behavior: scrolling(), block: "start" });
     }
     landed(card);
+  });
+
+  // The result panel keeps its node (issue 45): a screen reader, or a script, holding it keeps
+  // it. An answer that draws the whole panel (a roll's, a take-back's: rolls/character.html's
+  // "result" partial) goes in as the panel's content; its out-of-band parts still go where they
+  // go. The socket's copy does the same (rolls/_result_oob.html).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "result") return;
+    if (!/^\s*<section id="result"/.test(event.detail.serverResponse || "")) return;
+    event.detail.swapOverride = "innerHTML";
+    event.detail.selectOverride = "#result > *";
+  });
+
+  // The keyboard's focus stays where the player left it (issue 45). A swap that replaces what
+  // held it (a card redrawn after its follow-up, by the answer or the socket) hands it to the
+  // same control on the new card, else to the card itself; htmx does so only for an element
+  // with an id of its own. A request's own button loses the focus as soon as it is disabled
+  // for the trip (above), so the focus is noted as the request sets out.
+  var focusKept = null;
+
+  // ``target``: what the swap replaces; ``source``: what sent the request (the Roll button's
+  // form, whose answer lands elsewhere), whose control gets the focus back once enabled again.
+  function noteFocus(target, source) {
+    var active = document.activeElement;
+    if (!active || active === document.body) return;
+    var holder = target && target.contains(active) ? target : source && source.contains(active) ? source : null;
+    if (!holder) return;
+    var form = active.closest ? active.closest("form") : null;
+    var action = form && form.querySelector("input[name=action]");
+    focusKept = { element: active, id: active.id, holder: holder.id, action: action ? action.value : null };
+  }
+
+  function restoreFocus() {
+    var kept = focusKept;
+    if (!kept) return;
+    var active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) {
+      focusKept = null; // the focus is somewhere: the player's, or htmx's own restoring
+      return;
+    }
+    var next = null;
+    if (kept.element.isConnected) {
+      if (kept.element.disabled) return; // its request is still on its way
+      next = kept.element; // refused, or answered elsewhere: the same control again
+    }
+    var holder = kept.holder ? document.getElementById(kept.holder) : null;
+    if (!next && kept.id) next = document.getElementById(kept.id);
+    if (!next && holder && kept.action) {
+      var same = holder.querySelector('input[name=action][value="' + CSS.escape(kept.action) + '"]');
+      var form = same && same.closest("form");
+      next = form && form.querySelector("button:not([disabled])");
+    }
+    if (!next && holder) {
+      next = holder;
+      if (!next.hasAttribute("tabindex")) next.setAttribute("tabindex", "-1");
+    }
+    focusKept = null;
+    if (next) next.focus({ preventScroll: true });
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    noteFocus(event.detail.target, event.detail.elt);
+  });
+  // After the buttons of the request are enabled again (above), and its answer is in.
+  document.addEventListener("htmx:afterRequest", function () {
+    setTimeout(restoreFocus, 0);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    noteFocus(event.detail.target);
+  });
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    noteFocus(event.detail.target);
+  });
+  document.addEventListener("htmx:afterSettle", restoreFocus);
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    setTimeout(restoreFocus, 0);
   });
 
   // A card the socket redrew while this request was on its way has left the page: the answer
@@ -281,7 +372,7 @@
   function showSound(button) {
     var on = soundOn();
     button.setAttribute("aria-pressed", on ? "true" : "false");
-    button.textContent = on ? "Sound on" : "Sound off";
+    button.textContent = on ? word("soundOn", "Sound on") : word("soundOff", "Sound off");
   }
 
   // After the player's own follow-up on a contest's roll (a push on their side), the contest's
@@ -303,7 +394,7 @@
     var box = step.getBoundingClientRect();
     var bar = document.querySelector("body.phone #roll-form .roll-bar");
     var bottom = bar ? bar.getBoundingClientRect().top : window.innerHeight;
-    if (box.top < 0 || box.bottom > bottom) step.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    if (box.top < 0 || box.bottom > bottom) step.scrollIntoView({ behavior: scrolling(), block: "nearest" });
   }
 
   document.addEventListener("htmx:afterSettle", function () {

@@ -1,0 +1,410 @@
+"""A screen reader's evening (issue 45): axe-core 4.14 (the pytest-playwright-axe package) on every
+page type, with no serious or critical violation and every control's text at 4.5:1 at least,
+in English and, once a campaign has a language of its own, in German; the page's one announcer
+saying one sentence after a roll, a follow-up, a contest's verdict and a reconnect, while the
+result panel keeps its node; the phone and the console by keyboard alone; motion that follows
+``prefers-reduced-motion``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+from pytest_playwright_axe import Axe
+
+from tabletop.models import Campaign, PlaySession
+from tests.browser.conftest import PHONE, Browsers, Shot
+from tests.browser.flows import (
+    contest,
+    contest_table,
+    contest_tools,
+    drop_socket,
+    in_thread,
+    join_with_character,
+    open_display,
+    open_table,
+    roll,
+    roll_id,
+    wait_live,
+    wake_up,
+)
+from tests.browser.test_doubles_table import create_doubles_campaign
+from tests.browser.test_doubles_table import create_hero as create_doubles_hero
+from tests.browser.test_sets_table import create_hero as create_sets_hero
+from tests.browser.test_sets_table import create_sets_campaign
+from tests.factories import Script
+
+# What fails a page: axe-core's two highest impacts.
+BLOCKING = ("serious", "critical")
+# Controls whose text must reach 4.5:1 whatever its size (axe asks large text for 3:1 only).
+CONTROLS = ["button", "a[href]", "select", "option", "input", "textarea", "summary", "label"]
+STRICT_CONTRAST = {
+    "checks": [
+        {
+            "id": "color-contrast",
+            "options": {"contrastRatio": {"normal": {"expected": 4.5}, "large": {"expected": 4.5}}},
+        }
+    ]
+}
+# Whether campaigns have a language yet (issue 45's other half): the German pass runs once they do.
+HAS_LANGUAGE = any(field.name == "language" for field in Campaign._meta.get_fields())
+
+
+class Audit:
+    """axe-core's findings per page, gathered for one report at the end of a test."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[str]] = {}
+
+    def check(self, page: Page, name: str) -> None:
+        # Whatever is still landing (a card's dice) has landed: axe reads colours as drawn.
+        page.wait_for_timeout(100)
+        results = Axe().run(page, html_report_generated=False, json_report_generated=False)
+        problems = [
+            _line(violation) for violation in results["violations"] if violation["impact"] in BLOCKING
+        ]
+        strict = Axe().configure(STRICT_CONTRAST)
+        controls = strict.run(
+            page,
+            context={"include": [[selector] for selector in CONTROLS]},
+            options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+            html_report_generated=False,
+            json_report_generated=False,
+        )
+        problems += [f"controls: {_line(violation)}" for violation in controls["violations"]]
+        self.found[name] = problems
+
+    def assert_clean(self) -> None:
+        counts = {name: len(problems) for name, problems in self.found.items()}
+        print("axe-core, serious and critical violations per page:", counts)
+        failing = {name: problems for name, problems in self.found.items() if problems}
+        assert not failing, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in failing.items())
+
+
+def _line(violation: dict[str, Any]) -> str:
+    nodes = violation["nodes"]
+    where = "; ".join(
+        " ".join(map(str, node["target"])) + (f" ({node.get('failureSummary', '')[:160]})" if i < 3 else "")
+        for i, node in enumerate(nodes[:6])
+    )
+    return f"{violation['id']} [{violation['impact']}] {violation['help']}: {len(nodes)} x {where}"
+
+
+@pytest.fixture
+def audit() -> Audit:
+    return Audit()
+
+
+# -- the announcer ---------------------------------------------------------------------------
+
+
+def announced(page: Page) -> str:
+    return page.locator("#announcer").inner_text().strip()
+
+
+def expect_said(page: Page, pattern: str) -> str:
+    """The announcer says exactly one sentence matching ``pattern``."""
+    expect(page.locator("#announcer")).to_have_text(re.compile(pattern))
+    text = announced(page)
+    assert one_sentence(text), text
+    return text
+
+
+def one_sentence(text: str) -> bool:
+    """One sentence: a stop at its end, none before it."""
+    return bool(text) and text[-1] in ".!?" and not re.search(r"[.!?…]\s", text)
+
+
+def campaign_of(page: Page) -> int:
+    match = re.search(r"/c/(\d+)/", page.url)
+    assert match, page.url
+    return int(match.group(1))
+
+
+def in_language(campaign_id: int, language: str) -> None:
+    """The table plays in ``language`` (Campaign.language), written as the GM's choice is."""
+
+    def write() -> None:
+        Campaign.objects.filter(pk=campaign_id).update(language=language)
+
+    in_thread(write)
+
+
+# -- a sixes evening: the announcer, the kept result panel, and the pages around a roll --------
+
+
+@pytest.mark.browser
+def test_a_screen_readers_evening_at_a_sixes_table(
+    browsers: Browsers, dice: Script, audit: Audit, shot: Shot
+) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    tv = open_display(browsers, gm)
+    # Before anyone joins: the join page, for someone not signed in yet.
+    door = browsers.phone()
+    door.goto(link)
+    audit.check(door, "join")
+    ada = join_with_character(door, link, "Alice", "Ada")
+    phone = ada.page
+    wait_live(phone)
+
+    # One announcer, there from the start, quiet; the regions that used to speak over each other
+    # (the feed, the result panel, the calls, the contests, the notice, the connection) do not.
+    expect(phone.locator("#announcer")).to_have_attribute("aria-live", "polite")
+    expect(phone.locator("#announcer")).to_have_text("")
+    quiet = ("#feed", "#result", "#calls-panel", "#contests-panel", "#notice", "#live-status")
+    speaking = phone.evaluate(
+        """selectors => selectors.filter(selector => {
+            const element = document.querySelector(selector);
+            return element && (element.getAttribute("aria-live") || element.getAttribute("role") === "status");
+        })""",
+        list(quiet),
+    )
+    assert speaking == [], speaking
+
+    # A roll: the result panel is the same node before and after; the announcer says one sentence.
+    kept = phone.evaluate_handle("document.getElementById('result')")
+    dice(1, then=1)
+    card = roll(phone)
+    assert phone.evaluate("panel => panel.isConnected && panel === document.getElementById('result')", kept)
+    said = expect_said(phone, r"^Ada rolled \d+ (die|dice): Failure: 0 of 1 needed\.$")
+    for screen in (gm, tv):
+        expect(screen.locator("#announcer")).to_have_text(said)
+    expect(card.locator(".follow-up-push button")).to_be_visible()
+    audit.check(phone, "phone roll page, a result with follow-ups")
+    shot(phone, "a11y-phone-result", full_page=False)
+
+    # A follow-up: the card is redrawn, the panel stays, the focus stays in it.
+    dice(6, then=1)
+    card.get_by_label("Condition to check").select_option("Scared")
+    card.get_by_label("What does the kid do to push themself?").fill("Ada runs")
+    card.locator(".follow-up-push button").click()
+    expect(card).to_contain_text("Pushed")
+    said = expect_said(phone, r"^Ada, Pushed, checking Scared: (Success|Failure): \d+ of 1 needed\.$")
+    expect(gm.locator("#announcer")).to_have_text(said)
+    assert phone.evaluate("panel => panel.isConnected && panel === document.getElementById('result')", kept)
+    assert phone.evaluate("document.activeElement && document.activeElement.closest('#result') !== null")
+    audit.check(phone, "phone roll page after a follow-up")
+
+    # A reconnect: said by the page itself.
+    drop_socket(phone)
+    wake_up(phone)
+    wait_live(phone)
+    expect_said(phone, r"^Reconnected\.$")
+
+    # The console, the TV and the pages around a roll.
+    audit.check(gm, "console")
+    audit.check(tv, "TV")
+    made = roll_id(card)
+    campaign_id = campaign_of(phone)
+    session_id = in_thread(
+        lambda: PlaySession.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True)[0]
+    )
+    pages = {
+        "history": f"/c/{campaign_id}/history/",
+        "a roll's page": f"/c/{campaign_id}/rolls/{made}/",
+        "statistics": f"/c/{campaign_id}/stats/",
+        "recap": f"/c/{campaign_id}/sessions/{session_id}/recap/",
+        "rules": "/rules/",
+        "rules of sixes": "/rules/sixes/",
+    }
+    for name, url in pages.items():
+        gm.goto(url)
+        audit.check(gm, name)
+    signed_out = browsers.phone()
+    signed_out.goto("/login/")
+    audit.check(signed_out, "sign-in")
+
+    if HAS_LANGUAGE:
+        # The same pages with the table in German, and the pages outside it in the browser's.
+        in_language(campaign_id, "de")
+        for name, url in pages.items():
+            gm.goto(url)
+            audit.check(gm, f"{name} (de)")
+        for page, name in ((phone, "phone roll page"), (tv, "TV")):
+            page.reload()
+            audit.check(page, f"{name} (de)")
+        gm.goto(f"/c/{campaign_id}/session/")
+        audit.check(gm, "console (de)")
+        german = browsers._page({**PHONE, "locale": "de-DE"})
+        german.goto("/login/")
+        audit.check(german, "sign-in (de)")
+        german.goto(link)
+        audit.check(german, "join (de)")
+    audit.assert_clean()
+
+
+@pytest.mark.browser
+def test_every_systems_rules_page_passes(browsers: Browsers, audit: Audit) -> None:
+    page = browsers.gm()
+    for slug in ("sixes", "stars", "kinds", "sets", "doubles"):
+        page.goto(f"/rules/{slug}/")
+        audit.check(page, f"rules of {slug}")
+    audit.assert_clean()
+
+
+# -- contests on the console ---------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_a_sets_contest_on_the_console_and_the_phones(
+    browsers: Browsers, dice: Script, audit: Audit, shot: Shot
+) -> None:
+    gm, tv, (ada, bo) = contest_table(
+        browsers, create_sets_campaign, "Ember Road", create_sets_hero, (("Alice", "Ada"), ("Bob", "Bo"))
+    )
+    tools = contest_tools(gm)
+    tools.get_by_label("First side").select_option(label="Ada")
+    tools.get_by_label("Second side").select_option(label="Bo")
+    tools.get_by_label("Who attacks (wins a tie, deals critical hits)").select_option("second")
+    tools.get_by_label("Ada's stat").select_option("Finesse")
+    tools.get_by_label("Bo's stat").select_option("Finesse")
+    audit.check(gm, "sets console, the contest form")
+    tools.get_by_label("What is at stake?").fill("The last lantern")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(gm)).to_contain_text("Ada against Bo")
+    audit.check(gm, "sets console, contest open")
+
+    # No six among them: no critical hit waits before the settling.
+    dice(5, 5, 2)
+    contest(ada).get_by_role("button", name="Roll Finesse").click()
+    expect(contest(ada)).to_contain_text("Now choose your bid, in secret")
+    dice(3, 3, 3)
+    contest(bo).get_by_role("button", name="Roll Finesse").click()
+    expect(contest(bo)).to_contain_text("Now choose your bid, in secret")
+    audit.check(ada, "sets phone, bidding")
+    audit.check(gm, "sets console, bidding")
+    contest(ada).get_by_role("button", name="Bid 2x5").click()
+    contest(bo).get_by_role("button", name="Bid 3x3").click()
+    expect(contest(gm)).to_contain_text("Revealed:")
+    audit.check(gm, "sets console, revealed")
+    audit.check(bo, "sets phone, revealed")
+    audit.check(tv, "sets TV, revealed")
+    shot(gm, "a11y-sets-console-revealed", full_page=False)
+    # Bo won and spends critical hits first (SET-8): he has none to spend.
+    done = contest(bo).get_by_role("button", name="No more critical hits")
+    if done.count():
+        done.click()
+        expect(done).to_have_count(0)
+
+    contest(gm).get_by_role("button", name="Settle it").click()
+    for page in (gm, ada, bo, tv):
+        expect_said(page, r"^Contest settled: .+\.$")
+    audit.assert_clean()
+
+
+@pytest.mark.browser
+def test_a_doubles_contest_on_the_console(browsers: Browsers, dice: Script, audit: Audit, shot: Shot) -> None:
+    gm, tv, (mara, bram) = contest_table(
+        browsers,
+        create_doubles_campaign,
+        "Night Shift",
+        create_doubles_hero,
+        (("Alice", "Mara"), ("Bob", "Bram")),
+    )
+    audit.check(gm, "doubles console")
+    tools = contest_tools(gm)
+    tools.get_by_label("First side (a tie goes to it)").select_option(label="Mara")
+    tools.get_by_label("Second side").select_option(label="Bram")
+    tools.get_by_label("What is at stake?").fill("Arm wrestling")
+    audit.check(gm, "doubles console, the contest form")
+    tools.get_by_role("button", name="Open the contest").click()
+    expect(contest(gm)).to_contain_text("Mara against Bram")
+    audit.check(gm, "doubles console, contest open")
+    audit.check(mara, "doubles phone, contest open")
+    dice(3, then=3)
+    contest(mara).get_by_role("button", name=re.compile(r"^Roll")).click()
+    expect(contest(mara)).to_contain_text("rolled, sealed")
+    dice(4, then=1)
+    contest(bram).get_by_role("button", name=re.compile(r"^Roll")).click()
+    expect(contest(gm).get_by_role("button", name="Settle it")).to_be_visible()
+    audit.check(gm, "doubles console, revealed")
+    audit.check(tv, "doubles TV, revealed")
+    shot(gm, "a11y-doubles-console-revealed", full_page=False)
+    audit.assert_clean()
+
+
+# -- the keyboard, and motion --------------------------------------------------------------------
+
+
+TAB_STOPS = """() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return null;
+    // A choice drawn as a tile shows the focus of its hidden input on the tile (app.css).
+    const outlined = (el) => {
+        const style = getComputedStyle(el);
+        return style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2;
+    };
+    const tile = element.closest("label");
+    const box = element.getBoundingClientRect();
+    return {
+        key: element.id || element.outerHTML.slice(0, 80),
+        outline: outlined(element) || (tile !== null && outlined(tile)),
+        shown: box.width > 0 && box.height > 0,
+    };
+}"""
+
+
+def tab_through(page: Page, limit: int = 600) -> list[dict[str, Any]]:
+    """Every Tab stop of the page in order, until the focus comes round to the first again (no
+    trap holds it on the way), each with whether it shows its focus."""
+    stops: list[dict[str, Any]] = []
+    page.locator("body").focus()
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(TAB_STOPS)
+        if stop is None:
+            continue
+        if stops and stop["key"] == stops[0]["key"]:
+            return stops
+        stops.append(stop)
+    pytest.fail(
+        f"The focus did not come round in {limit} Tab presses: {[stop['key'] for stop in stops[-5:]]}"
+    )
+
+
+@pytest.mark.browser
+def test_the_phone_and_the_console_by_keyboard_alone(browsers: Browsers, dice: Script) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    phone = join_with_character(browsers.phone(), link, "Alice", "Ada").page
+    dice(1, then=1)
+    roll(phone)
+
+    for page in (phone, gm):
+        stops = tab_through(page)
+        unseen = [stop["key"] for stop in stops if stop["shown"] and not stop["outline"]]
+        assert not unseen, f"Tab stops without a visible focus on {page.url}: {unseen}"
+
+    # A folded tool opens with Enter and with Space, from the keyboard.
+    folded = gm.locator("details.gm-tools > summary").first
+    folded.focus()
+    gm.keyboard.press("Enter")
+    expect(gm.locator("details.gm-tools").first).to_have_attribute("open", "")
+    gm.keyboard.press("Space")
+    expect(gm.locator("details.gm-tools").first).not_to_have_attribute("open", "")
+
+    # The roll form by keyboard: Roll, then the first follow-up's button, pressed with Enter.
+    phone.get_by_role("button", name="Roll", exact=True).focus()
+    dice(1, then=1)
+    phone.keyboard.press("Enter")
+    card = phone.locator("#result .card")
+    expect(card.locator(".follow-up-push button")).to_be_visible()
+    expect(phone.get_by_role("button", name="Roll", exact=True)).to_be_focused()
+
+
+@pytest.mark.browser
+def test_reduced_motion_stills_the_dice(browsers: Browsers, dice: Script) -> None:
+    gm = browsers.gm()
+    link = open_table(gm)
+    phone = join_with_character(browsers.phone(), link, "Alice", "Ada").page
+    phone.emulate_media(reduced_motion="reduce")
+    dice(1, then=1)
+    card = roll(phone)
+    durations = card.locator(".die").evaluate_all(
+        "dice => dice.map(die => parseFloat(getComputedStyle(die).animationDuration) || 0)"
+    )
+    assert durations and max(durations) < 0.01, durations
+    assert phone.evaluate("getComputedStyle(document.documentElement).scrollBehavior") != "smooth"
