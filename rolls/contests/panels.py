@@ -52,8 +52,8 @@ class Odds:
     tie: Fraction
     lose: Fraction
     # What ``win`` is the chance of: winning head to head, or what a flow asks of each side
-    # ("get 2 sixes", ``TableAdapter.contest_chance``).
-    what: str = "win"
+    # ("get 2 sixes", ``TableAdapter.contest_chance``), in the words of "Ada's chance to win".
+    what: str = ""
 
     @property
     def win_text(self) -> str:
@@ -267,7 +267,8 @@ def _odds(contest: Contest, sides: list[ContestSide], position: int) -> Odds | N
         odds = registry.engine(contest.system).contest_among(requests)[position]
     except RulesError:
         return None
-    return Odds(odds["win"], odds["tie"], odds["lose"])
+    # Translators: what a side's chance is of, in "%(side)s's chance to %(what)s".
+    return Odds(odds["win"], odds["tie"], odds["lose"], _("win"))
 
 
 def _flow_odds(contest: Contest, side: ContestSide) -> Odds | None:
