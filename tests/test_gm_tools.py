@@ -298,6 +298,7 @@ def test_the_console_says_how_to_start_a_session_with_the_button_there(db: None)
 # -- what a secret roll shows a player -----------------------------------------------------------
 
 CARD = re.compile(r'<li id="feed-roll-\d+".*?</li>', re.S)
+ANNOUNCED = re.compile(r'<div id="announcer" hx-swap-oob="innerHTML">[^<]*</div>')
 # A sets sheet: one stat of six dice. A sets NPC roll is one the GM can follow up (a bid).
 SETS_SHEET = {"stats": [{"name": "Might", "dice": 6}], "notes": ""}
 
@@ -383,8 +384,10 @@ async def test_a_follow_up_on_a_secret_roll_reaches_a_player_as_the_same_card() 
         for seen in (rolled[name], followed[name]):
             assert "Bid" not in seen and "bid" not in seen and "Guard" not in seen
             assert "watches the door" not in seen and "against" not in seen
-        # Nothing else of theirs is redrawn for it: only the card and where the page stands.
-        assert followed[name].count('id="') == 2, followed[name]
+        # Nothing else of theirs is redrawn for it: only the card, where the page stands, and
+        # the announcer's sentence, the one the roll itself was announced with (issue 45).
+        assert followed[name].count('id="') == 3, followed[name]
+        assert ANNOUNCED.findall(followed[name]) == ANNOUNCED.findall(rolled[name]) != []
     assert "Bid 2" in followed["gm"] and "against Wilcott" in followed["gm"]
     for communicator in (player, gm, roll_screen):
         await communicator.disconnect()
