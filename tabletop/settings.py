@@ -409,6 +409,9 @@ SECURE_CSP = {
     "style-src": [CSP.SELF, CSP.NONCE],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],
+    # The phone as an app (tabletop/phone_app.py): the worker at /sw.js and the manifest, ours only.
+    "worker-src": [CSP.SELF],
+    "manifest-src": [CSP.SELF],
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
     "base-uri": [CSP.NONE],
