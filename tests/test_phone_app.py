@@ -164,7 +164,7 @@ def test_the_offline_page_is_in_the_browsers_language(client: Client) -> None:
 # -- the wake lock -----------------------------------------------------------------------------
 def test_the_roll_screen_loads_the_wake_lock_with_its_note_hidden(table: Table) -> None:
     page = logged_in(table.player).get(table.character.get_absolute_url()).content.decode()
-    assert '<span id="wake-lock" class="wake-lock" hidden>Screen stays on</span>' in page
+    assert '<p id="wake-lock" class="wake-lock" hidden>Screen stays on</p>' in page
     assert re.search(r'<script src="/static/js/wakelock\.[0-9a-f]+\.js" defer nonce="', page)
 
 
