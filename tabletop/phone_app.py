@@ -20,6 +20,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import get_language, get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
@@ -60,7 +61,17 @@ WORKER_SOURCE = Path(__file__).with_name("sw.js")
 
 @require_safe
 def manifest(request: HttpRequest) -> JsonResponse:
-    """The web app manifest, in the language of the page that links it."""
+    """The web app manifest, in the language of the page that links it: templates/base.html
+    names it (``?lang=``), so a roll screen in its campaign's language installs an app named in
+    that language too. Without it (or with one we do not speak), the browser's."""
+    lang = request.GET.get("lang", "")
+    if lang in dict(settings.LANGUAGES):
+        with translation.override(lang):
+            return _manifest()
+    return _manifest()
+
+
+def _manifest() -> JsonResponse:
     data = {
         "id": "/",
         "name": "Tabletop",
@@ -79,8 +90,8 @@ def manifest(request: HttpRequest) -> JsonResponse:
         ],
     }
     response = JsonResponse(data, content_type="application/manifest+json", json_dumps_params={"indent": 1})
-    # The language follows the page (LocaleMiddleware adds Vary: Accept-Language, Cookie).
-    response["Cache-Control"] = "max-age=3600"
+    # Without ?lang= the language is the browser's or the switch's cookie: ask each time.
+    response["Cache-Control"] = "no-cache"
     return response
 
 

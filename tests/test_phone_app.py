@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tabletop import phone_app
+from tabletop.models import Campaign
 from tests.factories import Table, logged_in
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,10 +78,25 @@ def test_the_manifest_speaks_the_language_of_the_browser(client: Client) -> None
     assert manifest["description"].startswith("Ein Live-Würfeltisch")
 
 
+def test_a_roll_screen_installs_an_app_in_its_campaigns_language(table: Table) -> None:
+    Campaign.objects.filter(pk=table.campaign.pk).update(language="sv")
+    page = logged_in(table.player).get(table.character.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="de")
+    link = re.search(r'<link rel="manifest" href="([^"]+)">', page.content.decode())
+    assert link and link.group(1) == "/manifest.webmanifest?lang=sv"
+    manifest = json.loads(Client().get(link.group(1), HTTP_ACCEPT_LANGUAGE="de").content)
+    assert manifest["lang"] == "sv"
+    assert manifest["description"].startswith("Ett levande tärningsbord")
+
+
+def test_a_language_we_do_not_speak_gets_the_browsers(client: Client) -> None:
+    manifest = json.loads(client.get("/manifest.webmanifest?lang=xx", HTTP_ACCEPT_LANGUAGE="fr").content)
+    assert manifest["lang"] == "fr"
+
+
 @pytest.mark.django_db
 def test_every_page_links_the_manifest_the_theme_colour_and_the_touch_icon(client: Client) -> None:
     page = client.get(reverse("tabletop:home")).content.decode()
-    assert f'<link rel="manifest" href="{reverse("tabletop:manifest")}">' in page
+    assert f'<link rel="manifest" href="{reverse("tabletop:manifest")}?lang=en">' in page
     assert f'<meta name="theme-color" content="{phone_app.THEME_COLOR}">' in page
     touch = re.search(r'<link rel="apple-touch-icon" href="([^"]+)">', page)
     assert touch and png_size(touch.group(1)) == (180, 180)

@@ -48,7 +48,7 @@ def _locks(phone: Page) -> list[bool]:
 
 
 def test_the_roll_screen_keeps_the_screen_on_until_the_gm_ends_the_session(
-    browsers: Browsers, shot: Shot
+    browsers: Browsers, docs_shot: Shot
 ) -> None:
     table = in_thread(factories.table)
     phone = _roll_screen(browsers, table, KEEP_LOCKS)
@@ -58,7 +58,7 @@ def test_the_roll_screen_keeps_the_screen_on_until_the_gm_ends_the_session(
     expect(phone.locator("#wake-lock")).to_be_visible()
     expect(phone.locator("#wake-lock")).to_have_text("Screen stays on")
     assert _locks(phone) == [False]
-    shot(phone, "phone-wake-lock", full_page=False)
+    docs_shot(phone, "phone-install", full_page=False)
 
     in_thread(lambda: services.session_end(campaign=table.campaign, actor=table.gm))
     expect(phone.locator("#session-status")).to_contain_text("No session running")
@@ -116,7 +116,11 @@ def test_the_worker_keeps_the_shell_and_never_a_campaign_page(
 ) -> None:
     table = in_thread(factories.table)
     phone = _roll_screen(browsers, table, WORKER_ON_HTTP)
-    phone.wait_for_function("navigator.serviceWorker.controller !== null")
+    # Not wait_for_function: its polling evaluates a string, which the page's CSP refuses.
+    phone.evaluate("""() => new Promise((resolve) => {
+      if (navigator.serviceWorker.controller) return resolve(true);
+      navigator.serviceWorker.addEventListener("controllerchange", () => resolve(true));
+    })""")
     url = phone.url
 
     # A roll and a page of the history with the worker in charge: neither is kept.
