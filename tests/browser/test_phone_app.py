@@ -112,7 +112,7 @@ def test_without_https_or_the_switch_no_worker_is_registered(browsers: Browsers)
 
 
 def test_the_worker_keeps_the_shell_and_never_a_campaign_page(
-    browsers: Browsers, dice: factories.Script
+    browsers: Browsers, dice: factories.Script, shot: Shot
 ) -> None:
     table = in_thread(factories.table)
     phone = _roll_screen(browsers, table, WORKER_ON_HTTP)
@@ -154,6 +154,7 @@ def test_the_worker_keeps_the_shell_and_never_a_campaign_page(
     expect(phone.locator("#roll-form")).to_have_count(0)
     background = phone.evaluate("getComputedStyle(document.body).backgroundImage")
     assert "radial-gradient" in background, background
+    shot(phone, "phone-offline", full_page=False)
     # Nor is a partial the page asks for.
     odds = f"/c/{table.campaign.pk}/characters/{table.character.pk}/odds/"
     assert phone.evaluate(f"fetch({odds!r}).then(() => 'answered', () => 'failed')") == "failed"
