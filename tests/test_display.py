@@ -243,10 +243,6 @@ def test_the_page_shows_a_hidden_roll_as_rolled_in_secret_with_nothing_of_it(tab
     assert "The GM rolled in secret." in html
     assert "Olle rolled blind" in html
     assert_shows_nothing_hidden(html)
-    # The overlay holds the same cards, and so the same nothing.
-    overlay = Client().get(display_url(table.campaign, overlay="1")).content.decode()
-    assert f'id="feed-roll-{secret.pk}"' in overlay
-    assert_shows_nothing_hidden(overlay)
 
 
 @pytest.mark.django_db
@@ -262,15 +258,19 @@ def test_the_page_shows_a_public_roll_in_full(table: Table) -> None:
 
 
 @pytest.mark.django_db
-def test_the_overlay_has_the_rolls_alone(table: Table) -> None:
+@pytest.mark.parametrize("value", ["1", "0", ""])
+def test_the_display_link_no_longer_serves_the_overlay(table: Table, value: str) -> None:
+    """A stream still pointed at the old overlay address gets a note, never the display."""
     public_roll(table)
 
-    html = Client().get(display_url(table.campaign, overlay="1")).content.decode()
+    response = Client().get(display_url(table.campaign, overlay=value))
 
-    assert 'class="display overlay"' in html
-    assert "<svg" not in html and "/join/" not in html
-    assert 'id="display-calls"' in html  # hidden: the socket's panels land somewhere
-    assert 'data-face="6"' in html
+    assert response.status_code == 410
+    html = response.content.decode()
+    assert "The stream overlay has a link of its own now" in html
+    assert "<svg" not in html and "/join/" not in html and table.campaign.join_token not in html
+    assert "climbs the fence" not in html and "ws-connect" not in html
+    assert table.campaign.overlay_token not in html
 
 
 @pytest.mark.django_db
