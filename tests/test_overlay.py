@@ -444,3 +444,19 @@ async def test_an_overlay_socket_from_another_origin_is_refused_and_is_nobody_at
     communicator, _ = await synced(table)
     assert not await database_sync_to_async(Presence.objects.exists)()
     await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_a_new_language_redraws_the_overlay_and_a_new_join_link_does_not(table: Table) -> None:
+    """The overlay shows no join code: a new join link leaves it as it is. A new language
+    sends it the reload it knows, and it draws itself again in that language."""
+    communicator, last = await synced(table)
+
+    await database_sync_to_async(campaigns.join_link_rotate)(campaign=table.campaign, actor=table.gm)
+    assert 'id="reload-needed"' not in await bytes_until(communicator, last + 1)
+    await database_sync_to_async(campaigns.language_set)(campaign=table.campaign, gm=table.gm, language="fr")
+
+    frame = await communicator.receive_from(timeout=10)
+    assert 'id="reload-needed"' in frame
+    await communicator.disconnect()
