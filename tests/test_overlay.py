@@ -24,7 +24,8 @@ from tabletop.asgi import application
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign, Presence
 from tests.factories import Table, logged_in
-from tests.test_consumers import ORIGIN, frames_until, up_to
+from tests.test_consumers import ORIGIN, frames_until, is_presence, up_to
+from tests.test_consumers import open_socket as open_member_socket
 from tests.test_display import assert_shows_nothing_hidden, blind_roll, public_roll, push_hidden, secret_roll
 
 FEED_CARD = re.compile(r'<li id="feed-roll-(\d+)"')
@@ -204,7 +205,7 @@ def test_the_gm_renews_the_overlay_link_and_the_old_one_stops(table: Table) -> N
     response = logged_in(table.gm).post(rotate_url(table))
 
     assert response.status_code == 302
-    assert response["Location"] == reverse("rolls:session", args=[table.campaign.pk]) + "#invite-tools"
+    assert response["Location"] == reverse("rolls:session", args=[table.campaign.pk]) + "#overlay-link"
     campaign = fresh(table)
     assert campaign.overlay_token != old
     assert Client().get(f"/overlay/{old}/").status_code == 404
@@ -432,18 +433,30 @@ async def test_renewing_the_display_link_leaves_the_overlay_socket_open(table: T
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_channel_layer")
-async def test_an_overlay_socket_from_another_origin_is_refused_and_is_nobody_at_the_table(
-    table: Table,
-) -> None:
+async def test_an_overlay_socket_from_another_origin_is_refused(table: Table) -> None:
     campaign = await campaign_now(table)
     for origin in (b"http://evil.example", None):
         communicator, connected = await open_socket(f"/ws/overlay/{campaign.overlay_token}/", origin=origin)
         assert not connected
         await communicator.disconnect()
 
-    communicator, _ = await synced(table)
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_the_overlay_is_nobody_at_the_table_and_is_told_of_nobody(table: Table) -> None:
+    """The TV lists who is here; the overlay names nobody, so it is not sent the list."""
+    overlay_socket, _ = await synced(table)
+    display_socket, _ = await synced(table, "display")
     assert not await database_sync_to_async(Presence.objects.exists)()
-    await communicator.disconnect()
+
+    player, connected, _ = await open_member_socket(table.campaign.pk, table.player)
+    assert connected
+
+    told = await display_socket.receive_from(timeout=5)
+    assert is_presence(told) and "Olle" not in told and "Player" in told
+    assert await overlay_socket.receive_nothing(timeout=0.5)
+    for communicator in (player, display_socket, overlay_socket):
+        await communicator.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -32,7 +32,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     campaign = display.campaign_for(token)
     if campaign is None:
         raise Http404("No such display.")
-    if "overlay" in request.GET:
+    if request.GET.get("overlay") is not None:
         # The overlay once lived here (``?overlay=1``). A stream still pointed at that address
         # must not get the whole display, join code included, in the overlay's place: it gets
         # a note that the overlay has a link of its own (rolls.views.overlay), and nothing else.

@@ -16,9 +16,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from rolls.campaigns import services as campaigns
 from rolls.live import overlay
 from rolls.sight.newest import newest_items
-from rolls.views.campaigns import INVITE_PANEL
 from tabletop.access import gm_or_403
 from tabletop.http import HtmxRequest
+
+# The overlay's link in the console's Invite panel (rolls/_overlay_link.html): named in the
+# address after a renewal, it opens the folded panel (static/js/table.js) and is scrolled to.
+OVERLAY_LINK = "overlay-link"
 
 
 @require_GET
@@ -43,4 +46,4 @@ def overlay_rotate(request: HtmxRequest, pk: int) -> HttpResponse:
     target = reverse("rolls:session", args=[pk])
     if request.htmx:
         return HttpResponseClientRedirect(target)
-    return redirect(f"{target}#{INVITE_PANEL}")  # the Invite panel open on the new link
+    return redirect(f"{target}#{OVERLAY_LINK}")  # the Invite panel open on the new link

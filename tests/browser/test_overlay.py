@@ -154,10 +154,15 @@ def test_rolls_land_live_on_a_transparent_overlay_that_fits_both_stream_sizes(
     old_address.close()
 
     # The GM renews the overlay's link: the open overlays clear and say so; the TV stays on.
+    gm.goto(gm.url.split("#")[0])
     if gm.locator("#invite-tools").get_attribute("open") is None:  # folded once players are in
         gm.locator("#invite-tools > summary").click()
     gm.get_by_role("button", name="New overlay link").click()
+    # The console comes back with the Invite panel open on the new link, in sight.
+    expect(gm.locator("#notice")).to_contain_text("New stream overlay link made")
+    expect(gm.locator("#invite-tools")).to_have_attribute("open", "")
     expect(gm.locator("#overlay-url")).not_to_have_attribute("href", link)
+    expect(gm.locator("#overlay-url")).to_be_in_viewport()
     for page in overlays:
         expect(page.locator("#overlay-replaced")).to_be_visible()
         expect(page.locator("#feed > .card")).to_have_count(0)
