@@ -39,7 +39,7 @@ class _Wanted:
     """The campaign a request's URL names: the column that names it and its value."""
 
     request: HttpRequest
-    column: str  # "id" or "display_token"
+    column: str  # "id", "display_token" or "overlay_token"
     value: object
 
 

@@ -108,6 +108,7 @@ def test_rolls_land_live_on_a_transparent_overlay_that_fits_both_stream_sizes(
 
     for page in overlays:
         assert backgrounds(page) == ["rgba(0, 0, 0, 0)", "none"] * 3, backgrounds(page)
+        assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") == "normal"
         expect(page.locator(".qr, #presence, #display-status, #display-calls, h1")).to_have_count(0)
         expect(page.get_by_role("button")).to_have_count(0)
         expect(page.locator("#live-status")).to_be_hidden()  # said only when not live
