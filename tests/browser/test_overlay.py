@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 import rolls.log.randomness
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import assert_fits_phone, open_display, open_table, wait_live
+from tests.browser.test_a11y import Audit
 from tests.dice import ScriptedDice
 
 SECRET_INTENT = "reads the forbidden letter"
@@ -135,6 +136,9 @@ def test_rolls_land_live_on_a_transparent_overlay_that_fits_both_stream_sizes(
             die.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")
         assert_inside_the_frame(page)
     expect(tv.locator("#feed > .card").first).to_contain_text("Ada Lind")
+    audit = Audit()
+    audit.check(overlays[1], "stream overlay")
+    audit.assert_clean()
 
     shot(overlays[0], "overlay-1920", full_page=False)
     big = browsers.display()
