@@ -517,3 +517,23 @@ async def test_the_display_is_nobody_at_the_table(table: Table) -> None:
     presence = await communicator.receive_from(timeout=3)
     assert is_presence(presence) and "Nobody yet" in presence
     await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_a_secret_roll_the_gm_reveals_goes_on_top_of_the_live_display(table: Table) -> None:
+    """Live as after a reload: the revealed card is taken from where it was and put on top,
+    even when the markup the table's sockets share is at hand."""
+    from rolls.history import marks
+
+    secret = await database_sync_to_async(secret_roll)(table)
+    await database_sync_to_async(public_roll)(table)
+    communicator, last = await synced_display(table)
+
+    await database_sync_to_async(marks.roll_reveal)(roll=secret, gm=table.gm)
+    sent = await bytes_until(communicator, last + 1)
+
+    assert f'<li id="feed-roll-{secret.pk}" hx-swap-oob="delete"></li>' in sent
+    assert f'<div hx-swap-oob="afterbegin:#feed" data-seq="{last + 1}"><li id="feed-roll-{secret.pk}"' in sent
+    assert SECRET_INTENT in sent and 'data-face="6"' in sent
+    await communicator.disconnect()

@@ -26,7 +26,14 @@ from tabletop.models import Campaign, Presence
 from tests.factories import Table, logged_in
 from tests.test_consumers import ORIGIN, frames_until, is_presence, up_to
 from tests.test_consumers import open_socket as open_member_socket
-from tests.test_display import assert_shows_nothing_hidden, blind_roll, public_roll, push_hidden, secret_roll
+from tests.test_display import (
+    SECRET_INTENT,
+    assert_shows_nothing_hidden,
+    blind_roll,
+    public_roll,
+    push_hidden,
+    secret_roll,
+)
 
 FEED_CARD = re.compile(r'<li id="feed-roll-(\d+)"')
 
@@ -472,4 +479,23 @@ async def test_a_new_language_redraws_the_overlay_and_a_new_join_link_does_not(t
 
     frame = await communicator.receive_from(timeout=10)
     assert 'id="reload-needed"' in frame
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_a_secret_roll_the_gm_reveals_comes_back_on_top_with_its_dice(table: Table) -> None:
+    from rolls.history import marks
+
+    secret = await database_sync_to_async(secret_roll)(table)
+    await database_sync_to_async(public_roll)(table)
+    communicator, last = await synced(table)
+
+    await database_sync_to_async(marks.roll_reveal)(roll=secret, gm=table.gm)
+    sent = await bytes_until(communicator, last + 1)
+
+    # Taken from where it was, and put on top as a new roll, its dice shown.
+    assert f'<li id="feed-roll-{secret.pk}" hx-swap-oob="delete"></li>' in sent
+    assert f'<div hx-swap-oob="afterbegin:#feed" data-seq="{last + 1}"><li id="feed-roll-{secret.pk}"' in sent
+    assert SECRET_INTENT in sent and 'data-face="6"' in sent
     await communicator.disconnect()

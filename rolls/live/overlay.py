@@ -35,9 +35,15 @@ def campaign_for(token: str) -> Campaign | None:
 def overlay_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] | None:
     """What ``overlay_since`` sends for the rolls after ``since`` up to ``until``, from the markup
     the table's sockets share, without the database. The overlay draws no panel, so every stored
-    roll and follow-up goes as it is; an event takes the long way (None), token and all, so the
-    entry that replaces the link closes the socket."""
-    return stored_since(campaign_id, since, until, lambda seq, shared: shared.html)
+    roll and follow-up goes as it is, but a secret roll revealed (its card goes on top:
+    ``overlay_since``); an event takes the long way (None), token and all, so the entry that
+    replaces the link closes the socket."""
+    return stored_since(
+        campaign_id,
+        since,
+        until,
+        lambda seq, shared: None if shared.facts.action in SHOWN_AGAIN else shared.html,
+    )
 
 
 def overlay_since(campaign: Campaign, since: int) -> tuple[str, int]:
