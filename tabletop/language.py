@@ -3,7 +3,8 @@
 Django's ``LocaleMiddleware`` activates the browser's language (Accept-Language) or the one
 chosen with the switch (``set_language``'s cookie) for every page. A table plays in one
 language, ``Campaign.language``: for a request whose URL names a campaign (``rolls``'s ``pk``)
-or a table display (its token), ``CampaignLanguageMiddleware`` activates the campaign's instead.
+or a table display or stream overlay (its token), ``CampaignLanguageMiddleware`` activates the
+campaign's instead.
 
 It costs no query. The middleware only notes which campaign the URL names; the view reads that
 campaign anyway, first of all (the membership with its campaign, ``tabletop.access``; the
@@ -38,7 +39,7 @@ class _Wanted:
     """The campaign a request's URL names: the column that names it and its value."""
 
     request: HttpRequest
-    column: str  # "id" or "display_token"
+    column: str  # "id", "display_token" or "overlay_token"
     value: object
 
 
@@ -79,6 +80,8 @@ class CampaignLanguageMiddleware:
             _wanted.set(_Wanted(request, "id", view_kwargs["pk"]))
         elif match.url_name == "display":  # the TV's page, by its own token
             _wanted.set(_Wanted(request, "display_token", view_kwargs.get("token")))
+        elif match.url_name == "overlay":  # the stream overlay, by its own token
+            _wanted.set(_Wanted(request, "overlay_token", view_kwargs.get("token")))
 
 
 def loaded(campaign: Model) -> None:

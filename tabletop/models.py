@@ -40,6 +40,10 @@ class Campaign(models.Model):
     # The table display's link (the TV or projector): shows what the whole table may see,
     # to whoever holds it, without a login. Its own token, so it is replaced on its own.
     display_token = models.CharField(max_length=64, unique=True, default=new_join_token)
+    # The stream overlay's link (a browser source in OBS): the latest rolls alone, as the
+    # display shows them. Its own token, because a streamer shows it on screen: handing it
+    # over must not hand over the display, whose QR code lets anyone join the table.
+    overlay_token = models.CharField(max_length=64, unique=True, default=new_join_token)
     # Counts Mysteries (sixes) / Adventures: Pride is spent "in Mystery N".
     mystery = models.PositiveIntegerField(default=1)
     dice = models.CharField(max_length=8, choices=DiceMode.choices, default=DiceMode.DIGITAL)

@@ -47,6 +47,7 @@ class World:
             "member": [campaign, self.other_membership.pk],
             "token": [self.table.campaign.join_token],
             "display": [self.table.campaign.display_token],
+            "overlay": [self.table.campaign.overlay_token],
             "slug": ["sixes"],
             "call": [campaign, self.call.pk],
             "ban": [campaign, self.ban.pk],
@@ -221,6 +222,9 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     # The TV's page: its link is all it takes, logged in or not.
     "rolls:display": ("GET", "display", {}, everyone(200)),
     "rolls:display-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
+    # The stream overlay's page: its own link, the same for everyone.
+    "rolls:overlay": ("GET", "overlay", {}, everyone(200)),
+    "rolls:overlay-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
 }
 

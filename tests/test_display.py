@@ -243,10 +243,6 @@ def test_the_page_shows_a_hidden_roll_as_rolled_in_secret_with_nothing_of_it(tab
     assert "The GM rolled in secret." in html
     assert "Olle rolled blind" in html
     assert_shows_nothing_hidden(html)
-    # The overlay holds the same cards, and so the same nothing.
-    overlay = Client().get(display_url(table.campaign, overlay="1")).content.decode()
-    assert f'id="feed-roll-{secret.pk}"' in overlay
-    assert_shows_nothing_hidden(overlay)
 
 
 @pytest.mark.django_db
@@ -262,15 +258,19 @@ def test_the_page_shows_a_public_roll_in_full(table: Table) -> None:
 
 
 @pytest.mark.django_db
-def test_the_overlay_has_the_rolls_alone(table: Table) -> None:
+@pytest.mark.parametrize("value", ["1", "0", ""])
+def test_the_display_link_no_longer_serves_the_overlay(table: Table, value: str) -> None:
+    """A stream still pointed at the old overlay address gets a note, never the display."""
     public_roll(table)
 
-    html = Client().get(display_url(table.campaign, overlay="1")).content.decode()
+    response = Client().get(display_url(table.campaign, overlay=value))
 
-    assert 'class="display overlay"' in html
-    assert "<svg" not in html and "/join/" not in html
-    assert 'id="display-calls"' in html  # hidden: the socket's panels land somewhere
-    assert 'data-face="6"' in html
+    assert response.status_code == 410
+    html = response.content.decode()
+    assert "The stream overlay has a link of its own now" in html
+    assert "<svg" not in html and "/join/" not in html and table.campaign.join_token not in html
+    assert "climbs the fence" not in html and "ws-connect" not in html
+    assert table.campaign.overlay_token not in html
 
 
 @pytest.mark.django_db
@@ -516,4 +516,24 @@ async def test_the_display_is_nobody_at_the_table(table: Table) -> None:
     await player.disconnect()
     presence = await communicator.receive_from(timeout=3)
     assert is_presence(presence) and "Nobody yet" in presence
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_a_secret_roll_the_gm_reveals_goes_on_top_of_the_live_display(table: Table) -> None:
+    """Live as after a reload: the revealed card is taken from where it was and put on top,
+    even when the markup the table's sockets share is at hand."""
+    from rolls.history import marks
+
+    secret = await database_sync_to_async(secret_roll)(table)
+    await database_sync_to_async(public_roll)(table)
+    communicator, last = await synced_display(table)
+
+    await database_sync_to_async(marks.roll_reveal)(roll=secret, gm=table.gm)
+    sent = await bytes_until(communicator, last + 1)
+
+    assert f'<li id="feed-roll-{secret.pk}" hx-swap-oob="delete"></li>' in sent
+    assert f'<div hx-swap-oob="afterbegin:#feed" data-seq="{last + 1}"><li id="feed-roll-{secret.pk}"' in sent
+    assert SECRET_INTENT in sent and 'data-face="6"' in sent
     await communicator.disconnect()

@@ -168,7 +168,10 @@ def test_the_tv_of_a_german_table_is_in_german(client: Client, table: Table) -> 
     assert page.status_code == 200
     assert page["Content-Language"] == "de"
     assert lang_of(page.content.decode()) == "de"
-    overlay = client.get(reverse("rolls:display", args=[table.campaign.display_token]) + "?overlay=1")
+    overlay = client.get(
+        reverse("rolls:overlay", args=[table.campaign.overlay_token]), HTTP_ACCEPT_LANGUAGE="sv"
+    )
+    assert overlay["Content-Language"] == "de"
     assert lang_of(overlay.content.decode()) == "de"
 
 

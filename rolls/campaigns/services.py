@@ -209,6 +209,20 @@ def display_link_rotate(*, campaign: Campaign, actor: User) -> None:
     logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
 
 
+def overlay_link_rotate(*, campaign: Campaign, actor: User) -> None:
+    """A new stream overlay link; the old one stops at once, the display's stays. As for the
+    display, the event in the log is what closes an open overlay's socket."""
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(overlay_token=new_join_token())
+        append_event(
+            campaign_id=campaign.pk,
+            event=TableEvent.OVERLAY_LINK,
+            actor=actor,
+            text=_("The GM made a new stream overlay link; the old one no longer works."),
+        )
+    logger.info("overlay link of campaign %s replaced by user %s", campaign.pk, actor.pk)
+
+
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:
     adapter = registry.table(campaign.system)
     with transaction.atomic():

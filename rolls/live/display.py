@@ -55,14 +55,18 @@ def display_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] 
     """What ``display_since`` sends for the entries after ``since`` up to ``until``, from the
     markup the table's sockets share, without the database: only when each is a stored roll
     or follow-up that neither answers a call nor is a side of a contest (those redraw a panel
-    from the database). None otherwise, and the socket reads, token and all. A replaced link
-    is an event, which always takes that long way: the display still closes on the very
-    entry that replaced it."""
+    from the database), nor is a secret roll revealed (its card goes on top: ``display_since``).
+    None otherwise, and the socket reads, token and all. A replaced link is an event, which
+    always takes that long way: the display still closes on the very entry that replaced it."""
     return stored_since(
         campaign_id,
         since,
         until,
-        lambda seq, shared: None if shared.facts.call or shared.facts.contest else shared.html,
+        lambda seq, shared: (
+            None
+            if shared.facts.call or shared.facts.contest or shared.facts.action in SHOWN_AGAIN
+            else shared.html
+        ),
     )
 
 

@@ -20,6 +20,7 @@ from rolls.live.consumers import TableConsumer, language_changed
 from rolls.live.display import campaign_for, display_since, display_stored
 from rolls.live.publish import table_group
 from tabletop.errors import SERVICE_ERRORS
+from tabletop.models import Campaign
 from tabletop.serving.consumer import database
 
 logger = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ class DisplayConsumer(TableConsumer):
 
     async def connect(self) -> None:
         self.token = str(self.scope["url_route"]["kwargs"]["token"])
-        campaign = await database(campaign_for)(self.token)
+        campaign = await database(self._campaign_for)(self.token)
         # Accepted before it is closed, so the page learns the code (a refused handshake
         # reaches a browser as 1006, which it would retry for ever).
         await self.accept()
@@ -71,14 +72,22 @@ class DisplayConsumer(TableConsumer):
     def _may_share(self) -> bool:
         return True
 
+    # What the stream overlay's socket (``rolls.live.overlay_consumer``) does otherwise: the
+    # campaign its link names, and what it sends.
+    def _campaign_for(self, token: str) -> Campaign | None:
+        return campaign_for(token)
+
     def _stored(self, since: int, until: int) -> tuple[str, int] | None:
         return display_stored(self.campaign_id, since, until)
 
+    def _since(self, campaign: Campaign, since: int) -> tuple[str, int]:
+        return display_since(campaign, since)
+
     def _read_since(self, since: int) -> tuple[str, int] | None:
-        campaign = campaign_for(self.token)
+        campaign = self._campaign_for(self.token)
         if campaign is None or campaign.pk != self.campaign_id:
             return None
         if campaign.language != self.language:
             return language_changed(since)
         with translation.override(self.language):
-            return display_since(campaign, since)
+            return self._since(campaign, since)

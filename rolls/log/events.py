@@ -39,6 +39,7 @@ class TableEvent(StrEnum):
     CALL_CLOSED = "call-closed"
     JOIN_LINK = "join-link"  # the GM replaced the join link
     DISPLAY_LINK = "display-link"  # the GM replaced the table display's link
+    OVERLAY_LINK = "overlay-link"  # the GM replaced the stream overlay's link
     # The GM's marks on a roll made earlier; their entry names the roll and carries its state,
     # so the live side sends its card again, struck through or now showing its dice.
     ROLL_VOID = "roll-void"

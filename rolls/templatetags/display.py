@@ -1,4 +1,5 @@
-"""The table display's address, as the GM types it on the television or sends it to it."""
+"""The table display's and the stream overlay's addresses, as the GM types them on the
+television or pastes them in a streaming program."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def display_url(context: dict[str, Any], campaign: Campaign, overlay: bool = False) -> str:
+def display_url(context: dict[str, Any], campaign: Campaign) -> str:
     """The full address (the one phones reach, like the join link's): the TV is another device."""
-    url = public_base(context["request"]) + reverse("rolls:display", args=[campaign.display_token])
-    return url + "?overlay=1" if overlay else url
+    return public_base(context["request"]) + reverse("rolls:display", args=[campaign.display_token])
+
+
+@register.simple_tag(takes_context=True)
+def overlay_url(context: dict[str, Any], campaign: Campaign) -> str:
+    """The full address of the stream overlay: the streaming program may run on another machine."""
+    return public_base(context["request"]) + reverse("rolls:overlay", args=[campaign.overlay_token])

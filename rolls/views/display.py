@@ -28,24 +28,28 @@ from tabletop.joinlink import join_url, qr_svg
 @never_cache
 def display_page(request: HttpRequest, token: str) -> HttpResponse:
     """What the whole table may see, large: the latest rolls, who is here, the join code, the
-    open calls. ``?overlay=1``: the latest rolls alone on a transparent page, for a stream."""
+    open calls."""
     campaign = display.campaign_for(token)
     if campaign is None:
         raise Http404("No such display.")
+    if request.GET.get("overlay") is not None:
+        # The overlay once lived here (``?overlay=1``). A stream still pointed at that address
+        # must not get the whole display, join code included, in the overlay's place: it gets
+        # a note that the overlay has a link of its own (rolls.views.overlay), and nothing else.
+        return render(request, "rolls/overlay_moved.html", {"campaign": campaign}, status=410)
     cards, last_seq = newest_items(
         campaign, membership=None, limit=display.SHOWN, events=DECISIONS, count_events=False
     )
-    overlay = request.GET.get("overlay") == "1"
+    url = join_url(request, campaign)
     context: dict[str, object] = {
         **display.panels_context(campaign),
         "cards": cards,
         "last_seq": last_seq,
-        "overlay": overlay,
         "token": token,
+        "join_url": url,
+        "qr": qr_svg(url),
+        "present": presence.present(campaign.pk),
     }
-    if not overlay:
-        url = join_url(request, campaign)
-        context.update(join_url=url, qr=qr_svg(url), present=presence.present(campaign.pk))
     return render(request, "rolls/display.html", context)
 
 

@@ -1,6 +1,6 @@
 """The table display on a 1920x1080 television: the GM's rolls land on it live, large, and a
-secret one shows as "rolled in secret" with no dice; the overlay for a stream; and a replaced
-link closes the screen with a message instead of reconnecting."""
+secret one shows as "rolled in secret" with no dice; and a replaced link closes the screen with
+a message instead of reconnecting. (The stream overlay has its own link: test_overlay.py.)"""
 
 from __future__ import annotations
 
@@ -94,20 +94,6 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     # (docs/img/display.png comes from test_three_screens.py, with TABLETOP_DOCS_SHOTS=1.)
     shot(tv, "display-1920", full_page=False)
 
-    # The overlay for a stream: transparent, the rolls alone.
-    overlay = browsers.display()
-    overlay.goto(display_link + "?overlay=1")
-    wait_live(overlay)
-    background = overlay.evaluate(
-        "() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).backgroundImage,"
-        " getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.documentElement).backgroundImage]"
-    )
-    assert background == ["rgba(0, 0, 0, 0)", "none", "rgba(0, 0, 0, 0)", "none"], background
-    expect(overlay.locator(".qr")).to_have_count(0)
-    expect(overlay.locator("#presence")).to_be_hidden()
-    expect(overlay.locator("#feed > .card").first).to_contain_text("The ferryman")
-    shot(overlay, "display-overlay-1920", full_page=False)
-
     # A new join link: the TV draws itself again, with the new link and its QR code.
     tv.evaluate("window.stillTheSamePage = true")
     gm.locator("#invite-tools > summary").click()  # folded: everyone is in
@@ -119,11 +105,10 @@ def test_the_tv_shows_the_latest_roll_large_and_a_secret_one_without_dice(
     wait_live(tv)
 
     # The GM replaces the display link (the Invite panel stayed open on the new join link):
-    # the open screens say so and stop.
+    # the open screen says so and stops.
     gm.get_by_role("button", name="New display link").click()
-    for screen in (tv, overlay):
-        expect(screen.locator("#display-replaced")).to_be_visible()
-        expect(screen.locator("#display-replaced")).to_contain_text("ask the GM for the new one")
-        expect(screen.locator("#feed > .card")).to_have_count(0)
+    expect(tv.locator("#display-replaced")).to_be_visible()
+    expect(tv.locator("#display-replaced")).to_contain_text("ask the GM for the new one")
+    expect(tv.locator("#feed > .card")).to_have_count(0)
     shot(tv, "display-replaced-1920", full_page=False)
     assert tv.goto(display_link).status == 404  # type: ignore[union-attr]
