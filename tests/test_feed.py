@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from tabletop.asgi import application
 from tabletop.models import Campaign
 from tests import factories
 from tests.factories import Table, logged_in
+from tests.servers import free_port, server_process
 from tests.test_display import (
     BLIND_INTENT,
     BLIND_TRAIT,
@@ -33,6 +37,7 @@ from tests.test_display import (
 )
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "feed-schema.json").read_text())
+CLIENT = Path(__file__).resolve().parents[1] / "docs" / "feed_client.py"
 # Generous deadlines, not measurements: CI's two cores run three passes side by side.
 WAIT = 10
 
@@ -501,3 +506,55 @@ def test_every_public_entry_of_an_evening_validates_against_the_schema(table: Ta
         for event in events
     )
     assert Roll.objects.filter(campaign=table.campaign).count() == 3
+
+
+# -- the example client, against a real server ----------------------------------------------------
+
+
+def _read_line(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line, f"the client stopped: {process.stderr.read() if process.stderr else ''}"
+    return dict(json.loads(line))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_example_client_follows_the_feed_and_resumes_after_the_server_restarts(
+    table: Table, tmp_path: Path
+) -> None:
+    """docs/feed_client.py against uvicorn serving the app in a process of its own: a roll
+    arrives; the server goes away, two rolls are made meanwhile, and once it is back the client
+    gets exactly those two. (The server is another process, which hears nothing of this one's
+    rolls on its in-memory layer: its keep-alive, a second here, finds them in the log.)"""
+    _token, secret = tokens.token_create(campaign=table.campaign, name="Foundry bridge")
+    start = last_seq(table)
+    port = free_port()
+    env = {"FEED_KEEPALIVE": "1"}
+    client = None
+    try:
+        with server_process(port, tmp_path, env) as base:
+            client = subprocess.Popen(
+                [sys.executable, str(CLIENT), f"http://{base}{events_url(table.campaign)}", "--after", str(start)]
+                + ["--count", "3"],
+                env={**os.environ, "TABLETOP_FEED_KEY": secret},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            public_roll(table)
+            first = _read_line(client)
+        public_roll(table)  # while the server is away
+        public_roll(table)
+        with server_process(port, tmp_path, env):
+            rest = [_read_line(client), _read_line(client)]
+            assert client.wait(timeout=WAIT) == 0
+    finally:
+        if client is not None and client.poll() is None:
+            client.kill()
+    rolls = list(
+        LogEntry.objects.filter(campaign=table.campaign, seq__gt=start, roll__isnull=False).values_list(
+            "seq", flat=True
+        )
+    )
+    assert [event["seq"] for event in [first, *rest]] == rolls
+    assert all(schema_errors(event) == [] for event in [first, *rest])

@@ -159,7 +159,7 @@ async def events(place: Place, campaign_id: int, after: int, base_url: str) -> A
     try:
         if layer is not None:
             try:
-                channel = await layer.new_channel("feed.")
+                channel = await layer.new_channel()
                 for group in groups:
                     await layer.group_add(group, channel)
                     joined.append(group)
@@ -184,12 +184,11 @@ async def events(place: Place, campaign_id: int, after: int, base_url: str) -> A
                 if channel and receiving is None:
                     assert layer is not None
                     receiving = asyncio.ensure_future(layer.receive(channel))
-                waiting = {receiving} if receiving is not None else set()
-                done, _ = (
-                    await asyncio.wait(waiting, timeout=settings.FEED_KEEPALIVE)
-                    if waiting
-                    else (await asyncio.sleep(settings.FEED_KEEPALIVE), set())
-                )
+                if receiving is None:
+                    await asyncio.sleep(settings.FEED_KEEPALIVE)
+                    done: set[asyncio.Future[dict[str, Any]]] = set()
+                else:
+                    done, _pending = await asyncio.wait({receiving}, timeout=settings.FEED_KEEPALIVE)
                 if not done:
                     yield KEEP_ALIVE
                     break  # and read: a lost announcement, a revocation not heard

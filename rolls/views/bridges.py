@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -82,7 +83,7 @@ def _opened(campaign_id: int, secret: str) -> tuple[tokens.Checked, int]:
 
 @require_GET
 @never_cache
-async def feed_events(request: HttpRequest, campaign_id: int) -> HttpResponse:
+async def feed_events(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
     """The table's public entries as server-sent events (docs/feed.md): those after the
     cursor, then each new one as it is written."""
     secret = _secret(request)
