@@ -17,8 +17,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from rolls.campaigns import services as table_services
 from rolls.bridges import tokens as feed_tokens
+from rolls.campaigns import services as table_services
 from rolls.models import Contest, FeedToken, Roll, RollCall
 from rolls.play import services
 from tabletop.models import Ban, Membership

@@ -534,8 +534,15 @@ def test_the_example_client_follows_the_feed_and_resumes_after_the_server_restar
     try:
         with server_process(port, tmp_path, env) as base:
             client = subprocess.Popen(
-                [sys.executable, str(CLIENT), f"http://{base}{events_url(table.campaign)}", "--after", str(start)]
-                + ["--count", "3"],
+                [
+                    sys.executable,
+                    str(CLIENT),
+                    f"http://{base}{events_url(table.campaign)}",
+                    "--after",
+                    str(start),
+                    "--count",
+                    "3",
+                ],
                 env={**os.environ, "TABLETOP_FEED_KEY": secret},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
