@@ -71,5 +71,5 @@ def test_the_gm_makes_a_key_a_tool_follows_the_table_with_it_and_the_gm_revokes_
     assert gm.locator("#feed-secret").count() == 0  # never shown again
     assert events.get(timeout=10) == "event: revoked"
     while (line := events.get(timeout=10)) != "end":
-        assert not line.startswith("data: {\"version\":1,\"seq"), line
+        assert not line.startswith('data: {"version":1,"seq'), line
     tool.join(timeout=10)
