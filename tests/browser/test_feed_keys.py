@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import DOCS_SHOTS, SHOTS, Browsers
 from tests.browser.flows import gm_roll, open_table
+from tests.browser.test_a11y import Audit
 
 
 def follow(url: str, key: str, into: queue.Queue[str]) -> None:
@@ -46,6 +47,9 @@ def test_the_gm_makes_a_key_a_tool_follows_the_table_with_it_and_the_gm_revokes_
     address = gm.locator("#feed-url").inner_text()
     assert address.endswith("/events") and "/api/feed/" in address
     expect(panel.get_by_text("never used")).to_be_visible()
+    audit = Audit()
+    audit.check(gm, "console with a new key")
+    audit.assert_clean()
     # The panel alone: to docs/img/ with TABLETOP_DOCS_SHOTS=1 (docs/feed.md shows it).
     shots = DOCS_SHOTS if os.environ.get("TABLETOP_DOCS_SHOTS") == "1" else SHOTS
     shots.mkdir(parents=True, exist_ok=True)
