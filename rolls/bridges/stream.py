@@ -179,16 +179,20 @@ async def events(place: Place, campaign_id: int, after: int, base_url: str) -> A
             cursor = page.cursor
             if page.more:
                 continue
-            # Wait for the next entry, the key's revocation, or the keep-alive's time.
+            # Wait for the next entry, the key's revocation, or the keep-alive's time (which
+            # messages the feed ignores do not put off).
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + settings.FEED_KEEPALIVE
             while True:
                 if channel and receiving is None:
                     assert layer is not None
                     receiving = asyncio.ensure_future(layer.receive(channel))
+                left = max(0.0, deadline - loop.time())
                 if receiving is None:
-                    await asyncio.sleep(settings.FEED_KEEPALIVE)
+                    await asyncio.sleep(left)
                     done: set[asyncio.Future[dict[str, Any]]] = set()
                 else:
-                    done, _pending = await asyncio.wait({receiving}, timeout=settings.FEED_KEEPALIVE)
+                    done, _pending = await asyncio.wait({receiving}, timeout=left)
                 if not done:
                     yield KEEP_ALIVE
                     break  # and read: a lost announcement, a revocation not heard

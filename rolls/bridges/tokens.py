@@ -61,7 +61,7 @@ def token_create(*, campaign: Campaign, name: str) -> tuple[FeedToken, str]:
         raise TokenRefused(_("Give the key a name, so you know which tool holds it."))
     with transaction.atomic():
         # Counted under the campaign's row lock: two GMs' tabs cannot both make the eleventh.
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+        list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("pk", flat=True))
         active = FeedToken.objects.filter(campaign=campaign, revoked__isnull=True).count()
         if active >= MAX_ACTIVE:
             raise TokenRefused(
