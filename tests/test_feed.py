@@ -16,6 +16,7 @@ from asgiref.testing import ApplicationCommunicator
 from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from pytest_django.fixtures import Settings
 
 from rolls.bridges import stream, tokens
@@ -467,6 +468,23 @@ async def test_an_idle_stream_sends_keep_alives_and_catches_up_from_the_log(
     message = await feed.app.receive_output(WAIT)
     assert message["body"] == b": keep-alive\n\n"
     await feed.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_key_revoked_where_no_message_reaches_the_stream_stops_it_at_the_next_keep_alive(
+    table: Table, settings: Settings
+) -> None:
+    """Revoked by another process whose layer this one does not share: the row alone says so."""
+    settings.FEED_KEEPALIVE = 1
+    token, secret = await key(table)
+    feed = await Stream(table.campaign.pk, secret).open()
+    await database_sync_to_async(
+        lambda: FeedToken.objects.filter(pk=token.pk).update(revoked=timezone.now())
+    )()
+    [frame] = await feed.frames(1)
+    assert frame["event"] == "revoked"
+    await feed.app.wait(WAIT)
+    assert stream.open_streams() == 0
 
 
 @pytest.mark.django_db(transaction=True)
