@@ -533,3 +533,29 @@ class LogCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign_id} checked up to #{self.seq}"
+
+
+class FeedToken(models.Model):
+    """A key the GM gives another tool (a Foundry or Owlbear Rodeo bridge) to read the table's
+    feed of public entries (``rolls.bridges``, docs/feed.md). The secret is shown once, when
+    it is made; only its SHA-256 is kept, so a copy of the database lets nobody read the feed.
+    A revoked key is kept, so the console can say when it stopped, and never works again."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="feed_tokens")
+    name = models.CharField(max_length=60)  # what the GM calls it: "Foundry bridge"
+    digest = models.CharField(max_length=64, unique=True)  # hex SHA-256 of the secret
+    # The secret's first characters, so the GM tells two keys apart; says nothing of the rest.
+    hint = models.CharField(max_length=16)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True)  # a stream last opened with it
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}...)"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked is None

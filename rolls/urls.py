@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from rolls.views import (
+    bridges,
     campaigns,
     contests,
     display,
@@ -115,6 +116,10 @@ urlpatterns = [
     ),
     path("c/<int:pk>/contests/<int:contest_id>/cancel/", contests.contest_cancel, name="contest-cancel"),
     path("c/<int:pk>/calls/<int:call_id>/close/", play.call_close, name="call-close"),
+    path("c/<int:pk>/feed-keys/", bridges.feed_token_create, name="feed-token-create"),
+    path("c/<int:pk>/feed-keys/<int:token_id>/revoke/", bridges.feed_token_revoke, name="feed-token-revoke"),
+    # The feed for other tools: a key, no login (docs/feed.md); served apart (tabletop/asgi.py).
+    path("api/feed/<int:campaign_id>/events", bridges.feed_events, name="feed-events"),
     path("rules/", rules.rules_index, name="rules"),
     path("rules/<slug:slug>/", rules.rules_system, name="rules-system"),
 ]

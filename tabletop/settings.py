@@ -340,6 +340,14 @@ MAX_CONCURRENT_WRITES = env_int("MAX_CONCURRENT_WRITES", 64, minimum=1)
 # with 1, 54 ms with 4). More let quick requests pass one that waits on the database.
 REQUEST_THREADS = env_int("REQUEST_THREADS", 1, minimum=1)
 
+# The feed for other tools (rolls/bridges/, docs/feed.md): seconds between the keep-alive
+# comments of an idle stream (each also checks its key and the log, in case a broadcast was
+# lost), and how many streams one process holds open: per key, and in all (each holds a task,
+# a channel of the layer and an idle thread; more are refused with 429 until one closes).
+FEED_KEEPALIVE = env_int("FEED_KEEPALIVE", 15, minimum=1)
+FEED_STREAMS_PER_TOKEN = env_int("FEED_STREAMS_PER_TOKEN", 4, minimum=1)
+FEED_STREAMS = env_int("FEED_STREAMS", 100, minimum=1)
+
 # URL name -> (requests, seconds) per signed-in user, or per address for anonymous visitors.
 RATE_LIMITS: dict[str, tuple[int, int]] = {
     "tabletop:login": (10, 60),

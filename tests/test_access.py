@@ -17,8 +17,9 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from rolls.bridges import tokens as feed_tokens
 from rolls.campaigns import services as table_services
-from rolls.models import Contest, Roll, RollCall
+from rolls.models import Contest, FeedToken, Roll, RollCall
 from rolls.play import services
 from tabletop.models import Ban, Membership
 from tests import factories
@@ -36,6 +37,7 @@ class World:
     call: RollCall
     ban: Ban  # a member the GM removed, whom the GM may let back in
     contest: Contest  # the player's character against someone without a sheet
+    feed_token: FeedToken  # a key of the table's feed for other tools
 
     def args(self, needs: str) -> list[Any]:
         campaign = self.table.campaign.pk
@@ -55,6 +57,7 @@ class World:
             "contest": [campaign, self.contest.pk],
             "side": [campaign, self.contest.pk, self.contest.sides.get(position=0).pk],
             "contest_character": [campaign, self.contest.pk, self.table.character.pk],
+            "feed_token": [campaign, self.feed_token.pk],
         }[needs]
 
 
@@ -93,7 +96,8 @@ def world(table: Table) -> World:
     )
     contest.sides.create(position=0, character=table.character, name=table.character.name, data=ROLL)
     contest.sides.create(position=1, name="The dog", npc=True, data={"dice": 2})
-    return World(table, made, other, clients, call, table.campaign.bans.get(), contest)
+    feed_token, _secret = feed_tokens.token_create(campaign=table.campaign, name="Foundry bridge")
+    return World(table, made, other, clients, call, table.campaign.bans.get(), contest, feed_token)
 
 
 def everyone(status: int) -> dict[str, int]:
@@ -226,6 +230,11 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     "rolls:overlay": ("GET", "overlay", {}, everyone(200)),
     "rolls:overlay-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
+    # The feed for other tools: the GM's keys (a plain POST's answer shows the new key's
+    # secret on a page of its own), and the stream, which takes a key and no login.
+    "rolls:feed-token-create": ("POST", "campaign", {"name": "Owlbear"}, {**GM_CONTROL, "gm": 200}),
+    "rolls:feed-token-revoke": ("POST", "feed_token", {}, GM_CONTROL),
+    "rolls:feed-events": ("GET", "campaign", {}, everyone(401)),
 }
 
 

@@ -34,12 +34,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rolls import registry
+from rolls.bridges import tokens as feed_tokens
+from rolls.bridges.forms import FeedTokenForm
 from rolls.campaigns import services as campaigns
 from rolls.campaigns.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
 from rolls.history.browse import HistoryFilters
-from rolls.models import Contest, ContestSide, Roll, RollCall
+from rolls.models import Contest, ContestSide, FeedToken, Roll, RollCall
 from rolls.play import services
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
@@ -146,6 +148,10 @@ class World:
             "session_id": str(self.roll.session_id),
             "contest_id": str(self.contest.pk),
             "side_id": str(self.contest.sides.get(position=0).pk),
+            "campaign_id": str(self.campaign.pk),
+            "token_id": str(
+                FeedToken.objects.filter(campaign=self.campaign).values_list("pk", flat=True).first() or 0
+            ),
             "token": self.campaign.join_token,
             "slug": self.system,
         }
@@ -164,6 +170,7 @@ def build_world(system: str) -> World:
     )
     campaigns.session_start(campaign=campaign, actor=gm)  # type: ignore[arg-type]
     character.refresh_from_db()
+    feed_tokens.token_create(campaign=campaign, name="Foundry bridge")
     call = services.call_create(
         campaign=campaign,
         gm=gm,  # type: ignore[arg-type]
@@ -243,6 +250,8 @@ def other_campaign() -> dict[str, int]:
         "session_id": roll.session_id,
         "contest_id": (contest := a_contest(campaign, gm, character)).pk,
         "side_id": contest.sides.get(position=0).pk,
+        "campaign_id": campaign.pk,
+        "token_id": feed_tokens.token_create(campaign=campaign, name="Theirs")[0].pk,
     }
 
 
@@ -309,6 +318,8 @@ ID_PARAMETERS = {
     "session_id": PlaySession,
     "contest_id": Contest,
     "side_id": ContestSide,
+    "campaign_id": Campaign,  # the feed's stream: a key, no login
+    "token_id": FeedToken,
 }
 PARAMETER = re.compile(r"<(?:(?P<converter>[^>:]+):)?(?P<name>[^>]+)>")
 
@@ -600,6 +611,8 @@ def targets(world: World, name: str) -> list[Target]:
                 )
             )
         return made
+    if name == "rolls:feed-token-create":
+        return [target("gm", "post", FeedTokenForm(), baseline={"name": "Owlbear bridge"})]
     if name == "rolls:campaign-new":
         return [target("gm", "post", CampaignForm())]
     if name == "rolls:join":

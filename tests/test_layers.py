@@ -30,6 +30,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("rolls.campaigns",),
     ("rolls.history",),
     ("rolls.live",),  # publish, feed, sockets, the display
+    ("rolls.bridges",),  # the feed for other tools: its keys, its events, its stream
     # The top: what Django or the command line calls.
     (
         "rolls.views",

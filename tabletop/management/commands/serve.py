@@ -104,6 +104,10 @@ KEEP_ALIVE = 75
 WS_MAX_SIZE = 4096
 
 
+# Seconds a stopping server gives the requests in flight (uvicorn_options).
+GRACEFUL_SHUTDOWN = 5
+
+
 def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
     """How ``serve`` runs uvicorn; bench/ starts its servers with the same options."""
     return {
@@ -126,4 +130,8 @@ def uvicorn_options(*, host: str, port: int, workers: int) -> dict[str, Any]:
         # browsers do; uvicorn's default (5 s) closed it between rolls, so nearly every roll
         # paid for a new connection on both sides.
         "timeout_keep_alive": KEEP_ALIVE,
+        # A stopping server waits this long for the requests in flight, then cancels them: the
+        # feed's streams (docs/feed.md) never end on their own, and their clients reconnect to
+        # the next server from where they were. uvicorn's default waits for ever.
+        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN,
     }
