@@ -7,6 +7,7 @@ from django.urls import path
 from rolls.views import (
     campaigns,
     contests,
+    discord,
     display,
     export,
     history,
@@ -61,6 +62,9 @@ urlpatterns = [
     path("c/<int:pk>/language/", language.language_set, name="language-set"),
     path("c/<int:pk>/display-link/", display.display_rotate, name="display-rotate"),
     path("display/<str:token>/", display.display_page, name="display"),
+    path("c/<int:pk>/discord/", discord.discord_save, name="discord-save"),
+    path("c/<int:pk>/discord/remove/", discord.discord_remove, name="discord-remove"),
+    path("c/<int:pk>/discord/test/", discord.discord_test, name="discord-test"),
     path("c/<int:pk>/members/<int:member_id>/remove/", campaigns.member_remove, name="member-remove"),
     path("c/<int:pk>/removed/<int:ban_id>/readmit/", campaigns.member_readmit, name="member-readmit"),
     path("c/<int:pk>/characters/new/", campaigns.character_new, name="character-new"),

@@ -30,6 +30,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("rolls.campaigns",),
     ("rolls.history",),
     ("rolls.live",),  # publish, feed, sockets, the display
+    ("rolls.discord",),  # the posts to Discord, after the commit, by the tasks' worker
     # The top: what Django or the command line calls.
     (
         "rolls.views",
