@@ -115,7 +115,11 @@ class Double:
                 if isinstance(scripted, tuple):  # (429, retry_after)
                     status, wait = scripted
                     self.answers.append(status)
-                    return status, {"message": "You are being rate limited.", "retry_after": wait, "global": False}, {}
+                    return (
+                        status,
+                        {"message": "You are being rate limited.", "retry_after": wait, "global": False},
+                        {},
+                    )
                 self.answers.append(scripted)
                 return scripted, {"message": "Unknown Webhook", "code": 10015}, {}
             if webhook in self.gone:
@@ -126,7 +130,11 @@ class Double:
                 self.limited += 1
                 self.answers.append(429)
                 headers = {"Retry-After": f"{reset:.3f}", "X-RateLimit-Remaining": "0"}
-                return 429, {"message": "You are being rate limited.", "retry_after": reset, "global": False}, headers
+                return (
+                    429,
+                    {"message": "You are being rate limited.", "retry_after": reset, "global": False},
+                    headers,
+                )
             self._bucket.append(now)
             body = json.loads(raw)
             self.taken.append(Taken(webhook, body, now))

@@ -52,7 +52,9 @@ def run_worker() -> None:
     """Every task that is due, run by the tasks backend's own worker command, then back."""
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)}
     try:
-        call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload", verbosity=0)
+        call_command(
+            "db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload", verbosity=0
+        )
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
@@ -71,7 +73,9 @@ def a_table() -> Table:
 
 def save(client: Client, campaign: Campaign, url: str, audience: str = "table") -> Any:
     return client.post(
-        reverse("rolls:discord-save", args=[campaign.pk]), {"audience": audience, "url": url}, HTTP_HX_REQUEST="true"
+        reverse("rolls:discord-save", args=[campaign.pk]),
+        {"audience": audience, "url": url},
+        HTTP_HX_REQUEST="true",
     )
 
 
@@ -131,14 +135,18 @@ def test_a_follow_up_and_the_sessions_decisions_are_posted_in_order(double: Doub
         {"action": "push", "condition": "Scared", "description": "pedals harder"},
         HTTP_HX_REQUEST="true",
     )
+    gm.post(reverse("rolls:roll-void", args=[table.campaign.pk, made.pk]))
     gm.post(reverse("rolls:session-end", args=[table.campaign.pk]), {"confirmed": "yes"})
     run_worker()
     posts = double.to(TABLE_ID)
     kinds = [LogEntry.objects.get(campaign=table.campaign, seq=s).action for s in _seqs(table.campaign)]
-    assert kinds[-3:] == ["roll", "push", "session-end"]
-    assert len(posts) == 3
+    assert kinds[-4:] == ["roll", "push", "roll-void", "session-end"]
+    assert len(posts) == 4
     assert "Pushed" in posts[1].embed["description"]
-    assert "Session" in posts[2].embed["description"]
+    first = LogEntry.objects.get(roll=made, kind="roll").seq
+    assert posts[2].embed["title"] == f"Roll #{first}"
+    assert posts[2].embed["url"].endswith(reverse("rolls:roll", args=[table.campaign.pk, made.pk]))
+    assert "Session" in posts[3].embed["description"]
 
 
 def _seqs(campaign: Campaign) -> list[int]:
@@ -197,7 +205,12 @@ def test_fifty_rolls_in_a_burst_are_all_posted_in_order_none_twice(double: Doubl
     assert form.is_valid(), form.errors
     for _ in range(50):
         services.roll_create(
-            character=table.character, roller=table.player, data=form.engine_data(), helper=None, intent="", rng=rng  # type: ignore[arg-type]
+            character=table.character,
+            roller=table.player,
+            data=form.engine_data(),
+            helper=None,
+            intent="",
+            rng=rng,  # type: ignore[arg-type]
         )
     # A burst queues one flush, not fifty.
     assert DBTaskResult.objects.count() == 1
@@ -218,7 +231,7 @@ def test_an_outage_delays_the_posts_but_never_a_roll(double: Double, settings: A
     save(logged_in(table.gm), table.campaign, TABLE_URL)
     with socket.socket() as closed:  # a port nobody listens on: Discord is down
         closed.bind(("127.0.0.1", 0))
-        settings.DISCORD_API_URL = "http://127.0.0.1:%d" % closed.getsockname()[1]
+        settings.DISCORD_API_URL = f"http://127.0.0.1:{closed.getsockname()[1]}"
     started = time.monotonic()
     assert roll(player, table).status_code == 200
     assert time.monotonic() - started < 1  # the roll waits for nothing of Discord's
@@ -337,7 +350,10 @@ def test_a_player_can_neither_read_nor_set_the_webhooks(double: Double) -> None:
 def test_the_test_button_posts_a_test_message(double: Double) -> None:
     table = a_table()
     gm = logged_in(table.gm)
-    assert gm.post(reverse("rolls:discord-test", args=[table.campaign.pk]), {"audience": "table"}).status_code == 302
+    assert (
+        gm.post(reverse("rolls:discord-test", args=[table.campaign.pk]), {"audience": "table"}).status_code
+        == 302
+    )
     save(gm, table.campaign, TABLE_URL)
     response = gm.post(
         reverse("rolls:discord-test", args=[table.campaign.pk]), {"audience": "table"}, HTTP_HX_REQUEST="true"

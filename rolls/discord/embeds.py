@@ -113,25 +113,20 @@ def _first(roll: Roll) -> LogEntry:
     return entry if entry is not None else LogEntry(kind=LogEntry.Kind.EVENT)
 
 
-def event_embed(*, campaign: Campaign, entry: LogEntry, link: str = "") -> dict[str, Any]:
-    """A decision of the table (a session begins, a contest is settled, a roll voided) as a line."""
+def event_embed(*, campaign: Campaign, entry: LogEntry, link: str = "", number: int = 0) -> dict[str, Any]:
+    """A decision of the table (a session begins, a contest is settled) as a line; a roll's mark
+    (voided) with the roll's number and its link."""
     embed: dict[str, Any] = {
         "description": _cut(_plain(entry.text) or entry.action, DESCRIPTION),
         "color": COLOURS["neutral"],
         "footer": {"text": _cut(campaign.name, FOOTER)},
         "timestamp": entry.created.isoformat(),
     }
+    if number:
+        embed["title"] = _("Roll #%(number)s") % {"number": number}
     if link:
         embed["url"] = link
-        embed["title"] = _("Roll #%(number)s") % {"number": entry.roll_id and _roll_number(entry)}
     return {"embeds": [embed], "allowed_mentions": NO_MENTIONS}
-
-
-def _roll_number(entry: LogEntry) -> int:
-    first = LogEntry.objects.filter(roll_id=entry.roll_id, kind=LogEntry.Kind.ROLL).values_list(
-        "seq", flat=True
-    )
-    return first.first() or entry.seq
 
 
 def test_embed(*, campaign: Campaign, audience_label: str) -> dict[str, Any]:

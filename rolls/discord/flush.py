@@ -22,16 +22,16 @@ import logging
 import time
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from rolls.discord import client, embeds, webhooks
 from rolls.discord.client import Outcome
-from rolls.discord.wake import wake
 from rolls.log.events import TableEvent
 from rolls.models import LogEntry, Roll, Visibility
 from rolls.sight.audience import TABLE, Facts, Viewer, sight
@@ -67,19 +67,26 @@ REVEALS = frozenset({TableEvent.ROLL_REVEAL, TableEvent.CONTEST_REVEAL})
 TABLE_CHANNEL, GM_CHANNEL = DiscordWebhook.Audience.TABLE, DiscordWebhook.Audience.GM
 
 
-def run(campaign_id: int) -> None:
-    """Post what the campaign's webhooks have not posted yet."""
+class Again(NamedTuple):
+    """When to flush the campaign again: ``after`` seconds; ``force``: even when a flush is
+    queued already (this one found another posting, and must not be the one left out)."""
+
+    after: float
+    force: bool = False
+
+
+def run(campaign_id: int) -> Again | None:
+    """Post what the campaign's webhooks have not posted yet; say when to come back, if ever."""
     holder = uuid.uuid4().hex
     if not _claim(campaign_id, holder):
         # Another flush posts now; this one looks again after it, so an entry committed as
         # that one finished is not left waiting for the next roll.
-        wake(campaign_id, after=RECHECK, force=True)
-        return
+        return Again(RECHECK, force=True)
     later: float | None = None
     try:
         campaign = Campaign.objects.filter(pk=campaign_id).first()
         if campaign is None:
-            return
+            return None
         hooks = list(DiscordWebhook.objects.filter(campaign_id=campaign_id, note=""))
         with client.client() as http, translation.override(campaign.language):
             for hook in hooks:
@@ -88,8 +95,7 @@ def run(campaign_id: int) -> None:
                     later = wait if later is None else min(later, wait)
     finally:
         DiscordFeed.objects.filter(campaign_id=campaign_id, holder=holder).update(holder="", held_until=None)
-    if later is not None:
-        wake(campaign_id, after=later)
+    return Again(later) if later is not None else None
 
 
 def _claim(campaign_id: int, holder: str) -> bool:
@@ -242,8 +248,12 @@ def payload_for(campaign: Campaign, hook: DiscordWebhook, entry: LogEntry) -> di
         if entry.action in REVEALS and hook.audience == TABLE_CHANNEL:
             return _roll_payload(campaign, hook, entry, roll, membership=None)
         if entry.action == TableEvent.ROLL_VOID and seen_by(entry, roll, campaign) == hook.audience:
-            path = build_card(roll, {}, entry.seq, place="feed").page_url
-            return embeds.event_embed(campaign=campaign, entry=entry, link=_link(hook, path))
+            first = LogEntry.objects.filter(roll_id=roll.pk, kind=LogEntry.Kind.ROLL).values_list(
+                "seq", flat=True
+            )
+            link = _link(hook, reverse("rolls:roll", args=[campaign.pk, roll.pk]))
+            number = first.first() or entry.seq
+            return embeds.event_embed(campaign=campaign, entry=entry, link=link, number=number)
         return None
     channel = seen_by(entry, roll, campaign)
     if channel != hook.audience:

@@ -11,7 +11,7 @@ from rolls.systems.base import percent
 
 
 def odds_text(before: Fraction | None, after: Fraction | None) -> str:
-    """"42% -> 67%", "42%", or ""."""
+    """ "42% -> 67%", "42%", or ""."""
     if after is None:
         return "" if before is None else percent(before)
     if before is None or before == after:
