@@ -373,3 +373,13 @@ def test_the_gm_removes_a_webhook_and_nothing_more_is_posted(double: Double) -> 
     roll(logged_in(table.player), table)
     run_worker()
     assert double.taken == []
+
+
+def test_a_post_speaks_the_campaigns_language(double: Double) -> None:
+    table = a_table()
+    Campaign.objects.filter(pk=table.campaign.pk).update(language="de")
+    save(logged_in(table.gm), table.campaign, TABLE_URL)
+    roll(logged_in(table.player), table)
+    run_worker()
+    names = [field["name"] for field in double.to(TABLE_ID)[0].embed["fields"]]
+    assert "Ergebnis" in names and "Chancen" in names
