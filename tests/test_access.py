@@ -218,6 +218,15 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     # The TV's page: its link is all it takes, logged in or not.
     "rolls:display": ("GET", "display", {}, everyone(200)),
     "rolls:display-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
+    # The GM's Discord webhooks (tests/test_discord.py): a player neither sets nor reads one.
+    "rolls:discord-save": (
+        "POST",
+        "campaign",
+        {"audience": "table", "url": "https://discord.com/api/webhooks/123456789/" + "t" * 68},
+        GM_CONTROL,
+    ),
+    "rolls:discord-remove": ("POST", "campaign", {"audience": "table"}, GM_CONTROL),
+    "rolls:discord-test": ("POST", "campaign", {"audience": "table"}, GM_CONTROL),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
 }
 
