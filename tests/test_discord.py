@@ -24,7 +24,7 @@ from rolls.models import LogEntry, Roll
 from rolls.play import services
 from rolls.play.npc import NpcRollForm
 from rolls.systems import RulesError
-from tabletop.models import Campaign, DiscordWebhook
+from tabletop.models import Campaign, DiscordFeed, DiscordWebhook
 from tests import factories
 from tests.discord_double import Double
 from tests.factories import Table, logged_in, npc_baseline, posted
@@ -383,3 +383,20 @@ def test_a_post_speaks_the_campaigns_language(double: Double) -> None:
     run_worker()
     names = [field["name"] for field in double.to(TABLE_ID)[0].embed["fields"]]
     assert "Ergebnis" in names and "Chancen" in names
+
+
+def test_one_flush_at_a_time_the_other_comes_back_after_it(double: Double) -> None:
+    table = a_table()
+    save(logged_in(table.gm), table.campaign, TABLE_URL)
+    # Another worker holds the campaign (posting now, or died a minute ago with its lease).
+    DiscordFeed.objects.filter(campaign=table.campaign).update(
+        holder="elsewhere", held_until=timezone.now() + timedelta(minutes=1)
+    )
+    roll(logged_in(table.player), table)
+    run_worker()
+    assert double.taken == []
+    assert DiscordFeed.objects.get(campaign=table.campaign).pending  # it comes back
+    DiscordFeed.objects.filter(campaign=table.campaign).update(holder="", held_until=None)
+    due_now()
+    run_worker()
+    assert len(double.to(TABLE_ID)) == 1

@@ -146,7 +146,13 @@ def _post_pending(http: Any, campaign: Campaign, hook: DiscordWebhook, holder: s
         if not entries:
             break
         for entry in entries:
-            payload = payload_for(campaign, hook, entry)
+            try:
+                payload = payload_for(campaign, hook, entry)
+            except Exception:
+                # An entry that cannot be drawn (a state no engine reads any more) must not
+                # hold up every post after it: passed over, and logged for whoever runs it.
+                logger.exception("Discord: entry #%s of campaign %s not drawn", entry.seq, campaign.pk)
+                payload = None
             if payload is None:
                 done = entry.seq  # nothing for this channel: passed over
                 continue
