@@ -400,3 +400,19 @@ def test_one_flush_at_a_time_the_other_comes_back_after_it(double: Double) -> No
     due_now()
     run_worker()
     assert len(double.to(TABLE_ID)) == 1
+
+
+def test_a_429_longer_than_a_run_waits_is_left_to_a_later_run(double: Double) -> None:
+    table = a_table()
+    save(logged_in(table.gm), table.campaign, TABLE_URL)
+    double.script.append((429, 120))
+    roll(logged_in(table.player), table)
+    started = time.monotonic()
+    run_worker()
+    assert time.monotonic() - started < 5  # the worker did not sit out two minutes
+    assert double.taken == []
+    later = DBTaskResult.objects.filter(status="READY").get()
+    assert later.run_after > timezone.now() + timedelta(seconds=100)
+    due_now()
+    run_worker()
+    assert len(double.to(TABLE_ID)) == 1

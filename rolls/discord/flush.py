@@ -177,6 +177,9 @@ def _post_pending(http: Any, campaign: Campaign, hook: DiscordWebhook, holder: s
                 logger.warning("Discord webhook %s turned off: %s", hook.pk, answer.detail)
                 return None
             if answer.outcome is Outcome.LIMITED:
+                # Longer than a run waits: a later run, and no roll's flush before then.
+                retry_at = timezone.now() + timedelta(seconds=answer.wait)
+                DiscordWebhook.objects.filter(pk=hook.pk).update(retry_at=retry_at)
                 return answer.wait
             failures = hook.failures + 1
             wait = _backoff(failures)
