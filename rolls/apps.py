@@ -8,6 +8,8 @@ from django.apps import AppConfig
 # The live side's receiver of a committed entry, by name: a bench that fills a campaign
 # without sockets disconnects it (bench/history.py).
 LIVE_RECEIVER = "rolls.live.publish"
+# The Discord poster's, woken when an entry of a campaign with a webhook commits.
+DISCORD_RECEIVER = "rolls.discord.wake"
 
 
 class RollsConfig(AppConfig):
@@ -28,6 +30,9 @@ class RollsConfig(AppConfig):
         from rolls.log.append import entry_committed
 
         entry_committed.connect(on_entry_committed, dispatch_uid=LIVE_RECEIVER)
+        from rolls.discord import wake
+
+        entry_committed.connect(wake.on_entry_committed, dispatch_uid=DISCORD_RECEIVER)
 
         # Only a serving process fills the odds caches; tests and management commands that
         # compute a few odds do not pay for all of them.

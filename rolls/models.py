@@ -309,6 +309,10 @@ class LogEntry(models.Model):
             models.Index(fields=["campaign", "actor"], name="log_campaign_actor"),
         ]
 
+    # Not a column: its campaign posted to Discord when it was written (``rolls.log.append``);
+    # the poster is woken once it commits (``rolls.discord.wake``).
+    posts: bool = False
+
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"
 

@@ -54,6 +54,10 @@ class Campaign(models.Model):
     last_seq = models.PositiveBigIntegerField(default=0)
     # The hash of that entry (rolls/log/chain.py): the next entry chains to it.
     last_hash = models.CharField(max_length=64, default="0" * 64)
+    # Whether a Discord webhook of the campaign is on (``DiscordWebhook``): read with
+    # ``last_seq`` by the statement that numbers each entry (rolls/log/append.py), so a roll
+    # learns for free whether to wake the poster, and a table without one pays nothing.
+    discord = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -211,3 +215,59 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} at {self.campaign}"
+
+
+class DiscordWebhook(models.Model):
+    """A Discord channel the table's entries are posted to (rolls/discord/, docs/discord.md):
+    the public channel's (what everyone at the table may see) or the GM's own (the secret and
+    blind rolls). Its URL holds the webhook's token: shown to nobody but the GM, masked, and
+    in no export. ``cursor``: the sequence number of the last entry posted or passed over, so
+    each entry goes out once and in order."""
+
+    class Audience(models.TextChoices):
+        TABLE = "table", gettext_lazy("The table's channel")
+        GM = "gm", gettext_lazy("The GM's channel")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="discord_webhooks")
+    audience = models.CharField(max_length=8, choices=Audience.choices)
+    url = models.CharField(max_length=300)
+    # Where the GM saved it from (scheme and host): the posts' links to a roll's page when
+    # PUBLIC_URL is not set.
+    origin = models.CharField(max_length=200, blank=True)
+    cursor = models.PositiveBigIntegerField(default=0)
+    # Posts that failed in a row (a 5xx, a timeout, no answer): the next try waits longer.
+    failures = models.PositiveIntegerField(default=0)
+    # Not before then: the next try after a failure (its backoff).
+    retry_at = models.DateTimeField(null=True, blank=True)
+    # Why it was turned off (Discord answered 404: the webhook was deleted), for the GM; empty
+    # while it posts.
+    note = models.CharField(max_length=300, blank=True)
+    changed = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["audience"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "audience"], name="one_discord_webhook_per_audience")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.audience} webhook of campaign {self.campaign_id}"
+
+    @property
+    def on(self) -> bool:
+        return not self.note
+
+
+class DiscordFeed(models.Model):
+    """The small row a flush of a campaign's posts claims (rolls/discord/flush.py): one flush
+    at a time per campaign, across worker processes. ``pending``: a flush is queued, so a roll
+    queues no other. ``holder`` and ``held_until``: the worker posting now, until when (a
+    lease it renews after each post; a worker that died leaves it to lapse)."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    pending = models.BooleanField(default=False)
+    holder = models.CharField(max_length=40, blank=True)
+    held_until = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"discord feed of campaign {self.campaign_id}"

@@ -124,6 +124,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    # The database backend of Django's tasks framework: the Discord posts' queue (docs/discord.md).
+    "django_tasks_db",
     "tabletop",
     "rolls",
 ]
@@ -303,6 +305,23 @@ elif FAST_PATH["channel_layer"]:
     CHANNEL_LAYERS = {"default": {"BACKEND": "tabletop.serving.channel_layer.IndexedInMemoryChannelLayer"}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# -- background tasks (docs/discord.md) ------------------------------------------------------------
+# Django's tasks framework on the database the app already has: no other service, and on
+# PostgreSQL several ``db_worker`` processes share the queue (each task is claimed by one).
+# ``serve`` runs a worker beside the app; ``./manage.py db_worker`` runs one on its own.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+# Discord (docs/discord.md): how long a post may take (connect, then answer), in seconds, and
+# the longest a rate limit is waited out inside one run of the worker (longer: a later run).
+DISCORD_TIMEOUT = float(env("DISCORD_TIMEOUT", "10"))
+DISCORD_LONGEST_WAIT = float(env("DISCORD_LONGEST_WAIT", "30"))
+# After a failed post (a 5xx, a timeout, no connection): the first retry's wait in seconds,
+# doubled with each failure in a row, ten minutes at most.
+DISCORD_RETRY_AFTER = float(env("DISCORD_RETRY_AFTER", "5"))
+# Where the posts go instead of each webhook's own host (a proxy; the tests' stand-in for
+# Discord). Empty: to Discord.
+DISCORD_API_URL = env("DISCORD_API_URL")
 
 # -- cache (rate limits, sessions) ------------------------------------------------------------------
 if redis_url:

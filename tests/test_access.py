@@ -229,6 +229,15 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     # The stream overlay's page: its own link, the same for everyone.
     "rolls:overlay": ("GET", "overlay", {}, everyone(200)),
     "rolls:overlay-rotate": ("POST", "campaign", {}, {**GM_CONTROL, "anonymous": 302}),
+    # The GM's Discord webhooks (tests/test_discord.py): a player neither sets nor reads one.
+    "rolls:discord-save": (
+        "POST",
+        "campaign",
+        {"audience": "table", "url": "https://discord.com/api/webhooks/123456789/" + "t" * 68},
+        GM_CONTROL,
+    ),
+    "rolls:discord-remove": ("POST", "campaign", {"audience": "table"}, GM_CONTROL),
+    "rolls:discord-test": ("POST", "campaign", {"audience": "table"}, GM_CONTROL),
     "rolls:rules-system": ("GET", "slug", {}, everyone(200)),
     # The feed for other tools: the GM's keys (a plain POST's answer shows the new key's
     # secret on a page of its own), and the stream, which takes a key and no login.

@@ -31,6 +31,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("rolls.history",),
     ("rolls.live",),  # publish, feed, sockets, the display
     ("rolls.bridges",),  # the feed for other tools: its keys, its events, its stream
+    ("rolls.discord",),  # the posts to Discord, after the commit, by the tasks' worker
     # The top: what Django or the command line calls.
     (
         "rolls.views",

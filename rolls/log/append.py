@@ -50,7 +50,7 @@ def append_entry(
     repeat or skip and each entry chains to the one written just before it. ``place``: the
     number taken by ``reserve`` in this transaction, when the dice needed it first. ``key``:
     the one-time key of the request that wrote it (``rolls.log.resent``)."""
-    seq, previous = place if place is not None else reserve(campaign_id)
+    seq, previous, posts = place if place is not None else reserve(campaign_id)
     created = timezone.now()
     # Every entry gets its salt (a hidden one is not told apart by having one), and a roll's
     # first entry the roll's facts, so what a page shows of the roll is chained with it.
@@ -88,6 +88,7 @@ def append_entry(
         hash=chain.link(previous, digest),
     )
     _set_last_hash(campaign_id, entry.hash)
+    entry.posts = posts
     if roll is not None:
         roll.last_entry = entry
     transaction.on_commit(lambda: entry_committed.send(sender=LogEntry, entry=entry))
@@ -99,6 +100,10 @@ class Place(NamedTuple):
 
     seq: int
     previous: str
+    # The campaign posts its entries to Discord (``Campaign.discord``): read by the same
+    # statement, so the poster is woken on commit (rolls/discord/) at no cost to a table
+    # without a webhook.
+    posts: bool = False
 
 
 def reserve(campaign_id: int) -> Place:
@@ -109,7 +114,7 @@ def reserve(campaign_id: int) -> Place:
     return Place(*_next_seq(campaign_id))
 
 
-def _next_seq(campaign_id: int) -> tuple[int, str]:
+def _next_seq(campaign_id: int) -> tuple[int, str, bool]:
     """Take the campaign's next sequence number and the hash of the entry before it: one
     UPDATE ... RETURNING (SQLite 3.35+ and PostgreSQL), where the ORM would need an UPDATE
     and a SELECT on every roll. The hash comes from the campaign row this UPDATE locks, not
@@ -118,7 +123,7 @@ def _next_seq(campaign_id: int) -> tuple[int, str]:
     row = driver.run(DEFAULT_DB_ALIAS, _next_seq_sql(), [campaign_id], driver.one)
     if row is None:
         raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return int(row[0]), str(row[1])
+    return int(row[0]), str(row[1]), bool(row[2])
 
 
 def _set_last_hash(campaign_id: int, entry_hash: str) -> None:
@@ -132,7 +137,7 @@ def _set_last_hash(campaign_id: int, entry_hash: str) -> None:
 @cache
 def _next_seq_sql() -> str:
     table = connection.ops.quote_name(Campaign._meta.db_table)
-    return f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, last_hash"
+    return f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, last_hash, discord"
 
 
 @cache

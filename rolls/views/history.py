@@ -4,7 +4,6 @@ with the GM's marks on a roll: void, reveal, and the GM's note."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from django.contrib import messages
@@ -16,6 +15,7 @@ from django.views.decorators.http import require_POST
 from rolls import registry
 from rolls.contests.history import ContestEntry, contest_entries, contest_parts, contest_status, standing_line
 from rolls.history import browse, marks
+from rolls.history.odds import step_odds
 from rolls.log import randomness
 from rolls.log.reads import newest_states
 from rolls.models import Contest, LogEntry, Roll, RollNote
@@ -23,7 +23,6 @@ from rolls.play.bound_helper import check_for_both, may_strike, shared_choices, 
 from rolls.sight.audience import Facts, Viewer, sight
 from rolls.sight.cards import Card, build_card
 from rolls.systems import RulesError
-from rolls.systems.base import percent
 from tabletop.access import MAX_ID, gm_or_403, membership_or_404
 from tabletop.models import Membership, PlaySession
 from tabletop.text import names_and
@@ -116,21 +115,12 @@ def _who(entry: LogEntry, names: dict[int, str]) -> str:
     return name if name is not None else _("someone who has left")
 
 
-def _odds(before: Fraction | None, after: Fraction | None) -> str:
-    if after is None:
-        return "" if before is None else percent(before)
-    if before is None or before == after:
-        return percent(after)
-    return f"{percent(before)} -> {percent(after)}"
-
-
 def _steps(roll: Roll, chain: list[LogEntry], membership: Membership) -> list[Step]:
     """The chain step by step, with the engine's exact odds: the chance of a fresh roll of the
     request for the roll itself; for a follow-up, the chances the engine gives it from the
     state before it (``FollowUp.chance_before``/``chance_after``), as it would offer it now
     with what the paying character has now; none when it would not offer it now."""
     system = registry.engine(roll.system)
-    adapter = registry.table(roll.system)
     names = dict(
         Membership.objects.filter(campaign_id=roll.campaign_id).values_list("user_id", "display_name")
     )
@@ -138,23 +128,7 @@ def _steps(roll: Roll, chain: list[LogEntry], membership: Membership) -> list[St
     previous: dict[str, Any] | None = None
     for entry in chain:
         state = entry.state or previous or {}
-        odds = ""
-        if entry.kind == LogEntry.Kind.ROLL:
-            try:
-                odds = _odds(None, system.chance(system.parse_request(state["request"])))
-            except (ValueError, KeyError, TypeError):  # a rules error is a ValueError
-                odds = ""
-        elif entry.kind == LogEntry.Kind.FOLLOW_UP and previous is not None:
-            payer = roll.target if entry.action in system.target_actions else roll.character
-            resources = adapter.resources(payer, latest=True) if payer is not None else {}
-            offered = {f.action: f for f in system.follow_ups(previous, resources)}
-            if entry.action in offered:
-                follow_up = offered[entry.action]
-                after = follow_up.chance_after
-                if after is None and entry.state:
-                    # A choice with a figure of its own (doubles' drama dice, per count).
-                    after = system.chance_after_step(previous, entry.state, follow_up)
-                odds = _odds(follow_up.chance_before, after)
+        odds = step_odds(roll, entry, previous)
         views = system.view(state) if state else ()
         title = entry.text or (views[-1].title if views else entry.action)
         headline = system.evaluate(state).headline if entry.kind != LogEntry.Kind.EVENT and state else ""

@@ -4,11 +4,16 @@ Migrates the database, collects static files, prints the addresses phones can op
 uvicorn (HTTP and websockets). ``--host`` and ``--port`` choose where it listens; on a
 loopback address (``--host 127.0.0.1``) only this machine reaches it, and it says so instead
 of printing a network address that would not answer. With ``--workers N`` (PostgreSQL +
-Redis only) it runs N worker processes.
+Redis only) it runs N worker processes. Beside them it runs one worker of Django's tasks
+framework (``db_worker``, which posts rolls to Discord: docs/discord.md), stopped with it;
+``--no-tasks`` leaves that to a ``db_worker`` run on its own.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -41,8 +46,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=1, help="worker processes (needs PostgreSQL + Redis)"
         )
+        parser.add_argument(
+            "--no-tasks",
+            action="store_true",
+            help="run no worker of the background tasks (Discord posts): run './manage.py db_worker' yourself",
+        )
 
-    def handle(self, *args: Any, host: str, port: int, workers: int, **options: Any) -> None:
+    def handle(
+        self, *args: Any, host: str, port: int, workers: int, no_tasks: bool = False, **options: Any
+    ) -> None:
         embedded = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
         if workers > 1 and (
             embedded or "redis" not in str(settings.CHANNEL_LAYERS["default"]["BACKEND"]).lower()
@@ -56,7 +68,32 @@ class Command(BaseCommand):
         for line in addresses(host=host, port=port, public_url=settings.PUBLIC_URL):
             self.stdout.write(f"  {line}")
         self.stdout.write("  " + _("Stop with Ctrl+C."))
-        uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
+        tasks = None if no_tasks else start_tasks_worker()
+        try:
+            uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
+        finally:
+            if tasks is not None:
+                stop_tasks_worker(tasks)
+
+
+def start_tasks_worker() -> subprocess.Popen[bytes]:
+    """The background tasks' worker (Discord's posts), a process of its own beside the server,
+    so a post's wait never holds up a request: ``./manage.py db_worker``, quiet, checking the
+    queue every second."""
+    manage = Path(settings.BASE_DIR) / "manage.py"
+    command = [sys.executable, str(manage), "db_worker", "--no-reload", "--interval", "1", "--verbosity", "0"]
+    return subprocess.Popen(command, cwd=settings.BASE_DIR, stdin=subprocess.DEVNULL)
+
+
+def stop_tasks_worker(process: subprocess.Popen[bytes]) -> None:
+    """Stop the worker as Ctrl+C would: it finishes the post it is making, then exits."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def addresses(*, host: str, port: int, public_url: str) -> list[str]:
