@@ -213,10 +213,22 @@ if database_url := env("DATABASE_URL"):
         # that would answer 503 with it (psycopg_pool's documented check); and once one is
         # found broken, the pool's other idle ones are checked at once, not one by one with
         # a growing wait between them (tabletop/serving/pool_check.py).
+        # ``reconnect_timeout``: while the server is down the pool retries a lost connection
+        # with a wait that doubles each time (1, 2, 4, 8, 16 s...), so after a 20-second outage
+        # its next try could come half a minute after the server is back, every request a 503
+        # meanwhile. Ten seconds caps a round of retries; the next request that finds the pool
+        # empty starts a new round at once.
         from tabletop.serving.pool_check import checking_the_rest, default_pool
 
         DATABASES["default"]["OPTIONS"].setdefault(
-            "pool", {"min_size": 2, "max_size": 10, "timeout": 3, "check": checking_the_rest(default_pool)}
+            "pool",
+            {
+                "min_size": 2,
+                "max_size": 10,
+                "timeout": 3,
+                "reconnect_timeout": 10,
+                "check": checking_the_rest(default_pool),
+            },
         )
     # And a connection a request thread keeps between requests (REQUEST_THREADS) is tried
     # before a request reuses it, for the same reason.
