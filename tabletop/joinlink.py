@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import segno
 from django.conf import settings
@@ -44,6 +45,9 @@ def join_url(request: HttpRequest, campaign: Campaign) -> str:
     return public_base(request) + reverse("rolls:join", args=[campaign.join_token])
 
 
+# The console draws the join link's code on every load, and a join link changes only when the
+# GM renews it: some 10 ms of segno's work (its mask scores) a page, kept per link instead.
+@lru_cache(maxsize=256)
 def qr_svg(url: str) -> SafeString:
     # segno escapes nothing it is not given; the URL is ours (base + token of [A-Za-z0-9_-]).
     svg = segno.make(url, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff", omitsize=True)
