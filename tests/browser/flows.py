@@ -9,10 +9,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from playwright.sync_api import Locator, Page, expect
 
+from rolls import registry
+from rolls.campaigns import services as campaigns
+from rolls.play.formdata import form_baseline, posted
+from tabletop.models import Campaign
 from tests.factories import PASSWORD
 
 
@@ -135,20 +140,67 @@ def roll_id(card: Locator) -> int:
     return int(value)
 
 
-def join_with_character(page: Page, link: str, name: str, character: str, **sheet: int) -> Player:
-    join(page, link, name)
-    url = create_character(page, character, **sheet)
+def join_with_character(
+    page: Page, link: str, name: str, character: str, *, by_hand: bool = False, **sheet: int
+) -> Player:
+    """A player at the table with a character, on its roll screen. ``by_hand``: through the
+    join page and the sheet form, as a phone does it the first time; otherwise the same
+    services those forms call, and the phone signed in with a session cookie (the tests of
+    the join and the sheet go by hand; the others start at the table)."""
+    if by_hand:
+        join(page, link, name)
+        url = create_character(page, character, **sheet)
+    else:
+        user, url = in_thread(lambda: _joined(link, name, character, **sheet))
+        sign_in(page, user, settings.PUBLIC_URL)
+        page.goto(url)
+        expect(page.get_by_role("heading", level=1)).to_have_text(character)
+        url = page.url
     wait_live(page)
     return Player(page, name, character, url)
 
 
-def open_table(gm: Page, *, campaign: str = "The Loop") -> str:
-    """The GM signs up, creates a sixes campaign and starts a session; returns the join link."""
-    sign_up(gm)
-    create_campaign(gm, campaign)
-    start_session(gm)
+def _joined(link: str, name: str, character: str, *, body: int = 3, sneak: int = 2) -> tuple[Any, str]:
+    """What the join page and the sixes sheet form (as create_character fills it) write."""
+    token = link.rstrip("/").rsplit("/", 1)[-1]
+    campaign = Campaign.objects.get(join_token=token)
+    user = campaigns.player_create(display_name=name)
+    campaigns.member_join(campaign=campaign, user=user, display_name=name)
+    form_class = registry.table(campaign.system).sheet_form
+    data = {
+        **form_baseline(form_class()),
+        "name": character,
+        "body": str(body),
+        "skill_body_0_level": str(sneak),  # Sneak
+    }
+    form = form_class(posted(data))
+    assert form.is_valid(), form.errors
+    made = campaigns.character_create(campaign=campaign, owner=user, name=character, sheet=form.to_sheet())
+    return user, made.get_absolute_url()
+
+
+def open_table(gm: Page, *, campaign: str = "The Loop", by_hand: bool = False) -> str:
+    """The GM "gamemaster" (as Marta) with a sixes campaign and a session started, on the
+    session page; returns the join link. ``by_hand``: signed up, the campaign made and the
+    session started through the pages; otherwise through the services those pages call."""
+    if by_hand:
+        sign_up(gm)
+        create_campaign(gm, campaign)
+        start_session(gm)
+    else:
+        user, made = in_thread(lambda: _opened(campaign))
+        sign_in(gm, user, settings.PUBLIC_URL)
+        gm.goto(f"/c/{made}/session/")
+        expect(gm.locator("#session-status")).to_contain_text("Session 1 is on")
     wait_live(gm)
     return join_link(gm)
+
+
+def _opened(name: str) -> tuple[Any, int]:
+    user = get_user_model().objects.create_user("gamemaster", password=PASSWORD)
+    campaign = campaigns.campaign_create(gm=user, name=name, system="sixes", display_name="Marta")
+    campaigns.session_start(campaign=campaign, actor=user)
+    return user, campaign.pk
 
 
 def gm_roll(gm: Page, name: str, intent: str, *, secret: bool = False) -> None:

@@ -56,7 +56,7 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
 ) -> None:
     # The GM's laptop: sign up, a sixes campaign, a session.
     gm = browsers.gm()
-    link = open_table(gm)
+    link = open_table(gm, by_hand=True)
     session_url = gm.url
 
     # The television opens the link the session page gives it; nobody logs in there.
@@ -68,7 +68,7 @@ def test_a_table_plays_a_session_on_the_gms_console_the_tv_and_three_phones(
     expect(tv.get_by_role("button")).to_have_count(0)
 
     # Three phones scan the join link and make their kids.
-    ada = join_with_character(browsers.phone(), link, "Anna", "Ada", body=3, sneak=2)
+    ada = join_with_character(browsers.phone(), link, "Anna", "Ada", body=3, sneak=2, by_hand=True)
     bo = join_with_character(browsers.phone(), link, "Bert", "Bo", body=2, sneak=1)
     cy = join_with_character(browsers.phone(), link, "Cleo", "Cy", body=4, sneak=2)
     for player in (ada, bo, cy):
