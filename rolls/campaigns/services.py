@@ -198,29 +198,32 @@ def join_link_rotate(*, campaign: Campaign, actor: User | None = None) -> None:
 def display_link_rotate(*, campaign: Campaign, actor: User) -> None:
     """A new display link; the old one stops at once. The event in the log is also what tells
     an open display: its socket reads its token again for every entry, finds it gone, closes."""
-    with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(display_token=new_join_token())
-        append_event(
-            campaign_id=campaign.pk,
-            event=TableEvent.DISPLAY_LINK,
-            actor=actor,
-            text=_("The GM made a new table display link; the old one no longer works."),
-        )
-    logger.info("display link of campaign %s replaced by user %s", campaign.pk, actor.pk)
+    _link_rotate(
+        campaign,
+        actor,
+        field="display_token",
+        event=TableEvent.DISPLAY_LINK,
+        text=_("The GM made a new table display link; the old one no longer works."),
+    )
 
 
 def overlay_link_rotate(*, campaign: Campaign, actor: User) -> None:
     """A new stream overlay link; the old one stops at once, the display's stays. As for the
     display, the event in the log is what closes an open overlay's socket."""
+    _link_rotate(
+        campaign,
+        actor,
+        field="overlay_token",
+        event=TableEvent.OVERLAY_LINK,
+        text=_("The GM made a new stream overlay link; the old one no longer works."),
+    )
+
+
+def _link_rotate(campaign: Campaign, actor: User, *, field: str, event: TableEvent, text: str) -> None:
     with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(overlay_token=new_join_token())
-        append_event(
-            campaign_id=campaign.pk,
-            event=TableEvent.OVERLAY_LINK,
-            actor=actor,
-            text=_("The GM made a new stream overlay link; the old one no longer works."),
-        )
-    logger.info("overlay link of campaign %s replaced by user %s", campaign.pk, actor.pk)
+        Campaign.objects.filter(pk=campaign.pk).update(**{field: new_join_token()})
+        append_event(campaign_id=campaign.pk, event=event, actor=actor, text=text)
+    logger.info("%s of campaign %s replaced by user %s", field, campaign.pk, actor.pk)
 
 
 def session_start(*, campaign: Campaign, actor: User) -> PlaySession:

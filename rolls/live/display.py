@@ -81,17 +81,24 @@ def _on_top(entry: LogEntry) -> str:
     )
 
 
+def entries_after(campaign: Campaign, since: int) -> list[LogEntry]:
+    """The log after ``since`` with what a shared card needs, one more than a socket catches
+    up on (``MAX_CATCH_UP``: past it the page reloads instead): the display's and the overlay's
+    read."""
+    return list(
+        LogEntry.objects.filter(campaign_id=campaign.pk, seq__gt=since)
+        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
+        .order_by("seq")[: MAX_CATCH_UP + 1]
+    )
+
+
 def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
     """What the display's socket sends for the entries after ``since``: each roll's markup as
     the table shares it, each decision of the table as a line (``DECISIONS``: a verdict drawn
     again on its rolls' cards too), the session line and the open calls when the batch changed
     them, and the last sequence number. Other events are not shown: the display is for the
     dice and what the table decides."""
-    entries = list(
-        LogEntry.objects.filter(campaign_id=campaign.pk, seq__gt=since)
-        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
-        .order_by("seq")[: MAX_CATCH_UP + 1]
-    )
+    entries = entries_after(campaign, since)
     if not entries:
         return "", since
     if len(entries) > MAX_CATCH_UP:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from rolls.live.display import SHOWN_AGAIN, _on_top
+from rolls.live.display import SHOWN_AGAIN, _on_top, entries_after
 from rolls.live.feed import MAX_CATCH_UP, _shared, stored_since, verdict_cards
 from rolls.log.events import VERDICTS
-from rolls.models import LogEntry
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign
 
@@ -50,11 +49,7 @@ def overlay_since(campaign: Campaign, since: int) -> tuple[str, int]:
     """What the overlay's socket sends for the entries after ``since``: each roll's markup as the
     table shares it (a revealed one on top, as new), a contest's cards again when its verdict
     lands, and the last sequence number. No event's line: the overlay shows the dice alone."""
-    entries = list(
-        LogEntry.objects.filter(campaign_id=campaign.pk, seq__gt=since)
-        .select_related("roll", "roll__character", "roll__character__campaign", "roll__target")
-        .order_by("seq")[: MAX_CATCH_UP + 1]
-    )
+    entries = entries_after(campaign, since)
     if not entries:
         return "", since
     if len(entries) > MAX_CATCH_UP:
