@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.test.utils import override_settings
+from django.utils import translation
 from pytest_django.fixtures import Settings
 
 from tests import factories
@@ -56,6 +57,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from django.core.management import call_command
 
     call_command("collectstatic", interactive=False, verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts and ends in the site's language. A request the test client sends runs
+    in the test's own thread, and the language it activated (the browser's, or its campaign's:
+    tabletop/language.py) stays active there after it: the next test on that worker would
+    read a service's messages in French."""
+    translation.activate(django_settings.LANGUAGE_CODE)
+    yield
+    translation.activate(django_settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)
