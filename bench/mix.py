@@ -481,6 +481,10 @@ async def play(app: MixDriver, baseline: MixDriver | None, args: argparse.Namesp
             await each.settle()
         if driver.app:
             await asyncio.to_thread(refill, driver.tables)
+            if args.profile and not phases:
+                # The profile counts from the first measured phase: not the connect storm, the
+                # warm-up or the first use of each compiled query.
+                (Path(driver.server.env["BENCH_PROFILE"]) / "reset").touch()
         phase = await driver.phase(kind, args.rate, args.seconds, round_no)
         phases.append(phase)
         print(

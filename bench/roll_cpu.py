@@ -321,8 +321,13 @@ def measure_after_gaps(
 
 def _post(phones: list[tuple[Any, str, str]], n: int) -> None:
     client, url, data = phones[n % len(phones)]
+    # With the browser's random value for the dice, a fresh one each time, as the phone posts
+    # (``static/js/table.js``): the roll path reads it and looks its key up (rolls/log/resent.py).
     response = client.post(
-        url, data, content_type="application/x-www-form-urlencoded", SERVER_NAME="127.0.0.1"
+        url,
+        f"{data}&client_random={secrets.token_hex(16)}",
+        content_type="application/x-www-form-urlencoded",
+        SERVER_NAME="127.0.0.1",
     )
     if response.status_code != 200:
         raise SystemExit(f"a roll answered {response.status_code}: {response.content[:200]!r}")
