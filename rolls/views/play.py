@@ -73,20 +73,29 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
         key = client_value(request)
     except RulesError as error:
         return refuse(request, str(error), page, "roll-form")
-    # Asked first, before the form: the first roll may have closed the call it answered.
-    first = resent.first_answer(membership.campaign_id, membership.user_id, key)
-    if first is not None:
+
+    def again() -> HttpResponse | None:
+        """The answer to this request sent before (``rolls.log.resent``), or None. Asked only
+        when the roll fails: refused (the first roll may have closed the call it answered),
+        or stopped by the key's unique index. A first request, nearly every one, asks nothing."""
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None:
+            return None
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or first.roll.character_id != character.pk:
             return refuse(request, _(resent.KEY_REUSED), page, "roll-form")
         return _rolled(request, membership, character, first.roll, again=True)
+
+    def refused(message: str) -> HttpResponse:
+        return again() or refuse(request, message, page, "roll-form")
+
     form = registry.table(membership.campaign.system).roll_form(request.POST, character=character)
     if not form.is_valid():
-        return refuse(request, form.errors_text(), page, "roll-form")
+        return refused(form.errors_text())
     call = None
     if form.cleaned_data.get("call"):
         call = RollCall.objects.filter(campaign=membership.campaign, pk=form.cleaned_data["call"]).first()
         if call is None:
-            return refuse(request, _("That call for a roll does not exist."), page, "roll-form")
+            return refused(_("That call for a roll does not exist."))
     try:
         faces = _roll_faces(request, membership.campaign, blind=bool(form.cleaned_data.get("blind")))
         roll = services.roll_create(
@@ -103,13 +112,14 @@ def roll_create(request: HtmxRequest, pk: int, character_id: int) -> HttpRespons
             key=key,
         )
     except RulesError as error:
-        return refuse(request, str(error), page, "roll-form")
+        return refused(str(error))
     except IntegrityError:
-        # Two copies of one request, both past the lookup: the second answers with the first.
-        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
-        if first is None or first.roll is None:
+        # The key's unique index: a copy of a request already written (the first one, or a
+        # second copy that was on its way at the same time). Nothing of this one was kept.
+        answer = again()
+        if answer is None:
             raise
-        return _rolled(request, membership, character, first.roll, again=True)
+        return answer
     return _rolled(request, membership, character, roll)
 
 
@@ -196,11 +206,19 @@ def follow_up(request: HtmxRequest, pk: int, roll_id: int) -> HttpResponse:
     }
     try:
         key = client_value(request)
-        entry = resent.first_answer(membership.campaign_id, membership.user_id, key) or _follow_up_made(
+    except RulesError as error:
+        return refuse(request, str(error), page, card_id)
+    try:
+        entry = _follow_up_made(
             membership, roll, action, params, unseen=unseen, faces=request.POST.get("faces", ""), key=key
         )
     except RulesError as error:
-        return refuse(request, str(error), page, card_id)
+        # Refused, perhaps for what the same request did before (a push is made once): that
+        # request's answer, if this is a copy of it (``rolls.log.resent``); looked up only now.
+        first = resent.first_answer(membership.campaign_id, membership.user_id, key)
+        if first is None:
+            return refuse(request, str(error), page, card_id)
+        entry = first
     if entry.roll_id != roll.pk or entry.kind != LogEntry.Kind.FOLLOW_UP or entry.action != action:
         return refuse(request, _(resent.KEY_REUSED), page, card_id)
     if not request.htmx:
@@ -341,13 +359,19 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
         key = client_value(request)
     except RulesError as error:
         return refuse(request, str(error), page, "npc-form")
-    first = resent.first_answer(campaign.pk, membership.user_id, key)
-    if first is not None:
+
+    def again() -> HttpResponse | None:
+        """The answer to this request sent before, or None: asked only when the roll fails,
+        as for a player's roll (``roll_create``)."""
+        first = resent.first_answer(campaign.pk, membership.user_id, key)
+        if first is None:
+            return None
         if first.kind != LogEntry.Kind.ROLL or first.roll is None or not first.roll.npc:
             return refuse(request, _(resent.KEY_REUSED), page, "npc-form")
         return _npc_rolled(request, membership, first.roll)
+
     if not form.is_valid():
-        return refuse(request, form.errors_text(), page, "npc-form")
+        return again() or refuse(request, form.errors_text(), page, "npc-form")
     try:
         raw = form.cleaned_data.get("faces", "")
         roll = services.npc_roll_create(
@@ -364,12 +388,12 @@ def npc_roll(request: HtmxRequest, pk: int) -> HttpResponse:
             key=key,
         )
     except RulesError as error:
-        return refuse(request, str(error), page, "npc-form")
-    except IntegrityError:
-        first = resent.first_answer(campaign.pk, membership.user_id, key)
-        if first is None or first.roll is None:
+        return again() or refuse(request, str(error), page, "npc-form")
+    except IntegrityError:  # the key's unique index: a copy of a request already written
+        answer = again()
+        if answer is None:
             raise
-        roll = first.roll
+        return answer
     return _npc_rolled(request, membership, roll)
 
 
