@@ -90,7 +90,21 @@ def test_whoever_watches_the_statements_sees_each_one(table: Table) -> None:
 
     with connection.execute_wrapper(note):
         driver.run(DEFAULT_DB_ALIAS, ENTRY_AT, [table.campaign.pk, entry.seq], driver.one)
-    assert seen == [ENTRY_AT]
+    # By name where the backend takes names (both of ours): the same statement.
+    assert seen == [driver.named(ENTRY_AT)[0] if connection.features.supports_paramstyle_pyformat else ENTRY_AT]
+
+
+def test_placeholders_go_by_name_and_an_escaped_percent_stays_one() -> None:
+    """The parameters are sent by name (no regular expression over the statement on every
+    call); ``%%`` is a percent sign of the SQL's own, as Django's cursor reads it."""
+    assert driver.named("SELECT '50%%s' WHERE a = %s AND b = %s") == (
+        "SELECT '50%%s' WHERE a = %(p0)s AND b = %(p1)s",
+        ("p0", "p1"),
+    )
+    row = driver.run(DEFAULT_DB_ALIAS, "SELECT '50%%' || %s, %s + 1", ["x", 41], driver.one)
+    assert tuple(row) == ("50%x", 42)
+    with pytest.raises(TypeError, match="2 placeholders, 1 parameters"):
+        driver.run(DEFAULT_DB_ALIAS, "SELECT %s, %s", [1], driver.one)
 
 
 def test_a_roll_goes_through_the_drivers_way(table: Table) -> None:
