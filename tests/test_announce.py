@@ -68,7 +68,7 @@ def test_a_roll_is_one_sentence_for_every_screen(table: Table, dice: Script) -> 
     assert said(batch(table, table.gm, since)) == expected
     assert said(batch(table, table.player, since, result_for=table.character.pk)) == expected
     # The markup the table's sockets share (and the TV shows) says the same.
-    assert said(feed._shared(LogEntry.objects.latest("seq")).html) == expected
+    assert said(feed.shared_markup(LogEntry.objects.latest("seq")).html) == expected
 
 
 def test_a_follow_up_says_what_was_done_and_what_came_of_it(table: Table, dice: Script) -> None:

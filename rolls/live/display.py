@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 
 from rolls.contests.panels import contest_views
 from rolls.live import announce
-from rolls.live.feed import MAX_CATCH_UP, _shared, facts_of, stored_since
+from rolls.live.feed import MAX_CATCH_UP, facts_of, shared_markup, stored_since
 from rolls.log.events import DECISIONS, Refresh, TableEvent, refreshes
 from rolls.models import LogEntry
 from rolls.sight import panels
@@ -70,7 +70,7 @@ def display_stored(campaign_id: int, since: int, until: int) -> tuple[str, int] 
     )
 
 
-def _on_top(entry: LogEntry) -> str:
+def on_top(entry: LogEntry) -> str:
     """A roll's card taken from where it was and put on top of the feed, as the table sees it."""
     assert entry.roll is not None
     card = build_card(entry.roll, entry.state or {}, entry.seq, place="feed")
@@ -114,15 +114,15 @@ def display_since(campaign: Campaign, since: int) -> tuple[str, int]:
             if entry.action in SHOWN_AGAIN:
                 # The room sees it now (the GM revealed a secret roll): on top, as a new roll,
                 # where an old "rolled in secret" card further down would go unnoticed.
-                parts.append(_on_top(entry))
+                parts.append(on_top(entry))
             else:
-                parts.append(_shared(entry).html)
+                parts.append(shared_markup(entry).html)
             calls = calls or facts.call
             contests = contests or facts.contest
             continue
         if entry.action in DECISIONS:
             # The room reads it as a line of the feed: who won, a session begins...
-            parts.append(_shared(entry).html)
+            parts.append(shared_markup(entry).html)
         changed = refreshes(entry.action)
         status = status or bool(changed & Refresh.STATUS)
         calls = calls or bool(changed & CALLS_CHANGE)

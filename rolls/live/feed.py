@@ -180,14 +180,14 @@ def _entry_for(
             }
             return render_to_string("rolls/_event_oob.html", context)
         if entry.action in VERDICTS:
-            return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
+            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for)
         if entry.action == TableEvent.CONTEST_STEP and result_for is not None:
             # A step may pass the turn (sets SET-10: the winner is done with criticals): the
             # roll screen's result card of a side is drawn again, its buttons as they are now.
-            return _shared(entry).html + _verdict_cards_for(membership, entry, result_for)
-        return _shared(entry).html
+            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for)
+        return shared_markup(entry).html
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
-        return _shared(entry).html
+        return shared_markup(entry).html
     state = entry.state or {}
     own = entry.seq if entry.kind == LogEntry.Kind.ROLL else None  # the roll's own number
     card = build_card(roll, state, entry.seq, place="feed", membership=membership, roll_seq=own)
@@ -330,7 +330,7 @@ class Shared:
 _store: Kept[tuple[int, int], Shared] = Kept(SHARED_ENTRIES)
 
 
-def _shared(entry: LogEntry) -> Shared:
+def shared_markup(entry: LogEntry) -> Shared:
     """The entry's markup as the table sees it, rendered once (when sharing). Not for the
     status events, which show the session as it is at the time of sending."""
     key = (entry.campaign_id, entry.seq)
@@ -376,7 +376,7 @@ def prepare_entry(entry: LogEntry) -> dict[str, Any] | None:
     and when nothing is shared."""
     if entry.action in STATUS_EVENTS or not sharing():
         return None
-    return _shared(entry).to_data()
+    return shared_markup(entry).to_data()
 
 
 def receive_shared(campaign_id: int, seq: int, data: dict[str, Any]) -> None:
@@ -399,7 +399,7 @@ def prepare_shared(campaign_id: int, since: int, until: int) -> None:
         .order_by("seq")
     )
     for entry in entries:
-        _shared(entry)
+        shared_markup(entry)
 
 
 def is_stored(campaign_id: int, since: int, until: int) -> bool:

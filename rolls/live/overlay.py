@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from rolls.live.display import SHOWN_AGAIN, _on_top, entries_after
-from rolls.live.feed import MAX_CATCH_UP, _shared, stored_since, verdict_cards
+from rolls.live.display import SHOWN_AGAIN, entries_after, on_top
+from rolls.live.feed import MAX_CATCH_UP, shared_markup, stored_since, verdict_cards
 from rolls.log.events import VERDICTS
 from tabletop.joinlink import looks_like_token
 from tabletop.models import Campaign
@@ -57,7 +57,7 @@ def overlay_since(campaign: Campaign, since: int) -> tuple[str, int]:
     parts = []
     for entry in entries:
         if entry.roll is not None:
-            parts.append(_on_top(entry) if entry.action in SHOWN_AGAIN else _shared(entry).html)
+            parts.append(on_top(entry) if entry.action in SHOWN_AGAIN else shared_markup(entry).html)
         elif entry.action in VERDICTS:
             # The contest's cards drawn again with the verdict (their update is dropped by the
             # page for a card it no longer holds: static/js/live.js, cards-shown).
