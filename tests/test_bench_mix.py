@@ -130,7 +130,9 @@ def test_a_socket_counts_an_entry_once_when_the_gms_panel_draws_its_card_again(
     assert f'data-seq="{npc.seq}"' in panel  # the NPC's card waits there
 
     listener = harness.Listener(0, harness.Phone(table.gm.pk, "", "", None, is_gm=True))
-    listener.take(feed.shared_markup(npc).html + f'<span id="last-seq" data-seq="{npc.seq}" hidden></span>', 0.0)
+    listener.take(
+        feed.shared_markup(npc).html + f'<span id="last-seq" data-seq="{npc.seq}" hidden></span>', 0.0
+    )
     listener.take(
         feed.shared_markup(kid).html + panel + f'<span id="last-seq" data-seq="{kid.seq}" hidden></span>', 1.0
     )

@@ -258,8 +258,7 @@ def test_a_list_reads_the_panels_latest_rolls_as_the_orm_does(table: Table, agai
         (feed._SINCE, {"campaign_id": 3, "since": 4}),
         (roll_models._NEWEST_ENTRY, {"roll_id": 3}),
         (roll_models._LATEST_OF_CHARACTER, {"character_id": 3}),
-        (presence._MEMBERS, {"campaign_id": 3}),
-        (presence._SOCKETS, {"campaign_id": 3}),
+        (presence._MEMBERS_SEEN, {"campaign_id": 3}),
     ],
 )
 def test_a_list_runs_the_sql_the_orm_would(compiled: CompiledList[Any], params: dict[str, int]) -> None:

@@ -91,7 +91,9 @@ def test_whoever_watches_the_statements_sees_each_one(table: Table) -> None:
     with connection.execute_wrapper(note):
         driver.run(DEFAULT_DB_ALIAS, ENTRY_AT, [table.campaign.pk, entry.seq], driver.one)
     # By name where the backend takes names (both of ours): the same statement.
-    assert seen == [driver.named(ENTRY_AT)[0] if connection.features.supports_paramstyle_pyformat else ENTRY_AT]
+    assert seen == [
+        driver.named(ENTRY_AT)[0] if connection.features.supports_paramstyle_pyformat else ENTRY_AT
+    ]
 
 
 def test_placeholders_go_by_name_and_an_escaped_percent_stays_one() -> None:

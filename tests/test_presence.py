@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from tabletop import presence
 from tabletop.models import Membership, Presence
+from tests import factories
 from tests.factories import Table, user
 from tests.test_consumers import empty_channel_layer, is_presence, open_socket  # noqa: F401  (fixture)
 
@@ -210,4 +211,27 @@ def test_the_list_names_each_member_at_the_table_once_gm_first(table: Table) -> 
     assert [m.user_id for m in listed] == [table.gm.pk, table.player.pk]
     assert listed[0].is_gm
     for name in ("p.1", "p.2", "g.1"):
+        presence.leave(channel_name=name)
+
+
+@pytest.mark.django_db
+def test_the_names_list_counts_a_members_newest_socket_on_this_campaign_only(table: Table) -> None:
+    """One read of the members with their sockets' last heartbeat on this campaign: a member
+    with a fresh socket and a stale one is there, GM first; a member whose only fresh socket is
+    on another campaign is not."""
+    ghost(table, seen_ago=LONG_AGO)  # the GM's stale row...
+    # ...and a fresh one:
+    presence.arrive(channel_name="live.gm", campaign_id=table.campaign.pk, user_id=table.gm.pk)
+    presence.arrive(channel_name="live.1", campaign_id=table.campaign.pk, user_id=table.player.pk)
+    other = factories.campaign(table.gm, name="Another table")
+    elsewhere = user("kim")
+    factories.member(table.campaign, elsewhere, name="Kim")
+    factories.member(other, elsewhere, name="Kim")
+    presence.arrive(channel_name="live.kim", campaign_id=other.pk, user_id=elsewhere.pk)
+
+    here = presence.present(table.campaign.pk)
+
+    assert [m.user_id for m in here] == [table.gm.pk, table.player.pk]
+    assert [m.user_id for m in presence.present(other.pk)] == [elsewhere.pk]
+    for name in ("live.gm", "live.1", "live.kim"):
         presence.leave(channel_name=name)
