@@ -13,8 +13,8 @@ the backend's private methods: 15 instead of 27 µs a statement, ten a roll (ben
 That shortcut is gone with the private names it read.
 
 The parameters go by name (``%(p0)s`` and a dict, the DB-API's "pyformat" style) where the
-backend says it takes them (``connection.features.supports_paramstyle_pyformat``: SQLite since
-Django 5.x, PostgreSQL always). Given a list, Django's SQLite cursor rewrites ``%s`` to ``?``
+backend says it takes them (``connection.features.supports_paramstyle_pyformat``: SQLite in the
+Django we run, 6.1, and PostgreSQL). Given a list, Django's SQLite cursor rewrites ``%s`` to ``?``
 with a regular expression that reads the whole statement on every call: 34 µs for the
 50 columns of the repeat lookup's statement (``rolls.log.resent``), more than SQLite took to
 answer it; by name it formats the statement once with ``%`` instead, a few µs. The rewrite to
