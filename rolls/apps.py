@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from django.apps import AppConfig
+from django.core.signals import setting_changed
 
 # The live side's receiver of a committed entry, by name: a bench that fills a campaign
 # without sockets disconnects it (bench/history.py).
@@ -23,6 +25,9 @@ class RollsConfig(AppConfig):
         from rolls.systems import words
 
         words.install(gettext, ngettext, get_language)
+        # The engine keeps each text per language; a test that points Django at other
+        # catalogues has it read them again.
+        setting_changed.connect(_catalogues_changed, dispatch_uid="rolls.systems.words.forget")
 
         # The log announces each committed entry and the live side publishes it: connected
         # here, so the writes never import the side that draws.
@@ -41,3 +46,10 @@ class RollsConfig(AppConfig):
             from rolls.warmup import warm_in_background
 
             warm_in_background()
+
+
+def _catalogues_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS"):
+        from rolls.systems import words
+
+        words.forget()

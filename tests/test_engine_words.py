@@ -148,3 +148,48 @@ def test_the_engine_imports_no_django() -> None:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_each_text_is_asked_of_the_translator_once_per_language() -> None:
+    """A card's texts are kept per language (a roll asks for some thirty): the translator is
+    asked once for a text in each language, and again after a new one is installed."""
+    asked: list[tuple[str, str]] = []
+    active = ["xx"]
+
+    def counting(message: str) -> str:
+        asked.append((active[0], message))
+        return fake_gettext(message)
+
+    previous = words.install(counting, fake_ngettext, lambda: active[0])
+    try:
+        assert [words._("Sixes"), words._("Sixes")] == ["[Sechser]", "[Sechser]"]
+        active[0] = "yy"
+        words._("Sixes")
+        assert asked == [("xx", "Sixes"), ("yy", "Sixes")]
+        words.install(counting, fake_ngettext, lambda: active[0])
+        words._("Sixes")
+        assert len(asked) == 3
+    finally:
+        words.install(*previous)
+
+
+def test_changed_catalogue_settings_have_the_texts_read_again() -> None:
+    """A test that points Django at other catalogues (``override_settings``) gets texts read
+    from them, not the ones kept before (``rolls.apps``)."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    asked: list[str] = []
+
+    def counting(message: str) -> str:
+        asked.append(message)
+        return message
+
+    previous = words.install(counting, fake_ngettext, lambda: "xx")
+    try:
+        words._("Sixes")
+        with override_settings(LOCALE_PATHS=list(settings.LOCALE_PATHS)):
+            words._("Sixes")
+        assert asked == ["Sixes", "Sixes"]
+    finally:
+        words.install(*previous)

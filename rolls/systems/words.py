@@ -10,6 +10,7 @@ translator installed (a script, a test of the engine alone) the texts stay Engli
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 
 
 def _english(message: str) -> str:
@@ -34,7 +35,21 @@ _language: Callable[[], str | None] = _no_language
 def _(message: str) -> str:
     """``message`` in the active language (English without a translator). The empty text
     stays empty (gettext would answer a catalogue's header)."""
-    return _gettext(message) if message else message
+    return _translated(_language(), message) if message else message
+
+
+# A roll asks for some thirty of the engine's texts, and Django's ``gettext`` walks the active
+# language's chain of catalogues for each (a miss in every one for English): kept here per
+# language, the answer costs one read of the active language. Bounded, because a caller may
+# pass a text built at run time; emptied by ``install`` and ``forget``.
+@lru_cache(maxsize=4096)
+def _translated(language: str | None, message: str) -> str:
+    return _gettext(message)
+
+
+def forget() -> None:
+    """Drop the texts kept per language: the catalogues changed (a test's settings)."""
+    _translated.cache_clear()
 
 
 def ngettext(singular: str, plural: str, number: int) -> str:
@@ -70,6 +85,7 @@ def install(
     _gettext = gettext or _english
     _ngettext = plural or _english_plural
     _language = active or _no_language
+    forget()
     return previous
 
 
