@@ -21,7 +21,11 @@ bench/ on the 2-core development machine (bench/README.md, and each module's doc
     ``serving_loop()``, used by ``rolls/live/publish.py``; ``bench/load.py --tables 200 --rate
     100``). Off: Django's own ASGI handler, SQLite connections closed after each request
     (``CONN_MAX_AGE`` 0, as Django advises under ASGI), and the write cap does nothing:
-    nothing counts the writes, so no request is refused as over it.
+    nothing counts the writes, so no request is refused as over it. Django's handler also
+    reads each static file whole before sending it, and warns that a
+    ``StreamingHttpResponse`` consumed a synchronous iterator: WhiteNoise (6.12) answers with a
+    ``FileResponse`` over the open file, which the piece reads a chunk at a time on its
+    thread.
 
 ``compiled_queries``: ``compiled_query.CompiledQuery``/``CompiledList``/``CompiledInsert``/
     ``CompiledDelete``/``CompiledSave``, instead of ``queryset.get()``, ``list(queryset)``,
