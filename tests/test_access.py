@@ -242,7 +242,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {
     # The feed for other tools: the GM's keys (a plain POST's answer shows the new key's
     # secret on a page of its own), and the stream, which takes a key and no login.
     "rolls:feed-token-create": ("POST", "campaign", {"name": "Owlbear"}, {**GM_CONTROL, "gm": 200}),
-    "rolls:feed-token-revoke": ("POST", "feed_token", {}, GM_CONTROL),
+    "rolls:feed-token-revoke": ("POST", "feed_token", CONFIRMED, GM_CONTROL),
     "rolls:feed-events": ("GET", "campaign", {}, everyone(401)),
 }
 

@@ -98,6 +98,9 @@ def create_url(campaign: Campaign) -> str:
     return reverse("rolls:feed-token-create", args=[campaign.pk])
 
 
+CONFIRMED = {"confirmed": "yes"}  # what the console's dialog adds to the Revoke button's post
+
+
 def revoke_url(token: FeedToken) -> str:
     return reverse("rolls:feed-token-revoke", args=[token.campaign_id, token.pk])
 
@@ -160,13 +163,46 @@ def test_nobody_but_the_gm_makes_or_revokes_a_key(table: Table, persona: str, st
 
 def test_the_gm_revokes_a_key_and_the_console_says_when(table: Table) -> None:
     token, _secret = tokens.token_create(campaign=table.campaign, name="Foundry bridge")
-    answer = logged_in(table.gm).post(revoke_url(token), headers={"HX-Request": "true"})
+    answer = logged_in(table.gm).post(revoke_url(token), CONFIRMED, headers={"HX-Request": "true"})
     assert answer.status_code == 200
     token.refresh_from_db()
     assert not token.active
     html = answer.content.decode()
     assert f'id="feed-key-{token.pk}" class="feed-key revoked"' in html
     assert reverse("rolls:feed-token-revoke", args=[table.campaign.pk, token.pk]) not in html
+
+
+def test_the_console_asks_before_a_key_is_revoked(table: Table) -> None:
+    """A revoked key never works again, so the Revoke button asks first (htmx's dialog), and
+    a post that did not go through the dialog (no script) gets the question as a page."""
+    token, _secret = tokens.token_create(campaign=table.campaign, name='Foundry "bridge"')
+    gm = logged_in(table.gm)
+    panel = gm.get(reverse("rolls:session", args=[table.campaign.pk])).content.decode()
+    question = "Revoke the key “Foundry &quot;bridge&quot;”? The tool that uses it stops receiving"
+    assert f'hx-confirm="{question}' in panel
+    assert """hx-vals='{"confirmed": "yes"}'""" in panel
+
+    asked = gm.post(revoke_url(token))
+    assert asked.status_code == 200
+    assert "Are you sure?" in asked.content.decode()
+    assert question in asked.content.decode()
+    assert f'action="{revoke_url(token)}"' in asked.content.decode()
+    token.refresh_from_db()
+    assert token.active  # asked, not revoked
+
+    done = gm.post(revoke_url(token), CONFIRMED, follow=True)
+    token.refresh_from_db()
+    assert not token.active
+    assert "Key “Foundry &quot;bridge&quot;” revoked: it no longer opens the feed." in done.content.decode()
+
+
+def test_a_revoked_key_is_not_asked_about_again(table: Table) -> None:
+    """A second tap on a key already revoked (another device, a double tap) asks nothing."""
+    token, _secret = tokens.token_create(campaign=table.campaign, name="Foundry bridge")
+    tokens.token_revoke(token=token)
+    answer = logged_in(table.gm).post(revoke_url(token), headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    assert "Are you sure?" not in answer.content.decode()
 
 
 def test_a_key_of_another_campaign_is_not_found_through_this_one(table: Table) -> None:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rolls.bridges import stream, tokens
 from rolls.bridges.forms import FeedTokenForm
 from rolls.models import FeedToken
+from rolls.views.campaigns import CONFIRMED
 from tabletop.access import MAX_ID, gm_or_403
 from tabletop.http import HtmxRequest
 from tabletop.joinlink import public_base
@@ -160,12 +161,30 @@ def feed_token_create(request: HtmxRequest, pk: int) -> HttpResponse:
     return _panel(request, membership.campaign, made=made)
 
 
+def revoke_question(token: FeedToken) -> str:
+    """What the GM is asked before a key is revoked: the console's dialog asks the same
+    (``rolls/_feed_tokens.html``), one message in the catalogue."""
+    return _(
+        "Revoke the key “%(name)s”? The tool that uses it stops receiving the feed at once, "
+        "and the key never opens it again."
+    ) % {"name": token.name}
+
+
 @require_POST
 def feed_token_revoke(request: HtmxRequest, pk: int, token_id: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     token = FeedToken.objects.filter(campaign=membership.campaign, pk=min(token_id, MAX_ID)).first()
     if token is None:
         raise Http404("No such key.")
+    if token.active and request.POST.get("confirmed") != CONFIRMED:
+        # Without script the console's dialog never ran: ask here, and change nothing yet.
+        context = {
+            "campaign": membership.campaign,
+            "question": revoke_question(token),
+            "action": request.path,
+            "confirmed": CONFIRMED,
+        }
+        return render(request, "rolls/confirm.html", context)
     tokens.token_revoke(token=token)
     if request.htmx:
         return _panel(request, membership.campaign)

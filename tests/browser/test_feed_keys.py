@@ -11,7 +11,7 @@ import threading
 import urllib.request
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Dialog, expect
 
 from tests.browser.conftest import DOCS_SHOTS, SHOTS, Browsers
 from tests.browser.flows import gm_roll, open_table
@@ -70,8 +70,24 @@ def test_the_gm_makes_a_key_a_tool_follows_the_table_with_it_and_the_gm_revokes_
     panel = gm.locator("#feed-tools")
     panel.locator("summary").click()
     expect(panel.get_by_text(re.compile("last used"))).to_be_visible()
+    # Revoking asks first: the dialog names the key; dismissed, the key still works.
+    asked: list[str] = []
+
+    def answer(dialog: Dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        if accept:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    gm.once("dialog", lambda dialog: answer(dialog, accept=False))
+    panel.get_by_role("button", name="Revoke").click()
+    expect(panel.get_by_role("button", name="Revoke")).to_be_visible()
+    assert panel.locator(".feed-key.revoked").count() == 0
+    gm.once("dialog", lambda dialog: answer(dialog, accept=True))
     panel.get_by_role("button", name="Revoke").click()
     expect(panel.locator(".feed-key.revoked")).to_be_visible()
+    assert len(asked) == 2 and asked[0].startswith("Revoke the key “Foundry bridge”?"), asked
     assert gm.locator("#feed-secret").count() == 0  # never shown again
     assert events.get(timeout=10) == "event: revoked"
     while (line := events.get(timeout=10)) != "end":
