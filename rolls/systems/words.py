@@ -40,9 +40,10 @@ def _(message: str) -> str:
 
 # A roll asks for some thirty of the engine's texts, and Django's ``gettext`` walks the active
 # language's chain of catalogues for each (a miss in every one for English): kept here per
-# language, the answer costs one read of the active language. Bounded, because a caller may
-# pass a text built at run time; emptied by ``install`` and ``forget``.
-@lru_cache(maxsize=4096)
+# language, the answer costs one read of the active language. Room for the engine's some 700
+# texts in each of the six languages, bounded because a caller may pass a text built at run
+# time; emptied by ``install`` and ``forget``.
+@lru_cache(maxsize=16384)
 def _translated(language: str | None, message: str) -> str:
     return _gettext(message)
 
