@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -212,11 +213,36 @@ def test_serve_on_loopback_prints_addresses_that_answer(tmp_path: Path) -> None:
         for url in urls:
             answered = _get_when_up(url)
             assert answered == 200, (url, answered)
-    finally:
+        # A deploy's stop (SIGTERM) ends the tasks' worker it runs beside the server too.
+        children = _children(process.pid)
+        assert children, "serve started no worker of the background tasks"
         process.terminate()
-        process.wait(timeout=30)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+        left = [pid for pid in children if _alive(pid)]
+        assert not left, f"still running after serve stopped: {left}"
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux's /proc)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, which its parent has not yet reaped, does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status
 
 
 def _get_when_up(url: str) -> int:

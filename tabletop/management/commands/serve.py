@@ -11,9 +11,11 @@ framework (``db_worker``, which posts rolls to Discord: docs/discord.md), stoppe
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -68,12 +70,22 @@ class Command(BaseCommand):
         for line in addresses(host=host, port=port, public_url=settings.PUBLIC_URL):
             self.stdout.write(f"  {line}")
         self.stdout.write("  " + _("Stop with Ctrl+C."))
+        # A deploy stops the server with SIGTERM. Uvicorn shuts down gracefully, puts this
+        # handler back and raises the signal again; the handler ends the command through the
+        # ``finally`` below, where the default action would end the process at once and leave
+        # the tasks' worker running on its own.
+        previous = signal.signal(signal.SIGTERM, _terminated)
         tasks = None if no_tasks else start_tasks_worker()
         try:
             uvicorn.run("tabletop.asgi:application", **uvicorn_options(host=host, port=port, workers=workers))
         finally:
+            signal.signal(signal.SIGTERM, previous)
             if tasks is not None:
                 stop_tasks_worker(tasks)
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # the shell's status for a process ended by that signal
 
 
 def start_tasks_worker() -> subprocess.Popen[bytes]:
