@@ -19,7 +19,7 @@ from django.urls import reverse
 from rolls.contests.panels import contest_views
 from rolls.models import Contest, LogEntry
 from rolls.systems.base import percent
-from rolls.views.campaigns import CONFIRMED
+from rolls.views.confirm import CONFIRMED
 from tabletop.models import Membership
 from tests.dice import Script
 from tests.factories import logged_in

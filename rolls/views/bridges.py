@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rolls.bridges import stream, tokens
 from rolls.bridges.forms import FeedTokenForm
 from rolls.models import FeedToken
-from rolls.views.campaigns import CONFIRMED
+from rolls.views.confirm import ask_first, confirmed
 from tabletop.access import MAX_ID, gm_or_403
 from tabletop.http import HtmxRequest
 from tabletop.joinlink import public_base
@@ -176,15 +176,8 @@ def feed_token_revoke(request: HtmxRequest, pk: int, token_id: int) -> HttpRespo
     token = FeedToken.objects.filter(campaign=membership.campaign, pk=min(token_id, MAX_ID)).first()
     if token is None:
         raise Http404("No such key.")
-    if token.active and request.POST.get("confirmed") != CONFIRMED:
-        # Without script the console's dialog never ran: ask here, and change nothing yet.
-        context = {
-            "campaign": membership.campaign,
-            "question": revoke_question(token),
-            "action": request.path,
-            "confirmed": CONFIRMED,
-        }
-        return render(request, "rolls/confirm.html", context)
+    if token.active and not confirmed(request):
+        return ask_first(request, membership.campaign, revoke_question(token))
     tokens.token_revoke(token=token)
     if request.htmx:
         return _panel(request, membership.campaign)

@@ -16,6 +16,7 @@ from rolls import registry
 from rolls.campaigns import services
 from rolls.campaigns.forms import CampaignForm, CorrectionForm, LuckForAbilityForm
 from rolls.systems import RulesError
+from rolls.views.confirm import ask_first, confirmed
 from tabletop.access import (
     MAX_ID,
     character_or_404,
@@ -50,10 +51,6 @@ def campaign_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "rolls/campaign_new.html", {"form": form})
 
 
-# The controls a GM asks once to confirm: each changes every sheet or ends the evening.
-CONFIRMED = "yes"
-
-
 def confirm_question(action: str, campaign: Campaign) -> str:
     """What the GM is asked before ``action`` ("end", "mystery" or "rest"); "" for one that
     needs no confirmation. The same words in the page's dialog and the page without script."""
@@ -81,13 +78,8 @@ def _gm_action(request: HtmxRequest, pk: int, action: str) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     campaign = membership.campaign
     question = confirm_question(action, campaign)
-    if question and request.POST.get("confirmed") != CONFIRMED:
-        # Without script the page's dialog never ran: ask here, and change nothing yet.
-        return render(
-            request,
-            "rolls/confirm.html",
-            {"campaign": campaign, "question": question, "action": request.path, "confirmed": CONFIRMED},
-        )
+    if question and not confirmed(request):
+        return ask_first(request, campaign, question)
     try:
         if action == "start":
             services.session_start(campaign=campaign, actor=membership.user)

@@ -27,7 +27,7 @@ from rolls.log.events import TableEvent
 from rolls.models import Contest, ContestSide, LogEntry
 from rolls.systems import RulesError
 from rolls.systems.hand import parse_faces
-from rolls.views.campaigns import CONFIRMED
+from rolls.views.confirm import ask_first, confirmed
 from rolls.views.play import client_value
 from rolls.views.refusals import refusal_partial
 from tabletop.access import MAX_ID, character_to_act_for, gm_or_403, membership_or_404
@@ -201,8 +201,10 @@ def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespons
     """The GM settles a contest (one that stalled: after asking once)."""
     membership = gm_or_403(request.user, pk)
     contest = _contest(membership, contest_id)
-    if contest.state == Contest.State.OPEN and request.POST.get("confirmed") != CONFIRMED:
-        return _confirm(request, contest, registry.table(contest.system).contest_closing(contest.kind))
+    if contest.state == Contest.State.OPEN and not confirmed(request):
+        return ask_first(
+            request, contest.campaign, registry.table(contest.system).contest_closing(contest.kind)
+        )
     try:
         closed = services.contest_close(contest=contest, gm=membership.user)
     except RulesError as error:
@@ -214,24 +216,13 @@ def contest_close(request: HtmxRequest, pk: int, contest_id: int) -> HttpRespons
 def contest_cancel(request: HtmxRequest, pk: int, contest_id: int) -> HttpResponse:
     membership = gm_or_403(request.user, pk)
     contest = _contest(membership, contest_id)
-    if request.POST.get("confirmed") != CONFIRMED:
-        return _confirm(request, contest, _("Call this contest off?"))
+    if not confirmed(request):
+        return ask_first(request, contest.campaign, _("Call this contest off?"))
     try:
         services.contest_cancel(contest=contest, gm=membership.user)
     except RulesError as error:
         return _refused(request, membership, error)
     return _panel(request, membership, _("The contest is called off."))
-
-
-def _confirm(request: HtmxRequest, contest: Contest, question: str) -> HttpResponse:
-    """Without script the page's dialog never ran: ask here, and change nothing yet."""
-    context = {
-        "campaign": contest.campaign,
-        "question": question,
-        "action": request.path,
-        "confirmed": CONFIRMED,
-    }
-    return render(request, "rolls/confirm.html", context)
 
 
 @require_POST
