@@ -45,6 +45,7 @@ from rolls.models import Contest, ContestSide, FeedToken, Roll, RollCall
 from rolls.play import services
 from rolls.play.calls import CallBuilder
 from rolls.play.npc import NpcRollForm
+from rolls.views import confirm
 from tabletop.access import MAX_ID
 from tabletop.forms import ClaimAccountForm, DisplayNameForm, SignupForm
 from tabletop.models import Ban, Campaign, Character, Membership, PlaySession
@@ -357,6 +358,10 @@ def routes() -> list[Route]:
 ROUTES = {route.name: route for route in routes()}
 
 
+# Helpers that read a field off the request for the view that calls them with it.
+READ_BY_HELPERS = {"confirmed": {confirm.FIELD}}
+
+
 def request_reads(callback: Callable[..., Any]) -> tuple[set[str], bool]:
     """The names a view reads one by one off ``request.POST``/``request.GET`` (``.get("x")``,
     ``.getlist("x")``), and whether it hands the request's data on whole (to a form, or
@@ -373,6 +378,13 @@ def request_reads(callback: Callable[..., Any]) -> tuple[set[str], bool]:
     tree = ast.parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in READ_BY_HELPERS
+            and any(isinstance(arg, ast.Name) and arg.id == "request" for arg in node.args)
+        ):
+            names |= READ_BY_HELPERS[node.func.id]
         if not (
             isinstance(node, ast.Attribute)
             and node.attr in ("POST", "GET")

@@ -11,15 +11,22 @@ from django.shortcuts import render
 
 from tabletop.models import Campaign
 
+FIELD = "confirmed"
 CONFIRMED = "yes"
 
 
 def confirmed(request: HttpRequest) -> bool:
     """Whether the post says the GM answered the question."""
-    return request.POST.get("confirmed") == CONFIRMED
+    return request.POST.get(FIELD) == CONFIRMED
 
 
 def ask_first(request: HttpRequest, campaign: Campaign, question: str) -> HttpResponse:
     """The question as a page whose button posts the same request again, confirmed."""
-    context = {"campaign": campaign, "question": question, "action": request.path, "confirmed": CONFIRMED}
+    context = {
+        "campaign": campaign,
+        "question": question,
+        "action": request.path,
+        "field": FIELD,
+        "confirmed": CONFIRMED,
+    }
     return render(request, "rolls/confirm.html", context)
