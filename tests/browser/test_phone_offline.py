@@ -120,14 +120,16 @@ def test_a_request_lost_on_the_way_says_so_and_its_button_waits_while_it_travels
     # A slow answer: the button is disabled while the roll travels, so a second tap is not a
     # second roll.
     page.unroute("**/roll/")
-
-    def slow(route: object) -> None:
-        time.sleep(1)
-        route.continue_()  # type: ignore[attr-defined]
-
-    page.route("**/roll/", slow)
+    # The request is held, not slept on: a sleep in the handler runs on the thread that then
+    # checks the button, so the answer could arrive before the check began.
+    held: list[Any] = []
+    page.route("**/roll/", lambda route: held.append(route))
     page.locator("#roll-form .roll-button").click()
     expect(page.locator("#roll-form .roll-button")).to_be_disabled()
+    while not held:
+        page.wait_for_timeout(20)
+    expect(page.locator("#roll-form .roll-button")).to_be_disabled()
+    held[0].continue_()
     expect(page.locator("#result .card")).to_be_visible()
     expect(page.locator("#roll-form .roll-button")).to_be_enabled()
     assert _in_thread(_rolls_of, "Bo") == 1
