@@ -95,7 +95,12 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     shot(bo, "sets-contest-phone-critical-step", full_page=False)
     bo_box.get_by_role("button", name="Spend a critical hit").click()
     expect(contest(tv)).to_contain_text("Critical hit 2x6: to answer")
+    # Bo's own panel is drawn again after his step (by his answer and by the table's push): wait
+    # for his step on it before his next tap, and see that the tap was taken (CI once found
+    # Ada still waiting here).
+    expect(contest(bo)).to_contain_text("Critical hit 2x6: to answer")
     contest(bo).get_by_role("button", name="No more critical hits").click()
+    expect(contest(bo).get_by_role("button", name="No more critical hits")).to_have_count(0)
     # Ada's 2 is no set: she can only let it through.
     contest(ada).get_by_role("button", name="No set against 2x6").click()
     for page in (ada, bo, tv):
