@@ -126,8 +126,11 @@ def test_a_request_lost_on_the_way_says_so_and_its_button_waits_while_it_travels
     page.route("**/roll/", lambda route: held.append(route))
     page.locator("#roll-form .roll-button").click()
     expect(page.locator("#roll-form .roll-button")).to_be_disabled()
-    while not held:
+    for _ in range(250):  # the route's handler runs while Playwright waits: at most 5 s
+        if held:
+            break
         page.wait_for_timeout(20)
+    assert held, "the roll never left the phone"
     expect(page.locator("#roll-form .roll-button")).to_be_disabled()
     held[0].continue_()
     expect(page.locator("#result .card")).to_be_visible()
