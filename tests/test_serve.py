@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,9 +18,10 @@ from urllib.parse import urlsplit
 import pytest
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from tabletop.joinlink import qr_svg
-from tabletop.management.commands.serve import KEEP_ALIVE, addresses, prepare
+from tabletop.management.commands.serve import KEEP_ALIVE, TASKS_KEPT_DAYS, addresses, prepare
 from tabletop.models import Presence
 from tabletop.network import LISTEN_HOST, is_loopback, lan_address
 from tests.factories import Table, logged_in
@@ -59,6 +61,28 @@ def test_with_several_servers_the_others_presence_stays(table: Table) -> None:
     prepare(embedded=False)
 
     assert Presence.objects.count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("own_static_root")
+def test_a_start_clears_the_rows_of_old_finished_tasks_and_keeps_the_rest(table: Table) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    from rolls.discord.tasks import flush_campaign
+
+    for _ in range(4):
+        flush_campaign.enqueue(table.campaign.pk)
+    old, recent, failed, waiting = DBTaskResult.objects.order_by("enqueued_at")
+    now = timezone.now()
+    long_ago = now - timedelta(days=TASKS_KEPT_DAYS + 1)
+    DBTaskResult.objects.filter(pk=old.pk).update(status="SUCCESSFUL", finished_at=long_ago)
+    DBTaskResult.objects.filter(pk=failed.pk).update(status="FAILED", finished_at=long_ago)
+    DBTaskResult.objects.filter(pk=recent.pk).update(status="SUCCESSFUL", finished_at=now - timedelta(days=1))
+    DBTaskResult.objects.filter(pk=waiting.pk).update(enqueued_at=long_ago)  # still to run
+
+    prepare(embedded=True)
+
+    assert set(DBTaskResult.objects.values_list("pk", flat=True)) == {recent.pk, waiting.pk}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -129,20 +129,27 @@ def addresses(*, host: str, port: int, public_url: str) -> list[str]:
 
 
 def prepare(*, embedded: bool) -> None:
-    """Everything before serving: the database schema, the static files and, for the embedded
-    default, the presence rows a server that stopped without closing its sockets (a crash, a
-    laptop lid shut) left behind. This process is then the only one serving that database,
-    and no socket is open yet: nobody is at the table until their page reconnects. With
-    several workers or machines, the others' rows are live and stay (a crashed worker's
-    rows age out: tabletop/presence.py)."""
+    """Everything before serving: the database schema, the static files, the rows of old
+    finished tasks and, for the embedded default, the presence rows a server that stopped
+    without closing its sockets (a crash, a laptop lid shut) left behind. This process is
+    then the only one serving that database, and no socket is open yet: nobody is at the
+    table until their page reconnects. With several workers or machines, the others' rows
+    are live and stay (a crashed worker's rows age out: tabletop/presence.py)."""
     # Imported here: bench/baseline.py takes ``uvicorn_options`` without this app's models.
     from tabletop.models import Presence
 
     call_command("migrate", interactive=False, verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
+    # Each Discord post leaves a finished task row behind; a table's server is started every
+    # evening, so at each start the rows of finished tasks older than ``TASKS_KEPT_DAYS`` go
+    # (the library's own command; a server that runs for months runs it from cron: docs/discord.md).
+    call_command("prune_db_task_results", min_age_days=TASKS_KEPT_DAYS, queue_name="*", verbosity=0)
     if embedded:
         Presence.objects.all().delete()
 
+
+# Days a finished background task's row is kept for inspection (``prepare``).
+TASKS_KEPT_DAYS = 14
 
 # Seconds an idle HTTP connection stays open (nginx's default is 75).
 KEEP_ALIVE = 75
