@@ -445,7 +445,7 @@ class Server:
         """uvicorn's worker processes (children of the supervisor; multiprocessing's resource
         tracker is left out)."""
         assert self.process is not None
-        pids = _children(self.process.pid)
+        pids = child_pids(self.process.pid)
         return [pid for pid in pids if "resource_tracker" not in _cmdline(pid)]
 
     def serving_pids(self) -> list[int]:
@@ -489,7 +489,8 @@ class Server:
         return [line for line in text.splitlines() if "Traceback" in line or "ERROR" in line]
 
 
-def _children(pid: int) -> list[int]:
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux's /proc); none once it is gone."""
     found = []
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):

@@ -22,12 +22,15 @@ from rolls.play.formdata import npc_baseline as npc_baseline
 from rolls.play.formdata import posted as posted
 from rolls.play.npc import NpcRollForm
 from rolls.systems.sixes import ATTRIBUTES, CONDITIONS, DEFAULT_SKILLS
+from rolls.views import confirm
 from tabletop.models import Campaign, Character, Membership
 from tests.dice import Script as Script
 from tests.dice import ScriptedDice as ScriptedDice
 
 _numbers = itertools.count(1)
 PASSWORD = "correct-horse-battery"
+# What a control that asks first posts once the GM has answered its question (rolls.views.confirm).
+CONFIRMED = {confirm.FIELD: confirm.CONFIRMED}
 
 
 def user(name: str | None = None) -> AbstractBaseUser:

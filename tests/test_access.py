@@ -23,7 +23,7 @@ from rolls.models import Contest, FeedToken, Roll, RollCall
 from rolls.play import services
 from tabletop.models import Ban, Membership
 from tests import factories
-from tests.factories import ScriptedDice, Table
+from tests.factories import CONFIRMED, ScriptedDice, Table
 
 PERSONAS = ("gm", "player", "other_player", "outsider", "anonymous")
 
@@ -116,7 +116,6 @@ ACT_FOR_CHARACTER = {**OWN_CHARACTER, "gm": 302, "player": 302}
 GM_CONTROL = {"gm": 302, "player": 403, "other_player": 403, "outsider": 404, "anonymous": 302}
 
 ROLL = {"trait": "Body", "need": "1"}
-CONFIRMED = {"confirmed": "yes"}  # the controls that ask first, confirmed
 
 # URL name -> (method, what its arguments are, POST data, expected status per persona)
 ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, int]]] = {

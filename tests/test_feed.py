@@ -25,7 +25,7 @@ from rolls.models import FeedToken, LogEntry, Roll
 from tabletop.asgi import application
 from tabletop.models import Campaign
 from tests import factories
-from tests.factories import Table, logged_in
+from tests.factories import CONFIRMED, Table, logged_in
 from tests.servers import free_port, server_process
 from tests.test_display import (
     BLIND_INTENT,
@@ -96,9 +96,6 @@ def schema_errors(value: Any, schema: dict[str, Any] = SCHEMA, where: str = "$")
 
 def create_url(campaign: Campaign) -> str:
     return reverse("rolls:feed-token-create", args=[campaign.pk])
-
-
-CONFIRMED = {"confirmed": "yes"}  # what the console's dialog adds to the Revoke button's post
 
 
 def revoke_url(token: FeedToken) -> str:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from bench.harness import child_pids
 from tabletop.joinlink import qr_svg
 from tabletop.management.commands.serve import KEEP_ALIVE, TASKS_KEPT_DAYS, addresses, prepare
 from tabletop.models import Presence
@@ -238,7 +239,7 @@ def test_serve_on_loopback_prints_addresses_that_answer(tmp_path: Path) -> None:
             answered = _get_when_up(url)
             assert answered == 200, (url, answered)
         # A deploy's stop (SIGTERM) ends the tasks' worker it runs beside the server too.
-        children = _children(process.pid)
+        children = child_pids(process.pid)
         assert children, "serve started no worker of the background tasks"
         process.terminate()
         assert process.wait(timeout=30) == 128 + signal.SIGTERM
@@ -250,14 +251,6 @@ def test_serve_on_loopback_prints_addresses_that_answer(tmp_path: Path) -> None:
             process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
-
-
-def _children(pid: int) -> list[int]:
-    """The processes ``pid`` started (Linux's /proc)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
-    return found
 
 
 def _alive(pid: int) -> bool:

@@ -19,10 +19,9 @@ from django.urls import reverse
 from rolls.contests.panels import contest_views
 from rolls.models import Contest, LogEntry
 from rolls.systems.base import percent
-from rolls.views.confirm import CONFIRMED
 from tabletop.models import Membership
 from tests.dice import Script
-from tests.factories import logged_in
+from tests.factories import CONFIRMED, logged_in
 from tests.test_sixes_contests import Kids
 
 FACE = re.compile(r'data-face="\d"')
@@ -244,7 +243,7 @@ def test_six_17_six_20_group_and_plan_read_what_they_show(kids: Kids) -> None:
 
 def contests_cancel(contest: Contest, kids: Kids) -> None:
     url = reverse("rolls:contest-cancel", args=[kids.table.campaign.pk, contest.pk])
-    assert logged_in(kids.table.gm).post(url, {"confirmed": CONFIRMED}, **HX).status_code == 200
+    assert logged_in(kids.table.gm).post(url, CONFIRMED, **HX).status_code == 200
 
 
 def test_six_18_someone_without_a_sheet_is_asked_no_need_either(kids: Kids) -> None:
