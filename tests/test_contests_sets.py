@@ -12,10 +12,11 @@ from channels.db import database_sync_to_async
 from rolls.campaigns import services as campaigns
 from rolls.contests import services as contests
 from rolls.contests.sides import Side
+from rolls.live import feed
 from rolls.models import Contest, LogEntry, Roll
 from rolls.play import services
 from rolls.systems import RulesError
-from tabletop.models import Character
+from tabletop.models import Character, Membership
 from tests import factories
 from tests.contest_sockets import assert_sealed, table_sockets
 from tests.dice import ScriptedDice
@@ -737,3 +738,29 @@ async def test_set_10_when_the_winner_is_done_the_losers_roll_screen_gets_its_bu
         assert 'value="flinch"' in got and "spends criticals first" not in got
     finally:
         await phone.disconnect()
+
+
+def test_a_page_behind_by_a_batch_gets_its_side_s_card_before_any_redraw_of_it(pair: Pair) -> None:
+    """Bo's roll screen is behind while Ada rolls and bids, Bo rolls (from his other phone) and
+    the GM closes the contest: its socket sends it all in one batch. Each redraw of Bo's card
+    by id (Ada's bid, the reveal, the verdict) must come after the whole result panel that
+    first brings the card there, or it finds nothing to redraw (htmx:oobErrorNoTarget)."""
+    contest = duel(pair)
+    since = LogEntry.objects.order_by("-seq").values_list("seq", flat=True)[0]
+    roll(contest, 0, pair.table.player, 4, 4, 2)
+    bid(contest, 0, pair.table.player, [0, 1])
+    bo = roll(contest, 1, pair.second, 6, 5, 1)
+    contests.contest_close(contest=contest, gm=pair.table.gm)
+    membership = Membership.objects.select_related("campaign").get(
+        campaign=pair.table.campaign, user=pair.second
+    )
+
+    html, _ = feed.render_since(membership, since, result_for=pair.bo.pk)
+
+    card = f'id="result-roll-{bo.pk}"'
+    panel = html.index('<section id="result"')
+    assert panel < html.index(card), "a redraw of Bo's card came before the panel that brings it"
+    assert html.count(card) >= 2  # the verdict's redraw, after the panel
+    # Ada's roll is not on Bo's roll screen: no result card of it is sent there.
+    ada = side(contest, 0).roll_id
+    assert f'id="result-roll-{ada}"' not in html

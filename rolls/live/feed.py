@@ -180,11 +180,11 @@ def _entry_for(
             }
             return render_to_string("rolls/_event_oob.html", context)
         if entry.action in VERDICTS:
-            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for)
+            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for, newest)
         if entry.action == TableEvent.CONTEST_STEP and result_for is not None:
             # A step may pass the turn (sets SET-10: the winner is done with criticals): the
             # roll screen's result card of a side is drawn again, its buttons as they are now.
-            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for)
+            return shared_markup(entry).html + _verdict_cards_for(membership, entry, result_for, newest)
         return shared_markup(entry).html
     if newest[roll.pk] != entry.seq or not (sent.own_card or sent.result_card):
         return shared_markup(entry).html
@@ -228,13 +228,20 @@ def _verdict_card(roll: Roll, verdict: LogEntry, place: str, membership: Members
     return build_card(roll, newest.state or {}, verdict.seq, place=place, membership=membership)
 
 
-def _verdict_cards_for(membership: Membership, entry: LogEntry, result_for: int | None) -> str:
+def _verdict_cards_for(
+    membership: Membership, entry: LogEntry, result_for: int | None, newest: dict[int, int]
+) -> str:
     """The result card of a verdict's roll on the roll screen of its character, for its player
     (or the GM): drawn again with the verdict, without a button. The GM's panel and a player's
-    panel of rolls against them are drawn again whole (``rolls.sight.audience.delivery``)."""
+    panel of rolls against them are drawn again whole (``rolls.sight.audience.delivery``).
+    ``newest``: each roll's newest entry in the batch (``render_since``)."""
     parts = []
     for card in verdict_cards(entry, place="result", membership=membership):
         roll = card.roll
+        if newest.get(roll.pk, 0) > entry.seq:
+            # A later entry of this batch draws this card (its reveal, or the roll itself,
+            # which brings it to a page that was behind): a redraw before it may find no card.
+            continue
         owner = roll.character.owner_id if roll.character is not None else None
         mine = membership.is_gm or owner == membership.user_id
         # Only a sealed side's card is on its roller's screen: a flow's open roll (doubles'

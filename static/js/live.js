@@ -158,9 +158,9 @@
   // A card's update for a card this page does not hold (the result panel shows a newer roll
   // than the one the GM just voided or revealed; the feed keeps only its newest cards) has
   // nothing to update: the socket's message drops it before htmx looks for its target, which
-  // would report htmx:oobErrorNoTarget (unless the same message brings the card, as a
-  // catch-up does). Only cards, swapped by their own id: every other
-  // element the socket sends names something each page of its kind holds.
+  // would report htmx:oobErrorNoTarget (unless an earlier part of the same message brings the
+  // card, as a catch-up does: htmx swaps the parts in order). Only cards, swapped by their own
+  // id: every other element the socket sends names something each page of its kind holds.
   var CARD_ID = /^(result|feed|gm|against)-roll-\d+$/;
   if (window.htmx) {
     htmx.defineExtension("cards-shown", {
@@ -168,12 +168,19 @@
         if (text.indexOf("-roll-") < 0) return text;
         var template = document.createElement("template");
         template.innerHTML = text;
+        var brought = {}; // the card ids the parts before this one bring
         var absent = Array.prototype.filter.call(template.content.children, function (element) {
           var oob = element.getAttribute("hx-swap-oob");
           var byId = !oob || oob.indexOf(":") < 0; // "true", "outerHTML", "delete": its own id
-          if (!byId || !CARD_ID.test(element.id) || document.getElementById(element.id)) return false;
-          // A catch-up brings a card and its update in one message: the card is held then.
-          return template.content.querySelectorAll('[id="' + element.id + '"]').length < 2;
+          var card = byId && CARD_ID.test(element.id);
+          var drop = card && !brought[element.id] && !document.getElementById(element.id);
+          if (!drop && oob !== "delete") {
+            if (element.id) brought[element.id] = true;
+            element.querySelectorAll("[id]").forEach(function (inner) {
+              brought[inner.id] = true;
+            });
+          }
+          return drop;
         });
         if (!absent.length) return text;
         absent.forEach(function (element) {
