@@ -65,11 +65,17 @@ def test_a_sets_contest_on_the_console_and_the_phones(
     audit.check(bo, "sets phone, revealed")
     audit.check(tv, "sets TV, revealed")
     shot(gm, "a11y-sets-console-revealed", full_page=False)
-    # Bo won and spends critical hits first (SET-8): he has none to spend.
+    # Bo won and spends critical hits first (SET-8): he has none to spend. His panel shows the
+    # reveal (his bid's answer) before the button is looked for.
+    expect(contest(bo)).to_contain_text("Revealed:")
     done = contest(bo).get_by_role("button", name="No more critical hits")
     if done.count():
         done.click()
         expect(done).to_have_count(0)
+        # The console's panel is drawn again by the push of Bo's step, with its announcement:
+        # the GM settles on that panel, not on the one the push replaces under the tap (CI
+        # once lost the tap so, and the contest stayed open).
+        expect_said(gm, r"^Bo spends no more critical hits")
 
     contest(gm).get_by_role("button", name="Settle it").click()
     for page in (gm, ada, bo, tv):
