@@ -123,6 +123,20 @@ def wait_live(page: Page) -> None:
     expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
 
 
+def caught_up(page: Page) -> None:
+    """Wait until the page's socket has brought every entry of the log so far (each batch ends
+    with ``#last-seq``). A push redraws a panel and may move its buttons (a line added above
+    them): a tap on a panel that a push is still to redraw can land on what it replaces and
+    be lost, as CI saw with "Close this call" and "Settle it"."""
+    campaign = page.locator("#live").get_attribute("data-campaign")
+    assert campaign and campaign.isdigit(), campaign
+    last = in_thread(lambda: Campaign.objects.values_list("last_seq", flat=True).get(pk=int(campaign)))
+    # At least that far: an entry written after the read may have come in the same batch.
+    page.wait_for_function(
+        "last => Number(document.getElementById('last-seq').dataset.seq) >= last", arg=last
+    )
+
+
 def roll(page: Page) -> Locator:
     """Press Roll; returns the new result card."""
     card = page.locator("#result .card")

@@ -28,7 +28,17 @@ from rolls.models import Contest, Roll
 from tabletop.models import Campaign, Character
 from tests import factories
 from tests.browser.conftest import Browsers, Shot
-from tests.browser.flows import contest, feed_line, in_thread, open_display, roll, roll_id, sign_in, wait_live
+from tests.browser.flows import (
+    caught_up,
+    contest,
+    feed_line,
+    in_thread,
+    open_display,
+    roll,
+    roll_id,
+    sign_in,
+    wait_live,
+)
 from tests.factories import Script
 from tests.test_table_doubles import doubles_sheet
 from tests.test_table_sets import sets_sheet
@@ -140,7 +150,9 @@ def gm_tool(gm: Page, tools: str) -> Any:
 
 def settle(gm: Page) -> None:
     """The GM ends the contest on the console's panel (drawn by the socket): "Settle it" once
-    every side has rolled, "Close it now" (asked to confirm) while an extended action runs."""
+    every side has rolled, "Close it now" (asked to confirm) while an extended action runs;
+    on the panel as the last step's push drew it."""
+    caught_up(gm)
     button = contest(gm).get_by_role("button", name=re.compile(r"^(Settle it|Close it now)$"))
     if button.inner_text().strip() == "Close it now":
         gm.once("dialog", lambda dialog: dialog.accept())
@@ -216,6 +228,7 @@ def test_an_evening_on_three_screens(browsers: Browsers, dice: Script, shot: Sho
     call.get_by_role("button", name=re.compile(r"^Roll")).first.click()
     expect(bo.locator("#result .card")).to_contain_text("Climb the fence")
     expect(call).to_have_count(0)
+    caught_up(gm)  # the console's status with Bo's answer in it
     gm.locator("#call-status").get_by_role("button", name="Close this call").click()
     expect(gm.locator("#call-status")).to_contain_text("No call for a roll is open.")
     expect(tv.locator("#display-calls")).not_to_contain_text("Climb the fence")

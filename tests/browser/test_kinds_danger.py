@@ -16,6 +16,7 @@ from rolls.systems.kinds import system as kinds
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
+    caught_up,
     contest,
     contest_table,
     contest_tools,
@@ -82,6 +83,7 @@ def test_kin_8_two_adventurers_face_one_danger_from_their_phones(
     shot(tv, "kinds-danger-tv-revealed", full_page=False)
     shot(marion, "kinds-danger-phone-revealed", full_page=False)
 
+    caught_up(gm)  # on the panel as the last push drew it
     contest(gm).get_by_role("button", name="Settle it").click()
     expect(gm.locator("#contests-panel")).to_be_hidden()
     expect(tv.locator("#contests-panel")).to_be_hidden()

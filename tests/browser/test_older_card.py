@@ -77,7 +77,7 @@ def test_a_phone_behind_by_a_whole_contest_gets_its_side_s_card_then_each_redraw
     browsers.ignore(r"ERR_INTERNET_DISCONNECTED")
     browsers.ignore(r"^\[object Event\]$")
     pair = in_thread(SetsPair)
-    duel_ = in_thread(lambda: sets_duel(pair))
+    duel = in_thread(lambda: sets_duel(pair))
     phone = browsers.phone()
     sign_in(phone, pair.second, browsers.base_url)
     phone.goto(pair.bo.get_absolute_url())
@@ -89,10 +89,10 @@ def test_a_phone_behind_by_a_whole_contest_gets_its_side_s_card_then_each_redraw
     drop_socket(phone)
 
     def play() -> tuple[int, str]:
-        sets_roll(duel_, 0, pair.table.player, 4, 4, 2)
-        sets_bid(duel_, 0, pair.table.player, [0, 1])
-        bo = sets_roll(duel_, 1, pair.second, 6, 5, 1)  # from his other phone
-        return bo.pk, contests.contest_close(contest=duel_, gm=pair.table.gm).verdict
+        sets_roll(duel, 0, pair.table.player, 4, 4, 2)
+        sets_bid(duel, 0, pair.table.player, [0, 1])
+        bo = sets_roll(duel, 1, pair.second, 6, 5, 1)  # from his other phone
+        return bo.pk, contests.contest_close(contest=duel, gm=pair.table.gm).verdict
 
     bo, verdict = in_thread(play)
 

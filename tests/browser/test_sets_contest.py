@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
+    caught_up,
     contest,
     contest_table,
     contest_tools,
@@ -110,5 +111,6 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     shot(tv, "sets-contest-tv-critical-hits")
     shot(bo, "sets-contest-phone-critical-hits", full_page=False)
 
+    caught_up(gm)  # on the panel as the last push drew it
     contest(gm).get_by_role("button", name="Settle it").click()
     expect(tv.locator("#contests-panel")).to_be_hidden()
