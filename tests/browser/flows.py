@@ -316,6 +316,20 @@ def contest(page: Page) -> Locator:
     return page.locator("#contests-panel .contest")
 
 
+def settle(gm: Page, panel: Locator | None = None) -> None:
+    """The GM's "Settle it" on the console's contest panel (``panel``: another that has one, a
+    plan's tracker), drawn by the socket, once the console has every push so far (``caught_up``)."""
+    caught_up(gm)
+    (panel if panel is not None else contest(gm)).get_by_role("button", name="Settle it").click()
+
+
+def close_call(gm: Page) -> None:
+    """The GM's "Close this call" on the console's call status, drawn by the socket, once the
+    console has every push so far (``caught_up``): each answer adds a line above the button."""
+    caught_up(gm)
+    gm.locator("#call-status").get_by_role("button", name="Close this call").click()
+
+
 def contest_tools(gm: Page) -> Locator:
     """The GM's contest form on the session page, opened, with every character in it."""
     gm.reload()

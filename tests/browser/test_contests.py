@@ -16,12 +16,12 @@ from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_tools,
     join,
     join_link,
     open_display,
+    settle,
     sign_up,
     start_session,
     wait_live,
@@ -91,8 +91,7 @@ def test_a_contested_roll_is_sealed_until_both_sides_roll_then_settled(
     expect(tv.locator("#feed [data-face]").first).to_be_visible()
     shot(tv, "contest-tv-revealed")
 
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(eve.locator("#feed")).to_contain_text("Dave wins, 3 Stars to 1 Star.")
 

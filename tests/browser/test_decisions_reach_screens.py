@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
-    caught_up,
+    close_call,
     contest,
     contest_tools,
     join_with_character,
@@ -25,6 +25,7 @@ from tests.browser.flows import (
     open_table,
     roll,
     roll_id,
+    settle,
     wait_live,
 )
 from tests.factories import Script
@@ -66,8 +67,7 @@ def test_decisions_reach_the_tv_and_the_phones_without_a_reload(
     expect(push).to_have_count(1)
 
     # The GM settles (the panel's form, drawn by the socket): every screen reads the verdict.
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     verdict = "Ada wins, 1 to 0 successes, and says what happens."
     for page in (tv, ada, bo):
         feed_line(page, verdict)
@@ -89,8 +89,7 @@ def test_decisions_reach_the_tv_and_the_phones_without_a_reload(
     expect(tv.locator("#display-calls")).to_contain_text("Climb the fence")
     feed_line(tv, "The GM asks Bo")
     assert "csrfmiddlewaretoken" not in gm.locator("#call-status").inner_html()
-    caught_up(gm)  # the status as the call's own push drew it
-    gm.locator("#call-status").get_by_role("button", name="Close this call").click()
+    close_call(gm)
     expect(gm.locator("#call-status")).to_contain_text("No call for a roll is open.")
     expect(tv.locator("#display-calls")).not_to_contain_text("Climb the fence")
     feed_line(tv, "is over.")

@@ -16,10 +16,10 @@ from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_table,
     contest_tools,
+    settle,
 )
 from tests.browser.test_doubles_table import create_doubles_campaign, create_hero
 from tests.factories import Script
@@ -81,8 +81,7 @@ def test_dbl_7_an_opposed_roll_between_two_phones_is_sealed_then_a_standoff(
         assert_fits_phone(phone)
     expect(contest(tv).locator(".contest-options")).to_have_count(0)
     shot(mara, "doubles-contest-phone-odds-after-the-reveal", full_page=False)
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(mara.locator("#feed")).to_contain_text("Standoff at 6")
 
@@ -114,8 +113,7 @@ def test_dbl_9_after_the_gms_settle_the_amazing_pc_names_the_complication_on_her
     expect(contest(mara)).to_contain_text("Mara may inflict a Complication on Bram")
     expect(contest(mara).get_by_role("button", name="Inflict a Complication")).to_have_count(0)
 
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(contest(mara)).to_contain_text("Settled by the GM")
     expect(bram.locator("#feed").get_by_role("button", name=re.compile("Buy drama dice"))).to_have_count(0)
     expect(contest(bram).get_by_role("button", name="Inflict a Complication")).to_have_count(0)
@@ -156,8 +154,7 @@ def test_dbl_9_the_gm_dismisses_a_complication_the_amazing_pc_never_names(
     expect(contest(mara)).to_contain_text("rolled, sealed")
     dice(6, 1)
     contest(bram).get_by_role("button", name=re.compile(r"^Roll Two dice")).click()
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(contest(mara).get_by_role("button", name="No Complication")).to_be_visible()
     expect(contest(bram).get_by_role("button", name="No Complication")).to_have_count(0)
     assert_fits_phone(mara)

@@ -30,6 +30,7 @@ from tests import factories
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     caught_up,
+    close_call,
     contest,
     feed_line,
     in_thread,
@@ -228,8 +229,7 @@ def test_an_evening_on_three_screens(browsers: Browsers, dice: Script, shot: Sho
     call.get_by_role("button", name=re.compile(r"^Roll")).first.click()
     expect(bo.locator("#result .card")).to_contain_text("Climb the fence")
     expect(call).to_have_count(0)
-    caught_up(gm)  # the console's status with Bo's answer in it
-    gm.locator("#call-status").get_by_role("button", name="Close this call").click()
+    close_call(gm)
     expect(gm.locator("#call-status")).to_contain_text("No call for a roll is open.")
     expect(tv.locator("#display-calls")).not_to_contain_text("Climb the fence")
 

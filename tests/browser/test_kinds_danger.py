@@ -16,10 +16,10 @@ from rolls.systems.kinds import system as kinds
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_table,
     contest_tools,
+    settle,
 )
 from tests.browser.test_kinds_table import create_adventurer, create_kinds_campaign
 from tests.factories import Script
@@ -83,7 +83,6 @@ def test_kin_8_two_adventurers_face_one_danger_from_their_phones(
     shot(tv, "kinds-danger-tv-revealed", full_page=False)
     shot(marion, "kinds-danger-phone-revealed", full_page=False)
 
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(gm.locator("#contests-panel")).to_be_hidden()
     expect(tv.locator("#contests-panel")).to_be_hidden()

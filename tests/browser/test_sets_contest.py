@@ -10,10 +10,10 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_table,
     contest_tools,
+    settle,
 )
 from tests.browser.test_sets_table import create_hero, create_sets_campaign
 from tests.factories import Script
@@ -111,6 +111,5 @@ def test_set_4_sealed_bids_from_two_phones_revealed_together(
     shot(tv, "sets-contest-tv-critical-hits")
     shot(bo, "sets-contest-phone-critical-hits", full_page=False)
 
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(tv.locator("#contests-panel")).to_be_hidden()

@@ -14,13 +14,13 @@ from rolls.systems.base import percent
 from tests.browser.conftest import Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_tools,
     join_with_character,
     open_display,
     open_table,
     roll,
+    settle,
     wait_live,
 )
 from tests.factories import Script
@@ -84,8 +84,7 @@ def test_six_19_a_tie_between_two_kids_is_broken_by_checking_a_condition(
     expect(contest(bo).get_by_role("button", name="Buy a success: check a Condition")).to_have_count(1)
     shot(tv, "sixes-versus-tv-broken")
 
-    caught_up(gm)  # on the panel as the last push drew it
-    contest(gm).get_by_role("button", name="Settle it").click()
+    settle(gm)
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(bo.locator("#feed")).to_contain_text("Ada wins, 2 to 1 successes, and says what happens.")
     shot(bo, "sixes-versus-phone-settled", full_page=False)

@@ -14,12 +14,12 @@ from rolls.systems.base import percent
 from tests.browser.conftest import SHOTS, Browsers, Shot
 from tests.browser.flows import (
     assert_fits_phone,
-    caught_up,
     contest,
     contest_tools,
     join_with_character,
     open_display,
     open_table,
+    settle,
 )
 from tests.factories import Script
 
@@ -91,8 +91,7 @@ def test_six_20_a_plan_in_two_parts_tracked_on_every_screen(
     shot(bo, "sixes-plan-phone-revealed", full_page=False)
     assert_fits_phone(bo)
 
-    caught_up(gm)  # on the panel as the last push drew it
-    tracker(gm).get_by_role("button", name="Settle it").click()
+    settle(gm, tracker(gm))
     expect(tv.locator("#contests-panel")).to_be_hidden()
     expect(ada.locator("#feed")).to_contain_text(
         "The plan to Get the tablet back: succeeds (parts that worked: 2 of the 2 needed)."
